@@ -1,0 +1,7 @@
+//! `classad`: HTCondor's ClassAd language, parsed, unparsed, evaluated and matched
+//! exactly as HTCondor 25 does.
+
+pub mod ad;
+pub mod syntax;
+
+pub use classad_vm::Value;

@@ -1,0 +1,211 @@
+//! The expression tree: nodes in a flat arena addressed by `u32` ids.
+
+use classad_vm::{Str, Value};
+use std::sync::Arc;
+
+/// Index of a node inside its [`Expr`] arena.
+pub type NodeId = u32;
+
+/// Unary operators, as HTCondor's `Operation1` has them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum UnOp {
+    /// `-x`
+    Neg,
+    /// `+x`
+    Plus,
+    /// `!x`
+    Not,
+    /// `~x`
+    BitNot,
+}
+
+/// Binary operators, as HTCondor's `Operation2` has them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum BinOp {
+    /// `*`
+    Mul,
+    /// `/`
+    Div,
+    /// `%`
+    Mod,
+    /// `+`
+    Add,
+    /// `-`
+    Sub,
+    /// `<<`
+    Shl,
+    /// `>>` (arithmetic)
+    Shr,
+    /// `>>>` (logical)
+    UShr,
+    /// `<`
+    Lt,
+    /// `<=`
+    Le,
+    /// `>`
+    Gt,
+    /// `>=`
+    Ge,
+    /// `==`
+    Eq,
+    /// `!=`
+    Ne,
+    /// `=?=` and `is` (one operator in HTCondor)
+    Is,
+    /// `=!=` and `isnt`
+    Isnt,
+    /// `&`
+    BitAnd,
+    /// `^`
+    BitXor,
+    /// `|`
+    BitOr,
+    /// `&&`
+    And,
+    /// `||`
+    Or,
+    /// `a ?: b`: `a` unless it is undefined
+    Elvis,
+    /// `a[b]`
+    Subscript,
+}
+
+impl BinOp {
+    /// The operator as HTCondor's new-syntax unparser spells it (without spaces).
+    pub fn new_syntax(self) -> &'static str {
+        match self {
+            BinOp::Mul => "*",
+            BinOp::Div => "/",
+            BinOp::Mod => "%",
+            BinOp::Add => "+",
+            BinOp::Sub => "-",
+            BinOp::Shl => "<<",
+            BinOp::Shr => ">>",
+            BinOp::UShr => ">>>",
+            BinOp::Lt => "<",
+            BinOp::Le => "<=",
+            BinOp::Gt => ">",
+            BinOp::Ge => ">=",
+            BinOp::Eq => "==",
+            BinOp::Ne => "!=",
+            BinOp::Is => "is",
+            BinOp::Isnt => "isnt",
+            BinOp::BitAnd => "&",
+            BinOp::BitXor => "^",
+            BinOp::BitOr => "|",
+            BinOp::And => "&&",
+            BinOp::Or => "||",
+            BinOp::Elvis => "?:",
+            BinOp::Subscript => "[]",
+        }
+    }
+}
+
+/// One node of an expression tree.
+#[derive(Clone, Debug)]
+pub enum Node {
+    /// A literal value: undefined, error, boolean, integer, real, string, and the
+    /// absolute/relative times that `absTime("...")`/`relTime("...")` fold to.
+    Lit(Value),
+    /// An attribute reference: `name`, `.name` (absolute: looked up from the root), or
+    /// `scope.name` where `scope` is any expression (`MY.x`, `TARGET.x`, `a.b.c`).
+    Attr {
+        /// The expression selected from; `None` for a bare or absolute name.
+        scope: Option<NodeId>,
+        /// The attribute name as written (lookups ignore case).
+        name: Str,
+        /// `.name`: looked up from the outermost ad.
+        absolute: bool,
+    },
+    /// A unary operation.
+    Unary(UnOp, NodeId),
+    /// A binary operation (including subscript and elvis).
+    Binary(BinOp, NodeId, NodeId),
+    /// `c ? a : b`
+    Ternary(NodeId, NodeId, NodeId),
+    /// `( e )`: HTCondor keeps parentheses in the tree and prints them back.
+    Paren(NodeId),
+    /// A function call; the name keeps its spelling, the function is found ignoring case.
+    Call {
+        /// The function name as written.
+        name: Str,
+        /// The argument expressions, unevaluated.
+        args: Vec<NodeId>,
+    },
+    /// `{ e1, e2, ... }`
+    List(Vec<NodeId>),
+    /// `[ a = e1; b = e2 ]`: a nested ClassAd.
+    Record(Vec<(Str, NodeId)>),
+}
+
+/// A parsed expression: an arena of nodes and the id of its root.
+///
+/// Nodes refer to their children by id, so a tree is one allocation, `Send + Sync`,
+/// and cheap to share behind an `Arc`.
+#[derive(Clone, Debug)]
+pub struct Expr {
+    nodes: Vec<Node>,
+    root: NodeId,
+}
+
+impl Expr {
+    /// Builds an expression from its arena; `root` must index into `nodes`.
+    pub fn from_parts(nodes: Vec<Node>, root: NodeId) -> Expr {
+        assert!((root as usize) < nodes.len(), "root outside the arena");
+        Expr { nodes, root }
+    }
+
+    /// An expression that is a single literal.
+    pub fn literal(v: Value) -> Expr {
+        Expr {
+            nodes: vec![Node::Lit(v)],
+            root: 0,
+        }
+    }
+
+    /// The root node's id.
+    pub fn root(&self) -> NodeId {
+        self.root
+    }
+
+    /// The node with id `id`.
+    pub fn node(&self, id: NodeId) -> &Node {
+        &self.nodes[id as usize]
+    }
+
+    /// All nodes, in arena order.
+    pub fn nodes(&self) -> &[Node] {
+        &self.nodes
+    }
+}
+
+/// A node of a shared expression tree: what lazily evaluated lists and records point
+/// at.
+#[derive(Clone, Debug)]
+pub struct ExprRef {
+    /// The tree.
+    pub tree: Arc<Expr>,
+    /// The node inside it.
+    pub id: NodeId,
+}
+
+impl ExprRef {
+    /// The root of `tree`.
+    pub fn root_of(tree: Arc<Expr>) -> ExprRef {
+        let id = tree.root();
+        ExprRef { tree, id }
+    }
+
+    /// The node this refers to.
+    pub fn node(&self) -> &Node {
+        self.tree.node(self.id)
+    }
+
+    /// Another node of the same tree.
+    pub fn child(&self, id: NodeId) -> ExprRef {
+        ExprRef {
+            tree: self.tree.clone(),
+            id,
+        }
+    }
+}

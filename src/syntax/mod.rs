@@ -1,0 +1,3 @@
+//! ClassAd syntax: the expression tree, lexer, parser and unparsers.
+
+pub mod ast;
