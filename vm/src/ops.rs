@@ -1,0 +1,556 @@
+//! HTCondor's operator semantics on values (`operators.cpp`), shared by every engine.
+//!
+//! Only the value-level rules live here. Short-circuiting (`&&`, `||`, `?:`) is the
+//! evaluator's job: it calls [`and`], [`or`] only when the left operand did not decide.
+
+use crate::value::{AbsTime, Value};
+use std::cmp::Ordering;
+
+/// Arithmetic operators.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Arith {
+    /// `+`
+    Add,
+    /// `-`
+    Sub,
+    /// `*`
+    Mul,
+    /// `/`
+    Div,
+    /// `%`
+    Mod,
+}
+
+/// Comparison operators; `Is`/`Isnt` are `=?=`/`=!=`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Cmp {
+    /// `<`
+    Lt,
+    /// `<=`
+    Le,
+    /// `>`
+    Gt,
+    /// `>=`
+    Ge,
+    /// `==`
+    Eq,
+    /// `!=`
+    Ne,
+    /// `=?=`, `is`
+    Is,
+    /// `=!=`, `isnt`
+    Isnt,
+}
+
+/// Bitwise operators.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Bit {
+    /// `&`
+    And,
+    /// `|`
+    Or,
+    /// `^`
+    Xor,
+    /// `<<`
+    Shl,
+    /// `>>`
+    Shr,
+    /// `>>>`
+    UShr,
+}
+
+/// The strictness rule of every operator but `&& || ?: =?= =!=`: error wins over
+/// undefined, whichever side it is on. `None` when neither operand decides.
+pub fn strict2(a: &Value, b: &Value) -> Option<Value> {
+    if a.is_error() || b.is_error() {
+        Some(Value::Error)
+    } else if a.is_undefined() || b.is_undefined() {
+        Some(Value::Undefined)
+    } else {
+        None
+    }
+}
+
+/// The numeric class both operands promote to (`coerceToNumber`).
+enum Num {
+    Int(i64, i64),
+    Real(f64, f64),
+}
+
+fn promote(a: &Value, b: &Value) -> Option<Num> {
+    let ia = match a {
+        Value::Int(i) => Some(*i),
+        Value::Bool(x) => Some(*x as i64),
+        _ => None,
+    };
+    let ib = match b {
+        Value::Int(i) => Some(*i),
+        Value::Bool(x) => Some(*x as i64),
+        _ => None,
+    };
+    match (ia, ib) {
+        (Some(x), Some(y)) => Some(Num::Int(x, y)),
+        _ => Some(Num::Real(a.as_f64_promoted()?, b.as_f64_promoted()?)),
+    }
+}
+
+/// Unary minus: numbers and relative times negate (integers wrap); everything else
+/// but undefined/error is an error.
+pub fn neg(a: &Value) -> Value {
+    match a {
+        Value::Undefined => Value::Undefined,
+        Value::Int(i) => Value::Int(i.wrapping_neg()),
+        Value::Real(r) => Value::Real(-r),
+        Value::RelTime(t) => Value::RelTime(-t),
+        _ => Value::Error,
+    }
+}
+
+/// Unary plus: numbers, relative times, undefined and error pass through; booleans,
+/// strings, lists, ads and absolute times are errors.
+pub fn plus(a: &Value) -> Value {
+    match a {
+        Value::Undefined | Value::Error | Value::Int(_) | Value::Real(_) | Value::RelTime(_) => {
+            a.clone()
+        }
+        _ => Value::Error,
+    }
+}
+
+/// `!a`: boolean-equivalent operands negate; undefined stays undefined.
+pub fn not(a: &Value) -> Value {
+    match a {
+        Value::Undefined => Value::Undefined,
+        _ => match a.as_bool_equiv() {
+            Some(b) => Value::Bool(!b),
+            None => Value::Error,
+        },
+    }
+}
+
+/// `~a`: integers only.
+pub fn bit_not(a: &Value) -> Value {
+    match a {
+        Value::Undefined => Value::Undefined,
+        Value::Int(i) => Value::Int(!i),
+        _ => Value::Error,
+    }
+}
+
+/// `a op b` for `+ - * / %`.
+pub fn arith(op: Arith, a: &Value, b: &Value) -> Value {
+    if let Some(v) = strict2(a, b) {
+        return v;
+    }
+    if is_time(a) || is_time(b) {
+        return time_arith(op, a, b);
+    }
+    match promote(a, b) {
+        Some(Num::Int(x, y)) => int_arith(op, x, y),
+        Some(Num::Real(x, y)) => real_arith(op, x, y),
+        None => Value::Error,
+    }
+}
+
+fn is_time(v: &Value) -> bool {
+    matches!(v, Value::AbsTime(_) | Value::RelTime(_))
+}
+
+fn int_arith(op: Arith, x: i64, y: i64) -> Value {
+    match op {
+        Arith::Add => Value::Int(x.wrapping_add(y)),
+        Arith::Sub => Value::Int(x.wrapping_sub(y)),
+        Arith::Mul => Value::Int(x.wrapping_mul(y)),
+        // HTCondor special-cases MIN / -1 to INT64_MAX (not the wrapped MIN) to dodge
+        // SIGFPE, and MIN % -1 to 0.
+        Arith::Div if y == 0 => Value::Error,
+        Arith::Div if x == i64::MIN && y == -1 => Value::Int(i64::MAX),
+        Arith::Div => Value::Int(x / y),
+        Arith::Mod if y == 0 => Value::Error,
+        Arith::Mod => Value::Int(x.wrapping_rem(y)),
+    }
+}
+
+fn real_arith(op: Arith, x: f64, y: f64) -> Value {
+    let r = match op {
+        Arith::Add => x + y,
+        Arith::Sub => x - y,
+        Arith::Mul => x * y,
+        Arith::Div => x / y,
+        Arith::Mod => return Value::Error,
+    };
+    // HTCondor compares the result with HUGE_VAL: +inf is an error, -inf and NaN pass.
+    if r == f64::INFINITY {
+        Value::Error
+    } else {
+        Value::Real(r)
+    }
+}
+
+fn time_arith(op: Arith, a: &Value, b: &Value) -> Value {
+    use Value::{AbsTime as A, Int, Real, RelTime as R};
+    match (op, a, b) {
+        (Arith::Add, A(t), R(r)) | (Arith::Add, R(r), A(t)) => Value::AbsTime(AbsTime {
+            secs: t.secs.wrapping_add(*r as i32 as i64),
+            offset: t.offset,
+        }),
+        (Arith::Add, R(x), R(y)) => R(x + y),
+        (Arith::Sub, A(x), A(y)) => R(x.secs.wrapping_sub(y.secs) as f64),
+        (Arith::Sub, A(t), R(r)) => Value::AbsTime(AbsTime {
+            secs: t.secs.wrapping_sub(*r as i32 as i64),
+            offset: t.offset,
+        }),
+        (Arith::Sub, R(x), R(y)) => R(x - y),
+        (Arith::Mul, R(x), Int(n)) | (Arith::Mul, Int(n), R(x)) => R(x * *n as f64),
+        (Arith::Mul, R(x), Real(n)) | (Arith::Mul, Real(n), R(x)) => R(x * n),
+        (Arith::Div, R(x), Int(n)) => R(x / *n as f64),
+        (Arith::Div, R(x), Real(n)) => R(x / n),
+        _ => Value::Error,
+    }
+}
+
+/// `a op b` for the bitwise and shift operators: integers only. Shift counts are
+/// masked to six bits, as on the x86-64 machines HTCondor runs on.
+pub fn bitwise(op: Bit, a: &Value, b: &Value) -> Value {
+    if let Some(v) = strict2(a, b) {
+        return v;
+    }
+    let (Value::Int(x), Value::Int(y)) = (a, b) else {
+        return Value::Error;
+    };
+    let (x, y) = (*x, *y);
+    let count = (y & 63) as u32;
+    Value::Int(match op {
+        Bit::And => x & y,
+        Bit::Or => x | y,
+        Bit::Xor => x ^ y,
+        Bit::Shl => x.wrapping_shl(count),
+        Bit::Shr => x.wrapping_shr(count),
+        Bit::UShr => ((x as u64) >> count) as i64,
+    })
+}
+
+/// Case-insensitive ASCII comparison, as `strcasecmp`.
+pub fn cmp_ignore_case(a: &str, b: &str) -> Ordering {
+    a.bytes()
+        .map(|c| c.to_ascii_lowercase())
+        .cmp(b.bytes().map(|c| c.to_ascii_lowercase()))
+}
+
+/// `a op b` for the comparison operators, including `=?=` and `=!=`.
+pub fn compare(op: Cmp, a: &Value, b: &Value) -> Value {
+    if matches!(op, Cmp::Is | Cmp::Isnt) {
+        return match identical(a, b) {
+            Some(same) => Value::Bool(same == (op == Cmp::Is)),
+            None => Value::Error,
+        };
+    }
+    if let Some(v) = strict2(a, b) {
+        return v;
+    }
+    let ord: Option<Ordering> = match (a, b) {
+        (Value::List(_) | Value::Ad(_), _) | (_, Value::List(_) | Value::Ad(_)) => {
+            return Value::Error
+        }
+        (Value::Str(x), Value::Str(y)) => Some(cmp_ignore_case(x, y)),
+        (Value::Str(_), _) | (_, Value::Str(_)) => return Value::Error,
+        (Value::AbsTime(x), Value::AbsTime(y)) => Some(x.secs.cmp(&y.secs)),
+        (Value::RelTime(x), Value::RelTime(y)) => x.partial_cmp(y),
+        (Value::AbsTime(_) | Value::RelTime(_), _) | (_, Value::AbsTime(_) | Value::RelTime(_)) => {
+            return Value::Error
+        }
+        _ => match promote(a, b) {
+            Some(Num::Int(x, y)) => Some(x.cmp(&y)),
+            Some(Num::Real(x, y)) => x.partial_cmp(&y),
+            None => return Value::Error,
+        },
+    };
+    Value::Bool(apply_ordering(op, ord))
+}
+
+/// Applies a comparison to an ordering; `None` (a NaN operand) makes every
+/// comparison false except `!=`, as in C.
+fn apply_ordering(op: Cmp, ord: Option<Ordering>) -> bool {
+    match ord {
+        None => op == Cmp::Ne,
+        Some(o) => match op {
+            Cmp::Lt => o == Ordering::Less,
+            Cmp::Le => o != Ordering::Greater,
+            Cmp::Gt => o == Ordering::Greater,
+            Cmp::Ge => o != Ordering::Less,
+            Cmp::Eq | Cmp::Is => o == Ordering::Equal,
+            Cmp::Ne | Cmp::Isnt => o != Ordering::Equal,
+        },
+    }
+}
+
+/// `=?=`: same type and same value, strings case-sensitive, no promotion. `None` when
+/// both are lists or ads (HTCondor gives an error there).
+pub fn identical(a: &Value, b: &Value) -> Option<bool> {
+    Some(match (a, b) {
+        (Value::Undefined, Value::Undefined) | (Value::Error, Value::Error) => true,
+        (Value::Bool(x), Value::Bool(y)) => x == y,
+        (Value::Int(x), Value::Int(y)) => x == y,
+        (Value::Real(x), Value::Real(y)) => x == y,
+        (Value::Str(x), Value::Str(y)) => x.as_str() == y.as_str(),
+        (Value::AbsTime(x), Value::AbsTime(y)) => x.secs == y.secs,
+        (Value::RelTime(x), Value::RelTime(y)) => x == y,
+        (Value::List(_), Value::List(_)) | (Value::Ad(_), Value::Ad(_)) => return None,
+        _ => false,
+    })
+}
+
+/// HTCondor's logical operand: boolean equivalents become booleans; undefined and
+/// error stay; anything else is `None` (an error).
+fn logical_operand(v: &Value) -> Option<Value> {
+    match v {
+        Value::Undefined | Value::Error => Some(v.clone()),
+        _ => v.as_bool_equiv().map(Value::Bool),
+    }
+}
+
+/// `a && b` once `a` has not short-circuited (`a` is not false).
+pub fn and(a: &Value, b: &Value) -> Value {
+    let (Some(a), Some(b)) = (logical_operand(a), logical_operand(b)) else {
+        return Value::Error;
+    };
+    match (a, b) {
+        (Value::Bool(false), _) => Value::Bool(false),
+        (Value::Error, _) => Value::Error,
+        (Value::Bool(true), b) => b,
+        (_, Value::Bool(false)) => Value::Bool(false),
+        (_, Value::Bool(true)) => Value::Undefined,
+        (_, b) => b,
+    }
+}
+
+/// `a || b` once `a` has not short-circuited (`a` is not true).
+pub fn or(a: &Value, b: &Value) -> Value {
+    let (Some(a), Some(b)) = (logical_operand(a), logical_operand(b)) else {
+        return Value::Error;
+    };
+    match (a, b) {
+        (Value::Bool(true), _) => Value::Bool(true),
+        (Value::Error, _) => Value::Error,
+        (Value::Bool(false), b) => b,
+        (_, Value::Bool(true)) => Value::Bool(true),
+        (_, Value::Bool(false)) => Value::Undefined,
+        (_, b) => b,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn s(x: &str) -> Value {
+        Value::str(x)
+    }
+
+    fn show(v: &Value) -> String {
+        match v {
+            Value::Int(i) => i.to_string(),
+            Value::Real(r) => format!("{r:?}"),
+            Value::Bool(b) => b.to_string(),
+            Value::Undefined => "undefined".into(),
+            Value::Error => "error".into(),
+            other => format!("{other:?}"),
+        }
+    }
+
+    // Expected values: semantics.md §4, observed with HTCondor 25.14.1.
+    #[test]
+    fn integer_arithmetic_wraps_and_guards_division() {
+        assert_eq!(
+            show(&arith(Arith::Add, &Value::Int(i64::MAX), &Value::Int(1))),
+            i64::MIN.to_string()
+        );
+        assert_eq!(
+            show(&arith(Arith::Mul, &Value::Int(i64::MAX), &Value::Int(2))),
+            "-2"
+        );
+        assert_eq!(
+            show(&arith(Arith::Div, &Value::Int(-7), &Value::Int(2))),
+            "-3"
+        );
+        assert_eq!(
+            show(&arith(Arith::Mod, &Value::Int(-7), &Value::Int(3))),
+            "-1"
+        );
+        assert_eq!(
+            show(&arith(Arith::Mod, &Value::Int(7), &Value::Int(-3))),
+            "1"
+        );
+        assert_eq!(
+            show(&arith(Arith::Div, &Value::Int(7), &Value::Int(0))),
+            "error"
+        );
+        assert_eq!(
+            show(&arith(Arith::Div, &Value::Int(i64::MIN), &Value::Int(-1))),
+            i64::MAX.to_string()
+        );
+        assert_eq!(
+            show(&arith(Arith::Mod, &Value::Int(i64::MIN), &Value::Int(-1))),
+            "0"
+        );
+        assert_eq!(show(&neg(&Value::Int(i64::MIN))), i64::MIN.to_string());
+    }
+
+    #[test]
+    fn real_arithmetic_rejects_only_positive_infinity() {
+        assert_eq!(
+            show(&arith(Arith::Div, &Value::Real(7.0), &Value::Int(0))),
+            "error"
+        );
+        assert_eq!(
+            show(&arith(Arith::Div, &Value::Real(-7.0), &Value::Int(0))),
+            "-inf"
+        );
+        assert!(
+            matches!(arith(Arith::Div, &Value::Real(0.0), &Value::Real(0.0)), Value::Real(r) if r.is_nan())
+        );
+        assert_eq!(
+            show(&arith(Arith::Mod, &Value::Real(7.0), &Value::Int(2))),
+            "error"
+        );
+        assert_eq!(
+            show(&arith(Arith::Add, &Value::Int(1), &Value::Real(1.5))),
+            "2.5"
+        );
+        assert_eq!(
+            show(&arith(Arith::Add, &Value::Bool(true), &Value::Bool(true))),
+            "2"
+        );
+        assert_eq!(show(&arith(Arith::Add, &s("a"), &Value::Int(1))), "error");
+    }
+
+    #[test]
+    fn strictness_error_beats_undefined() {
+        assert_eq!(
+            show(&arith(Arith::Add, &Value::Undefined, &Value::Error)),
+            "error"
+        );
+        assert_eq!(
+            show(&arith(Arith::Add, &Value::Int(1), &Value::Undefined)),
+            "undefined"
+        );
+        assert_eq!(
+            show(&compare(Cmp::Lt, &s("x"), &Value::Undefined)),
+            "undefined"
+        );
+    }
+
+    #[test]
+    fn comparisons() {
+        assert_eq!(show(&compare(Cmp::Eq, &s("abc"), &s("ABC"))), "true");
+        assert_eq!(show(&compare(Cmp::Is, &s("abc"), &s("ABC"))), "false");
+        assert_eq!(show(&compare(Cmp::Isnt, &s("abc"), &s("ABC"))), "true");
+        assert_eq!(show(&compare(Cmp::Gt, &s("B"), &s("a"))), "true");
+        assert_eq!(
+            show(&compare(Cmp::Eq, &Value::Int(1), &Value::Real(1.0))),
+            "true"
+        );
+        assert_eq!(
+            show(&compare(Cmp::Is, &Value::Int(1), &Value::Real(1.0))),
+            "false"
+        );
+        assert_eq!(
+            show(&compare(Cmp::Eq, &Value::Bool(true), &Value::Int(1))),
+            "true"
+        );
+        assert_eq!(
+            show(&compare(Cmp::Is, &Value::Bool(true), &Value::Int(1))),
+            "false"
+        );
+        assert_eq!(
+            show(&compare(Cmp::Eq, &Value::Bool(true), &Value::Int(2))),
+            "false"
+        );
+        assert_eq!(
+            show(&compare(Cmp::Lt, &Value::Bool(true), &Value::Int(2))),
+            "true"
+        );
+        assert_eq!(
+            show(&compare(Cmp::Is, &Value::Undefined, &Value::Undefined)),
+            "true"
+        );
+        assert_eq!(
+            show(&compare(Cmp::Is, &Value::Error, &Value::Error)),
+            "true"
+        );
+        assert_eq!(show(&compare(Cmp::Eq, &Value::Int(1), &s("1"))), "error");
+        assert_eq!(
+            show(&compare(Cmp::Is, &Value::Real(0.0), &Value::Real(-0.0))),
+            "true"
+        );
+        let nan = Value::Real(f64::NAN);
+        assert_eq!(show(&compare(Cmp::Is, &nan, &nan)), "false");
+        assert_eq!(show(&compare(Cmp::Ne, &nan, &nan)), "true");
+    }
+
+    #[test]
+    fn logic_is_three_valued() {
+        let u = Value::Undefined;
+        assert_eq!(show(&or(&u, &Value::Bool(true))), "true");
+        assert_eq!(show(&and(&u, &Value::Bool(false))), "false");
+        assert_eq!(show(&and(&u, &Value::Bool(true))), "undefined");
+        assert_eq!(show(&or(&Value::Error, &Value::Bool(true))), "error");
+        assert_eq!(show(&and(&Value::Int(1), &Value::Bool(true))), "true");
+        assert_eq!(show(&and(&Value::Real(2.5), &Value::Bool(true))), "true");
+        assert_eq!(show(&or(&Value::Int(0), &Value::Bool(false))), "false");
+        assert_eq!(show(&and(&s("abc"), &Value::Bool(true))), "error");
+        assert_eq!(show(&and(&Value::Bool(true), &s("abc"))), "error");
+        assert_eq!(show(&not(&Value::Int(1))), "false");
+        assert_eq!(show(&not(&s("a"))), "error");
+        assert_eq!(show(&not(&u)), "undefined");
+    }
+
+    #[test]
+    fn unary_and_bitwise() {
+        assert_eq!(show(&neg(&Value::Bool(true))), "error");
+        assert_eq!(show(&plus(&Value::Bool(true))), "error");
+        assert_eq!(show(&neg(&s("a"))), "error");
+        assert_eq!(show(&bit_not(&Value::Int(5))), "-6");
+        assert_eq!(
+            show(&bitwise(Bit::And, &Value::Int(5), &Value::Int(3))),
+            "1"
+        );
+        assert_eq!(show(&bitwise(Bit::Or, &Value::Int(5), &Value::Int(3))), "7");
+        assert_eq!(
+            show(&bitwise(Bit::Xor, &Value::Int(5), &Value::Int(3))),
+            "6"
+        );
+        assert_eq!(
+            show(&bitwise(Bit::Shl, &Value::Int(1), &Value::Int(3))),
+            "8"
+        );
+        assert_eq!(
+            show(&bitwise(Bit::Shr, &Value::Int(-16), &Value::Int(2))),
+            "-4"
+        );
+        assert_eq!(
+            show(&bitwise(Bit::UShr, &Value::Int(-16), &Value::Int(2))),
+            "4611686018427387900"
+        );
+        assert_eq!(
+            show(&bitwise(Bit::Shl, &Value::Int(1), &Value::Int(64))),
+            "1"
+        );
+        assert_eq!(
+            show(&bitwise(Bit::And, &Value::Real(1.5), &Value::Int(1))),
+            "error"
+        );
+    }
+
+    #[test]
+    fn time_arithmetic() {
+        let t = |s| Value::AbsTime(AbsTime { secs: s, offset: 0 });
+        assert_eq!(show(&arith(Arith::Add, &t(0), &Value::Int(3600))), "error");
+        assert!(matches!(arith(Arith::Sub, &t(100), &t(50)), Value::RelTime(r) if r == 50.0));
+        assert_eq!(show(&compare(Cmp::Eq, &t(0), &Value::Int(0))), "error");
+        assert_eq!(
+            show(&compare(Cmp::Ge, &Value::RelTime(1.0), &Value::Int(0))),
+            "error"
+        );
+    }
+}
