@@ -2,6 +2,8 @@
 //! exactly as HTCondor 25 does.
 
 pub mod ad;
+pub mod eval;
+pub mod functions;
 pub mod syntax;
 
 pub use classad_vm::Value;

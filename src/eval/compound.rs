@@ -1,0 +1,94 @@
+//! The front end's list and ad values, carried opaquely by `classad_vm::Value`.
+
+use super::scope::{Frame, Scope};
+use crate::ad::ClassAd;
+use crate::syntax::ast::{ExprRef, Node};
+use classad_vm::{Host, Str, Value};
+use std::sync::Arc;
+
+/// A list value.
+#[derive(Clone, Debug)]
+pub enum ListVal {
+    /// A list literal, not yet evaluated: HTCondor evaluates elements only when they
+    /// are used, in the scope the list was written in, and prints the list back as
+    /// its expressions (`{1+1, 2}` evaluates to `{ 1 + 1,2 }`).
+    Lazy {
+        /// The `Node::List`.
+        list: ExprRef,
+        /// The scope its elements evaluate in (`None`: no ad at all).
+        scope: Option<Arc<Scope>>,
+    },
+    /// A list of values made by an operation (`split()`, selection over a list, ...).
+    Values(Vec<Value>),
+}
+
+impl ListVal {
+    /// The number of elements.
+    pub fn len(&self) -> usize {
+        match self {
+            ListVal::Lazy { list, .. } => match list.node() {
+                Node::List(items) => items.len(),
+                _ => 0,
+            },
+            ListVal::Values(v) => v.len(),
+        }
+    }
+
+    /// True for an empty list.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+/// An ad value: the scope the ad opens (its frame and its parents).
+#[derive(Clone, Debug)]
+pub struct AdVal {
+    /// The ad's scope.
+    pub scope: Arc<Scope>,
+}
+
+/// Wraps a list.
+pub fn list_value(l: ListVal) -> Value {
+    Value::List(Host::new(l))
+}
+
+/// A list of plain values.
+pub fn values_list(items: Vec<Value>) -> Value {
+    list_value(ListVal::Values(items))
+}
+
+/// Wraps an ad scope.
+pub fn ad_value(scope: Arc<Scope>) -> Value {
+    Value::Ad(Host::new(AdVal { scope }))
+}
+
+/// A new, parentless ad holding the given values (what `splitTime()` and friends
+/// return).
+pub fn new_ad(attrs: Vec<(Str, Value)>) -> Value {
+    let mut ad = ClassAd::new();
+    for (name, v) in attrs {
+        ad.insert_expr(name, crate::syntax::ast::Expr::literal(v));
+    }
+    ad_value(Scope::of_ad(Arc::new(ad)))
+}
+
+/// The list inside a value, if it is one.
+pub fn as_list(v: &Value) -> Option<&ListVal> {
+    match v {
+        Value::List(h) => h.downcast::<ListVal>(),
+        _ => None,
+    }
+}
+
+/// The ad inside a value, if it is one.
+pub fn as_ad(v: &Value) -> Option<&AdVal> {
+    match v {
+        Value::Ad(h) => h.downcast::<AdVal>(),
+        _ => None,
+    }
+}
+
+/// True when the value is an ad whose frame is a plain document or record.
+pub fn ad_frame(v: &Value) -> Option<&Frame> {
+    as_ad(v).map(|a| &a.scope.frame)
+}

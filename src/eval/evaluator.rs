@@ -1,0 +1,358 @@
+//! The tree-walking evaluator: HTCondor's `_Evaluate` methods, one match arm a node.
+
+use super::compound::{ad_value, as_ad, as_list, list_value, values_list, ListVal};
+use super::scope::{Found, Frame, Scope};
+use super::Fail;
+use crate::syntax::ast::{BinOp, ExprRef, Node, NodeId, UnOp};
+use classad_vm::ops::{self, Arith, Bit, Cmp};
+use classad_vm::Value;
+use std::sync::Arc;
+
+/// HTCondor's limit on nested operations and attribute dereferences.
+pub const MAX_DEPTH: u32 = 400;
+/// HTCondor's budget of node evaluations for one top-level evaluation.
+pub const MAX_STEPS: u64 = 10_000_000;
+
+/// State of one top-level evaluation: HTCondor's `EvalState`.
+pub struct Evaluator {
+    /// Old ClassAd semantics (HTCondor's daemons): unscoped names fall back to the
+    /// other ad of a match, and `MY` and `CurrentTime` are special names.
+    pub old_semantics: bool,
+    depth_left: u32,
+    steps_left: u64,
+    /// The attribute expressions being evaluated, for cycle detection.
+    stack: Vec<(usize, NodeId)>,
+}
+
+impl Evaluator {
+    /// A fresh evaluation.
+    pub fn new(old_semantics: bool) -> Evaluator {
+        Evaluator {
+            old_semantics,
+            depth_left: MAX_DEPTH,
+            steps_left: MAX_STEPS,
+            stack: Vec::new(),
+        }
+    }
+
+    /// Evaluates `e` with `cur` as the current ad (`None`: no ad at all).
+    pub fn eval(&mut self, e: &ExprRef, cur: Option<&Arc<Scope>>) -> Result<Value, Fail> {
+        if self.steps_left == 0 {
+            return Err(Fail);
+        }
+        self.steps_left -= 1;
+        match e.node() {
+            Node::Lit(v) => Ok(v.clone()),
+            Node::Attr {
+                scope: None,
+                name,
+                absolute,
+            } => self.eval_name(name, *absolute, cur),
+            _ => {
+                if self.depth_left == 0 {
+                    return Err(Fail);
+                }
+                self.depth_left -= 1;
+                let r = self.eval_compound(e, cur);
+                self.depth_left += 1;
+                r
+            }
+        }
+    }
+
+    fn eval_compound(&mut self, e: &ExprRef, cur: Option<&Arc<Scope>>) -> Result<Value, Fail> {
+        match e.node() {
+            Node::Lit(_) | Node::Attr { scope: None, .. } => self.eval(e, cur),
+            Node::Attr {
+                scope: Some(s),
+                name,
+                ..
+            } => {
+                let base = self.eval(&e.child(*s), cur)?;
+                self.select(&base, name)
+            }
+            Node::Paren(x) => self.eval(&e.child(*x), cur),
+            Node::Unary(op, x) => {
+                let v = self.eval(&e.child(*x), cur)?;
+                Ok(match op {
+                    UnOp::Neg => ops::neg(&v),
+                    UnOp::Plus => ops::plus(&v),
+                    UnOp::Not => ops::not(&v),
+                    UnOp::BitNot => ops::bit_not(&v),
+                })
+            }
+            Node::Binary(op, a, b) => self.eval_binary(*op, &e.child(*a), &e.child(*b), cur),
+            Node::Ternary(c, a, b) => {
+                let cond = self.eval(&e.child(*c), cur)?;
+                match cond {
+                    Value::Undefined => Ok(Value::Undefined),
+                    _ => match cond.as_bool_equiv() {
+                        Some(true) => self.eval(&e.child(*a), cur),
+                        Some(false) => self.eval(&e.child(*b), cur),
+                        None => Ok(Value::Error),
+                    },
+                }
+            }
+            Node::Call { name, .. } => match crate::functions::find(name) {
+                None => Ok(Value::Error),
+                Some(f) => {
+                    let mut call = super::call::EvalCall {
+                        ev: self,
+                        call: e.clone(),
+                        cur: cur.cloned(),
+                    };
+                    (f.run)(&mut call)
+                }
+            },
+            Node::List(_) => Ok(list_value(ListVal::Lazy {
+                list: e.clone(),
+                scope: cur.cloned(),
+            })),
+            Node::Record(_) => Ok(ad_value(Arc::new(Scope {
+                frame: Frame::Record(e.clone()),
+                parent: cur.cloned(),
+                alternate: None,
+            }))),
+        }
+    }
+
+    fn eval_binary(
+        &mut self,
+        op: BinOp,
+        a: &ExprRef,
+        b: &ExprRef,
+        cur: Option<&Arc<Scope>>,
+    ) -> Result<Value, Fail> {
+        let x = self.eval(a, cur)?;
+        match op {
+            BinOp::And if x.as_bool_equiv() == Some(false) => return Ok(Value::Bool(false)),
+            BinOp::Or if x.as_bool_equiv() == Some(true) => return Ok(Value::Bool(true)),
+            BinOp::Elvis if !x.is_undefined() => return Ok(x),
+            _ => {}
+        }
+        let y = self.eval(b, cur)?;
+        Ok(match op {
+            BinOp::Elvis => y,
+            BinOp::And => ops::and(&x, &y),
+            BinOp::Or => ops::or(&x, &y),
+            BinOp::Subscript => self.subscript(&x, &y)?,
+            BinOp::Mul => ops::arith(Arith::Mul, &x, &y),
+            BinOp::Div => ops::arith(Arith::Div, &x, &y),
+            BinOp::Mod => ops::arith(Arith::Mod, &x, &y),
+            BinOp::Add => ops::arith(Arith::Add, &x, &y),
+            BinOp::Sub => ops::arith(Arith::Sub, &x, &y),
+            BinOp::Shl => ops::bitwise(Bit::Shl, &x, &y),
+            BinOp::Shr => ops::bitwise(Bit::Shr, &x, &y),
+            BinOp::UShr => ops::bitwise(Bit::UShr, &x, &y),
+            BinOp::BitAnd => ops::bitwise(Bit::And, &x, &y),
+            BinOp::BitOr => ops::bitwise(Bit::Or, &x, &y),
+            BinOp::BitXor => ops::bitwise(Bit::Xor, &x, &y),
+            BinOp::Lt => ops::compare(Cmp::Lt, &x, &y),
+            BinOp::Le => ops::compare(Cmp::Le, &x, &y),
+            BinOp::Gt => ops::compare(Cmp::Gt, &x, &y),
+            BinOp::Ge => ops::compare(Cmp::Ge, &x, &y),
+            BinOp::Eq => ops::compare(Cmp::Eq, &x, &y),
+            BinOp::Ne => ops::compare(Cmp::Ne, &x, &y),
+            BinOp::Is => ops::compare(Cmp::Is, &x, &y),
+            BinOp::Isnt => ops::compare(Cmp::Isnt, &x, &y),
+        })
+    }
+
+    /// `list[i]` and `ad["name"]`; strict.
+    fn subscript(&mut self, x: &Value, y: &Value) -> Result<Value, Fail> {
+        if let Some(v) = ops::strict2(x, y) {
+            return Ok(v);
+        }
+        if let (Some(ad), Value::Str(name)) = (as_ad(x), y) {
+            // HTCondor looks the name up in that ad alone and evaluates it as a fresh
+            // top-level evaluation of the ad.
+            return match ad.scope.lookup_local(name, self.old_semantics) {
+                None => Ok(Value::Undefined),
+                Some(found) => self.eval_found(found),
+            };
+        }
+        if let Some(list) = as_list(x) {
+            let Value::Int(i) = *y else {
+                return Ok(Value::Error);
+            };
+            if i < 0 || i as usize >= list.len() {
+                return Ok(Value::Error);
+            }
+            return self.list_item(list, i as usize);
+        }
+        Ok(Value::Error)
+    }
+
+    /// Element `i` of a list, evaluated.
+    pub fn list_item(&mut self, list: &ListVal, i: usize) -> Result<Value, Fail> {
+        match list {
+            ListVal::Values(v) => Ok(v[i].clone()),
+            ListVal::Lazy { list, scope } => {
+                let Node::List(items) = list.node() else {
+                    return Ok(Value::Error);
+                };
+                self.eval(&list.child(items[i]), scope.as_ref())
+            }
+        }
+    }
+
+    /// Every element of a list, evaluated.
+    pub fn list_items(&mut self, list: &ListVal) -> Result<Vec<Value>, Fail> {
+        (0..list.len()).map(|i| self.list_item(list, i)).collect()
+    }
+
+    /// `base.name`: a lookup in an ad, or the same selection over each element of a
+    /// list.
+    fn select(&mut self, base: &Value, name: &str) -> Result<Value, Fail> {
+        match base {
+            Value::Undefined => Ok(Value::Undefined),
+            Value::Ad(_) => {
+                let ad = as_ad(base).ok_or(Fail)?;
+                let scope = ad.scope.clone();
+                match self.lookup_in_scope(&scope, name) {
+                    Some(found) => self.eval_found(found),
+                    None => Ok(Value::Undefined),
+                }
+            }
+            Value::List(_) => {
+                let list = as_list(base).ok_or(Fail)?.clone();
+                let mut out = Vec::with_capacity(list.len());
+                for i in 0..list.len() {
+                    let item = self.list_item(&list, i)?;
+                    out.push(match item {
+                        Value::Ad(_) | Value::List(_) | Value::Undefined => {
+                            self.select(&item, name)?
+                        }
+                        _ => Value::Error,
+                    });
+                }
+                Ok(values_list(out))
+            }
+            _ => Ok(Value::Error),
+        }
+    }
+
+    /// An unscoped (`name`) or absolute (`.name`) reference.
+    fn eval_name(
+        &mut self,
+        name: &str,
+        absolute: bool,
+        cur: Option<&Arc<Scope>>,
+    ) -> Result<Value, Fail> {
+        let Some(cur) = cur else {
+            // No ad at all: HTCondor fails an absolute reference (there is no root)
+            // and finds nothing for any other.
+            return if absolute {
+                Err(Fail)
+            } else {
+                Ok(Value::Undefined)
+            };
+        };
+        let start = if absolute { cur.root() } else { cur.clone() };
+        let mut found = self.lookup_in_scope(&start, name);
+        if found.is_none() && !absolute {
+            if let Some((pair, side)) = &start.alternate {
+                let alt = Scope::of_side(pair, *side, self.old_semantics);
+                found = self.lookup_in_scope(&alt, name);
+            }
+        }
+        match found {
+            None => Ok(Value::Undefined),
+            Some(f) => self.eval_found(f),
+        }
+    }
+
+    /// HTCondor's `LookupInScope`: the current ad, then its parents up to the root;
+    /// special names (`toplevel`, `root`, `self`, `parent`, and in old semantics `MY`
+    /// and `CurrentTime`) resolve at the first ad that lacks them.
+    pub fn lookup_in_scope(&self, start: &Arc<Scope>, name: &str) -> Option<Found> {
+        let mut cur = start.clone();
+        loop {
+            if let Some(f) = cur.lookup_local(name, self.old_semantics) {
+                return Some(f);
+            }
+            let parent = cur.parent.clone();
+            let is = |s: &str| name.eq_ignore_ascii_case(s);
+            if is("toplevel") || is("root") {
+                return Some(Found::Ad(start.root()));
+            }
+            if is("self") || (self.old_semantics && is("MY")) {
+                return Some(Found::Ad(cur));
+            }
+            if is("parent") {
+                return parent.map(Found::Ad);
+            }
+            if self.old_semantics && is("CurrentTime") {
+                return Some(Found::Value(Value::Int(crate::functions::now_secs())));
+            }
+            cur = parent?;
+        }
+    }
+
+    /// Evaluates what a lookup found. An expression already being evaluated is a
+    /// circular reference: undefined, as in HTCondor 25.
+    fn eval_found(&mut self, found: Found) -> Result<Value, Fail> {
+        match found {
+            Found::Value(v) => Ok(v),
+            Found::Ad(scope) => Ok(ad_value(scope)),
+            Found::Expr(e, scope) => {
+                let key = (Arc::as_ptr(&e.tree) as usize, e.id);
+                if self.stack.contains(&key) {
+                    return Ok(Value::Undefined);
+                }
+                if self.depth_left == 0 {
+                    return Err(Fail);
+                }
+                self.depth_left -= 1;
+                self.stack.push(key);
+                let r = self.eval(&e, Some(&scope));
+                self.stack.pop();
+                self.depth_left += 1;
+                r
+            }
+        }
+    }
+
+    /// Finds, without evaluating it, the expression an attribute reference refers to.
+    pub fn find_referenced(
+        &mut self,
+        e: &ExprRef,
+        cur: Option<&Arc<Scope>>,
+    ) -> Result<Option<(ExprRef, Arc<Scope>)>, Fail> {
+        let Node::Attr {
+            scope,
+            name,
+            absolute,
+        } = e.node()
+        else {
+            return Ok(None);
+        };
+        let found = match scope {
+            Some(s) => {
+                let base = self.eval(&e.child(*s), cur)?;
+                match as_ad(&base) {
+                    Some(ad) => self.lookup_in_scope(&ad.scope.clone(), name),
+                    None => None,
+                }
+            }
+            None => match cur {
+                None => None,
+                Some(cur) => {
+                    let start = if *absolute { cur.root() } else { cur.clone() };
+                    let mut f = self.lookup_in_scope(&start, name);
+                    if f.is_none() && !*absolute {
+                        if let Some((pair, side)) = &start.alternate {
+                            let alt = Scope::of_side(pair, *side, self.old_semantics);
+                            f = self.lookup_in_scope(&alt, name);
+                        }
+                    }
+                    f
+                }
+            },
+        };
+        Ok(match found {
+            Some(Found::Expr(e, s)) => Some((e, s)),
+            _ => None,
+        })
+    }
+}

@@ -1,0 +1,125 @@
+//! HTCondor's builtin functions, shared by every evaluator through the [`Call`] trait.
+//!
+//! Each builtin gets its arguments unevaluated, as in HTCondor: most evaluate them
+//! all, `ifThenElse` evaluates only the branch it takes, and `unparse` looks at the
+//! attribute reference itself.
+
+use crate::eval::Fail;
+use crate::syntax::ast::ExprRef;
+use classad_vm::Value;
+use std::collections::HashMap;
+use std::sync::OnceLock;
+
+/// What a builtin can ask of the evaluator that called it.
+pub trait Call {
+    /// How many arguments were written.
+    fn argc(&self) -> usize;
+    /// Evaluates argument `i` (0-based) in the caller's scope.
+    fn arg(&mut self, i: usize) -> Result<Value, Fail>;
+    /// The unevaluated expression of argument `i`.
+    fn arg_expr(&self, i: usize) -> ExprRef;
+    /// When argument `i` is an attribute reference, the expression it refers to
+    /// (`None` when the attribute does not exist); `Err` when it is not a reference.
+    fn referenced_expr(&mut self, i: usize) -> Result<Option<ExprRef>, RefError>;
+    /// Parses `src` as an expression and evaluates it in the caller's scope; a parse
+    /// error gives `Value::Error`.
+    fn eval_source(&mut self, src: &str) -> Result<Value, Fail>;
+    /// Evaluates argument `i` with the ad `ad` as its scope.
+    fn eval_arg_in(&mut self, i: usize, ad: &Value) -> Result<Value, Fail>;
+    /// The evaluated elements of a list value; `None` when `v` is not a list.
+    fn list_items(&mut self, v: &Value) -> Result<Option<Vec<Value>>, Fail>;
+}
+
+/// Why `referenced_expr` found nothing usable.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RefError {
+    /// The argument is not an attribute reference.
+    NotAReference,
+    /// Evaluating the reference's scope failed.
+    Failed,
+}
+
+/// The signature every builtin has.
+pub type BuiltinFn = fn(&mut dyn Call) -> Result<Value, Fail>;
+
+/// A builtin function.
+#[derive(Clone, Copy)]
+pub struct Builtin {
+    /// Its canonical name.
+    pub name: &'static str,
+    /// Its implementation.
+    pub run: BuiltinFn,
+    /// Found only under exactly this spelling (HTCondor's `versionGT` family);
+    /// every other builtin ignores case.
+    pub exact_case: bool,
+}
+
+impl std::fmt::Debug for Builtin {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Builtin({})", self.name)
+    }
+}
+
+/// Every builtin, by name.
+fn table() -> &'static [Builtin] {
+    static TABLE: OnceLock<Vec<Builtin>> = OnceLock::new();
+    TABLE.get_or_init(|| {
+        let mut t = Vec::new();
+        core::register(&mut t);
+        t
+    })
+}
+
+/// Finds the builtin called `name`: case-insensitively, except those HTCondor only
+/// knows under one spelling. `None` for an unknown function (which evaluates to
+/// error).
+pub fn find(name: &str) -> Option<&'static Builtin> {
+    static INDEX: OnceLock<HashMap<String, usize>> = OnceLock::new();
+    let index = INDEX.get_or_init(|| {
+        table()
+            .iter()
+            .enumerate()
+            .map(|(i, b)| {
+                let key = if b.exact_case {
+                    b.name.to_string()
+                } else {
+                    b.name.to_ascii_lowercase()
+                };
+                (key, i)
+            })
+            .collect()
+    });
+    index
+        .get(&name.to_ascii_lowercase())
+        .or_else(|| index.get(name))
+        .map(|&i| &table()[i])
+        .filter(|b| !b.exact_case || b.name == name)
+}
+
+/// Adds a builtin to a table under construction.
+pub(crate) fn add(t: &mut Vec<Builtin>, name: &'static str, run: BuiltinFn) {
+    t.push(Builtin {
+        name,
+        run,
+        exact_case: false,
+    });
+}
+
+/// Adds a builtin known only under its exact spelling.
+pub(crate) fn add_exact(t: &mut Vec<Builtin>, name: &'static str, run: BuiltinFn) {
+    t.push(Builtin {
+        name,
+        run,
+        exact_case: true,
+    });
+}
+
+mod core;
+
+/// The current time in seconds since the epoch, as `time()` and `CurrentTime` give it.
+pub fn now_secs() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map(|d| d.as_secs() as i64)
+        .unwrap_or(0)
+}
