@@ -2,8 +2,10 @@
 //! exactly as HTCondor 25 does.
 
 pub mod ad;
+pub mod cli;
 pub mod eval;
 pub mod functions;
+pub mod matching;
 pub mod syntax;
 
 pub use classad_vm::Value;

@@ -1,5 +1,8 @@
 //! ClassAd documents and the files that hold them.
 
 pub mod classad;
+pub mod json;
+pub mod read;
 
 pub use classad::ClassAd;
+pub use read::{read_ads, read_ads_as, Format, ReadError};

@@ -4,6 +4,7 @@
 mod call;
 pub mod compound;
 pub mod evaluator;
+pub mod display;
 pub mod scope;
 
 use crate::ad::ClassAd;

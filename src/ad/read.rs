@@ -1,0 +1,226 @@
+//! Reading files of ads: old syntax (`condor_q -l`), new syntax, or JSON, detected.
+
+use super::classad::ClassAd;
+use super::json::parse_json_ads;
+use crate::syntax::{parse_expr_old, ParseError, Parser};
+use std::fmt;
+
+/// The syntax of a file of ads.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Format {
+    /// `Name = expr` lines, ads separated by blank lines.
+    Old,
+    /// `[ ... ]` ads, one after another or inside `{ ... }`.
+    New,
+    /// A JSON object, an array of objects, or one object per line.
+    Json,
+}
+
+/// A file that could not be read as ads: where, and what was expected.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ReadError {
+    /// The file's name as given (or `<stdin>`).
+    pub file: String,
+    /// 1-based line.
+    pub line: u32,
+    /// 1-based column, in characters.
+    pub column: u32,
+    /// What went wrong.
+    pub message: String,
+}
+
+impl fmt::Display for ReadError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{}:{}:{}: {}",
+            self.file, self.line, self.column, self.message
+        )
+    }
+}
+
+impl std::error::Error for ReadError {}
+
+impl ReadError {
+    fn from_parse(file: &str, e: ParseError) -> ReadError {
+        ReadError {
+            file: file.to_string(),
+            line: e.line,
+            column: e.column,
+            message: e.message,
+        }
+    }
+}
+
+/// Decides the syntax the way HTCondor's `Parse_auto` does, from the first
+/// character that is not blank and not in a `#` comment line.
+pub fn detect(src: &str) -> Format {
+    let body = src
+        .lines()
+        .map(str::trim_start)
+        .find(|l| !l.is_empty() && !l.starts_with('#'))
+        .unwrap_or("");
+    let mut chars = body.chars();
+    let first = chars.next();
+    let next = src[src.len() - src.trim_start().len()..]
+        .chars()
+        .skip(1)
+        .find(|c| !c.is_whitespace());
+    match (first, next) {
+        (Some('{'), Some('[')) => Format::New,
+        (Some('{'), _) => Format::Json,
+        (Some('['), Some('{')) => Format::Json,
+        (Some('['), _) => Format::New,
+        _ => Format::Old,
+    }
+}
+
+/// Reads every ad in `src`, detecting the syntax. `file` names the source in errors.
+pub fn read_ads(src: &str, file: &str) -> Result<Vec<ClassAd>, ReadError> {
+    read_ads_as(src, file, detect(src))
+}
+
+/// Reads every ad in `src` in the given syntax.
+pub fn read_ads_as(src: &str, file: &str, format: Format) -> Result<Vec<ClassAd>, ReadError> {
+    match format {
+        Format::Old => read_old(src, file),
+        Format::New => read_new(src, file),
+        Format::Json => parse_json_ads(src).map_err(|e| ReadError::from_parse(file, e)),
+    }
+}
+
+/// New syntax: ads one after another, optionally wrapped as `{ [..], [..] }`.
+fn read_new(src: &str, file: &str) -> Result<Vec<ClassAd>, ReadError> {
+    let trimmed = src.trim_start();
+    let err = |e| ReadError::from_parse(file, e);
+    if trimmed.starts_with('{') {
+        let mut p = Parser::new(src);
+        return p.classad_list().map_err(err);
+    }
+    let mut p = Parser::new(src);
+    let mut ads = Vec::new();
+    while let Some(ad) = p.next_classad().map_err(err)? {
+        ads.push(ad);
+    }
+    Ok(ads)
+}
+
+/// Old syntax, as `condor_q -l` and `condor_status -l` print it: one `Name = expr`
+/// per line; a blank line ends an ad; lines starting with `#` are comments.
+fn read_old(src: &str, file: &str) -> Result<Vec<ClassAd>, ReadError> {
+    let mut ads = Vec::new();
+    let mut cur = ClassAd::new();
+    let mut seen_any = false;
+    for (lineno, line) in src.lines().enumerate() {
+        let lineno = lineno as u32 + 1;
+        let t = line.trim();
+        if t.is_empty() {
+            if seen_any {
+                ads.push(std::mem::take(&mut cur));
+                seen_any = false;
+            }
+            continue;
+        }
+        if t.starts_with('#') {
+            continue;
+        }
+        let (name, rhs, rhs_col) = split_attr_line(line).ok_or_else(|| ReadError {
+            file: file.to_string(),
+            line: lineno,
+            column: 1,
+            message: format!("expected `Name = expression`, found `{}`", clip(t)),
+        })?;
+        let expr = parse_expr_old(rhs).map_err(|e| ReadError {
+            file: file.to_string(),
+            line: lineno + e.line - 1,
+            column: if e.line == 1 { rhs_col + e.column - 1 } else { e.column },
+            message: format!("in the value of {name}: {}", e.message),
+        })?;
+        cur.insert_expr(name, expr);
+        seen_any = true;
+    }
+    if seen_any {
+        ads.push(cur);
+    }
+    Ok(ads)
+}
+
+/// Splits `Name = expr` at the first `=`; `None` unless the name is a valid
+/// attribute name. Also gives the 1-based character column where `expr` starts.
+fn split_attr_line(line: &str) -> Option<(&str, &str, u32)> {
+    let eq = line.find('=')?;
+    let name = line[..eq].trim();
+    let valid = name
+        .chars()
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+    if !valid {
+        return None;
+    }
+    let after = &line[eq + 1..];
+    let lead = after.len() - after.trim_start().len();
+    let rhs = after.trim();
+    let col = line[..eq + 1 + lead].chars().count() as u32 + 1;
+    Some((name, rhs, col))
+}
+
+fn clip(s: &str) -> String {
+    let mut out: String = s.chars().take(40).collect();
+    if out.len() < s.len() {
+        out.push_str("...");
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn detects_formats() {
+        assert_eq!(detect("# c\nA = 1\n"), Format::Old);
+        assert_eq!(detect("\n [ a = 1 ]"), Format::New);
+        assert_eq!(detect("{ [ a = 1 ], [ b = 2 ] }"), Format::New);
+        assert_eq!(detect("{\"a\": 1}"), Format::Json);
+        assert_eq!(detect("[ {\"a\": 1} ]"), Format::Json);
+        assert_eq!(detect(""), Format::Old);
+    }
+
+    #[test]
+    fn old_syntax_ads_split_on_blank_lines() {
+        let ads = read_ads("A = 1\nB = \"x\"\n\n# comment\nC = A + 1\n", "f").unwrap();
+        assert_eq!(ads.len(), 2);
+        assert_eq!(ads[0].len(), 2);
+        assert!(ads[1].get("c").is_some());
+    }
+
+    #[test]
+    fn old_syntax_errors_name_line_and_column() {
+        let e = read_ads("A = 1\nB = (1 +\n", "pool.ads").unwrap_err();
+        assert_eq!((e.line, e.file.as_str()), (2, "pool.ads"));
+        assert!(e.column >= 5, "{e}");
+        let e = read_ads("A = 1\nthis is not an attribute\n", "f").unwrap_err();
+        assert_eq!((e.line, e.column), (2, 1));
+        assert!(e.to_string().contains("expected `Name = expression`"));
+    }
+
+    #[test]
+    fn old_syntax_keeps_backslashes() {
+        let ads = read_ads("Cmd = \"C:\\dir\\x.exe\"\n", "f").unwrap();
+        let e = ads[0].get("cmd").unwrap();
+        assert!(
+            matches!(e.node(), crate::syntax::ast::Node::Lit(classad_vm::Value::Str(s)) if s.as_str() == "C:\\dir\\x.exe")
+        );
+    }
+
+    #[test]
+    fn new_and_json_ads() {
+        assert_eq!(read_ads("[a=1] [b=2]\n[c=3]", "f").unwrap().len(), 3);
+        assert_eq!(read_ads("{ [a=1], [b=2] }", "f").unwrap().len(), 2);
+        assert_eq!(read_ads("[{\"a\":1},{\"b\":2}]", "f").unwrap().len(), 2);
+        assert_eq!(read_ads("{\"a\":1}\n{\"b\":2}\n", "f").unwrap().len(), 2);
+        let e = read_ads("[a=1] [b=]", "f").unwrap_err();
+        assert_eq!(e.line, 1);
+    }
+}

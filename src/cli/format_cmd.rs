@@ -1,0 +1,95 @@
+//! `classad format`: convert a file of ads between old, new and JSON syntax.
+
+use super::io::load_ads;
+use crate::ad::json::unparse_ad_json;
+use crate::ad::ClassAd;
+use crate::syntax::{unparse_ad, unparse_ad_old};
+use clap::Args;
+use std::io::Write;
+use std::process::ExitCode;
+
+/// Arguments of `classad format`.
+#[derive(Args, Debug)]
+pub struct FormatArgs {
+    /// Old syntax, as `condor_q -l` prints (the default).
+    #[arg(long, group = "syntax")]
+    #[allow(dead_code)] // clap reads the flag; old syntax is also what no flag means
+    old: bool,
+    /// New syntax, one `[ ... ]` ad per line.
+    #[arg(long, group = "syntax")]
+    new: bool,
+    /// JSON, as `condor_q -json` prints (an array of objects).
+    #[arg(long, group = "syntax")]
+    json: bool,
+    /// The file of ads (old, new or JSON syntax, detected); `-` for standard input.
+    file: String,
+}
+
+/// The output syntax of `format` and `query`.
+#[derive(Clone, Copy, Debug)]
+pub enum OutSyntax {
+    /// `Name = expr` lines, blank line between ads.
+    Old,
+    /// One `[ ... ]` per line.
+    New,
+    /// A JSON array of objects.
+    Json,
+}
+
+impl OutSyntax {
+    /// From the flags; old syntax when none is set.
+    pub fn from_flags(new: bool, json: bool) -> OutSyntax {
+        if json {
+            OutSyntax::Json
+        } else if new {
+            OutSyntax::New
+        } else {
+            OutSyntax::Old
+        }
+    }
+}
+
+/// Writes ads in the given syntax.
+pub fn write_ads<'a>(
+    ads: impl Iterator<Item = &'a ClassAd>,
+    syntax: OutSyntax,
+    out: &mut dyn Write,
+) -> std::io::Result<()> {
+    let mut first = true;
+    match syntax {
+        OutSyntax::Old => {
+            for ad in ads {
+                if !first {
+                    writeln!(out)?;
+                }
+                first = false;
+                write!(out, "{}", unparse_ad_old(ad))?;
+            }
+        }
+        OutSyntax::New => {
+            for ad in ads {
+                writeln!(out, "{}", unparse_ad(ad))?;
+            }
+        }
+        OutSyntax::Json => {
+            write!(out, "[")?;
+            for ad in ads {
+                write!(out, "{}\n{}", if first { "" } else { "," }, unparse_ad_json(ad))?;
+                first = false;
+            }
+            writeln!(out, "\n]")?;
+        }
+    }
+    Ok(())
+}
+
+/// Runs `classad format`.
+pub fn run(a: FormatArgs) -> Result<ExitCode, String> {
+    let ads = load_ads(&a.file)?;
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::new(stdout.lock());
+    write_ads(ads.iter(), OutSyntax::from_flags(a.new, a.json), &mut out)
+        .and_then(|_| out.flush())
+        .map_err(|e| e.to_string())?;
+    Ok(ExitCode::SUCCESS)
+}

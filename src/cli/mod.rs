@@ -1,0 +1,58 @@
+//! The `classad` command line: argument parsing and one module per subcommand.
+
+mod eval_cmd;
+mod format_cmd;
+mod io;
+mod match_cmd;
+mod query_cmd;
+
+use clap::{Parser, Subcommand};
+use std::process::ExitCode;
+
+/// HTCondor's ClassAd language: evaluate, match, convert and query ads.
+#[derive(Parser, Debug)]
+#[command(name = "classad", version, about)]
+pub struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+enum Command {
+    /// Evaluate expressions and print each value as HTCondor unparses it.
+    Eval(eval_cmd::EvalArgs),
+    /// Match jobs against machines.
+    Match(match_cmd::MatchArgs),
+    /// Convert a file of ads to old, new or JSON syntax.
+    Format(format_cmd::FormatArgs),
+    /// Print the ads of a file for which a constraint is true.
+    Query(query_cmd::QueryArgs),
+}
+
+/// HTCondor's `classad_eval` spells its options with one dash; accept those too.
+fn normalize_args(args: impl Iterator<Item = String>) -> Vec<String> {
+    args.map(|a| match a.as_str() {
+        "-file" => "--my".to_string(),
+        "-target-file" => "--target".to_string(),
+        _ => a,
+    })
+    .collect()
+}
+
+/// Runs the command line; the process exit code.
+pub fn main() -> ExitCode {
+    let cli = Cli::parse_from(normalize_args(std::env::args()));
+    let result = match cli.command {
+        Command::Eval(a) => eval_cmd::run(a),
+        Command::Match(a) => match_cmd::run(a),
+        Command::Format(a) => format_cmd::run(a),
+        Command::Query(a) => query_cmd::run(a),
+    };
+    match result {
+        Ok(code) => code,
+        Err(msg) => {
+            eprintln!("classad: {msg}");
+            ExitCode::from(2)
+        }
+    }
+}

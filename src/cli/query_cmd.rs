@@ -1,0 +1,54 @@
+//! `classad query`: print the ads for which a constraint is true, like
+//! `condor_status -constraint`.
+
+use super::format_cmd::{write_ads, OutSyntax};
+use super::io::load_ads;
+use crate::eval::{eval_in, Semantics};
+use crate::syntax::ast::ExprRef;
+use crate::syntax::parse_expr;
+use clap::Args;
+use std::io::Write;
+use std::process::ExitCode;
+use std::sync::Arc;
+
+/// Arguments of `classad query`.
+#[derive(Args, Debug)]
+pub struct QueryArgs {
+    /// The constraint, evaluated in each ad; an ad is printed when it is true (or a
+    /// non-zero number).
+    #[arg(long)]
+    constraint: String,
+    /// Print in new syntax instead of old.
+    #[arg(long, group = "syntax")]
+    new: bool,
+    /// Print as JSON.
+    #[arg(long, group = "syntax")]
+    json: bool,
+    /// The file of ads; `-` for standard input.
+    file: String,
+}
+
+/// Runs `classad query`.
+pub fn run(a: QueryArgs) -> Result<ExitCode, String> {
+    let expr = parse_expr(&a.constraint).map_err(|e| format!("--constraint: {e}"))?;
+    let expr = ExprRef::root_of(Arc::new(expr));
+    let ads: Vec<_> = load_ads(&a.file)?.into_iter().map(Arc::new).collect();
+    let selected: Vec<_> = ads
+        .iter()
+        .filter(|ad| {
+            matches!(eval_in(&expr, ad, None, Semantics::Htcondor),
+                     Ok(v) if v.as_bool_equiv() == Some(true))
+        })
+        .map(|ad| &**ad)
+        .collect();
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::new(stdout.lock());
+    write_ads(
+        selected.into_iter(),
+        OutSyntax::from_flags(a.new, a.json),
+        &mut out,
+    )
+    .and_then(|_| out.flush())
+    .map_err(|e| e.to_string())?;
+    Ok(ExitCode::SUCCESS)
+}

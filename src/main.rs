@@ -1,0 +1,5 @@
+//! The `classad` command.
+
+fn main() -> std::process::ExitCode {
+    classad::cli::main()
+}

@@ -1,0 +1,58 @@
+//! Matchmaking as HTCondor defines it: symmetric match of a job and a machine, and
+//! the rank of one ad for another.
+
+use crate::ad::ClassAd;
+use crate::eval::scope::{MatchPair, Scope};
+use crate::eval::{eval_in, Evaluator, Semantics};
+use crate::syntax::ast::{Expr, ExprRef, Node};
+use classad_vm::{Str, Value};
+use std::sync::{Arc, OnceLock};
+
+/// True when `job` and `machine` match: HTCondor's `symmetricMatch`, i.e.
+/// `RIGHT.requirements && LEFT.requirements` in a match ad with the job on the left,
+/// so the machine's Requirements are evaluated first. Each side's Requirements must be
+/// true or a non-zero number; undefined, error, a string or a missing Requirements is
+/// no match.
+pub fn symmetric_match(job: &Arc<ClassAd>, machine: &Arc<ClassAd>, sem: Semantics) -> bool {
+    let pair = Arc::new(MatchPair {
+        left: job.clone(),
+        right: machine.clone(),
+    });
+    let scope = Scope::of_match(&pair);
+    let mut ev = Evaluator::new(sem == Semantics::Htcondor);
+    let r = ev.eval(symmetric_match_expr(), Some(&scope));
+    matches!(r, Ok(v) if v.as_bool_equiv() == Some(true))
+}
+
+fn symmetric_match_expr() -> &'static ExprRef {
+    static E: OnceLock<ExprRef> = OnceLock::new();
+    E.get_or_init(|| {
+        let e = crate::syntax::parse_expr(crate::eval::scope::MATCH_EXPRS[0].1)
+            .expect("built-in match expression");
+        ExprRef::root_of(Arc::new(e))
+    })
+}
+
+/// The Rank of `my` for `other`, as HTCondor's negotiator reads it (`EvalFloat`):
+/// `Rank` is evaluated with `my` as MY and `other` as TARGET; integers, reals and
+/// booleans count, anything else (including a missing Rank) is 0.0.
+pub fn rank(my: &Arc<ClassAd>, other: &Arc<ClassAd>, sem: Semantics) -> f64 {
+    static RANK: OnceLock<ExprRef> = OnceLock::new();
+    let rank_ref = RANK.get_or_init(|| {
+        let e = Expr::from_parts(
+            vec![Node::Attr {
+                scope: None,
+                name: Str::from("Rank"),
+                absolute: false,
+            }],
+            0,
+        );
+        ExprRef::root_of(Arc::new(e))
+    });
+    match eval_in(rank_ref, my, Some(other), sem) {
+        Ok(Value::Real(r)) => r,
+        Ok(Value::Int(i)) => i as f64,
+        Ok(Value::Bool(b)) => b as i64 as f64,
+        _ => 0.0,
+    }
+}
