@@ -1,0 +1,667 @@
+//! The ClassAd parser: recursive descent over HTCondor's precedence levels.
+
+use super::ast::{BinOp, Expr, Node, NodeId, UnOp};
+use super::lexer::{LexError, Lexer, StrMode, Tok, Token};
+use super::time;
+use crate::ad::classad::{attr_order, ClassAd};
+use classad_vm::{Str, Value};
+use std::fmt;
+
+/// Deepest nesting of sub-expressions (parentheses, lists, records, unary operators,
+/// elvis chains) accepted. HTCondor stops at 1000 parenthesis-like levels; we stop
+/// earlier so that parsing, unparsing and evaluating stay within a 2 MB thread stack
+/// even in debug builds. Real ads nest a few levels.
+pub const MAX_DEPTH: u32 = 160;
+
+/// A parse failure with its position.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct ParseError {
+    /// 1-based line.
+    pub line: u32,
+    /// 1-based column, counted in characters.
+    pub column: u32,
+    /// Byte offset into the source.
+    pub offset: usize,
+    /// What was expected and what was found.
+    pub message: String,
+}
+
+impl fmt::Display for ParseError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "line {}, column {}: {}",
+            self.line, self.column, self.message
+        )
+    }
+}
+
+impl std::error::Error for ParseError {}
+
+impl ParseError {
+    fn at(src: &str, offset: usize, message: String) -> ParseError {
+        let mut offset = offset.min(src.len());
+        while !src.is_char_boundary(offset) {
+            offset -= 1;
+        }
+        let before = &src[..offset];
+        let line = before.bytes().filter(|&b| b == b'\n').count() as u32 + 1;
+        let line_start = before.rfind('\n').map_or(0, |i| i + 1);
+        let column = before[line_start..].chars().count() as u32 + 1;
+        ParseError {
+            line,
+            column,
+            offset,
+            message,
+        }
+    }
+}
+
+/// A parser over one source string; it can read one expression, or several ads one
+/// after another.
+pub struct Parser<'s> {
+    src: &'s str,
+    lexer: Lexer<'s>,
+    tok: Token,
+    consumed_end: usize,
+    nodes: Vec<Node>,
+    depth: u32,
+    started: bool,
+}
+
+type PResult<T> = Result<T, ParseError>;
+
+impl<'s> Parser<'s> {
+    /// A new-syntax parser.
+    pub fn new(src: &'s str) -> Parser<'s> {
+        Parser::with_mode(src, StrMode::New)
+    }
+
+    /// An old-syntax (right-hand side) parser: old string escapes.
+    pub fn new_old(src: &'s str) -> Parser<'s> {
+        Parser::with_mode(src, StrMode::Old)
+    }
+
+    fn with_mode(src: &'s str, mode: StrMode) -> Parser<'s> {
+        Parser {
+            src,
+            lexer: Lexer::new(src, mode),
+            // Placeholder until the first `advance`; `Eof` at offset 0 is harmless.
+            tok: Token {
+                tok: Tok::Eof,
+                start: 0,
+                end: 0,
+            },
+            consumed_end: 0,
+            nodes: Vec::new(),
+            depth: 0,
+            started: false,
+        }
+    }
+
+    /// Byte offset just past the last token consumed: where a multi-ad reader resumes.
+    pub fn offset(&self) -> usize {
+        self.consumed_end
+    }
+
+    fn lex_err(&self, e: LexError) -> ParseError {
+        ParseError::at(self.src, e.offset, e.message)
+    }
+
+    fn error_here(&self, message: String) -> ParseError {
+        ParseError::at(self.src, self.tok.start, message)
+    }
+
+    fn expected(&self, what: &str) -> ParseError {
+        self.error_here(format!(
+            "expected {what}, found {}",
+            self.tok.tok.describe()
+        ))
+    }
+
+    fn start(&mut self) -> PResult<()> {
+        self.started = true;
+        self.tok = self.lexer.next_token().map_err(|e| self.lex_err(e))?;
+        Ok(())
+    }
+
+    fn advance(&mut self) -> PResult<Tok> {
+        let next = self.lexer.next_token().map_err(|e| self.lex_err(e))?;
+        self.consumed_end = self.tok.end;
+        Ok(std::mem::replace(&mut self.tok, next).tok)
+    }
+
+    fn expect(&mut self, t: Tok, what: &str) -> PResult<()> {
+        if self.tok.tok == t {
+            self.advance()?;
+            Ok(())
+        } else {
+            Err(self.expected(what))
+        }
+    }
+
+    fn push(&mut self, n: Node) -> NodeId {
+        self.nodes.push(n);
+        (self.nodes.len() - 1) as NodeId
+    }
+
+    fn enter(&mut self) -> PResult<()> {
+        self.depth += 1;
+        if self.depth > MAX_DEPTH {
+            return Err(self.error_here(format!(
+                "expression nested more than {MAX_DEPTH} levels deep"
+            )));
+        }
+        Ok(())
+    }
+
+    fn finish(&mut self, root: NodeId) -> Expr {
+        Expr::from_parts(std::mem::take(&mut self.nodes), root)
+    }
+
+    /// Parses the whole input as one expression; anything after it is an error.
+    pub fn parse_whole_expr(&mut self) -> PResult<Expr> {
+        self.start()?;
+        if self.tok.tok == Tok::Eof {
+            return Err(self.expected("an expression"));
+        }
+        let root = self.expr()?;
+        if self.tok.tok != Tok::Eof {
+            return Err(self.expected("an operator or the end of the expression"));
+        }
+        Ok(self.finish(root))
+    }
+
+    /// Parses the next `[ ... ]` ad; `Ok(None)` when only white space and comments
+    /// remain. Afterwards [`Parser::offset`] is just past the closing `]`.
+    pub fn next_classad(&mut self) -> PResult<Option<ClassAd>> {
+        if !self.started {
+            self.start()?;
+        }
+        if self.tok.tok == Tok::Eof {
+            return Ok(None);
+        }
+        if self.tok.tok != Tok::LBracket {
+            return Err(self.expected("'[' to start a ClassAd"));
+        }
+        self.advance()?;
+        let mut ad = ClassAd::new();
+        self.record_body(|p, name, root| {
+            let e = p.finish(root);
+            ad.insert_expr(name, e);
+        })?;
+        Ok(Some(ad))
+    }
+
+    /// Parses the inside of a record after `[`, through `]`; `store` receives each
+    /// attribute with the id of its value's root in the current arena.
+    fn record_body(&mut self, mut store: impl FnMut(&mut Self, Str, NodeId)) -> PResult<()> {
+        loop {
+            // HTCondor tolerates empty attributes: `[;a=1;;b=2;]`.
+            while self.tok.tok == Tok::Semi {
+                self.advance()?;
+            }
+            let name = match &self.tok.tok {
+                Tok::RBracket => {
+                    self.advance()?;
+                    return Ok(());
+                }
+                Tok::Name(n) | Tok::QName(n) => Str::from(n.as_str()),
+                _ => return Err(self.expected("an attribute name or ']'")),
+            };
+            self.advance()?;
+            if self.tok.tok != Tok::Assign {
+                return Err(self.expected(&format!("'=' after attribute name '{}'", name.as_str())));
+            }
+            self.advance()?;
+            let root = self.expr()?;
+            store(self, name.clone(), root);
+            match self.tok.tok {
+                Tok::Semi | Tok::RBracket => {}
+                _ => {
+                    return Err(self.expected(&format!(
+                        "';' or ']' after the value of attribute '{}'",
+                        name.as_str()
+                    )))
+                }
+            }
+        }
+    }
+
+    // expr := or ( '?' expr ':' expr )?
+    fn expr(&mut self) -> PResult<NodeId> {
+        self.enter()?;
+        let cond = self.binary(0)?;
+        let r = if self.tok.tok == Tok::Question {
+            self.advance()?;
+            if self.tok.tok == Tok::Colon {
+                return Err(self.expected("an expression between '?' and ':'"));
+            }
+            let a = self.expr()?;
+            self.expect(Tok::Colon, "':' in conditional expression")?;
+            let b = self.expr()?;
+            self.push(Node::Ternary(cond, a, b))
+        } else {
+            cond
+        };
+        self.depth -= 1;
+        Ok(r)
+    }
+
+    /// Binary precedence level of the current token, lowest (`||`) = 0.
+    fn binop(&self) -> Option<(u8, BinOp)> {
+        Some(match self.tok.tok {
+            Tok::OrOr => (0, BinOp::Or),
+            Tok::AndAnd => (1, BinOp::And),
+            Tok::Pipe => (2, BinOp::BitOr),
+            Tok::Caret => (3, BinOp::BitXor),
+            Tok::Amp => (4, BinOp::BitAnd),
+            Tok::EqEq => (5, BinOp::Eq),
+            Tok::Ne => (5, BinOp::Ne),
+            Tok::Is => (5, BinOp::Is),
+            Tok::Isnt => (5, BinOp::Isnt),
+            Tok::Lt => (6, BinOp::Lt),
+            Tok::Le => (6, BinOp::Le),
+            Tok::Gt => (6, BinOp::Gt),
+            Tok::Ge => (6, BinOp::Ge),
+            Tok::Shl => (7, BinOp::Shl),
+            Tok::Shr => (7, BinOp::Shr),
+            Tok::UShr => (7, BinOp::UShr),
+            Tok::Plus => (8, BinOp::Add),
+            Tok::Minus => (8, BinOp::Sub),
+            Tok::Star => (9, BinOp::Mul),
+            Tok::Slash => (9, BinOp::Div),
+            Tok::Percent => (9, BinOp::Mod),
+            _ => return None,
+        })
+    }
+
+    // Precedence climbing keeps the Rust stack shallow: one frame per precedence
+    // increase, not one per level per operand. All levels are left-associative.
+    fn binary(&mut self, min: u8) -> PResult<NodeId> {
+        let mut lhs = self.unary()?;
+        while let Some((prec, op)) = self.binop() {
+            if prec < min {
+                break;
+            }
+            self.advance()?;
+            let rhs = self.binary(prec + 1)?;
+            lhs = self.push(Node::Binary(op, lhs, rhs));
+        }
+        Ok(lhs)
+    }
+
+    fn unary(&mut self) -> PResult<NodeId> {
+        let op = match self.tok.tok {
+            Tok::Minus => UnOp::Neg,
+            Tok::Plus => UnOp::Plus,
+            Tok::Bang => UnOp::Not,
+            Tok::Tilde => UnOp::BitNot,
+            _ => return self.postfix(),
+        };
+        self.enter()?;
+        self.advance()?;
+        let e = self.unary()?;
+        self.depth -= 1;
+        Ok(self.push(Node::Unary(op, e)))
+    }
+
+    fn postfix(&mut self) -> PResult<NodeId> {
+        let mut e = self.primary()?;
+        loop {
+            match self.tok.tok {
+                Tok::LBracket => {
+                    self.advance()?;
+                    let i = self.expr()?;
+                    self.expect(Tok::RBracket, "']' after subscript")?;
+                    e = self.push(Node::Binary(BinOp::Subscript, e, i));
+                }
+                Tok::Dot => {
+                    self.advance()?;
+                    let name = self.attr_name_after_dot()?;
+                    e = self.push(Node::Attr {
+                        scope: Some(e),
+                        name,
+                        absolute: false,
+                    });
+                }
+                Tok::Elvis => {
+                    // HTCondor's `?:` token binds tighter than any other operator; its
+                    // right operand is a postfix expression.
+                    self.advance()?;
+                    self.enter()?;
+                    let r = self.postfix()?;
+                    self.depth -= 1;
+                    e = self.push(Node::Binary(BinOp::Elvis, e, r));
+                }
+                _ => return Ok(e),
+            }
+        }
+    }
+
+    fn attr_name_after_dot(&mut self) -> PResult<Str> {
+        match &self.tok.tok {
+            Tok::Name(n) | Tok::QName(n) => {
+                let s = Str::from(n.as_str());
+                self.advance()?;
+                Ok(s)
+            }
+            _ => Err(self.expected("an attribute name after '.'")),
+        }
+    }
+
+    fn primary(&mut self) -> PResult<NodeId> {
+        let lit = match &self.tok.tok {
+            Tok::Int(i) => Value::Int(*i),
+            Tok::Real(r) => Value::Real(*r),
+            Tok::Str(s) => Value::str(s.as_str()),
+            Tok::True => Value::Bool(true),
+            Tok::False => Value::Bool(false),
+            Tok::Undefined => Value::Undefined,
+            Tok::Error => Value::Error,
+            Tok::Name(_) | Tok::QName(_) => return self.name_or_call(),
+            Tok::Dot => {
+                self.advance()?;
+                let name = self.attr_name_after_dot()?;
+                return Ok(self.push(Node::Attr {
+                    scope: None,
+                    name,
+                    absolute: true,
+                }));
+            }
+            Tok::LParen => {
+                self.advance()?;
+                let e = self.expr()?;
+                self.expect(Tok::RParen, "')' to close '('")?;
+                return Ok(self.push(Node::Paren(e)));
+            }
+            Tok::LBrace => return self.list(),
+            Tok::LBracket => return self.record(),
+            _ => return Err(self.expected("an expression")),
+        };
+        self.advance()?;
+        Ok(self.push(Node::Lit(lit)))
+    }
+
+    fn name_or_call(&mut self) -> PResult<NodeId> {
+        let start = self.tok.start;
+        let name = match self.advance()? {
+            Tok::Name(n) | Tok::QName(n) => n,
+            _ => return Err(self.expected("a name")),
+        };
+        if self.tok.tok != Tok::LParen {
+            return Ok(self.push(Node::Attr {
+                scope: None,
+                name: Str::from(name),
+                absolute: false,
+            }));
+        }
+        self.advance()?;
+        self.enter()?;
+        let mut args = Vec::new();
+        while self.tok.tok != Tok::RParen {
+            args.push(self.expr()?);
+            match self.tok.tok {
+                // With old semantics on (as in HTCondor's daemons) `;` separates
+                // arguments too.
+                Tok::Comma | Tok::Semi => {
+                    self.advance()?;
+                    if self.tok.tok == Tok::RParen {
+                        return Err(self.expected("an argument after ','"));
+                    }
+                }
+                Tok::RParen => {}
+                _ => return Err(self.expected(&format!("',' or ')' in call of {name}"))),
+            }
+        }
+        self.advance()?;
+        self.depth -= 1;
+        if let Some(folded) = self.fold_time(&name, &args, start)? {
+            return Ok(folded);
+        }
+        Ok(self.push(Node::Call {
+            name: Str::from(name),
+            args,
+        }))
+    }
+
+    /// `absTime("...")` and `relTime("...")` with one string literal become time
+    /// literals at parse time; a bad literal is a parse error, as in HTCondor.
+    fn fold_time(&mut self, name: &str, args: &[NodeId], start: usize) -> PResult<Option<NodeId>> {
+        let abs = name.eq_ignore_ascii_case("absTime");
+        if !(abs || name.eq_ignore_ascii_case("relTime")) || args.len() != 1 {
+            return Ok(None);
+        }
+        let Node::Lit(Value::Str(s)) = &self.nodes[args[0] as usize] else {
+            return Ok(None);
+        };
+        let v = if abs {
+            time::parse_abstime(s).map(Value::AbsTime)
+        } else {
+            time::parse_reltime(s).map(Value::RelTime)
+        };
+        let Some(v) = v else {
+            return Err(ParseError::at(
+                self.src,
+                start,
+                format!("invalid {name} literal {:?}", s.as_str()),
+            ));
+        };
+        let id = args[0];
+        // The argument literal is the newest node; reuse its slot.
+        self.nodes[id as usize] = Node::Lit(v);
+        Ok(Some(id))
+    }
+
+    fn list(&mut self) -> PResult<NodeId> {
+        self.advance()?;
+        let mut items = Vec::new();
+        while self.tok.tok != Tok::RBrace {
+            items.push(self.expr()?);
+            match self.tok.tok {
+                Tok::Comma => {
+                    self.advance()?;
+                    if self.tok.tok == Tok::RBrace {
+                        return Err(self.expected("a list element after ','"));
+                    }
+                }
+                Tok::RBrace => {}
+                _ => return Err(self.expected("',' or '}' in list")),
+            }
+        }
+        self.advance()?;
+        Ok(self.push(Node::List(items)))
+    }
+
+    fn record(&mut self) -> PResult<NodeId> {
+        self.advance()?;
+        // A nested record is a ClassAd in HTCondor: sorted like one, and a repeated
+        // name replaces the value but keeps its first spelling.
+        let mut attrs: Vec<(Str, NodeId)> = Vec::new();
+        self.record_body(|_, name, root| {
+            match attrs.binary_search_by(|(n, _)| attr_order(n, &name)) {
+                Ok(i) => attrs[i].1 = root,
+                Err(i) => attrs.insert(i, (name, root)),
+            }
+        })?;
+        Ok(self.push(Node::Record(attrs)))
+    }
+}
+
+/// Parses `src` as one new-syntax expression; trailing text is an error.
+pub fn parse_expr(src: &str) -> Result<Expr, ParseError> {
+    Parser::new(src).parse_whole_expr()
+}
+
+/// Parses `src` as one old-syntax right-hand side (old string escapes).
+pub fn parse_expr_old(src: &str) -> Result<Expr, ParseError> {
+    Parser::new_old(src).parse_whole_expr()
+}
+
+/// Parses exactly one new-syntax `[ ... ]` ad; its attributes become the ad's.
+pub fn parse_classad(src: &str) -> Result<ClassAd, ParseError> {
+    let mut p = Parser::new(src);
+    match p.next_classad()? {
+        None => Err(p.expected("'[' to start a ClassAd")),
+        Some(ad) => {
+            if p.tok.tok != Tok::Eof {
+                return Err(p.expected("the end of the input after the ClassAd"));
+            }
+            Ok(ad)
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::syntax::unparse::{unparse, unparse_ad};
+
+    #[test]
+    fn error_positions_and_messages() {
+        let e = parse_expr("[\n  a = 1;\n  b = (2 +\n  ]").unwrap_err();
+        assert_eq!((e.line, e.column, e.offset), (4, 3, 24));
+        assert_eq!(
+            e.to_string(),
+            "line 4, column 3: expected an expression, found ']'"
+        );
+        let e = parse_expr("é + (1").unwrap_err();
+        assert_eq!((e.line, e.column), (1, 1));
+        let e = parse_expr("\"é\" + (1").unwrap_err();
+        assert_eq!((e.line, e.column), (1, 9));
+        assert!(e.message.contains("')'"), "{e}");
+        let e = parse_expr("[a=1 b=2]").unwrap_err();
+        assert!(e.message.contains("';' or ']'"), "{e}");
+        let e = parse_expr("absTime(\"x\")").unwrap_err();
+        assert!(e.message.contains("absTime"), "{e}");
+        assert!(std::error::Error::source(&e).is_none());
+    }
+
+    #[test]
+    fn depth_is_bounded() {
+        let ok = format!("{}1{}", "(".repeat(150), ")".repeat(150));
+        assert!(parse_expr(&ok).is_ok());
+        let deep = format!("{}1{}", "(".repeat(161), ")".repeat(161));
+        assert!(parse_expr(&deep).unwrap_err().message.contains("nested"));
+        let mb = "(".repeat(1 << 20);
+        let t = std::time::Instant::now();
+        assert!(parse_expr(&mb).is_err());
+        let recs = format!("{}1{}", "[a=".repeat(150), "]".repeat(150));
+        assert!(parse_expr(&recs).is_ok());
+        assert!(t.elapsed().as_secs() < 2);
+        for s in [
+            "-".repeat(1 << 20),
+            "!".repeat(1 << 20),
+            "[a=".repeat(5000),
+            "{".repeat(5000),
+        ] {
+            assert!(parse_expr(&s).is_err());
+        }
+        let elvis = format!("a{}", " ?: a".repeat(5000));
+        assert!(parse_expr(&elvis).is_err());
+    }
+
+    #[test]
+    fn junk_is_an_error_not_a_panic() {
+        let junk: &[&[u8]] = &[
+            b"",
+            b" ",
+            b"\x00",
+            b"\"abc",
+            b"'abc",
+            b"\xff\xfe",
+            b"[",
+            b"]",
+            b"{",
+            b"a.",
+            b"..5",
+            b"?",
+            b":",
+            b"f(",
+            b"a[",
+            b"1 ?",
+            b"1 ? 2",
+            b"[a",
+            b"[a=",
+            b"'\\0'",
+        ];
+        for j in junk {
+            let s = String::from_utf8_lossy(j);
+            assert!(parse_expr(&s).is_err(), "{s:?}");
+            assert!(parse_classad(&s).is_err(), "{s:?}");
+        }
+        // A cheap deterministic fuzz over a small alphabet.
+        let alphabet = [
+            "a", "1", "-", "?", ":", "(", ")", "[", "]", "{", "}", ".", "\"", "'", "\\", ";", "=",
+            ",", " ", "é", "/", "*",
+        ];
+        let mut x: u64 = 12345;
+        for _ in 0..20000 {
+            let mut s = String::new();
+            for _ in 0..(x % 12) {
+                x = x
+                    .wrapping_mul(6364136223846793005)
+                    .wrapping_add(1442695040888963407);
+                s.push_str(alphabet[(x >> 33) as usize % alphabet.len()]);
+            }
+            x = x.wrapping_mul(6364136223846793005).wrapping_add(1);
+            if let Ok(e) = parse_expr(&s) {
+                let _ = parse_expr(&unparse(&e));
+            }
+            let _ = parse_expr_old(&s);
+            let _ = parse_classad(&s);
+        }
+    }
+
+    #[test]
+    fn classads() {
+        let ad = parse_classad("[A=1; a=2; 'b c' = x; ]").unwrap();
+        assert_eq!(unparse_ad(&ad), "[ A = 2; 'b c' = x ]");
+        assert!(parse_classad("[ true = 1 ]").is_err());
+        assert!(parse_classad("[a=1] x").is_err());
+        assert!(parse_classad("1").is_err());
+        let e = parse_expr("[a=1;A=2;b=3].a").unwrap();
+        assert_eq!(unparse(&e), "[ a = 2; b = 3 ].a");
+    }
+
+    #[test]
+    fn several_ads_from_one_string() {
+        let src = "[a=1] /* c */ [b=2]\n[c=3]  ";
+        let mut p = Parser::new(src);
+        let first = p.next_classad().unwrap().unwrap();
+        assert_eq!(unparse_ad(&first), "[ a = 1 ]");
+        assert_eq!(p.offset(), 5);
+        let second = p.next_classad().unwrap().unwrap();
+        assert_eq!(unparse_ad(&second), "[ b = 2 ]");
+        assert_eq!(&src[..p.offset()], "[a=1] /* c */ [b=2]");
+        assert!(p.next_classad().unwrap().is_some());
+        assert!(p.next_classad().unwrap().is_none());
+        assert!(p.next_classad().unwrap().is_none());
+        let mut bad = Parser::new("[a=1] [b=]");
+        assert!(bad.next_classad().unwrap().is_some());
+        assert!(bad.next_classad().is_err());
+    }
+
+    #[test]
+    fn tree_shapes() {
+        // `?:` binds tighter than `*` (HTCondor evaluates `10 ?: 2 * 3` to 30) and
+        // than unary minus (`-undefined ?: 3` is -3).
+        let e = parse_expr("10 ?: 2 * 3").unwrap();
+        assert!(matches!(e.node(e.root()), Node::Binary(BinOp::Mul, _, _)));
+        let e = parse_expr("-u ?: 3").unwrap();
+        assert!(matches!(e.node(e.root()), Node::Unary(UnOp::Neg, _)));
+        let e = parse_expr("1 - 2 - 3").unwrap();
+        let Node::Binary(BinOp::Sub, l, _) = e.node(e.root()) else {
+            panic!()
+        };
+        assert!(matches!(e.node(*l), Node::Binary(BinOp::Sub, _, _)));
+        let e = parse_expr("a ? b : c ? d : e").unwrap();
+        let Node::Ternary(_, _, r) = e.node(e.root()) else {
+            panic!()
+        };
+        assert!(matches!(e.node(*r), Node::Ternary(..)));
+        let e = parse_expr("relTime(\"1:30\")").unwrap();
+        assert!(matches!(e.node(e.root()), Node::Lit(Value::RelTime(r)) if *r == 90.0));
+        assert_eq!(e.nodes().len(), 1);
+    }
+}
