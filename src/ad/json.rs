@@ -164,7 +164,9 @@ fn write_node(tree: &Expr, id: NodeId, level: usize, out: &mut String) {
         Node::Lit(Value::Undefined) => out.push_str("null"),
         Node::Lit(Value::Bool(b)) => out.push_str(if *b { "true" } else { "false" }),
         Node::Lit(Value::Int(i)) => out.push_str(&i.to_string()),
-        Node::Lit(Value::Real(r)) if r.is_finite() => out.push_str(&fmt_real_old(*r)),
+        Node::Lit(Value::Real(r) | Value::RelTime(r)) if r.is_finite() => {
+            out.push_str(&fmt_real_old(*r))
+        }
         Node::Lit(Value::Str(s)) => json_string(s, out),
         Node::List(items) => {
             out.push_str("[\n");
@@ -225,7 +227,7 @@ fn json_escape(s: &str, out: &mut String) {
             '\r' => out.push_str("\\r"),
             '\u{8}' => out.push_str("\\b"),
             '\u{c}' => out.push_str("\\f"),
-            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04x}", c as u32)),
+            c if (c as u32) < 0x20 => out.push_str(&format!("\\u{:04X}", c as u32)),
             c => out.push(c),
         }
     }

@@ -138,6 +138,37 @@ pub enum Node {
     Record(Vec<(Str, NodeId)>),
 }
 
+impl Node {
+    /// The same node with every child id passed through `f` (for moving a tree into
+    /// another arena).
+    pub fn map_children(&self, mut f: impl FnMut(NodeId) -> NodeId) -> Node {
+        match self {
+            Node::Lit(_) => self.clone(),
+            Node::Attr {
+                scope,
+                name,
+                absolute,
+            } => Node::Attr {
+                scope: scope.map(&mut f),
+                name: name.clone(),
+                absolute: *absolute,
+            },
+            Node::Unary(op, a) => Node::Unary(*op, f(*a)),
+            Node::Binary(op, a, b) => Node::Binary(*op, f(*a), f(*b)),
+            Node::Ternary(a, b, c) => Node::Ternary(f(*a), f(*b), f(*c)),
+            Node::Paren(a) => Node::Paren(f(*a)),
+            Node::Call { name, args } => Node::Call {
+                name: name.clone(),
+                args: args.iter().map(|&a| f(a)).collect(),
+            },
+            Node::List(items) => Node::List(items.iter().map(|&a| f(a)).collect()),
+            Node::Record(attrs) => {
+                Node::Record(attrs.iter().map(|(n, a)| (n.clone(), f(*a))).collect())
+            }
+        }
+    }
+}
+
 /// A parsed expression: an arena of nodes and the id of its root.
 ///
 /// Nodes refer to their children by id, so a tree is one allocation, `Send + Sync`,

@@ -39,7 +39,8 @@ impl fmt::Display for ParseError {
 impl std::error::Error for ParseError {}
 
 impl ParseError {
-    fn at(src: &str, offset: usize, message: String) -> ParseError {
+    /// An error at byte `offset` of `src`, with its line and column computed.
+    pub fn at(src: &str, offset: usize, message: String) -> ParseError {
         let mut offset = offset.min(src.len());
         while !src.is_char_boundary(offset) {
             offset -= 1;
@@ -191,6 +192,39 @@ impl<'s> Parser<'s> {
             ad.insert_expr(name, e);
         })?;
         Ok(Some(ad))
+    }
+
+    /// Parses a whole input of the form `{ [ ... ], [ ... ] }`: ads inside a list, as
+    /// HTCondor writes several new-syntax ads to one stream.
+    pub fn classad_list(&mut self) -> PResult<Vec<ClassAd>> {
+        self.start()?;
+        self.expect(Tok::LBrace, "'{' to start a list of ClassAds")?;
+        let mut ads = Vec::new();
+        if self.tok.tok == Tok::RBrace {
+            self.advance()?;
+        } else {
+            loop {
+                match self.next_classad()? {
+                    Some(ad) => ads.push(ad),
+                    None => return Err(self.expected("'[' to start a ClassAd")),
+                }
+                match self.advance()? {
+                    Tok::Comma => continue,
+                    Tok::RBrace => break,
+                    _ => {
+                        return Err(ParseError::at(
+                            self.src,
+                            self.consumed_end,
+                            "expected ',' or '}' after a ClassAd in a list".into(),
+                        ))
+                    }
+                }
+            }
+        }
+        if self.tok.tok != Tok::Eof {
+            return Err(self.expected("the end of the input after the list of ClassAds"));
+        }
+        Ok(ads)
     }
 
     /// Parses the inside of a record after `[`, through `]`; `store` receives each
