@@ -1,0 +1,201 @@
+//! HTCondor's environment and argument string builtins: `envV1ToV2`,
+//! `mergeEnvironment`, `listToArgs`, `argsToList`.
+
+use super::{add, arity, Builtin, Call};
+use crate::eval::compound::values_list;
+use crate::eval::Fail;
+use classad_vm::Value;
+
+pub(super) fn register(t: &mut Vec<Builtin>) {
+    add(t, "envV1ToV2", env_v1_to_v2);
+    add(t, "mergeEnvironment", merge_environment);
+    add(t, "listToArgs", list_to_args);
+    add(t, "argsToList", args_to_list);
+}
+
+/// V2 quoting of one word: blanks go inside single quotes and a single quote is
+/// written `''''`; the empty word is `''`.
+fn quote_v2(word: &str, out: &mut String) {
+    if word.is_empty() {
+        out.push_str("''");
+        return;
+    }
+    for ch in word.chars() {
+        match ch {
+            ' ' | '\t' => {
+                out.push('\'');
+                out.push(ch);
+                out.push('\'');
+            }
+            '\'' => out.push_str("''''"),
+            _ => out.push(ch),
+        }
+    }
+}
+
+/// Splits a V2 string into words; `None` for an unterminated quote.
+fn parse_v2(s: &str) -> Option<Vec<String>> {
+    let mut words = Vec::new();
+    let mut cur = String::new();
+    let mut in_word = false;
+    let mut chars = s.chars().peekable();
+    while let Some(ch) = chars.next() {
+        match ch {
+            ' ' | '\t' | '\n' | '\r' => {
+                if in_word {
+                    words.push(std::mem::take(&mut cur));
+                    in_word = false;
+                }
+            }
+            '\'' => {
+                in_word = true;
+                loop {
+                    match chars.next()? {
+                        '\'' if chars.peek() == Some(&'\'') => {
+                            chars.next();
+                            cur.push('\'');
+                        }
+                        '\'' => break,
+                        c => cur.push(c),
+                    }
+                }
+            }
+            _ => {
+                in_word = true;
+                cur.push(ch);
+            }
+        }
+    }
+    if in_word {
+        words.push(cur);
+    }
+    Some(words)
+}
+
+/// `NAME=value` entries written in V2 form.
+fn env_text(entries: &[(String, String)]) -> String {
+    let mut out = String::new();
+    for (i, (k, v)) in entries.iter().enumerate() {
+        if i > 0 {
+            out.push(' ');
+        }
+        out.push_str(k);
+        out.push('=');
+        quote_v2(v, &mut out);
+    }
+    out
+}
+
+/// One `NAME=value` entry; entries without `=` are dropped.
+fn entry(word: &str) -> Option<(String, String)> {
+    let (k, v) = word.split_once('=')?;
+    (!k.is_empty()).then(|| (k.to_string(), v.to_string()))
+}
+
+/// `envV1ToV2(s)`: `;`-separated V1 entries rewritten in V2 form.
+fn env_v1_to_v2(c: &mut dyn Call) -> Result<Value, Fail> {
+    if !arity(c, 1, 1) {
+        return Ok(Value::Error);
+    }
+    Ok(match c.arg(0)? {
+        Value::Undefined => Value::Undefined,
+        Value::Str(s) => {
+            let entries: Vec<_> = s.split(';').filter_map(entry).collect();
+            Value::str(env_text(&entries))
+        }
+        _ => Value::Error,
+    })
+}
+
+/// `mergeEnvironment(e1, e2, ...)`: V2 environments merged left to right (later
+/// values win); undefined arguments are skipped.
+fn merge_environment(c: &mut dyn Call) -> Result<Value, Fail> {
+    let mut merged: Vec<(String, String)> = Vec::new();
+    for i in 0..c.argc() {
+        let s = match c.arg(i)? {
+            Value::Undefined => continue,
+            Value::Str(s) => s,
+            _ => return Ok(Value::Error),
+        };
+        let Some(words) = parse_v2(&s) else {
+            return Ok(Value::Error);
+        };
+        for (k, v) in words.iter().filter_map(|w| entry(w)) {
+            match merged.iter_mut().find(|(n, _)| *n == k) {
+                Some(slot) => slot.1 = v,
+                None => merged.push((k, v)),
+            }
+        }
+    }
+    Ok(Value::str(env_text(&merged)))
+}
+
+/// `listToArgs(list)`: a list of strings as a V2 argument string.
+fn list_to_args(c: &mut dyn Call) -> Result<Value, Fail> {
+    if !arity(c, 1, 1) {
+        return Ok(Value::Error);
+    }
+    let v = c.arg(0)?;
+    let Some(items) = c.list_items(&v)? else {
+        return Ok(Value::Error);
+    };
+    let mut out = String::new();
+    for (i, item) in items.iter().enumerate() {
+        let Value::Str(s) = item else {
+            return Ok(Value::Error);
+        };
+        if i > 0 {
+            out.push(' ');
+        }
+        quote_v2(s, &mut out);
+    }
+    Ok(Value::str(out))
+}
+
+/// `argsToList(s)`: a V2 argument string split into its words.
+fn args_to_list(c: &mut dyn Call) -> Result<Value, Fail> {
+    if !arity(c, 1, 2) {
+        return Ok(Value::Error);
+    }
+    let Value::Str(s) = c.arg(0)? else {
+        return Ok(Value::Error);
+    };
+    Ok(match parse_v2(&s) {
+        Some(words) => values_list(words.into_iter().map(Value::str).collect()),
+        None => Value::Error,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::testing::{eval, list, s};
+    use classad_vm::Value;
+
+    // Expected results from HTCondor 25.14.1.
+    #[test]
+    fn env_and_args() {
+        assert_eq!(eval("envV1ToV2", vec![s("A=1;B=x y")]), "\"A=1 B=x' 'y\"");
+        assert_eq!(eval("envV1ToV2", vec![s("A=it's")]), "\"A=it''''s\"");
+        assert_eq!(eval("envV1ToV2", vec![Value::Int(1)]), "error");
+        assert_eq!(
+            eval("mergeEnvironment", vec![s("A=1;B=2"), s("B=3 C=4")]),
+            "\"A=1;B=2 B=3 C=4\""
+        );
+        assert_eq!(
+            eval("mergeEnvironment", vec![Value::Undefined, s("A=1")]),
+            "\"A=1\""
+        );
+        assert_eq!(
+            eval(
+                "listToArgs",
+                vec![list(vec![s("a"), s("it's"), s(""), s("x\"y")])]
+            ),
+            "\"a it''''s '' x\\\"y\""
+        );
+        assert_eq!(
+            eval("argsToList", vec![s("a 'b c' d''e")]),
+            "{ \"a\",\"b c\",\"de\" }"
+        );
+        assert_eq!(eval("argsToList", vec![s("'a")]), "error");
+    }
+}

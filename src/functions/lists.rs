@@ -1,0 +1,266 @@
+//! List builtins: `member`, `identicalMember`, `sum`, `avg`, `min`, `max`,
+//! `anyCompare`, `allCompare`, `evalInEachContext`, `countMatches`.
+
+use super::{add, arity, Builtin, Call};
+use crate::eval::compound::values_list;
+use crate::eval::Fail;
+use classad_vm::ops::{self, Arith, Cmp};
+use classad_vm::Value;
+
+pub(super) fn register(t: &mut Vec<Builtin>) {
+    add(t, "member", |c| member(c, false));
+    add(t, "identicalMember", |c| member(c, true));
+    add(t, "sum", |c| sum_avg(c, false));
+    add(t, "avg", |c| sum_avg(c, true));
+    add(t, "min", |c| min_max(c, Cmp::Lt));
+    add(t, "max", |c| min_max(c, Cmp::Gt));
+    add(t, "anyCompare", |c| list_compare(c, false));
+    add(t, "allCompare", |c| list_compare(c, true));
+    add(t, "evalInEachContext", eval_in_each);
+    add(t, "countMatches", count_matches);
+}
+
+/// `member(x, list)` with `==`, `identicalMember(x, list)` with `=?=`.
+fn member(c: &mut dyn Call, identical: bool) -> Result<Value, Fail> {
+    if !arity(c, 2, 2) {
+        return Ok(Value::Error);
+    }
+    let (x, l) = (c.arg(0)?, c.arg(1)?);
+    if l.is_undefined() || (!identical && x.is_undefined()) {
+        return Ok(Value::Undefined);
+    }
+    if matches!(x, Value::List(_) | Value::Ad(_)) || (!identical && x.is_error()) {
+        return Ok(Value::Error);
+    }
+    let Some(items) = c.list_items(&l)? else {
+        return Ok(Value::Error);
+    };
+    let op = if identical { Cmp::Is } else { Cmp::Eq };
+    let found = items
+        .iter()
+        .any(|item| matches!(ops::compare(op, item, &x), Value::Bool(true)));
+    Ok(Value::Bool(found))
+}
+
+/// The evaluated elements of the single list argument, or the result to give
+/// instead (undefined for undefined, error for a non-list).
+fn list_arg(c: &mut dyn Call, i: usize) -> Result<Result<Vec<Value>, Value>, Fail> {
+    let v = c.arg(i)?;
+    if v.is_undefined() {
+        return Ok(Err(Value::Undefined));
+    }
+    Ok(c.list_items(&v)?.ok_or(Value::Error))
+}
+
+/// `sum(list)` and `avg(list)`: numbers only (a non-number is error); the empty
+/// list sums to integer 0 and averages to integer 0.
+fn sum_avg(c: &mut dyn Call, avg: bool) -> Result<Value, Fail> {
+    if !arity(c, 1, 1) {
+        return Ok(Value::Error);
+    }
+    let items = match list_arg(c, 0)? {
+        Ok(items) => items,
+        Err(v) => return Ok(v),
+    };
+    let mut total: Option<Value> = None;
+    let mut count = 0usize;
+    for item in items.iter().filter(|v| !v.is_undefined()) {
+        count += 1;
+        if !item.is_number() {
+            return Ok(Value::Error);
+        }
+        total = Some(match total {
+            None => item.clone(),
+            Some(t) => ops::arith(Arith::Add, &t, item),
+        });
+    }
+    let total = total.unwrap_or(Value::Int(0));
+    if avg && count > 0 {
+        return Ok(ops::arith(Arith::Div, &total, &Value::Real(count as f64)));
+    }
+    Ok(total)
+}
+
+/// `min(list)`/`max(list)`: numbers only; the empty list gives undefined.
+fn min_max(c: &mut dyn Call, op: Cmp) -> Result<Value, Fail> {
+    if !arity(c, 1, 1) {
+        return Ok(Value::Error);
+    }
+    let items = match list_arg(c, 0)? {
+        Ok(items) => items,
+        Err(v) => return Ok(v),
+    };
+    let mut best: Option<Value> = None;
+    for item in items.into_iter().filter(|v| !v.is_undefined()) {
+        if !item.is_number() {
+            return Ok(Value::Error);
+        }
+        best = Some(match best {
+            None => item,
+            Some(b) if matches!(ops::compare(op, &item, &b), Value::Bool(true)) => item,
+            Some(b) => b,
+        });
+    }
+    Ok(best.unwrap_or(Value::Undefined))
+}
+
+/// The comparison named by `anyCompare`'s first argument.
+fn cmp_op(s: &str) -> Option<Cmp> {
+    Some(match s {
+        "<" => Cmp::Lt,
+        "<=" => Cmp::Le,
+        "!=" => Cmp::Ne,
+        "==" => Cmp::Eq,
+        ">" => Cmp::Gt,
+        ">=" => Cmp::Ge,
+        "is" => Cmp::Is,
+        "isnt" => Cmp::Isnt,
+        _ => return None,
+    })
+}
+
+/// `anyCompare(op, list, x)` / `allCompare(op, list, x)`.
+fn list_compare(c: &mut dyn Call, all: bool) -> Result<Value, Fail> {
+    if !arity(c, 3, 3) {
+        return Ok(Value::Error);
+    }
+    let op = match c.arg(0)? {
+        Value::Undefined => return Ok(Value::Undefined),
+        Value::Str(s) => match cmp_op(&s) {
+            Some(op) => op,
+            None => return Ok(Value::Error),
+        },
+        _ => return Ok(Value::Error),
+    };
+    let items = match list_arg(c, 1)? {
+        Ok(items) => items,
+        Err(v) => return Ok(v),
+    };
+    let x = c.arg(2)?;
+    for item in items {
+        match ops::compare(op, &item, &x) {
+            Value::Bool(b) if b != all => return Ok(Value::Bool(b)),
+            Value::Bool(_) => {}
+            // HTCondor stops at the first non-boolean: undefined ends the scan with
+            // the default answer for `any`, false for `all`.
+            Value::Undefined => return Ok(Value::Bool(false)),
+            _ => return Ok(Value::Error),
+        }
+    }
+    Ok(Value::Bool(all))
+}
+
+/// The ads of `evalInEachContext`/`countMatches`'s second argument: `Err` holds the
+/// result when it is not a list.
+fn contexts(c: &mut dyn Call) -> Result<Result<Vec<Value>, Value>, Fail> {
+    let l = c.arg(1)?;
+    if l.is_undefined() {
+        return Ok(Err(Value::Undefined));
+    }
+    Ok(c.list_items(&l)?.ok_or(Value::Error))
+}
+
+/// `evalInEachContext(expr, list of ads)`: the list of `expr`'s values in each ad
+/// (error for an element that is not an ad, undefined for an undefined element).
+fn eval_in_each(c: &mut dyn Call) -> Result<Value, Fail> {
+    if !arity(c, 2, 2) {
+        return Ok(Value::Error);
+    }
+    let ads = match contexts(c)? {
+        Ok(a) => a,
+        Err(v) => return Ok(v),
+    };
+    let mut out = Vec::with_capacity(ads.len());
+    for ad in &ads {
+        out.push(match ad {
+            Value::Ad(_) => c.eval_arg_in(0, ad)?,
+            Value::Undefined => Value::Undefined,
+            _ => Value::Error,
+        });
+    }
+    Ok(values_list(out))
+}
+
+/// `countMatches(expr, list of ads)`: how many ads `expr` is true in.
+fn count_matches(c: &mut dyn Call) -> Result<Value, Fail> {
+    if !arity(c, 2, 2) {
+        return Ok(Value::Error);
+    }
+    let ads = match contexts(c)? {
+        Ok(a) => a,
+        Err(v) => return Ok(v),
+    };
+    let mut n = 0;
+    for ad in &ads {
+        if let Value::Ad(_) = ad {
+            if c.eval_arg_in(0, ad)?.as_bool_equiv() == Some(true) {
+                n += 1;
+            }
+        }
+    }
+    Ok(Value::Int(n))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::testing::{eval, list, s};
+    use classad_vm::Value;
+
+    // Expected results from HTCondor 25.14.1.
+    #[test]
+    fn membership() {
+        let ab = || list(vec![s("a"), s("b")]);
+        assert_eq!(eval("member", vec![s("A"), ab()]), "true");
+        assert_eq!(eval("identicalMember", vec![s("A"), ab()]), "false");
+        let l12 = || list(vec![Value::Int(1), Value::Int(2)]);
+        assert_eq!(eval("member", vec![Value::Real(1.0), l12()]), "true");
+        assert_eq!(
+            eval("identicalMember", vec![Value::Real(1.0), l12()]),
+            "false"
+        );
+        assert_eq!(
+            eval(
+                "identicalMember",
+                vec![
+                    Value::Undefined,
+                    list(vec![Value::Int(1), Value::Undefined])
+                ]
+            ),
+            "true"
+        );
+        assert_eq!(eval("member", vec![Value::Undefined, l12()]), "undefined");
+        assert_eq!(eval("member", vec![Value::Int(1), Value::Int(1)]), "error");
+    }
+
+    #[test]
+    fn aggregates() {
+        let i = Value::Int;
+        assert_eq!(eval("sum", vec![list(vec![])]), "0");
+        assert_eq!(eval("avg", vec![list(vec![])]), "0");
+        assert_eq!(eval("min", vec![list(vec![])]), "undefined");
+        assert_eq!(eval("sum", vec![list(vec![i(1), s("a")])]), "error");
+        assert_eq!(
+            eval("avg", vec![list(vec![i(1), i(2)])]),
+            "1.500000000000000E+00"
+        );
+        assert_eq!(
+            eval("max", vec![list(vec![i(1), Value::Real(2.5)])]),
+            "2.500000000000000E+00"
+        );
+        assert_eq!(
+            eval(
+                "anyCompare",
+                vec![s("is"), list(vec![s("A"), s("b")]), s("a")]
+            ),
+            "false"
+        );
+        assert_eq!(
+            eval("anyCompare", vec![s("=?="), list(vec![i(1)]), i(1)]),
+            "error"
+        );
+        assert_eq!(
+            eval("allCompare", vec![s("<"), list(vec![i(1), i(2)]), i(3)]),
+            "true"
+        );
+    }
+}

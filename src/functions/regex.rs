@@ -1,0 +1,274 @@
+//! Regular-expression builtins: `regexp`, `regexpMember`, `regexps`, `replace`,
+//! `replaceall`, with a small shared cache of compiled patterns.
+//!
+//! HTCondor uses PCRE2; we use the `regex` crate, so PCRE-only constructs
+//! (back-references, look-around) fail to compile and give error.
+
+use super::{add, arity, Builtin, Call};
+use crate::eval::Fail;
+use classad_vm::Value;
+use regex::{Regex, RegexBuilder};
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex, OnceLock};
+
+pub(super) fn register(t: &mut Vec<Builtin>) {
+    add(t, "regexp", regexp);
+    add(t, "regexpMember", regexp_member);
+    add(t, "regexps", |c| subst(c, ""));
+    add(t, "replace", |c| subst(c, "f"));
+    add(t, "replaceAll", |c| subst(c, "fg"));
+}
+
+/// Compiles `pattern` with PCRE-style option letters (`i m s x`; others ignored;
+/// `upper` also accepts their capitals), caching the result. `None` for a bad or
+/// oversized pattern.
+pub(crate) fn compile(pattern: &str, options: &str, upper: bool) -> Option<Arc<Regex>> {
+    type Cache = Mutex<HashMap<(String, u8), Option<Arc<Regex>>>>;
+    static CACHE: OnceLock<Cache> = OnceLock::new();
+    let has =
+        |ch: char| options.contains(ch) || (upper && options.contains(ch.to_ascii_uppercase()));
+    let flags = u8::from(has('i'))
+        | u8::from(has('m')) << 1
+        | u8::from(has('s')) << 2
+        | u8::from(has('x')) << 3;
+    let key = (pattern.to_string(), flags);
+    let cache = CACHE.get_or_init(|| Mutex::new(HashMap::new()));
+    if let Some(hit) = cache.lock().ok().and_then(|m| m.get(&key).cloned()) {
+        return hit;
+    }
+    let re = RegexBuilder::new(pattern)
+        .case_insensitive(flags & 1 != 0)
+        .multi_line(flags & 2 != 0)
+        .dot_matches_new_line(flags & 4 != 0)
+        .ignore_whitespace(flags & 8 != 0)
+        // Bounded compile size keeps pathological patterns cheap.
+        .size_limit(1 << 20)
+        .dfa_size_limit(1 << 20)
+        .build()
+        .ok()
+        .map(Arc::new);
+    if let Ok(mut m) = cache.lock() {
+        if m.len() >= 256 {
+            m.clear();
+        }
+        m.insert(key, re.clone());
+    }
+    re
+}
+
+/// Evaluates `n` arguments; `Err` holds error (any error argument) or undefined
+/// (any undefined argument), in that order of precedence.
+fn eval_args(c: &mut dyn Call) -> Result<Result<Vec<Value>, Value>, Fail> {
+    let mut vals = Vec::with_capacity(c.argc());
+    for i in 0..c.argc() {
+        vals.push(c.arg(i)?);
+    }
+    if vals.iter().any(Value::is_error) {
+        return Ok(Err(Value::Error));
+    }
+    if vals.iter().any(Value::is_undefined) {
+        return Ok(Err(Value::Undefined));
+    }
+    Ok(Ok(vals))
+}
+
+/// The option string argument at `i`, if given; `Err` when it is not a string.
+fn options(vals: &[Value], i: usize) -> Result<String, ()> {
+    match vals.get(i) {
+        None => Ok(String::new()),
+        Some(Value::Str(s)) => Ok(s.to_string()),
+        Some(_) => Err(()),
+    }
+}
+
+/// `regexp(pattern, target[, options])`.
+fn regexp(c: &mut dyn Call) -> Result<Value, Fail> {
+    if !arity(c, 2, 3) {
+        return Ok(Value::Error);
+    }
+    let vals = match eval_args(c)? {
+        Ok(v) => v,
+        Err(v) => return Ok(v),
+    };
+    let (Ok(opts), Value::Str(p), Value::Str(t)) = (options(&vals, 2), &vals[0], &vals[1]) else {
+        return Ok(Value::Error);
+    };
+    Ok(match compile(p, &opts, false) {
+        Some(re) => Value::Bool(re.is_match(t)),
+        None => Value::Error,
+    })
+}
+
+/// `regexpMember(pattern, list[, options])`: true if any element matches; a
+/// non-string element is error, undefined elements make a miss undefined.
+fn regexp_member(c: &mut dyn Call) -> Result<Value, Fail> {
+    if !arity(c, 2, 3) {
+        return Ok(Value::Error);
+    }
+    let vals = match eval_args(c)? {
+        Ok(v) => v,
+        Err(v) => return Ok(v),
+    };
+    let (Ok(opts), Value::Str(p)) = (options(&vals, 2), &vals[0]) else {
+        return Ok(Value::Error);
+    };
+    let Some(items) = c.list_items(&vals[1])? else {
+        return Ok(Value::Error);
+    };
+    let Some(re) = compile(p, &opts, false) else {
+        return Ok(Value::Error);
+    };
+    let mut maybe = false;
+    for item in items {
+        match item {
+            Value::Str(s) if re.is_match(&s) => return Ok(Value::Bool(true)),
+            Value::Str(_) => {}
+            Value::Undefined => maybe = true,
+            _ => return Ok(Value::Error),
+        }
+    }
+    Ok(if maybe {
+        Value::Undefined
+    } else {
+        Value::Bool(false)
+    })
+}
+
+/// `regexps`, `replace`, `replaceAll`: `extra` adds HTCondor's implied `f` (keep
+/// the full target) and `g` (every match) options.
+fn subst(c: &mut dyn Call, extra: &str) -> Result<Value, Fail> {
+    if !arity(c, 3, 4) {
+        return Ok(Value::Error);
+    }
+    let vals = match eval_args(c)? {
+        Ok(v) => v,
+        Err(v) => return Ok(v),
+    };
+    let Ok(mut opts) = options(&vals, 3) else {
+        return Ok(Value::Error);
+    };
+    opts.push_str(extra);
+    let (Value::Str(p), Value::Str(t), Value::Str(r)) = (&vals[0], &vals[1], &vals[2]) else {
+        return Ok(Value::Error);
+    };
+    let Some(re) = compile(p, &opts, false) else {
+        return Ok(Value::Error);
+    };
+    Ok(
+        substitute(&re, t, r, opts.contains('f'), opts.contains('g'))
+            .map_or(Value::Error, Value::str),
+    )
+}
+
+/// The substitution itself; `None` for a reference to a group that did not take
+/// part (or does not exist), or an empty match under `g`.
+fn substitute(re: &Regex, target: &str, repl: &str, full: bool, all: bool) -> Option<String> {
+    let mut out = String::new();
+    let mut last = 0;
+    for caps in re.captures_iter(target) {
+        let m = caps.get(0)?;
+        if all && m.is_empty() {
+            return None;
+        }
+        if full {
+            out.push_str(&target[last..m.start()]);
+        }
+        expand(&caps, repl, &mut out)?;
+        last = m.end();
+        if !all {
+            break;
+        }
+    }
+    if full {
+        out.push_str(&target[last..]);
+    }
+    Some(out)
+}
+
+/// Writes `repl` with `\N` replaced by group N. Like PCRE's substring list, only
+/// groups up to the last one that matched exist.
+fn expand(caps: &regex::Captures<'_>, repl: &str, out: &mut String) -> Option<()> {
+    let ngroups = (0..caps.len())
+        .rev()
+        .find(|&g| caps.get(g).is_some())
+        .map_or(1, |g| g + 1);
+    let mut chars = repl.chars().peekable();
+    while let Some(ch) = chars.next() {
+        if ch != '\\' {
+            out.push(ch);
+            continue;
+        }
+        match chars.peek().and_then(|d| d.to_digit(10)) {
+            Some(d) => {
+                chars.next();
+                let d = d as usize;
+                if d >= ngroups {
+                    return None;
+                }
+                out.push_str(caps.get(d).map_or("", |m| m.as_str()));
+            }
+            None => out.push('\\'),
+        }
+    }
+    Some(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::testing::{eval, list, s};
+    use classad_vm::Value;
+
+    // Expected results from HTCondor 25.14.1.
+    #[test]
+    fn matching() {
+        assert_eq!(eval("regexp", vec![s("^a.c$"), s("ABC")]), "false");
+        assert_eq!(eval("regexp", vec![s("^a.c$"), s("ABC"), s("i")]), "true");
+        assert_eq!(eval("regexp", vec![s("^a.c$"), s("ABC"), s("I")]), "false");
+        assert_eq!(eval("regexp", vec![s("a.c"), s("a\nc"), s("s")]), "true");
+        assert_eq!(eval("regexp", vec![s("("), s("a")]), "error");
+        assert_eq!(
+            eval("regexp", vec![s("a"), Value::Undefined, Value::Error]),
+            "error"
+        );
+        assert_eq!(eval("regexp", vec![Value::Int(1), s("a")]), "error");
+        let l = list(vec![s("b"), Value::Undefined]);
+        assert_eq!(eval("regexpMember", vec![s("a"), l]), "undefined");
+        assert_eq!(
+            eval("regexpMember", vec![s("a"), list(vec![Value::Int(1)])]),
+            "error"
+        );
+    }
+
+    #[test]
+    fn substitution() {
+        assert_eq!(
+            eval(
+                "regexps",
+                vec![s("(\\w+)@(\\w+)"), s("joe@wisc"), s("\\2:\\1")]
+            ),
+            "\"wisc:joe\""
+        );
+        assert_eq!(eval("regexps", vec![s("z"), s("bab"), s("X")]), "\"\"");
+        assert_eq!(
+            eval("regexps", vec![s("a"), s("bab"), s("X"), s("fg")]),
+            "\"bXb\""
+        );
+        assert_eq!(
+            eval("replace", vec![s("a"), s("banana"), s("o")]),
+            "\"bonana\""
+        );
+        assert_eq!(
+            eval("replaceall", vec![s("A"), s("banana"), s("o"), s("i")]),
+            "\"bonono\""
+        );
+        assert_eq!(
+            eval("replaceall", vec![s("a*"), s("baaac"), s("X")]),
+            "error"
+        );
+        assert_eq!(
+            eval("regexps", vec![s("a(b)?c"), s("ac"), s("[\\1]")]),
+            "error"
+        );
+        assert_eq!(eval("regexps", vec![s("a"), s("a"), s("\\9")]), "error");
+    }
+}

@@ -1,0 +1,410 @@
+//! Delimited-string builtins: `split`, `splitUserName`, `splitSlotName`,
+//! `stringListsIntersect` and the `stringListX` family.
+
+use super::{add, arity, Builtin, Call};
+use crate::eval::compound::values_list;
+use crate::eval::Fail;
+use classad_vm::Value;
+
+pub(super) fn register(t: &mut Vec<Builtin>) {
+    add(t, "split", split);
+    add(t, "splitUserName", |c| split_at(c, false));
+    add(t, "splitSlotName", |c| split_at(c, true));
+    add(t, "stringListsIntersect", lists_intersect);
+    add(t, "stringListSize", list_size);
+    add(t, "stringListSum", |c| summarize(c, Summary::Sum));
+    add(t, "stringListAvg", |c| summarize(c, Summary::Avg));
+    add(t, "stringListMin", |c| summarize(c, Summary::Min));
+    add(t, "stringListMax", |c| summarize(c, Summary::Max));
+    add(t, "stringListMember", |c| list_member(c, false));
+    add(t, "stringListIMember", |c| list_member(c, true));
+    add(t, "stringListSubsetMatch", |c| subset_match(c, false));
+    add(t, "stringListISubsetMatch", |c| subset_match(c, true));
+    add(t, "stringList_regexpMember", regexp_member);
+}
+
+/// The default delimiters of HTCondor's string lists.
+const DEFAULT_DELIMS: &str = ", ";
+
+/// HTCondor's `StringList` items: split at any delimiter, white space trimmed,
+/// empty items dropped.
+fn items<'a>(s: &'a str, delims: &str) -> Vec<&'a str> {
+    s.split(|ch| delims.contains(ch))
+        .map(str::trim)
+        .filter(|x| !x.is_empty())
+        .collect()
+}
+
+/// Evaluates every argument.
+fn all_args(c: &mut dyn Call) -> Result<Vec<Value>, Fail> {
+    (0..c.argc()).map(|i| c.arg(i)).collect()
+}
+
+/// `split(s[, seps])`: empty pieces are dropped except between two of the same
+/// non-space separator (`"a,,b"` gives `"a","","b"`); pieces are not trimmed.
+fn split(c: &mut dyn Call) -> Result<Value, Fail> {
+    if !arity(c, 1, 2) {
+        return Ok(Value::Error);
+    }
+    let vals = all_args(c)?;
+    let Value::Str(s) = &vals[0] else {
+        return Ok(Value::Error);
+    };
+    let seps = match vals.get(1) {
+        None => ", \t".to_string(),
+        Some(Value::Str(x)) => x.to_string(),
+        Some(_) => return Ok(Value::Error),
+    };
+    Ok(values_list(
+        split_pieces(s, &seps).into_iter().map(Value::str).collect(),
+    ))
+}
+
+/// HTCondor's `splitArb_func` walk.
+fn split_pieces(s: &str, seps: &str) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut last = 0;
+    let mut prev: Option<char> = None;
+    for (ix, ch) in s.char_indices().filter(|(_, ch)| seps.contains(*ch)) {
+        if ix > last {
+            out.push(s[last..ix].to_string());
+        } else if prev == Some(ch) && !ch.is_ascii_whitespace() {
+            out.push(String::new());
+        }
+        if !ch.is_ascii_whitespace() {
+            prev = Some(ch);
+        }
+        last = ix + ch.len_utf8();
+    }
+    if s.len() > last {
+        out.push(s[last..].to_string());
+    }
+    out
+}
+
+/// `splitUserName`/`splitSlotName`: the two sides of the first `@`; without one, the
+/// whole string is the user (or the host).
+fn split_at(c: &mut dyn Call, slot: bool) -> Result<Value, Fail> {
+    if !arity(c, 1, 1) {
+        return Ok(Value::Error);
+    }
+    let Value::Str(s) = c.arg(0)? else {
+        return Ok(Value::Error);
+    };
+    let (a, b) = match s.split_once('@') {
+        Some((a, b)) => (a, b),
+        None if slot => ("", &*s),
+        None => (&*s, ""),
+    };
+    Ok(values_list(vec![Value::str(a), Value::str(b)]))
+}
+
+/// `stringListsIntersect(a, b[, delims])`: case-sensitive; items are not trimmed.
+fn lists_intersect(c: &mut dyn Call) -> Result<Value, Fail> {
+    if !arity(c, 2, 3) {
+        return Ok(Value::Error);
+    }
+    let vals = all_args(c)?;
+    if vals.iter().any(Value::is_error) {
+        return Ok(Value::Error);
+    }
+    if vals.iter().any(Value::is_undefined) {
+        return Ok(Value::Undefined);
+    }
+    let (Value::Str(a), Value::Str(b)) = (&vals[0], &vals[1]) else {
+        return Ok(Value::Error);
+    };
+    let delims = match vals.get(2) {
+        None => DEFAULT_DELIMS.to_string(),
+        Some(Value::Str(d)) if d.is_empty() => DEFAULT_DELIMS.to_string(),
+        Some(Value::Str(d)) => d.to_string(),
+        Some(_) => return Ok(Value::Error),
+    };
+    let pieces = |s: &str| -> Vec<String> {
+        s.split(|ch| delims.contains(ch))
+            .filter(|x| !x.is_empty())
+            .map(String::from)
+            .collect()
+    };
+    let right = pieces(b);
+    Ok(Value::Bool(pieces(a).iter().any(|x| right.contains(x))))
+}
+
+/// The list text and delimiters of a `stringListX(list[, delims])` call, strictly
+/// strings; `None` gives error.
+fn list_and_delims(vals: &[Value], list_at: usize) -> Option<(String, String)> {
+    let Value::Str(l) = &vals[list_at] else {
+        return None;
+    };
+    let d = match vals.get(list_at + 1) {
+        None => DEFAULT_DELIMS.to_string(),
+        Some(Value::Str(d)) => d.to_string(),
+        Some(_) => return None,
+    };
+    Some((l.to_string(), d))
+}
+
+/// `stringListSize(list[, delims])`.
+fn list_size(c: &mut dyn Call) -> Result<Value, Fail> {
+    if !arity(c, 1, 2) {
+        return Ok(Value::Error);
+    }
+    let vals = all_args(c)?;
+    Ok(match list_and_delims(&vals, 0) {
+        Some((l, d)) => Value::Int(items(&l, &d).len() as i64),
+        None => Value::Error,
+    })
+}
+
+#[derive(Clone, Copy, PartialEq)]
+enum Summary {
+    Sum,
+    Avg,
+    Min,
+    Max,
+}
+
+/// C's `sscanf("%lf")` on an item: the leading number.
+fn scan_f64(s: &str) -> Option<f64> {
+    super::convert::strtod(s)
+}
+
+/// `stringListSum/Avg/Min/Max`: an integer when every item is written with only
+/// digits and signs, else a real. The running min starts at `FLT_MAX` and the max
+/// at `FLT_MIN` (a tiny positive number), as in HTCondor.
+fn summarize(c: &mut dyn Call, kind: Summary) -> Result<Value, Fail> {
+    if !arity(c, 1, 2) {
+        return Ok(Value::Error);
+    }
+    let vals = all_args(c)?;
+    let Some((l, d)) = list_and_delims(&vals, 0) else {
+        return Ok(Value::Error);
+    };
+    let list = items(&l, &d);
+    if list.is_empty() {
+        return Ok(match kind {
+            Summary::Sum | Summary::Avg => Value::Real(0.0),
+            _ => Value::Undefined,
+        });
+    }
+    let mut acc = match kind {
+        Summary::Min => f64::from(f32::MAX),
+        Summary::Max => f64::from(f32::MIN_POSITIVE),
+        _ => 0.0,
+    };
+    let mut is_real = false;
+    for item in &list {
+        let Some(x) = scan_f64(item) else {
+            return Ok(Value::Error);
+        };
+        is_real |= !item.bytes().all(|b| b"+-0123456789".contains(&b));
+        acc = match kind {
+            Summary::Sum | Summary::Avg => acc + x,
+            Summary::Min => {
+                if x < acc {
+                    x
+                } else {
+                    acc
+                }
+            }
+            Summary::Max => {
+                if x > acc {
+                    x
+                } else {
+                    acc
+                }
+            }
+        };
+    }
+    if kind == Summary::Avg {
+        acc /= list.len() as f64;
+    }
+    Ok(if is_real {
+        Value::Real(acc)
+    } else {
+        Value::Int(super::text::f64_to_i64_x86(acc))
+    })
+}
+
+/// A string argument of the member/subset functions: undefined counts as the empty
+/// string, other non-strings are errors.
+fn loose_text(v: &Value) -> Option<String> {
+    match v {
+        Value::Str(s) => Some(s.to_string()),
+        Value::Undefined => Some(String::new()),
+        _ => None,
+    }
+}
+
+/// The evaluated arguments as loose texts with the delimiter at `delim_at`.
+fn loose_args(vals: &[Value], delim_at: usize) -> Option<(Vec<String>, String)> {
+    let texts = vals[..delim_at]
+        .iter()
+        .map(loose_text)
+        .collect::<Option<Vec<_>>>()?;
+    let d = match vals.get(delim_at) {
+        None => DEFAULT_DELIMS.to_string(),
+        Some(v) => loose_text(v).map(|d| {
+            if d.is_empty() && v.is_undefined() {
+                DEFAULT_DELIMS.to_string()
+            } else {
+                d
+            }
+        })?,
+    };
+    Some((texts, d))
+}
+
+fn same(a: &str, b: &str, ignore_case: bool) -> bool {
+    if ignore_case {
+        a.eq_ignore_ascii_case(b)
+    } else {
+        a == b
+    }
+}
+
+/// `stringListMember(x, list[, delims])` and the case-insensitive `IMember`.
+fn list_member(c: &mut dyn Call, ignore_case: bool) -> Result<Value, Fail> {
+    if !arity(c, 2, 3) {
+        return Ok(Value::Error);
+    }
+    let vals = all_args(c)?;
+    let Some((t, d)) = loose_args(&vals, 2) else {
+        return Ok(Value::Error);
+    };
+    Ok(Value::Bool(
+        items(&t[1], &d).iter().any(|x| same(x, &t[0], ignore_case)),
+    ))
+}
+
+/// `stringListSubsetMatch(a, b[, delims])`: every item of `a` is in `b`.
+fn subset_match(c: &mut dyn Call, ignore_case: bool) -> Result<Value, Fail> {
+    if !arity(c, 2, 3) {
+        return Ok(Value::Error);
+    }
+    let vals = all_args(c)?;
+    let Some((t, d)) = loose_args(&vals, 2) else {
+        return Ok(Value::Error);
+    };
+    let mut sub = items(&t[0], &d);
+    // A list of nothing but blanks has one empty item here, unlike stringListSize
+    // (HTCondor 25.14.1: `stringListSubsetMatch(" ", "a")` is false).
+    if sub.is_empty() && !t[0].is_empty() {
+        sub.push("");
+    }
+    let sup = items(&t[1], &d);
+    Ok(Value::Bool(
+        sub.iter()
+            .all(|x| sup.iter().any(|y| same(x, y, ignore_case))),
+    ))
+}
+
+/// `stringList_regexpMember(pattern, list[, delims[, options]])`.
+fn regexp_member(c: &mut dyn Call) -> Result<Value, Fail> {
+    if !arity(c, 2, 4) {
+        return Ok(Value::Error);
+    }
+    let vals = all_args(c)?;
+    let Some((t, d)) = loose_args(&vals[..vals.len().min(3)], 2) else {
+        return Ok(Value::Error);
+    };
+    let opts = match vals.get(3) {
+        None => String::new(),
+        Some(Value::Str(o)) => o.to_string(),
+        Some(_) => return Ok(Value::Error),
+    };
+    let list = items(&t[1], &d);
+    if list.is_empty() {
+        return Ok(Value::Undefined);
+    }
+    let Some(re) = super::regex::compile(&t[0], &opts, true) else {
+        return Ok(Value::Error);
+    };
+    Ok(Value::Bool(list.iter().any(|x| re.is_match(x))))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::testing::{eval, s};
+    use classad_vm::Value;
+
+    // Expected results from HTCondor 25.14.1.
+    #[test]
+    fn split_cases() {
+        assert_eq!(eval("split", vec![s("a b, c")]), "{ \"a\",\"b\",\"c\" }");
+        assert_eq!(
+            eval("split", vec![s("a b, c"), s(",")]),
+            "{ \"a b\",\" c\" }"
+        );
+        assert_eq!(
+            eval("split", vec![s("a,,b"), s(",")]),
+            "{ \"a\",\"\",\"b\" }"
+        );
+        assert_eq!(eval("split", vec![s("  ")]), "{  }");
+        assert_eq!(eval("split", vec![s("::a"), s(":")]), "{ \"\",\"a\" }");
+        assert_eq!(
+            eval("split", vec![s("a::b::"), s(":")]),
+            "{ \"a\",\"\",\"b\",\"\" }"
+        );
+        assert_eq!(eval("split", vec![s("a,;b"), s(",;")]), "{ \"a\",\"b\" }");
+        assert_eq!(eval("split", vec![s("a ,, b")]), "{ \"a\",\"\",\"b\" }");
+        assert_eq!(eval("split", vec![Value::Undefined]), "error");
+        assert_eq!(eval("splitUserName", vec![s("joe")]), "{ \"joe\",\"\" }");
+        assert_eq!(eval("splitSlotName", vec![s("host")]), "{ \"\",\"host\" }");
+        assert_eq!(
+            eval("splitSlotName", vec![s("slot1@host@x")]),
+            "{ \"slot1\",\"host@x\" }"
+        );
+    }
+
+    #[test]
+    fn string_lists() {
+        assert_eq!(eval("stringListSize", vec![s("a, b ,c")]), "3");
+        assert_eq!(eval("stringListSize", vec![s("a;b"), s("")]), "1");
+        assert_eq!(eval("stringListSize", vec![Value::Undefined]), "error");
+        assert_eq!(eval("stringListSum", vec![s("1,2")]), "3");
+        assert_eq!(eval("stringListSum", vec![s("")]), "0.0");
+        assert_eq!(eval("stringListAvg", vec![s("1,2")]), "1");
+        assert_eq!(
+            eval("stringListSum", vec![s("1,2abc")]),
+            "3.000000000000000E+00"
+        );
+        assert_eq!(eval("stringListMin", vec![s("")]), "undefined");
+        assert_eq!(eval("stringListMax", vec![s("b,a")]), "error");
+        assert_eq!(eval("stringListMember", vec![s("A"), s("a,b")]), "false");
+        assert_eq!(eval("stringListIMember", vec![s("A"), s("a,b")]), "true");
+        assert_eq!(
+            eval("stringListMember", vec![s("a"), Value::Undefined]),
+            "false"
+        );
+        assert_eq!(
+            eval("stringListMember", vec![Value::Int(1), s("1,2")]),
+            "error"
+        );
+        assert_eq!(eval("stringListSubsetMatch", vec![s(""), s("a")]), "true");
+        assert_eq!(eval("stringListSubsetMatch", vec![s(" "), s("a")]), "false");
+        assert_eq!(
+            eval("stringListSubsetMatch", vec![Value::Undefined, s("a")]),
+            "true"
+        );
+        assert_eq!(
+            eval("stringListsIntersect", vec![s("a b"), s("B")]),
+            "false"
+        );
+        assert_eq!(
+            eval("stringListsIntersect", vec![s("a"), Value::Undefined]),
+            "undefined"
+        );
+        assert_eq!(
+            eval(
+                "stringList_regexpMember",
+                vec![s("^A"), s("x,ab"), s(","), s("i")]
+            ),
+            "true"
+        );
+        assert_eq!(
+            eval("stringList_regexpMember", vec![s("("), s("x")]),
+            "error"
+        );
+    }
+}

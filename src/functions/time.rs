@@ -1,0 +1,606 @@
+//! Time builtins (`time`, `currentTime`, `timeZoneOffset`, `dayTime`, the `getX`
+//! fields, `splitTime`, `formatTime`, `absTime`, `relTime`) and the parsers for
+//! absolute and relative time strings that the parser folds literals with.
+
+use super::text::{civil, days_from_civil, f64_to_i32_x86};
+use super::{add, arity, now_secs, Builtin, Call};
+use crate::eval::compound::new_ad;
+use crate::eval::Fail;
+use classad_vm::{AbsTime, Str, Value};
+
+pub(super) fn register(t: &mut Vec<Builtin>) {
+    add(t, "time", |c| no_args(c, || Value::Int(now_secs())));
+    add(t, "currentTime", |c| no_args(c, current_time));
+    add(t, "timeZoneOffset", |c| {
+        no_args(c, || Value::RelTime(f64::from(local_offset(now_secs()))))
+    });
+    add(t, "dayTime", |c| no_args(c, day_time));
+    for (name, field) in [
+        ("getYear", Field::Year),
+        ("getMonth", Field::Month),
+        ("getDayOfYear", Field::DayOfYear),
+        ("getDayOfMonth", Field::DayOfMonth),
+        ("getDayOfWeek", Field::DayOfWeek),
+        ("getDays", Field::Days),
+        ("getHours", Field::Hours),
+        ("getMinutes", Field::Minutes),
+        ("getSeconds", Field::Seconds),
+    ] {
+        add(t, name, FIELD_FNS[field as usize]);
+    }
+    add(t, "splitTime", split_time);
+    add(t, "formatTime", format_time);
+    add(t, "absTime", abs_time);
+    add(t, "relTime", rel_time);
+}
+
+fn no_args(c: &mut dyn Call, f: fn() -> Value) -> Result<Value, Fail> {
+    Ok(if c.argc() == 0 { f() } else { Value::Error })
+}
+
+/// The local time zone's offset east of UTC at `secs`, as C's `localtime` sees it
+/// (honouring `TZ`).
+pub fn local_offset(secs: i64) -> i32 {
+    local_tm(secs).map_or(0, |tm| tm.tm_gmtoff as i32)
+}
+
+/// `localtime_r` of `secs`.
+fn local_tm(secs: i64) -> Option<libc::tm> {
+    let t = libc::time_t::try_from(secs).ok()?;
+    // SAFETY: `tm` is plain old data, so all-zero is a valid value.
+    let mut tm: libc::tm = unsafe { std::mem::zeroed() };
+    // SAFETY: both pointers are to live locals; localtime_r is the re-entrant form.
+    let ok = unsafe { !libc::localtime_r(&t, &mut tm).is_null() };
+    ok.then_some(tm)
+}
+
+/// The current time with the local offset.
+fn current_time() -> Value {
+    let secs = now_secs();
+    Value::AbsTime(AbsTime {
+        secs,
+        offset: local_offset(secs),
+    })
+}
+
+/// Seconds since local midnight.
+fn day_time() -> Value {
+    match local_tm(now_secs()) {
+        Some(tm) => Value::RelTime(f64::from(tm.tm_hour * 3600 + tm.tm_min * 60 + tm.tm_sec)),
+        None => Value::Error,
+    }
+}
+
+#[derive(Clone, Copy)]
+enum Field {
+    Year,
+    Month,
+    DayOfYear,
+    DayOfMonth,
+    DayOfWeek,
+    Days,
+    Hours,
+    Minutes,
+    Seconds,
+}
+
+const FIELD_FNS: [super::BuiltinFn; 9] = [
+    |c| get_field(c, Field::Year),
+    |c| get_field(c, Field::Month),
+    |c| get_field(c, Field::DayOfYear),
+    |c| get_field(c, Field::DayOfMonth),
+    |c| get_field(c, Field::DayOfWeek),
+    |c| get_field(c, Field::Days),
+    |c| get_field(c, Field::Hours),
+    |c| get_field(c, Field::Minutes),
+    |c| get_field(c, Field::Seconds),
+];
+
+/// `getYear(t)` and friends: calendar fields of an absolute time in the *local*
+/// zone (not the value's own offset), or the parts of a relative time.
+fn get_field(c: &mut dyn Call, f: Field) -> Result<Value, Fail> {
+    if !arity(c, 1, 1) {
+        return Ok(Value::Error);
+    }
+    Ok(match c.arg(0)? {
+        Value::AbsTime(t) => {
+            let cv = civil(t.secs, i64::from(local_offset(t.secs)));
+            Value::Int(match f {
+                Field::Year => cv.year,
+                Field::Month => i64::from(cv.month),
+                Field::DayOfYear => i64::from(cv.yday),
+                Field::DayOfMonth => i64::from(cv.day),
+                Field::DayOfWeek => i64::from(cv.wday),
+                Field::Hours => i64::from(cv.hour),
+                Field::Minutes => i64::from(cv.min),
+                Field::Seconds => i64::from(cv.sec),
+                Field::Days => return Ok(Value::Error),
+            })
+        }
+        Value::RelTime(r) => {
+            // C's integral `time_t`, truncated toward zero.
+            let s = super::text::f64_to_i64_x86(r);
+            Value::Int(match f {
+                Field::Days => s / 86_400,
+                Field::Hours => s % 86_400 / 3600,
+                Field::Minutes => s % 3600 / 60,
+                Field::Seconds => s % 60,
+                _ => return Ok(Value::Error),
+            })
+        }
+        _ => Value::Error,
+    })
+}
+
+/// The absolute time a number stands for in `splitTime`/`formatTime`: C's `int`
+/// conversion, shown in the local zone.
+fn abs_of_number(v: &Value) -> Option<AbsTime> {
+    let secs = match v {
+        Value::Int(i) => i64::from(*i as i32),
+        Value::Real(r) => i64::from(f64_to_i32_x86(*r)),
+        Value::AbsTime(t) => return Some(*t),
+        _ => return None,
+    };
+    Some(AbsTime {
+        secs,
+        offset: local_offset(secs),
+    })
+}
+
+/// `splitTime(t)`: an ad of the calendar fields (absolute) or the duration parts
+/// (relative).
+fn split_time(c: &mut dyn Call) -> Result<Value, Fail> {
+    if !arity(c, 1, 1) {
+        return Ok(Value::Error);
+    }
+    let v = c.arg(0)?;
+    if let Value::RelTime(r) = v {
+        return Ok(split_rel(r));
+    }
+    if v.is_undefined() {
+        return Ok(Value::Undefined);
+    }
+    Ok(abs_of_number(&v).map_or(Value::Error, split_abs))
+}
+
+fn attr(name: &str, v: Value) -> (Str, Value) {
+    (Str::from(name), v)
+}
+
+fn split_abs(t: AbsTime) -> Value {
+    let cv = civil(t.secs, i64::from(t.offset));
+    new_ad(vec![
+        attr("Type", Value::str("AbsoluteTime")),
+        attr("Year", Value::Int(cv.year)),
+        attr("Month", Value::Int(i64::from(cv.month))),
+        attr("Day", Value::Int(i64::from(cv.day))),
+        attr("Hours", Value::Int(i64::from(cv.hour))),
+        attr("Minutes", Value::Int(i64::from(cv.min))),
+        attr("Seconds", Value::Int(i64::from(cv.sec))),
+        attr("Offset", Value::Int(i64::from(t.offset))),
+    ])
+}
+
+/// HTCondor's `relTimeToClassAd`: only the leading non-zero part carries the sign.
+fn split_rel(r: f64) -> Value {
+    let neg = r < 0.0;
+    let r = r.abs();
+    let whole = f64_to_i32_x86(r);
+    let (mut days, mut hrs, mut mins) = (whole / 86_400, whole % 86_400 / 3600, whole % 3600 / 60);
+    let mut secs = f64::from(whole % 60) + (r - r.floor());
+    if neg {
+        if days > 0 {
+            days = -days;
+        } else if hrs > 0 {
+            hrs = -hrs;
+        } else if mins > 0 {
+            mins = -mins;
+        } else {
+            secs = -secs;
+        }
+    }
+    new_ad(vec![
+        attr("Type", Value::str("RelativeTime")),
+        attr("Days", Value::Int(i64::from(days))),
+        attr("Hours", Value::Int(i64::from(hrs))),
+        attr("Minutes", Value::Int(i64::from(mins))),
+        attr("Seconds", Value::Real(secs)),
+    ])
+}
+
+/// `formatTime([t[, format]])`: C's `strftime` of the time's own wall clock; the
+/// default format is `%c`.
+fn format_time(c: &mut dyn Call) -> Result<Value, Fail> {
+    if !arity(c, 0, 2) {
+        return Ok(Value::Error);
+    }
+    if c.argc() == 0 {
+        let secs = now_secs();
+        return Ok(strftime(&tm_of(secs, local_offset(secs)), "%c"));
+    }
+    let v = c.arg(0)?;
+    let Some(t) = abs_of_number(&v) else {
+        return Ok(Value::Error);
+    };
+    let tm = tm_of(t.secs, t.offset);
+    if c.argc() == 1 {
+        return Ok(strftime(&tm, "%c"));
+    }
+    Ok(match c.arg(1)? {
+        Value::Str(f) => strftime(&tm, &f),
+        _ => Value::Error,
+    })
+}
+
+/// A `struct tm` of the wall clock at `secs + offset`, with zone fields left zero as
+/// HTCondor leaves them.
+fn tm_of(secs: i64, offset: i32) -> libc::tm {
+    let cv = civil(secs, i64::from(offset));
+    // SAFETY: `tm` is plain old data, so all-zero is a valid value.
+    let mut tm: libc::tm = unsafe { std::mem::zeroed() };
+    tm.tm_year = (cv.year - 1900).clamp(i64::from(i32::MIN), i64::from(i32::MAX)) as i32;
+    tm.tm_mon = cv.month as i32 - 1;
+    tm.tm_mday = cv.day as i32;
+    tm.tm_hour = cv.hour as i32;
+    tm.tm_min = cv.min as i32;
+    tm.tm_sec = cv.sec as i32;
+    tm.tm_wday = cv.wday as i32;
+    tm.tm_yday = cv.yday as i32;
+    tm
+}
+
+/// C's `strftime` into HTCondor's 1023-byte buffer (an overflow gives `""`).
+fn strftime(tm: &libc::tm, format: &str) -> Value {
+    let Ok(fmt) = std::ffi::CString::new(format) else {
+        return Value::str("");
+    };
+    let mut buf = vec![0u8; 1024];
+    // SAFETY: `buf` has 1024 writable bytes and we pass 1023 as its size; `fmt` is a
+    // NUL-terminated C string and `tm` a fully initialised struct.
+    let n = unsafe { libc::strftime(buf.as_mut_ptr().cast(), 1023, fmt.as_ptr(), tm) };
+    buf.truncate(n);
+    Value::str(String::from_utf8_lossy(&buf).into_owned())
+}
+
+/// The offset argument of `absTime(t, offset)`: an integer, real or relative time as
+/// a C `int`.
+fn offset_arg(v: &Value) -> Option<i32> {
+    match v {
+        Value::Int(i) => Some(*i as i32),
+        Value::Real(r) => Some(f64_to_i32_x86(*r)),
+        Value::RelTime(r) => Some(super::text::f64_to_i64_x86(*r) as i32),
+        _ => None,
+    }
+}
+
+/// Run-time `absTime(...)`. A string argument is returned unchanged: HTCondor folds
+/// string literals at parse time and its run-time code falls through for strings.
+fn abs_time(c: &mut dyn Call) -> Result<Value, Fail> {
+    if c.argc() == 0 {
+        return Ok(current_time());
+    }
+    if !arity(c, 1, 2) {
+        return Ok(Value::Error);
+    }
+    let v = c.arg(0)?;
+    let offset = if c.argc() == 2 {
+        match offset_arg(&c.arg(1)?) {
+            Some(o) => Some(o),
+            None => return Ok(Value::Error),
+        }
+    } else {
+        None
+    };
+    let secs = match &v {
+        Value::Undefined => return Ok(Value::Undefined),
+        Value::Int(i) => i64::from(*i as i32),
+        Value::Real(r) => i64::from(f64_to_i32_x86(*r)),
+        Value::RelTime(r) => super::text::f64_to_i64_x86(*r),
+        Value::Str(_) | Value::AbsTime(_) => return Ok(v),
+        _ => return Ok(Value::Error),
+    };
+    Ok(Value::AbsTime(AbsTime {
+        secs,
+        offset: offset.unwrap_or_else(|| local_offset(secs)),
+    }))
+}
+
+/// Run-time `relTime(x)`. A string argument gives a zero duration, as HTCondor's
+/// run-time code does (string literals are folded at parse time instead).
+fn rel_time(c: &mut dyn Call) -> Result<Value, Fail> {
+    if !arity(c, 1, 1) {
+        if c.argc() == 2 {
+            // HTCondor evaluates both arguments before refusing the second.
+            c.arg(0)?;
+            c.arg(1)?;
+        }
+        return Ok(Value::Error);
+    }
+    Ok(match c.arg(0)? {
+        Value::Undefined => Value::Undefined,
+        Value::Int(i) => Value::RelTime(f64::from(i as i32)),
+        Value::Real(r) => Value::RelTime(r),
+        Value::Str(_) => Value::RelTime(0.0),
+        Value::AbsTime(t) => Value::RelTime(t.secs as f64),
+        v @ Value::RelTime(_) => v,
+        _ => Value::Error,
+    })
+}
+
+/// Parses an absolute time the way HTCondor folds `absTime("...")`: the regular
+/// expression `D* dddd [D* dd [D* dd [D* dd [D* dd [D* dd D*]]]]] [±hh[:]mm | z | Z]`
+/// (D a non-digit), out-of-range fields rolling over; without a zone, the local
+/// offset. `None` where HTCondor's parse fails.
+pub fn parse_abstime_text(text: &str) -> Option<AbsTime> {
+    let mut s: Vec<u8> = text.as_bytes().to_vec();
+    let (tz, rest) = split_zone(&mut s);
+    s = rest;
+    let len = s.len() as i64;
+    let mut i = next_digit(&s, 0);
+    if i as i64 > len - 4 {
+        return None;
+    }
+    let mut fields = [0i64, 1, 0, 0, 0, 0];
+    fields[0] = atoi(&s[i..i + 4]);
+    i = next_digit(&s, i + 4);
+    for f in fields.iter_mut().skip(1) {
+        if i as i64 <= len - 2 {
+            *f = atoi(&s[i..i + 2]);
+            i += 2;
+        }
+        i = next_digit(&s, i);
+    }
+    if i < s.len() {
+        return None;
+    }
+    let [year, mon, day, hour, min, sec] = fields;
+    // A missing day is day 0, the last day of the month before, as mktime
+    // normalises it.
+    let local = days_from_civil(year, mon, day) * 86_400 + hour * 3600 + min * 60 + sec;
+    let offset = match tz {
+        Some(o) => o,
+        None => local_offset(local - i64::from(local_offset(local))),
+    };
+    Some(AbsTime {
+        secs: local - i64::from(offset),
+        offset,
+    })
+}
+
+/// Removes a trailing zone (`Z`, `±hhmm`, `±hh:mm`) from `s`: the offset found, if
+/// any, and the rest.
+fn split_zone(s: &mut [u8]) -> (Option<i32>, Vec<u8>) {
+    let len = s.len();
+    let mut i = len as i64 - 1;
+    while i >= 0 && s[i as usize].is_ascii_whitespace() {
+        i -= 1;
+    }
+    if i > 0 && matches!(s[i as usize], b'z' | b'Z') {
+        let mut v = s.to_vec();
+        v.remove(i as usize);
+        return (Some(0), v);
+    }
+    let sign_at = |k: usize| len > k && matches!(s[len - k], b'+' | b'-');
+    let mut v = s.to_vec();
+    if sign_at(5) {
+        // `±hhmm`
+    } else if len > 6 && sign_at(6) && s[len - 3] == b':' {
+        v.remove(len - 3);
+    } else {
+        return (None, v);
+    }
+    let n = v.len();
+    let off = &v[n - 5..];
+    if !off[1..].iter().all(u8::is_ascii_digit) {
+        return (None, s.to_vec());
+    }
+    let h = atoi(&off[1..3]) as i32;
+    let m = atoi(&off[3..5]) as i32;
+    let o = h * 3600 + m * 60;
+    let o = if off[0] == b'-' { -o } else { o };
+    v.truncate(n - 5);
+    (Some(o), v)
+}
+
+fn next_digit(s: &[u8], mut i: usize) -> usize {
+    while i < s.len() && !s[i].is_ascii_digit() {
+        i += 1;
+    }
+    i
+}
+
+/// C's `atoi` on a short all-digit-prefixed slice.
+fn atoi(s: &[u8]) -> i64 {
+    s.iter()
+        .take_while(|b| b.is_ascii_digit())
+        .fold(0i64, |n, b| n * 10 + i64::from(b - b'0'))
+}
+
+/// Parses a relative time the way HTCondor folds `relTime("...")`:
+/// `[-][[[days(d|+)]hh(h|:)]mm(m|:)]ss[.fff][s]`, read from the end. `None` where
+/// HTCondor's parse fails.
+pub fn parse_reltime_text(text: &str) -> Option<f64> {
+    let s = text.as_bytes();
+    let mut i = s.len() as i64 - 1;
+    let at = |i: i64| if i >= 0 { s[i as usize] } else { 0 };
+    let skip_space = |i: &mut i64| {
+        while *i >= 0 && at(*i).is_ascii_whitespace() {
+            *i -= 1;
+        }
+    };
+    let digits_back = |i: &mut i64| {
+        let end = *i;
+        while *i >= 0 && at(*i).is_ascii_digit() {
+            *i -= 1;
+        }
+        &s[(*i + 1) as usize..(end + 1) as usize]
+    };
+    skip_space(&mut i);
+    let mut secs = 0.0;
+    if i >= 0 && (matches!(at(i), b's' | b'S') || at(i).is_ascii_digit()) {
+        if matches!(at(i), b's' | b'S') {
+            i -= 1;
+        }
+        skip_space(&mut i);
+        let end = i;
+        digits_back(&mut i);
+        if at(i) == b'.' && i >= 0 {
+            i -= 1;
+            digits_back(&mut i);
+        }
+        let txt = std::str::from_utf8(&s[(i + 1) as usize..(end + 1) as usize]).unwrap_or("");
+        secs = super::convert::strtod(txt).unwrap_or(0.0);
+    }
+    let unit = |i: &mut i64, marks: &[u8]| -> i32 {
+        skip_space(i);
+        if *i >= 0 && marks.contains(&at(*i)) {
+            *i -= 1;
+            skip_space(i);
+            rev_int(digits_back(i))
+        } else {
+            0
+        }
+    };
+    let mins = unit(&mut i, b"mM:");
+    let hrs = unit(&mut i, b"hH:");
+    let days = unit(&mut i, b"dD+");
+    skip_space(&mut i);
+    let negative = i >= 0 && at(i) == b'-';
+    if negative {
+        i -= 1;
+    }
+    skip_space(&mut i);
+    if i >= 0 {
+        return None;
+    }
+    // HTCondor sums the whole units in a C `int`.
+    let whole = days
+        .wrapping_mul(86_400)
+        .wrapping_add(hrs.wrapping_mul(3600))
+        .wrapping_add(mins.wrapping_mul(60));
+    let total = f64::from(whole) + secs;
+    Some(if negative { -total } else { total })
+}
+
+/// `std::from_chars` into an `int`: 0 when the digits overflow.
+fn rev_int(digits: &[u8]) -> i32 {
+    digits
+        .iter()
+        .try_fold(0i32, |n, b| {
+            n.checked_mul(10)?.checked_add(i32::from(b - b'0'))
+        })
+        .unwrap_or(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::testing::{eval, s};
+    use super::*;
+
+    // Expected results from HTCondor 25.14.1, run with TZ unset (UTC).
+    fn abs(text: &str) -> Option<String> {
+        parse_abstime_text(text).map(super::super::text::abstime_text)
+    }
+
+    #[test]
+    fn abstime_strings() {
+        std::env::remove_var("TZ");
+        assert_eq!(
+            abs("2023-11-14T22:13:20+05:30").as_deref(),
+            Some("2023-11-14T22:13:20+05:30")
+        );
+        assert_eq!(
+            abs("2023-11-14T22:13:20-0500").as_deref(),
+            Some("2023-11-14T22:13:20-05:00")
+        );
+        assert_eq!(
+            abs("2023-11-14T22:13:20Z").as_deref(),
+            Some("2023-11-14T22:13:20-00:00")
+        );
+        assert_eq!(
+            abs("2023-13-45").as_deref(),
+            Some("2024-02-14T00:00:00-00:00")
+        );
+        assert_eq!(abs("2023").as_deref(), Some("2022-12-31T00:00:00-00:00"));
+        assert_eq!(abs("2023-11").as_deref(), Some("2023-10-31T00:00:00-00:00"));
+        assert_eq!(
+            abs("20231114T221320").as_deref(),
+            Some("2023-11-14T22:13:20-00:00")
+        );
+        assert_eq!(
+            abs("99999-01-01").as_deref(),
+            Some("9999-09-01T01:00:00-00:00")
+        );
+        assert_eq!(
+            abs("2023-11-14Tjunk").as_deref(),
+            Some("2023-11-14T00:00:00-00:00")
+        );
+        assert_eq!(abs("2023-11-14T22:13:20.5"), None);
+        assert_eq!(abs("2023-11-14T22:13:20+05"), None);
+        assert_eq!(abs(""), None);
+        assert_eq!(abs("abc"), None);
+    }
+
+    #[test]
+    fn reltime_strings() {
+        let r = parse_reltime_text;
+        assert_eq!(r("1+01:01:01"), Some(90061.0));
+        assert_eq!(r("01:01"), Some(61.0));
+        assert_eq!(r("1d2h3m4s"), Some(93784.0));
+        assert_eq!(r("-00:00:01"), Some(-1.0));
+        assert_eq!(r("1d 2h"), Some(93600.0));
+        assert_eq!(r("01:01:01.5"), Some(3661.5));
+        assert_eq!(r("2h30"), Some(7230.0));
+        assert_eq!(r(""), Some(0.0));
+        assert_eq!(r("99999999999999999999"), Some(1e20));
+        assert_eq!(r("1.5d"), None);
+        assert_eq!(r("1h1d"), None);
+        assert_eq!(r("1:2:3:4"), None);
+        assert_eq!(r("garbage"), None);
+    }
+
+    #[test]
+    fn runtime_conversions() {
+        std::env::remove_var("TZ");
+        assert_eq!(
+            eval("absTime", vec![Value::Int(0)]),
+            "absTime(\"1970-01-01T00:00:00-00:00\")"
+        );
+        assert_eq!(
+            eval("absTime", vec![Value::Int(0), Value::Int(-3600)]),
+            "absTime(\"1969-12-31T23:00:00-01:00\")"
+        );
+        assert_eq!(
+            eval("absTime", vec![Value::Real(1e30)]),
+            "absTime(\"1901-12-13T20:45:52-00:00\")"
+        );
+        assert_eq!(eval("absTime", vec![s("x")]), "\"x\"");
+        assert_eq!(eval("absTime", vec![Value::Bool(true)]), "error");
+        assert_eq!(
+            eval("absTime", vec![Value::Int(5), Value::Undefined]),
+            "error"
+        );
+        assert_eq!(eval("relTime", vec![Value::Real(-5.5)]), "relTime(\"-05\")");
+        assert_eq!(eval("relTime", vec![s("1d")]), "relTime(\"00\")");
+        assert_eq!(eval("relTime", vec![Value::Int(1), Value::Int(2)]), "error");
+        assert_eq!(
+            eval("formatTime", vec![Value::Int(0)]),
+            "\"Thu Jan  1 00:00:00 1970\""
+        );
+        assert_eq!(
+            eval(
+                "formatTime",
+                vec![Value::AbsTime(AbsTime {
+                    secs: 0,
+                    offset: 3600
+                })]
+            ),
+            "\"Thu Jan  1 01:00:00 1970\""
+        );
+        assert_eq!(eval("formatTime", vec![Value::RelTime(5.0)]), "error");
+        assert_eq!(eval("getDays", vec![Value::RelTime(-90000.0)]), "-1");
+        assert_eq!(eval("getHours", vec![Value::RelTime(-90000.0)]), "-1");
+        assert_eq!(eval("getDays", vec![Value::Int(0)]), "error");
+        assert_eq!(eval("splitTime", vec![Value::Undefined]), "undefined");
+    }
+}
