@@ -50,8 +50,10 @@ fn deviations(file: &str) -> BTreeSet<String> {
 fn judge(file: &str, total: usize, failures: Vec<(String, String)>) {
     let allowed = deviations(file);
     let failed: BTreeSet<String> = failures.iter().map(|(k, _)| k.clone()).collect();
-    let unexpected: Vec<&(String, String)> =
-        failures.iter().filter(|(k, _)| !allowed.contains(k)).collect();
+    let unexpected: Vec<&(String, String)> = failures
+        .iter()
+        .filter(|(k, _)| !allowed.contains(k))
+        .collect();
     let stale: Vec<&String> = allowed.iter().filter(|k| !failed.contains(*k)).collect();
     let show = std::env::var("CONFORMANCE_SHOW")
         .ok()
@@ -123,10 +125,16 @@ fn eval_cases() {
         let got = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
             eval_outcome(expr, my.as_ref(), target.as_ref())
         }))
-            .unwrap_or_else(|_| "PANIC".into());
+        .unwrap_or_else(|_| "PANIC".into());
         if got != want {
             let key = format!("{expr} | my={} | target={}", c["my"], c["target"]);
-            failures.push((key, format!("EVAL {expr:?} my={} target={}\n   want {want}\n   got  {got}", c["my"], c["target"])));
+            failures.push((
+                key,
+                format!(
+                    "EVAL {expr:?} my={} target={}\n   want {want}\n   got  {got}",
+                    c["my"], c["target"]
+                ),
+            ));
         }
     }
     judge("eval.jsonl", cases.len(), failures);
@@ -169,15 +177,25 @@ fn ad_cases() {
                 s,
                 read_ads_as(s, "case", Format::Old)
                     .map_err(|e| e.to_string())
-                    .map(|mut v| if v.is_empty() { ClassAd::new() } else { v.remove(0) }),
+                    .map(|mut v| {
+                        if v.is_empty() {
+                            ClassAd::new()
+                        } else {
+                            v.remove(0)
+                        }
+                    }),
             )
         } else {
             let s = c["input_json"].as_str().unwrap();
             (
                 s,
-                parse_json_ads(s)
-                    .map_err(|e| e.to_string())
-                    .map(|mut v| if v.is_empty() { ClassAd::new() } else { v.remove(0) }),
+                parse_json_ads(s).map_err(|e| e.to_string()).map(|mut v| {
+                    if v.is_empty() {
+                        ClassAd::new()
+                    } else {
+                        v.remove(0)
+                    }
+                }),
             )
         };
         let mut check = |what: &str, want: &Json, got: String| {

@@ -33,12 +33,22 @@ pub fn parse_json_ads(src: &str) -> Result<Vec<ClassAd>, ParseError> {
             Json::Array(items) => {
                 for it in items {
                     let Json::Object(o) = it else {
-                        return Err(ParseError::at(src, 0, "expected a JSON object (an ad) in the array".into()));
+                        return Err(ParseError::at(
+                            src,
+                            0,
+                            "expected a JSON object (an ad) in the array".into(),
+                        ));
                     };
                     ads.push(ad_from_json(&o).map_err(|m| ParseError::at(src, 0, m))?);
                 }
             }
-            _ => return Err(ParseError::at(src, 0, "expected a JSON object (an ad) or an array of them".into())),
+            _ => {
+                return Err(ParseError::at(
+                    src,
+                    0,
+                    "expected a JSON object (an ad) or an array of them".into(),
+                ))
+            }
         }
     }
     Ok(ads)
@@ -86,7 +96,10 @@ impl Builder {
                 None => self.push(Node::Lit(Value::str(s.as_str()))),
             },
             Json::Array(items) => {
-                let ids = items.iter().map(|i| self.value(i)).collect::<Result<_, _>>()?;
+                let ids = items
+                    .iter()
+                    .map(|i| self.value(i))
+                    .collect::<Result<_, _>>()?;
                 self.push(Node::List(ids))
             }
             Json::Object(o) => {

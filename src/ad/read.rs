@@ -133,7 +133,11 @@ fn read_old(src: &str, file: &str) -> Result<Vec<ClassAd>, ReadError> {
         let expr = parse_expr_old(rhs).map_err(|e| ReadError {
             file: file.to_string(),
             line: lineno + e.line - 1,
-            column: if e.line == 1 { rhs_col + e.column - 1 } else { e.column },
+            column: if e.line == 1 {
+                rhs_col + e.column - 1
+            } else {
+                e.column
+            },
             message: format!("in the value of {name}: {}", e.message),
         })?;
         cur.insert_expr(name, expr);

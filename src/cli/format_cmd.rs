@@ -74,7 +74,12 @@ pub fn write_ads<'a>(
         OutSyntax::Json => {
             write!(out, "[")?;
             for ad in ads {
-                write!(out, "{}\n{}", if first { "" } else { "," }, unparse_ad_json(ad))?;
+                write!(
+                    out,
+                    "{}\n{}",
+                    if first { "" } else { "," },
+                    unparse_ad_json(ad)
+                )?;
                 first = false;
             }
             writeln!(out, "\n]")?;

@@ -175,6 +175,8 @@ impl Evaluator {
             let Value::Int(i) = *y else {
                 return Ok(Value::Error);
             };
+            // HTCondor reads the index into a C `int`, truncating it.
+            let i = i as i32;
             if i < 0 || i as usize >= list.len() {
                 return Ok(Value::Error);
             }

@@ -3,8 +3,8 @@
 
 mod call;
 pub mod compound;
-pub mod evaluator;
 pub mod display;
+pub mod evaluator;
 pub mod scope;
 
 use crate::ad::ClassAd;

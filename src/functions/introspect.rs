@@ -3,7 +3,7 @@
 use super::convert::text_of;
 use super::{add, arity, Builtin, Call, RefError};
 use crate::eval::Fail;
-use crate::syntax::ast::{ExprRef, Node};
+use crate::syntax::ast::ExprRef;
 use classad_vm::Value;
 
 pub(super) fn register(t: &mut Vec<Builtin>) {
@@ -39,12 +39,10 @@ fn unparse(c: &mut dyn Call) -> Result<Value, Fail> {
 }
 
 /// The new-syntax text of an expression.
-// uses crate::syntax::unparse once it lands; until then only literals print.
 fn expr_text(e: &ExprRef) -> String {
-    match e.node() {
-        Node::Lit(v) => super::text::unparse_value(v),
-        _ => String::new(),
-    }
+    let mut out = String::new();
+    crate::syntax::unparse::unparse_node(&e.tree, e.id, &mut out);
+    out
 }
 
 /// `debug(x)`: the value of `x` (HTCondor also logs it; we do not).

@@ -63,7 +63,7 @@ pub(crate) fn list(items: Vec<Value>) -> Value {
 
 /// The result as HTCondor's text, for comparing with what the oracle printed.
 pub(crate) fn show(v: &Value) -> String {
-    super::text::unparse_value(v)
+    crate::eval::display::unparse_value(v)
 }
 
 /// Runs `name(args)` and returns the unparsed result.

@@ -1,32 +1,8 @@
 //! Turning values into text the way HTCondor's unparser does, for `string()`, `strcat()` and friends.
 
-use crate::eval::compound::{as_list, ListVal};
-use classad_vm::{AbsTime, Value};
-
-/// A real as HTCondor's new-syntax unparser writes it: `%1.15E`, zero as `0.0`,
-/// non-finite values as `real("...")`.
-pub fn real_text(r: f64) -> String {
-    if r.is_nan() {
-        return "real(\"NaN\")".to_string();
-    }
-    if r.is_infinite() {
-        return if r > 0.0 {
-            "real(\"INF\")"
-        } else {
-            "real(\"-INF\")"
-        }
-        .to_string();
-    }
-    if r == 0.0 {
-        return if r.is_sign_negative() { "-0.0" } else { "0.0" }.to_string();
-    }
-    let s = format!("{r:.15e}");
-    // Rust writes `2.5e0`; C's `%E` wants `2.5E+00` (sign and at least two digits).
-    let (mant, exp) = s.split_once('e').unwrap_or((&s, "0"));
-    let exp: i32 = exp.parse().unwrap_or(0);
-    let sign = if exp < 0 { '-' } else { '+' };
-    format!("{mant}E{sign}{:02}", exp.unsigned_abs())
-}
+use crate::eval::display::unparse_value;
+use crate::syntax::unparse::{fmt_abstime, fmt_reltime};
+use classad_vm::Value;
 
 /// Days since 1970-01-01 to a proleptic Gregorian (year, month, day).
 pub(crate) fn civil_from_days(z: i64) -> (i64, u32, u32) {
@@ -89,25 +65,6 @@ pub(crate) fn civil(secs: i64, offset: i64) -> Civil {
     }
 }
 
-/// An absolute time as HTCondor prints it: `2023-11-14T22:13:20-06:00` (offset zero
-/// is written `-00:00`).
-pub fn abstime_text(t: AbsTime) -> String {
-    let c = civil(t.secs, i64::from(t.offset));
-    let sign = if t.offset > 0 { '+' } else { '-' };
-    let off = t.offset.unsigned_abs();
-    format!(
-        "{}-{:02}-{:02}T{:02}:{:02}:{:02}{sign}{:02}:{:02}",
-        c.year,
-        c.month,
-        c.day,
-        c.hour,
-        c.min,
-        c.sec,
-        off / 3600,
-        off % 3600 / 60
-    )
-}
-
 /// C's `(int)` conversion of a double on x86-64: out-of-range and NaN give `INT_MIN`.
 pub(crate) fn f64_to_i32_x86(r: f64) -> i32 {
     if !(-2_147_483_649.0..2_147_483_648.0).contains(&r) || r == -2_147_483_649.0 {
@@ -127,113 +84,23 @@ pub(crate) fn f64_to_i64_x86(r: f64) -> i64 {
     }
 }
 
-/// A relative time as HTCondor prints it: `[-][d+]hh:mm:ss`, leading zero fields
-/// left off, fractions dropped; whole seconds go through a 32-bit `int` as in C.
-pub fn reltime_text(r: f64) -> String {
-    let mut secs = f64_to_i32_x86(r);
-    let mut out = String::new();
-    if secs < 0 {
-        out.push('-');
-        secs = secs.wrapping_neg();
-    }
-    let (days, hrs, mins, s) = (
-        secs / 86_400,
-        secs % 86_400 / 3600,
-        secs % 3600 / 60,
-        secs % 60,
-    );
-    if days != 0 {
-        out.push_str(&format!("{days}+{hrs:02}:{mins:02}:{s:02}"));
-    } else if hrs != 0 {
-        out.push_str(&format!("{hrs:02}:{mins:02}:{s:02}"));
-    } else if mins != 0 {
-        out.push_str(&format!("{mins:02}:{s:02}"));
-    } else {
-        out.push_str(&format!("{s:02}"));
-    }
-    out
-}
-
-/// A string literal in new syntax: quoted, with C escapes and octal for other
-/// non-printable bytes.
-fn quoted(s: &str, out: &mut String) {
-    out.push('"');
-    for b in s.bytes() {
-        match b {
-            b'\x07' => out.push_str("\\a"),
-            b'\x08' => out.push_str("\\b"),
-            b'\x0c' => out.push_str("\\f"),
-            b'\n' => out.push_str("\\n"),
-            b'\r' => out.push_str("\\r"),
-            b'\t' => out.push_str("\\t"),
-            b'\x0b' => out.push_str("\\v"),
-            b'\\' => out.push_str("\\\\"),
-            b'"' => out.push_str("\\\""),
-            0x20..=0x7e => out.push(b as char),
-            _ => out.push_str(&format!("\\{b:03o}")),
-        }
-    }
-    out.push('"');
-}
-
 /// A value as text for string functions (HTCondor's `convertValueToStringValue`):
 /// strings as they are, times in their bare forms, everything else unparsed.
 pub fn value_text(v: &Value) -> String {
     match v {
         Value::Str(s) => s.to_string(),
-        Value::AbsTime(t) => abstime_text(*t),
-        Value::RelTime(r) => reltime_text(*r),
+        Value::AbsTime(t) => fmt_abstime(*t),
+        Value::RelTime(r) => fmt_reltime(*r),
         _ => unparse_value(v),
-    }
-}
-
-/// Any value as new-syntax ClassAd text.
-// uses crate::eval::display::unparse_value once it lands
-pub fn unparse_value(v: &Value) -> String {
-    let mut out = String::new();
-    write_value(v, &mut out);
-    out
-}
-
-fn write_value(v: &Value, out: &mut String) {
-    match v {
-        Value::Undefined => out.push_str("undefined"),
-        Value::Error => out.push_str("error"),
-        Value::Bool(b) => out.push_str(if *b { "true" } else { "false" }),
-        Value::Int(i) => out.push_str(&i.to_string()),
-        Value::Real(r) => out.push_str(&real_text(*r)),
-        Value::Str(s) => quoted(s, out),
-        Value::AbsTime(t) => {
-            out.push_str("absTime(\"");
-            out.push_str(&abstime_text(*t));
-            out.push_str("\")");
-        }
-        Value::RelTime(r) => {
-            out.push_str("relTime(\"");
-            out.push_str(&reltime_text(*r));
-            out.push_str("\")");
-        }
-        Value::List(_) => match as_list(v) {
-            Some(ListVal::Values(items)) => {
-                out.push_str("{ ");
-                for (i, item) in items.iter().enumerate() {
-                    if i > 0 {
-                        out.push(',');
-                    }
-                    write_value(item, out);
-                }
-                out.push_str(" }");
-            }
-            // Lazy lists and ads need the expression unparser, which lands separately.
-            _ => out.push_str("{ }"),
-        },
-        Value::Ad(_) => out.push_str("[ ]"),
     }
 }
 
 #[cfg(test)]
 mod tests {
-    use super::*;
+    use crate::syntax::unparse::{
+        fmt_abstime as abstime_text, fmt_real_new as real_text, fmt_reltime as reltime_text,
+    };
+    use classad_vm::AbsTime;
 
     // Expected strings come from HTCondor 25.14.1.
     #[test]

@@ -209,8 +209,10 @@ fn time_arith(op: Arith, a: &Value, b: &Value) -> Value {
     }
 }
 
-/// `a op b` for the bitwise and shift operators: integers only. Shift counts are
-/// masked to six bits, as on the x86-64 machines HTCondor runs on.
+/// `a op b` for the bitwise and shift operators: integers only. Shifts follow
+/// HTCondor's `doBitwise` on x86-64: hardware shifts mask the count to six bits;
+/// `>>` of a negative number shifts one bit at a time `min(64, count)` times; `>>>`
+/// of a negative number shifts once, clears the sign, then shifts `count - 1` more.
 pub fn bitwise(op: Bit, a: &Value, b: &Value) -> Value {
     if let Some(v) = strict2(a, b) {
         return v;
@@ -225,8 +227,11 @@ pub fn bitwise(op: Bit, a: &Value, b: &Value) -> Value {
         Bit::Or => x | y,
         Bit::Xor => x ^ y,
         Bit::Shl => x.wrapping_shl(count),
-        Bit::Shr => x.wrapping_shr(count),
-        Bit::UShr => ((x as u64) >> count) as i64,
+        Bit::Shr if x >= 0 => x.wrapping_shr(count),
+        // Each step is an arithmetic shift by one; 64 steps reach -1.
+        Bit::Shr => x.wrapping_shr(y.clamp(0, 63) as u32) | if y >= 64 { -1 } else { 0 },
+        Bit::UShr if x >= 0 => x.wrapping_shr(count),
+        Bit::UShr => ((x >> 1) & i64::MAX).wrapping_shr((y.wrapping_sub(1) & 63) as u32),
     })
 }
 
