@@ -10,6 +10,8 @@ use std::sync::Arc;
 
 /// HTCondor's limit on nested operations and attribute dereferences.
 pub const MAX_DEPTH: u32 = 400;
+/// HTCondor's bound on `a.b.c...` selection chains: a longer chain is an error.
+pub const MAX_SELECT_CHAIN: usize = 400;
 /// HTCondor's budget of node evaluations for one top-level evaluation.
 pub const MAX_STEPS: u64 = 10_000_000;
 
@@ -42,6 +44,9 @@ impl Evaluator {
         }
         self.steps_left -= 1;
         match e.node() {
+            // HTCondor folds `relTime("...")` at parse time into a literal that prints
+            // as a relative time but evaluates to a real.
+            Node::Lit(Value::RelTime(r)) => Ok(Value::Real(*r)),
             Node::Lit(v) => Ok(v.clone()),
             Node::Attr {
                 scope: None,
@@ -68,6 +73,9 @@ impl Evaluator {
                 name,
                 ..
             } => {
+                if select_chain_len(e) > MAX_SELECT_CHAIN {
+                    return Ok(Value::Error);
+                }
                 let base = self.eval(&e.child(*s), cur)?;
                 self.select(&base, name)
             }
@@ -357,4 +365,18 @@ impl Evaluator {
             _ => None,
         })
     }
+}
+
+/// How many `.name` selections are stacked at `e` (`a.b.c` has two).
+fn select_chain_len(e: &ExprRef) -> usize {
+    let mut n = 0;
+    let mut id = e.id;
+    while let Node::Attr { scope: Some(s), .. } = e.tree.node(id) {
+        n += 1;
+        if n > MAX_SELECT_CHAIN {
+            break;
+        }
+        id = *s;
+    }
+    n
 }

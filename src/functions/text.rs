@@ -1,7 +1,7 @@
 //! Turning values into text the way HTCondor's unparser does, for `string()`, `strcat()` and friends.
 
 use crate::eval::display::unparse_value;
-use crate::syntax::unparse::{fmt_abstime, fmt_reltime};
+use crate::syntax::unparse::{fmt_abstime, fmt_reltime_value};
 use classad_vm::Value;
 
 /// Days since 1970-01-01 to a proleptic Gregorian (year, month, day).
@@ -90,7 +90,7 @@ pub fn value_text(v: &Value) -> String {
     match v {
         Value::Str(s) => s.to_string(),
         Value::AbsTime(t) => fmt_abstime(*t),
-        Value::RelTime(r) => fmt_reltime(*r),
+        Value::RelTime(r) => fmt_reltime_value(*r),
         _ => unparse_value(v),
     }
 }
@@ -98,7 +98,7 @@ pub fn value_text(v: &Value) -> String {
 #[cfg(test)]
 mod tests {
     use crate::syntax::unparse::{
-        fmt_abstime as abstime_text, fmt_real_new as real_text, fmt_reltime as reltime_text,
+        fmt_abstime as abstime_text, fmt_real_new as real_text, fmt_reltime_value as reltime_text,
     };
     use classad_vm::AbsTime;
 

@@ -499,7 +499,7 @@ mod tests {
 
     // Expected results from HTCondor 25.14.1, run with TZ unset (UTC).
     fn abs(text: &str) -> Option<String> {
-        parse_abstime_text(text).map(super::super::crate::syntax::unparse::fmt_abstime)
+        parse_abstime_text(text).map(crate::syntax::unparse::fmt_abstime)
     }
 
     #[test]

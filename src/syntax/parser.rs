@@ -7,11 +7,13 @@ use crate::ad::classad::{attr_order, ClassAd};
 use classad_vm::{Str, Value};
 use std::fmt;
 
-/// Deepest nesting of sub-expressions (parentheses, lists, records, unary operators,
-/// elvis chains) accepted. HTCondor stops at 1000 parenthesis-like levels; we stop
-/// earlier so that parsing, unparsing and evaluating stay within a 2 MB thread stack
-/// even in debug builds. Real ads nest a few levels.
-pub const MAX_DEPTH: u32 = 160;
+/// Deepest nesting accepted, in HTCondor's units: each expression level (a unary
+/// operator, a `? :` or `?:` branch, an argument, an element) costs 1 and each bracket
+/// (`( )`, `{ }`, `[ ]`, a call, a subscript) 2 more. HTCondor 25 accepts 497 unary
+/// operators or 165 parentheses and no more; so do we.
+pub const MAX_DEPTH: u32 = 498;
+/// The extra depth a bracket costs.
+const BRACKET_DEPTH: u32 = 2;
 
 /// A parse failure with its position.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -147,7 +149,11 @@ impl<'s> Parser<'s> {
     }
 
     fn enter(&mut self) -> PResult<()> {
-        self.depth += 1;
+        self.enter_by(1)
+    }
+
+    fn enter_by(&mut self, cost: u32) -> PResult<()> {
+        self.depth += cost;
         if self.depth > MAX_DEPTH {
             return Err(self.error_here(format!(
                 "expression nested more than {MAX_DEPTH} levels deep"
@@ -230,12 +236,19 @@ impl<'s> Parser<'s> {
     /// Parses the inside of a record after `[`, through `]`; `store` receives each
     /// attribute with the id of its value's root in the current arena.
     fn record_body(&mut self, mut store: impl FnMut(&mut Self, Str, NodeId)) -> PResult<()> {
+        let mut attrs = 0;
         loop {
-            // HTCondor tolerates empty attributes: `[;a=1;;b=2;]`.
+            // HTCondor tolerates empty attributes (`[;a=1;;b=2;]`), but not a record
+            // of nothing but them (`[;]`).
+            let mut semis = false;
             while self.tok.tok == Tok::Semi {
+                semis = true;
                 self.advance()?;
             }
             let name = match &self.tok.tok {
+                Tok::RBracket if semis && attrs == 0 => {
+                    return Err(self.expected("an attribute name"));
+                }
                 Tok::RBracket => {
                     self.advance()?;
                     return Ok(());
@@ -243,6 +256,7 @@ impl<'s> Parser<'s> {
                 Tok::Name(n) | Tok::QName(n) => Str::from(n.as_str()),
                 _ => return Err(self.expected("an attribute name or ']'")),
             };
+            attrs += 1;
             self.advance()?;
             if self.tok.tok != Tok::Assign {
                 return Err(self.expected(&format!("'=' after attribute name '{}'", name.as_str())));
@@ -346,7 +360,9 @@ impl<'s> Parser<'s> {
             match self.tok.tok {
                 Tok::LBracket => {
                     self.advance()?;
+                    self.enter_by(BRACKET_DEPTH)?;
                     let i = self.expr()?;
+                    self.depth -= BRACKET_DEPTH;
                     self.expect(Tok::RBracket, "']' after subscript")?;
                     e = self.push(Node::Binary(BinOp::Subscript, e, i));
                 }
@@ -405,12 +421,24 @@ impl<'s> Parser<'s> {
             }
             Tok::LParen => {
                 self.advance()?;
+                self.enter_by(BRACKET_DEPTH)?;
                 let e = self.expr()?;
+                self.depth -= BRACKET_DEPTH;
                 self.expect(Tok::RParen, "')' to close '('")?;
                 return Ok(self.push(Node::Paren(e)));
             }
-            Tok::LBrace => return self.list(),
-            Tok::LBracket => return self.record(),
+            Tok::LBrace => {
+                self.enter_by(BRACKET_DEPTH)?;
+                let l = self.list();
+                self.depth -= BRACKET_DEPTH;
+                return l;
+            }
+            Tok::LBracket => {
+                self.enter_by(BRACKET_DEPTH)?;
+                let r = self.record();
+                self.depth -= BRACKET_DEPTH;
+                return r;
+            }
             _ => return Err(self.expected("an expression")),
         };
         self.advance()?;
@@ -431,7 +459,7 @@ impl<'s> Parser<'s> {
             }));
         }
         self.advance()?;
-        self.enter()?;
+        self.enter_by(BRACKET_DEPTH)?;
         let mut args = Vec::new();
         while self.tok.tok != Tok::RParen {
             args.push(self.expr()?);
@@ -449,7 +477,7 @@ impl<'s> Parser<'s> {
             }
         }
         self.advance()?;
-        self.depth -= 1;
+        self.depth -= BRACKET_DEPTH;
         if let Some(folded) = self.fold_time(&name, &args, start)? {
             return Ok(folded);
         }
@@ -573,9 +601,12 @@ mod tests {
 
     #[test]
     fn depth_is_bounded() {
-        let ok = format!("{}1{}", "(".repeat(150), ")".repeat(150));
+        // HTCondor 25.14.1 parses 165 parentheses and 497 unary operators, no more.
+        let ok = format!("{}1{}", "(".repeat(165), ")".repeat(165));
         assert!(parse_expr(&ok).is_ok());
-        let deep = format!("{}1{}", "(".repeat(161), ")".repeat(161));
+        assert!(parse_expr(&format!("{}1", "- ".repeat(497))).is_ok());
+        assert!(parse_expr(&format!("{}1", "- ".repeat(498))).is_err());
+        let deep = format!("{}1{}", "(".repeat(166), ")".repeat(166));
         assert!(parse_expr(&deep).unwrap_err().message.contains("nested"));
         let mb = "(".repeat(1 << 20);
         let t = std::time::Instant::now();

@@ -294,8 +294,36 @@ fn strip_zeros(s: &str) -> &str {
     }
 }
 
-/// The text HTCondor prints inside `relTime("...")`: `[-][d+]hh:mm:ss`, leaving out
-/// leading zero fields.
+/// The text HTCondor prints inside `relTime("...")` for a relative-time *value*:
+/// `[-][d+]hh:mm:ss`, leading zero fields left off, the fraction dropped; the seconds
+/// go through a C `int`, so huge values print as HTCondor's garbage does.
+pub fn fmt_reltime_value(r: f64) -> String {
+    let mut secs = c_int(r);
+    let mut out = String::new();
+    if secs < 0 {
+        out.push('-');
+        secs = secs.wrapping_neg();
+    }
+    let (days, hrs, mins, s) = (
+        secs.wrapping_div(86_400),
+        secs.wrapping_rem(86_400) / 3600,
+        secs.wrapping_rem(3600) / 60,
+        secs.wrapping_rem(60),
+    );
+    if days != 0 {
+        out.push_str(&format!("{days}+{hrs:02}:{mins:02}:{s:02}"));
+    } else if hrs != 0 {
+        out.push_str(&format!("{hrs:02}:{mins:02}:{s:02}"));
+    } else if mins != 0 {
+        out.push_str(&format!("{mins:02}:{s:02}"));
+    } else {
+        out.push_str(&format!("{s:02}"));
+    }
+    out
+}
+
+/// The text HTCondor prints inside a relative-time *literal* `relTime("...")` of a
+/// parsed expression: like [`fmt_reltime_value`], but keeping a fraction of a second.
 pub fn fmt_reltime(secs: f64) -> String {
     let mut out = String::new();
     let mut r = secs;

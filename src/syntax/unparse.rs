@@ -5,7 +5,7 @@ use super::time;
 use crate::ad::classad::ClassAd;
 use classad_vm::{AbsTime, Value};
 
-pub use super::time::{fmt_abstime, fmt_reltime};
+pub use super::time::{fmt_abstime, fmt_reltime, fmt_reltime_value};
 
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Style {
@@ -166,7 +166,7 @@ fn write_scalar(v: &Value, old: bool, out: &mut String) -> bool {
         Value::AbsTime(t) => write_abstime(*t, out),
         Value::RelTime(r) => {
             out.push_str("relTime(\"");
-            out.push_str(&fmt_reltime(*r));
+            out.push_str(&fmt_reltime_value(*r));
             out.push_str("\")");
         }
         Value::List(_) | Value::Ad(_) => return false,
@@ -199,6 +199,11 @@ impl Printer<'_> {
 
     fn node(&mut self, e: &Expr, id: NodeId) {
         match e.node(id) {
+            Node::Lit(Value::RelTime(r)) => {
+                self.out.push_str("relTime(\"");
+                self.out.push_str(&fmt_reltime(*r));
+                self.out.push_str("\")");
+            }
             Node::Lit(v) => {
                 if !write_scalar(v, self.old(), self.out) {
                     // Literal compounds do not occur in parsed trees.
@@ -582,7 +587,6 @@ mod tests {
         "1 ?: !1",
         "1 ?: +1",
         "1 ?: - 1",
-        "a // c",
         "a /* x",
         "5K",
         "[a=1 b=2]",
