@@ -140,7 +140,7 @@ fn read_old(src: &str, file: &str) -> Result<Vec<ClassAd>, ReadError> {
             },
             message: format!("in the value of {name}: {}", e.message),
         })?;
-        cur.insert_expr(name, expr);
+        cur.insert_expr(name.as_str(), expr);
         seen_any = true;
     }
     if seen_any {
@@ -149,19 +149,34 @@ fn read_old(src: &str, file: &str) -> Result<Vec<ClassAd>, ReadError> {
     Ok(ads)
 }
 
-/// Splits `Name = expr` at the first `=`; `None` unless the name is a valid
-/// attribute name. Also gives the 1-based character column where `expr` starts.
-fn split_attr_line(line: &str) -> Option<(&str, &str, u32)> {
-    let eq = line.find('=')?;
-    let name = line[..eq].trim();
-    let valid = name
-        .chars()
-        .next()
-        .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
-        && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
-    if !valid {
+/// Splits `Name = expr` at the first `=` (after the closing quote of a quoted
+/// `'name'`); `None` unless the name is a valid attribute name. Also gives the
+/// 1-based character column where `expr` starts.
+fn split_attr_line(line: &str) -> Option<(String, &str, u32)> {
+    let t = line.trim_start();
+    let (name, eq) = match t.strip_prefix('\'') {
+        Some(rest) => {
+            let close = rest.find('\'')?;
+            let after = &rest[close + 1..];
+            let eq = line.len() - after.len() + after.find('=')?;
+            (&rest[..close], eq)
+        }
+        None => {
+            let eq = line.find('=')?;
+            let name = line[..eq].trim();
+            let plain = name.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
+                && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
+            (if plain { name } else { "" }, eq)
+        }
+    };
+    if name.is_empty()
+        || !line[..eq]
+            .trim_end()
+            .ends_with(|c: char| c == '\'' || c.is_ascii_alphanumeric() || c == '_')
+    {
         return None;
     }
+    let name = name.to_string();
     let after = &line[eq + 1..];
     let lead = after.len() - after.trim_start().len();
     let rhs = after.trim();
@@ -207,6 +222,16 @@ mod tests {
         let e = read_ads("A = 1\nthis is not an attribute\n", "f").unwrap_err();
         assert_eq!((e.line, e.column), (2, 1));
         assert!(e.to_string().contains("expected `Name = expression`"));
+    }
+
+    #[test]
+    fn old_syntax_quoted_names_and_joined_strings() {
+        // HTCondor 25.14.1 reads both.
+        let ads = read_ads("'odd name' = \"a\" \"b\"\n", "f").unwrap();
+        let e = ads[0].get("odd name").unwrap();
+        assert!(
+            matches!(e.node(), crate::syntax::ast::Node::Lit(classad_vm::Value::Str(s)) if s.as_str() == "ab")
+        );
     }
 
     #[test]

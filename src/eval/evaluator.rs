@@ -44,6 +44,9 @@ impl Evaluator {
         }
         self.steps_left -= 1;
         match e.node() {
+            // A list or record literal evaluates to itself without evaluating anything
+            // inside, so like any literal it does not count against the depth limit.
+            Node::List(_) | Node::Record(_) => self.eval_compound(e, cur),
             // HTCondor folds `relTime("...")` at parse time into a literal that prints
             // as a relative time but evaluates to a real.
             Node::Lit(Value::RelTime(r)) => Ok(Value::Real(*r)),
@@ -161,6 +164,16 @@ impl Evaluator {
             BinOp::Ge => ops::compare(Cmp::Ge, &x, &y),
             BinOp::Eq => ops::compare(Cmp::Eq, &x, &y),
             BinOp::Ne => ops::compare(Cmp::Ne, &x, &y),
+            BinOp::Is | BinOp::Isnt if as_list(&x).is_some() && as_list(&y).is_some() => {
+                // HTCondor errs comparing two lists of one representation, and says
+                // "not identical" for a list literal against a list a function made.
+                let literal = |v: &Value| matches!(as_list(v), Some(ListVal::Lazy { .. }));
+                if literal(&x) == literal(&y) {
+                    Value::Error
+                } else {
+                    Value::Bool(op == BinOp::Isnt)
+                }
+            }
             BinOp::Is => ops::compare(Cmp::Is, &x, &y),
             BinOp::Isnt => ops::compare(Cmp::Isnt, &x, &y),
         })

@@ -298,7 +298,8 @@ pub fn identical(a: &Value, b: &Value) -> Option<bool> {
         (Value::Int(x), Value::Int(y)) => x == y,
         (Value::Real(x), Value::Real(y)) => x == y,
         (Value::Str(x), Value::Str(y)) => x.as_str() == y.as_str(),
-        (Value::AbsTime(x), Value::AbsTime(y)) => x.secs == y.secs,
+        // Unlike `==`, identity also needs the same time zone.
+        (Value::AbsTime(x), Value::AbsTime(y)) => x == y,
         (Value::RelTime(x), Value::RelTime(y)) => x == y,
         (Value::List(_), Value::List(_)) | (Value::Ad(_), Value::Ad(_)) => return None,
         _ => false,
