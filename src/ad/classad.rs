@@ -35,6 +35,21 @@ impl ClassAd {
         self.attrs.binary_search_by(|(n, _)| attr_order(n, name))
     }
 
+    /// Builds an ad from attributes in any order: sorted once, and for a repeated name
+    /// the last expression wins under the first spelling, as repeated inserts would.
+    pub fn from_attrs(mut attrs: Vec<(Str, ExprRef)>) -> ClassAd {
+        // A stable sort keeps repeats in input order, so the first spelling leads.
+        attrs.sort_by(|a, b| attr_order(&a.0, &b.0));
+        let mut out: Vec<(Str, ExprRef)> = Vec::with_capacity(attrs.len());
+        for (name, e) in attrs {
+            match out.last_mut() {
+                Some(last) if attr_order(&last.0, &name) == Ordering::Equal => last.1 = e,
+                _ => out.push((name, e)),
+            }
+        }
+        ClassAd { attrs: out }
+    }
+
     /// Sets `name` to `expr`, replacing (but keeping the spelling of) an existing one.
     pub fn insert(&mut self, name: impl Into<Str>, expr: ExprRef) {
         let name = name.into();
@@ -103,6 +118,22 @@ mod tests {
         }
         let names: Vec<&str> = ad.iter().map(|(n, _)| n.as_str()).collect();
         assert_eq!(names, ["a", "b", "ex", "R1", "r2", "big"]);
+    }
+
+    #[test]
+    fn from_attrs_sorts_and_keeps_first_spelling_last_value() {
+        let e = |i| ExprRef::root_of(Arc::new(lit(i)));
+        let ad = ClassAd::from_attrs(vec![
+            ("zz".into(), e(1)),
+            ("A".into(), e(2)),
+            ("a".into(), e(3)),
+            ("b".into(), e(4)),
+        ]);
+        let got: Vec<(&str, bool)> = ad
+            .iter()
+            .map(|(n, e)| (n.as_str(), matches!(e.node(), crate::syntax::ast::Node::Lit(Value::Int(3)))))
+            .collect();
+        assert_eq!(got, [("A", true), ("b", false), ("zz", false)]);
     }
 
     #[test]

@@ -2,7 +2,10 @@
 
 use super::classad::ClassAd;
 use super::json::parse_json_ads;
-use crate::syntax::{parse_expr_old, ParseError, Parser};
+use crate::syntax::ast::{Expr, ExprRef, Node, NodeId};
+use crate::syntax::{parse_expr_old_into, ParseError, Parser};
+use classad_vm::{Str, Value};
+use std::sync::Arc;
 use std::fmt;
 
 /// The syntax of a file of ads.
@@ -107,57 +110,132 @@ fn read_new(src: &str, file: &str) -> Result<Vec<ClassAd>, ReadError> {
 
 /// Old syntax, as `condor_q -l` and `condor_status -l` print it: one `Name = expr`
 /// per line; a blank line ends an ad; lines starting with `#` are comments.
+///
+/// This is the hot path of loading a pool, so the attributes of one ad share one
+/// node arena, names are interned per file, the common literal values skip the
+/// parser, and each ad is sorted once.
 fn read_old(src: &str, file: &str) -> Result<Vec<ClassAd>, ReadError> {
     let mut ads = Vec::new();
-    let mut cur = ClassAd::new();
-    let mut seen_any = false;
+    let mut b = OldAdBuilder::default();
     for (lineno, line) in src.lines().enumerate() {
-        let lineno = lineno as u32 + 1;
         let t = line.trim();
         if t.is_empty() {
-            if seen_any {
-                ads.push(std::mem::take(&mut cur));
-                seen_any = false;
+            if let Some(ad) = b.finish() {
+                ads.push(ad);
             }
             continue;
         }
         if t.starts_with('#') {
             continue;
         }
-        let (name, rhs, rhs_col) = split_attr_line(line).ok_or_else(|| ReadError {
+        let lineno = lineno as u32 + 1;
+        let err = |column: u32, message: String| ReadError {
             file: file.to_string(),
             line: lineno,
-            column: 1,
-            message: format!("expected `Name = expression`, found `{}`", clip(t)),
-        })?;
-        let expr = parse_expr_old(rhs).map_err(|e| ReadError {
-            file: file.to_string(),
-            line: lineno + e.line - 1,
-            column: if e.line == 1 {
-                rhs_col + e.column - 1
-            } else {
-                e.column
-            },
-            message: format!("in the value of {name}: {}", e.message),
-        })?;
-        cur.insert_expr(name.as_str(), expr);
-        seen_any = true;
+            column,
+            message,
+        };
+        let Some((name, rhs_start)) = split_attr_line(line) else {
+            return Err(err(
+                1,
+                format!("expected `Name = expression`, found `{}`", clip(t)),
+            ));
+        };
+        let rhs = line[rhs_start..].trim_end();
+        let root = match literal_fast_path(rhs) {
+            Some(v) => b.push(Node::Lit(v)),
+            None => parse_expr_old_into(rhs, &mut b.nodes).map_err(|e| {
+                let col = line[..rhs_start].chars().count() as u32 + e.column;
+                err(col, format!("in the value of {name}: {}", e.message))
+            })?,
+        };
+        let name = b.intern(&name);
+        b.attrs.push((name, root));
     }
-    if seen_any {
-        ads.push(cur);
+    if let Some(ad) = b.finish() {
+        ads.push(ad);
     }
     Ok(ads)
 }
 
+/// One ad being read: its attributes and their shared node arena.
+#[derive(Default)]
+struct OldAdBuilder {
+    nodes: Vec<Node>,
+    attrs: Vec<(Str, NodeId)>,
+    names: ahash::AHashMap<String, Str>,
+}
+
+impl OldAdBuilder {
+    fn push(&mut self, n: Node) -> NodeId {
+        self.nodes.push(n);
+        (self.nodes.len() - 1) as NodeId
+    }
+
+    /// The same attribute names recur in every ad of a file; share their text.
+    fn intern(&mut self, name: &str) -> Str {
+        if let Some(s) = self.names.get(name) {
+            return s.clone();
+        }
+        let s = Str::from(name);
+        self.names.insert(name.to_string(), s.clone());
+        s
+    }
+
+    fn finish(&mut self) -> Option<ClassAd> {
+        if self.attrs.is_empty() {
+            return None;
+        }
+        let tree = Arc::new(Expr::from_parts(std::mem::take(&mut self.nodes), 0));
+        let attrs = self
+            .attrs
+            .drain(..)
+            .map(|(n, id)| (n, ExprRef { tree: tree.clone(), id }))
+            .collect();
+        Some(ClassAd::from_attrs(attrs))
+    }
+}
+
+/// The values most attributes of real ads hold, read without the parser: plain
+/// integers, strings without backslashes, and booleans. Anything else (including
+/// every error case, such as a leading zero) goes to the parser.
+fn literal_fast_path(rhs: &str) -> Option<Value> {
+    let bytes = rhs.as_bytes();
+    match *bytes.first()? {
+        b'"' => {
+            let body = rhs.strip_prefix('"')?.strip_suffix('"')?;
+            (!body.contains(['"', '\\'])).then(|| Value::str(body))
+        }
+        b'0'..=b'9' | b'-' => {
+            let digits = rhs.strip_prefix('-').unwrap_or(rhs);
+            let plain = !digits.is_empty()
+                && digits.len() <= 18
+                && digits.bytes().all(|c| c.is_ascii_digit())
+                && (rhs == "0" || !digits.starts_with('0'));
+            if plain {
+                rhs.parse().ok().map(Value::Int)
+            } else {
+                None
+            }
+        }
+        _ if rhs.eq_ignore_ascii_case("true") => Some(Value::Bool(true)),
+        _ if rhs.eq_ignore_ascii_case("false") => Some(Value::Bool(false)),
+        _ => None,
+    }
+}
+
 /// Splits `Name = expr` at the first `=` (after the closing quote of a quoted
-/// `'name'`); `None` unless the name is a valid attribute name. Also gives the
-/// 1-based character column where `expr` starts.
-fn split_attr_line(line: &str) -> Option<(String, &str, u32)> {
+/// `'name'`); `None` unless the name is a valid attribute name. Also gives the byte
+/// offset where `expr` starts.
+fn split_attr_line(line: &str) -> Option<(std::borrow::Cow<'_, str>, usize)> {
     let t = line.trim_start();
     let (name, eq) = match t.strip_prefix('\'') {
         Some(rest) => {
             let close = rest.find('\'')?;
             let after = &rest[close + 1..];
+            if !after.trim_start().starts_with('=') {
+                return None;
+            }
             let eq = line.len() - after.len() + after.find('=')?;
             (&rest[..close], eq)
         }
@@ -169,19 +247,12 @@ fn split_attr_line(line: &str) -> Option<(String, &str, u32)> {
             (if plain { name } else { "" }, eq)
         }
     };
-    if name.is_empty()
-        || !line[..eq]
-            .trim_end()
-            .ends_with(|c: char| c == '\'' || c.is_ascii_alphanumeric() || c == '_')
-    {
+    if name.is_empty() {
         return None;
     }
-    let name = name.to_string();
     let after = &line[eq + 1..];
     let lead = after.len() - after.trim_start().len();
-    let rhs = after.trim();
-    let col = line[..eq + 1 + lead].chars().count() as u32 + 1;
-    Some((name, rhs, col))
+    Some((std::borrow::Cow::Borrowed(name), eq + 1 + lead))
 }
 
 fn clip(s: &str) -> String {

@@ -168,6 +168,11 @@ impl<'s> Parser<'s> {
 
     /// Parses the whole input as one expression; anything after it is an error.
     pub fn parse_whole_expr(&mut self) -> PResult<Expr> {
+        let root = self.parse_whole_root()?;
+        Ok(self.finish(root))
+    }
+
+    fn parse_whole_root(&mut self) -> PResult<NodeId> {
         self.start()?;
         if self.tok.tok == Tok::Eof {
             return Err(self.expected("an expression"));
@@ -176,7 +181,7 @@ impl<'s> Parser<'s> {
         if self.tok.tok != Tok::Eof {
             return Err(self.expected("an operator or the end of the expression"));
         }
-        Ok(self.finish(root))
+        Ok(root)
     }
 
     /// Parses the next `[ ... ]` ad; `Ok(None)` when only white space and comments
@@ -553,6 +558,16 @@ impl<'s> Parser<'s> {
 /// Parses `src` as one new-syntax expression; trailing text is an error.
 pub fn parse_expr(src: &str) -> Result<Expr, ParseError> {
     Parser::new(src).parse_whole_expr()
+}
+
+/// Parses `src` as one old-syntax right-hand side, appending its nodes to `nodes`
+/// (so that all the attributes of an ad can share one arena); returns its root.
+pub fn parse_expr_old_into(src: &str, nodes: &mut Vec<Node>) -> Result<NodeId, ParseError> {
+    let mut p = Parser::new_old(src);
+    p.nodes = std::mem::take(nodes);
+    let r = p.parse_whole_root();
+    *nodes = std::mem::take(&mut p.nodes);
+    r
 }
 
 /// Parses `src` as one old-syntax right-hand side (old string escapes).
