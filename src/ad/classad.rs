@@ -50,6 +50,14 @@ impl ClassAd {
         ClassAd { attrs: out }
     }
 
+    /// Builds an ad from attributes already in HTCondor's order, without repeats.
+    pub fn from_sorted_unique(attrs: Vec<(Str, ExprRef)>) -> ClassAd {
+        debug_assert!(attrs
+            .windows(2)
+            .all(|w| attr_order(&w[0].0, &w[1].0) == Ordering::Less));
+        ClassAd { attrs }
+    }
+
     /// Sets `name` to `expr`, replacing (but keeping the spelling of) an existing one.
     pub fn insert(&mut self, name: impl Into<Str>, expr: ExprRef) {
         let name = name.into();
@@ -131,7 +139,12 @@ mod tests {
         ]);
         let got: Vec<(&str, bool)> = ad
             .iter()
-            .map(|(n, e)| (n.as_str(), matches!(e.node(), crate::syntax::ast::Node::Lit(Value::Int(3)))))
+            .map(|(n, e)| {
+                (
+                    n.as_str(),
+                    matches!(e.node(), crate::syntax::ast::Node::Lit(Value::Int(3))),
+                )
+            })
             .collect();
         assert_eq!(got, [("A", true), ("b", false), ("zz", false)]);
     }

@@ -1,12 +1,12 @@
 //! Reading files of ads: old syntax (`condor_q -l`), new syntax, or JSON, detected.
 
-use super::classad::ClassAd;
+use super::classad::{attr_order, ClassAd};
 use super::json::parse_json_ads;
 use crate::syntax::ast::{Expr, ExprRef, Node, NodeId};
-use crate::syntax::{parse_expr_old_into, ParseError, Parser};
+use crate::syntax::{parse_expr_old, ParseError, Parser};
 use classad_vm::{Str, Value};
-use std::sync::Arc;
 use std::fmt;
+use std::sync::Arc;
 
 /// The syntax of a file of ads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -118,7 +118,7 @@ fn read_old(src: &str, file: &str) -> Result<Vec<ClassAd>, ReadError> {
     let mut ads = Vec::new();
     let mut b = OldAdBuilder::default();
     for (lineno, line) in src.lines().enumerate() {
-        let t = line.trim();
+        let t = line.trim_ascii();
         if t.is_empty() {
             if let Some(ad) = b.finish() {
                 ads.push(ad);
@@ -141,16 +141,24 @@ fn read_old(src: &str, file: &str) -> Result<Vec<ClassAd>, ReadError> {
                 format!("expected `Name = expression`, found `{}`", clip(t)),
             ));
         };
-        let rhs = line[rhs_start..].trim_end();
-        let root = match literal_fast_path(rhs) {
-            Some(v) => b.push(Node::Lit(v)),
-            None => parse_expr_old_into(rhs, &mut b.nodes).map_err(|e| {
-                let col = line[..rhs_start].chars().count() as u32 + e.column;
-                err(col, format!("in the value of {name}: {}", e.message))
-            })?,
+        let rhs = line[rhs_start..].trim_ascii_end();
+        let value = match b.literal_fast_path(rhs) {
+            Some(v) => Slot::Arena(b.push(Node::Lit(v))),
+            None => match b.exprs.get(rhs) {
+                Some(e) => Slot::Shared(e.clone()),
+                None => {
+                    let e = parse_expr_old(rhs).map_err(|e| {
+                        let col = line[..rhs_start].chars().count() as u32 + e.column;
+                        err(col, format!("in the value of {name}: {}", e.message))
+                    })?;
+                    let e = ExprRef::root_of(Arc::new(e));
+                    b.exprs.insert(rhs, e.clone());
+                    Slot::Shared(e)
+                }
+            },
         };
         let name = b.intern(&name);
-        b.attrs.push((name, root));
+        b.attrs.push((name, value));
     }
     if let Some(ad) = b.finish() {
         ads.push(ad);
@@ -158,15 +166,30 @@ fn read_old(src: &str, file: &str) -> Result<Vec<ClassAd>, ReadError> {
     Ok(ads)
 }
 
-/// One ad being read: its attributes and their shared node arena.
-#[derive(Default)]
-struct OldAdBuilder {
-    nodes: Vec<Node>,
-    attrs: Vec<(Str, NodeId)>,
-    names: ahash::AHashMap<String, Str>,
+/// Where an attribute's expression lives while its ad is read.
+enum Slot {
+    /// A literal in the ad's own arena.
+    Arena(NodeId),
+    /// A parsed expression shared by every ad of the file with the same text.
+    Shared(ExprRef),
 }
 
-impl OldAdBuilder {
+/// One ad being read: its attributes and their node arena; and what the ads of one
+/// file share: names, short strings, expressions (parsed once per distinct text, as
+/// HTCondor's classad cache does), and usually the attribute order.
+#[derive(Default)]
+struct OldAdBuilder<'s> {
+    nodes: Vec<Node>,
+    attrs: Vec<(Str, Slot)>,
+    exprs: ahash::AHashMap<&'s str, ExprRef>,
+    names: ahash::AHashMap<String, Str>,
+    strings: ahash::AHashMap<String, Str>,
+    /// The previous ad's names, in file order, and their sorted permutation.
+    last_order: Vec<Str>,
+    last_perm: Vec<usize>,
+}
+
+impl OldAdBuilder<'_> {
     fn push(&mut self, n: Node) -> NodeId {
         self.nodes.push(n);
         (self.nodes.len() - 1) as NodeId
@@ -186,41 +209,110 @@ impl OldAdBuilder {
         if self.attrs.is_empty() {
             return None;
         }
-        let tree = Arc::new(Expr::from_parts(std::mem::take(&mut self.nodes), 0));
-        let attrs = self
-            .attrs
-            .drain(..)
-            .map(|(n, id)| (n, ExprRef { tree: tree.clone(), id }))
-            .collect();
-        Some(ClassAd::from_attrs(attrs))
-    }
-}
-
-/// The values most attributes of real ads hold, read without the parser: plain
-/// integers, strings without backslashes, and booleans. Anything else (including
-/// every error case, such as a leading zero) goes to the parser.
-fn literal_fast_path(rhs: &str) -> Option<Value> {
-    let bytes = rhs.as_bytes();
-    match *bytes.first()? {
-        b'"' => {
-            let body = rhs.strip_prefix('"')?.strip_suffix('"')?;
-            (!body.contains(['"', '\\'])).then(|| Value::str(body))
-        }
-        b'0'..=b'9' | b'-' => {
-            let digits = rhs.strip_prefix('-').unwrap_or(rhs);
-            let plain = !digits.is_empty()
-                && digits.len() <= 18
-                && digits.bytes().all(|c| c.is_ascii_digit())
-                && (rhs == "0" || !digits.starts_with('0'));
-            if plain {
-                rhs.parse().ok().map(Value::Int)
-            } else {
-                None
+        let capacity = self.nodes.len();
+        let nodes = std::mem::replace(&mut self.nodes, Vec::with_capacity(capacity));
+        // An ad of nothing but shared expressions has an empty arena; give it a root.
+        let nodes = if nodes.is_empty() {
+            vec![Node::Lit(Value::Undefined)]
+        } else {
+            nodes
+        };
+        let tree = Arc::new(Expr::from_parts(nodes, 0));
+        let expr_of = |slot: &Slot| match slot {
+            Slot::Arena(id) => ExprRef {
+                tree: tree.clone(),
+                id: *id,
+            },
+            Slot::Shared(e) => e.clone(),
+        };
+        let same_order = self.attrs.len() == self.last_order.len()
+            && self
+                .attrs
+                .iter()
+                .zip(&self.last_order)
+                .all(|((n, _), m)| n.ptr_eq(m));
+        let ad = if same_order {
+            // Ads of one file usually list the same names in the same order: reuse
+            // the previous ad's sort.
+            let attrs = self
+                .last_perm
+                .iter()
+                .map(|&i| {
+                    let (n, slot) = &self.attrs[i];
+                    (n.clone(), expr_of(slot))
+                })
+                .collect();
+            ClassAd::from_sorted_unique(attrs)
+        } else {
+            self.last_order = self.attrs.iter().map(|(n, _)| n.clone()).collect();
+            let mut perm: Vec<usize> = (0..self.attrs.len()).collect();
+            perm.sort_by(|&a, &b| attr_order(&self.attrs[a].0, &self.attrs[b].0));
+            let unique = perm
+                .windows(2)
+                .all(|w| attr_order(&self.attrs[w[0]].0, &self.attrs[w[1]].0).is_ne());
+            self.last_perm = if unique { perm } else { Vec::new() };
+            if !unique {
+                self.last_order.clear();
             }
+            let attrs = self
+                .attrs
+                .iter()
+                .map(|(n, slot)| (n.clone(), expr_of(slot)))
+                .collect();
+            ClassAd::from_attrs(attrs)
+        };
+        self.attrs.clear();
+        Some(ad)
+    }
+
+    /// The values most attributes of real ads hold, read without the parser: plain
+    /// integers, strings without backslashes, and booleans. Anything else
+    /// (including every error case, such as a leading zero) goes to the parser.
+    fn literal_fast_path(&mut self, rhs: &str) -> Option<Value> {
+        let bytes = rhs.as_bytes();
+        match *bytes.first()? {
+            b'"' => {
+                let body = rhs.strip_prefix('"')?.strip_suffix('"')?;
+                if body.contains(['"', '\\']) {
+                    return None;
+                }
+                Some(Value::Str(self.short_string(body)))
+            }
+            b'0'..=b'9' | b'-' => {
+                let digits = rhs.strip_prefix('-').unwrap_or(rhs).as_bytes();
+                let int_len = digits.iter().take_while(|c| c.is_ascii_digit()).count();
+                // A leading zero is an error (or octal) in old syntax: the parser's.
+                if int_len == 0 || (digits[0] == b'0' && int_len > 1) {
+                    return None;
+                }
+                match &digits[int_len..] {
+                    [] if int_len <= 18 && rhs != "-0" => rhs.parse().ok().map(Value::Int),
+                    [b'.', frac @ ..]
+                        if !frac.is_empty() && frac.iter().all(|c| c.is_ascii_digit()) =>
+                    {
+                        rhs.parse().ok().map(Value::Real)
+                    }
+                    _ => None,
+                }
+            }
+            _ if rhs.eq_ignore_ascii_case("true") => Some(Value::Bool(true)),
+            _ if rhs.eq_ignore_ascii_case("false") => Some(Value::Bool(false)),
+            _ => None,
         }
-        _ if rhs.eq_ignore_ascii_case("true") => Some(Value::Bool(true)),
-        _ if rhs.eq_ignore_ascii_case("false") => Some(Value::Bool(false)),
-        _ => None,
+    }
+
+    /// Short strings (`"LINUX"`, `"X86_64"`, owners, sites) recur across the ads of a
+    /// pool; share them.
+    fn short_string(&mut self, s: &str) -> Str {
+        if s.len() > 32 {
+            return Str::from(s);
+        }
+        if let Some(v) = self.strings.get(s) {
+            return v.clone();
+        }
+        let v = Str::from(s);
+        self.strings.insert(s.to_string(), v.clone());
+        v
     }
 }
 
@@ -312,6 +404,25 @@ mod tests {
         assert!(
             matches!(e.node(), crate::syntax::ast::Node::Lit(classad_vm::Value::Str(s)) if s.as_str() == "C:\\dir\\x.exe")
         );
+    }
+
+    #[test]
+    fn ads_sharing_an_expression_are_not_a_cycle() {
+        use crate::eval::{eval_in, Semantics};
+        // Both ads hold the same text for x, parsed once and shared (as HTCondor's
+        // classad cache does); a's x evaluates b's x, which must not be mistaken for
+        // a circular reference.
+        let src = "x = y > 0 ? TARGET.x : 5\ny = 1\n\nx = y > 0 ? TARGET.x : 5\ny = 0\n";
+        let ads = read_ads(src, "f").unwrap();
+        assert!(Arc::ptr_eq(
+            &ads[0].get("x").unwrap().tree,
+            &ads[1].get("x").unwrap().tree
+        ));
+        let a = Arc::new(ads[0].clone());
+        let b = Arc::new(ads[1].clone());
+        let x = ExprRef::root_of(Arc::new(crate::syntax::parse_expr("x").unwrap()));
+        let v = eval_in(&x, &a, Some(&b), Semantics::Htcondor).unwrap();
+        assert!(matches!(v, Value::Int(5)), "{v:?}");
     }
 
     #[test]

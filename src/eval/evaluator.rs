@@ -22,8 +22,8 @@ pub struct Evaluator {
     pub old_semantics: bool,
     depth_left: u32,
     steps_left: u64,
-    /// The attribute expressions being evaluated, for cycle detection.
-    stack: Vec<(usize, NodeId)>,
+    /// The attributes being evaluated (ad, expression), for cycle detection.
+    stack: Vec<AttrKey>,
 }
 
 impl Evaluator {
@@ -319,7 +319,7 @@ impl Evaluator {
             Found::Value(v) => Ok(v),
             Found::Ad(scope) => Ok(ad_value(scope)),
             Found::Expr(e, scope) => {
-                let key = (Arc::as_ptr(&e.tree) as usize, e.id);
+                let key = attr_key(&scope, &e);
                 if self.stack.contains(&key) {
                     return Ok(Value::Undefined);
                 }
@@ -392,4 +392,19 @@ fn select_chain_len(e: &ExprRef) -> usize {
         id = *s;
     }
     n
+}
+
+/// Identifies an attribute: the ad it was found in and its expression. Ads of one
+/// file may share an expression tree (parsed once, as HTCondor's cache does), so the
+/// expression alone would confuse `A.x` with `B.x`.
+type AttrKey = (usize, u32, usize, NodeId);
+
+fn attr_key(scope: &Scope, e: &ExprRef) -> AttrKey {
+    let (frame, sub) = match &scope.frame {
+        Frame::Ad(ad) => (Arc::as_ptr(ad) as usize, u32::MAX),
+        Frame::Record(r) => (Arc::as_ptr(&r.tree) as usize, r.id),
+        Frame::Ctx(pair, side) => (Arc::as_ptr(pair) as usize, *side as u32),
+        Frame::Match(pair) => (Arc::as_ptr(pair) as usize, u32::MAX - 1),
+    };
+    (frame, sub, Arc::as_ptr(&e.tree) as usize, e.id)
 }

@@ -22,6 +22,11 @@ impl Str {
     pub fn as_str(&self) -> &str {
         &self.0
     }
+
+    /// True when both are the same shared string (not merely equal text).
+    pub fn ptr_eq(&self, other: &Str) -> bool {
+        Arc::ptr_eq(&self.0, &other.0)
+    }
 }
 
 impl Deref for Str {
