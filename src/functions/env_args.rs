@@ -72,7 +72,8 @@ fn parse_v2(s: &str) -> Option<Vec<String>> {
     Some(words)
 }
 
-/// `NAME=value` entries written in V2 form.
+/// `NAME=value` entries written in V2 form; an empty value is written as nothing
+/// (`A=`), not as a quoted empty word.
 fn env_text(entries: &[(String, String)]) -> String {
     let mut out = String::new();
     for (i, (k, v)) in entries.iter().enumerate() {
@@ -81,15 +82,27 @@ fn env_text(entries: &[(String, String)]) -> String {
         }
         out.push_str(k);
         out.push('=');
-        quote_v2(v, &mut out);
+        if !v.is_empty() {
+            quote_v2(v, &mut out);
+        }
     }
     out
 }
 
-/// One `NAME=value` entry; entries without `=` are dropped.
+/// One `NAME=value` entry; `None` for an entry without `=` or without a name, which
+/// makes HTCondor reject the whole environment.
 fn entry(word: &str) -> Option<(String, String)> {
     let (k, v) = word.split_once('=')?;
     (!k.is_empty()).then(|| (k.to_string(), v.to_string()))
+}
+
+/// Every entry of `words` (empty words skipped); `None` if any is malformed.
+fn entries<'a>(words: impl IntoIterator<Item = &'a str>) -> Option<Vec<(String, String)>> {
+    words
+        .into_iter()
+        .filter(|w| !w.is_empty())
+        .map(entry)
+        .collect()
 }
 
 /// `envV1ToV2(s)`: `;`-separated V1 entries rewritten in V2 form.
@@ -99,10 +112,10 @@ fn env_v1_to_v2(c: &mut dyn Call) -> Result<Value, Fail> {
     }
     Ok(match c.arg(0)? {
         Value::Undefined => Value::Undefined,
-        Value::Str(s) => {
-            let entries: Vec<_> = s.split(';').filter_map(entry).collect();
-            Value::str(env_text(&entries))
-        }
+        Value::Str(s) => match entries(s.split(';').map(str::trim_start)) {
+            Some(entries) => Value::str(env_text(&entries)),
+            None => Value::Error,
+        },
         _ => Value::Error,
     })
 }
@@ -120,7 +133,10 @@ fn merge_environment(c: &mut dyn Call) -> Result<Value, Fail> {
         let Some(words) = parse_v2(&s) else {
             return Ok(Value::Error);
         };
-        for (k, v) in words.iter().filter_map(|w| entry(w)) {
+        let Some(new) = entries(words.iter().map(String::as_str)) else {
+            return Ok(Value::Error);
+        };
+        for (k, v) in new {
             match merged.iter_mut().find(|(n, _)| *n == k) {
                 Some(slot) => slot.1 = v,
                 None => merged.push((k, v)),
@@ -152,7 +168,9 @@ fn list_to_args(c: &mut dyn Call) -> Result<Value, Fail> {
     Ok(Value::str(out))
 }
 
-/// `argsToList(s)`: a V2 argument string split into its words.
+/// `argsToList(s[, version])`: an argument string split into its words. Version 2
+/// (the default) honours V2 quoting; version 1 splits on blanks only, quotes kept
+/// as text. Any other version is error.
 fn args_to_list(c: &mut dyn Call) -> Result<Value, Fail> {
     if !arity(c, 1, 2) {
         return Ok(Value::Error);
@@ -160,6 +178,19 @@ fn args_to_list(c: &mut dyn Call) -> Result<Value, Fail> {
     let Value::Str(s) = c.arg(0)? else {
         return Ok(Value::Error);
     };
+    let v1 = if c.argc() == 2 {
+        match c.arg(1)? {
+            Value::Int(1) => true,
+            Value::Int(2) => false,
+            _ => return Ok(Value::Error),
+        }
+    } else {
+        false
+    };
+    if v1 {
+        let words = s.split([' ', '\t', '\n', '\r']).filter(|w| !w.is_empty());
+        return Ok(values_list(words.map(Value::str).collect()));
+    }
     Ok(match parse_v2(&s) {
         Some(words) => values_list(words.into_iter().map(Value::str).collect()),
         None => Value::Error,
@@ -197,5 +228,31 @@ mod tests {
             "{ \"a\",\"b c\",\"de\" }"
         );
         assert_eq!(eval("argsToList", vec![s("'a")]), "error");
+    }
+
+    // Expected results from HTCondor 25.14.1.
+    #[test]
+    fn malformed_environments_and_v1_args() {
+        assert_eq!(eval("envV1ToV2", vec![s("abc")]), "error");
+        assert_eq!(eval("envV1ToV2", vec![s("=1")]), "error");
+        assert_eq!(eval("envV1ToV2", vec![s("A=1;;B=2")]), "\"A=1 B=2\"");
+        assert_eq!(eval("envV1ToV2", vec![s("A=")]), "\"A=\"");
+        assert_eq!(eval("mergeEnvironment", vec![s("abc"), s("B=3")]), "error");
+        assert_eq!(
+            eval("mergeEnvironment", vec![s("A=1 B=2"), s("abc")]),
+            "error"
+        );
+        assert_eq!(eval("mergeEnvironment", vec![s("A=1"), s("A=")]), "\"A=\"");
+        assert_eq!(eval("mergeEnvironment", vec![s("A=''")]), "\"A=\"");
+        assert_eq!(
+            eval("argsToList", vec![s("a 'b c'"), Value::Int(1)]),
+            "{ \"a\",\"'b\",\"c'\" }"
+        );
+        assert_eq!(
+            eval("argsToList", vec![s("a 'b c'"), Value::Int(2)]),
+            "{ \"a\",\"b c\" }"
+        );
+        assert_eq!(eval("argsToList", vec![s("a"), Value::Int(3)]), "error");
+        assert_eq!(eval("argsToList", vec![s("a"), Value::Undefined]), "error");
     }
 }

@@ -1,15 +1,23 @@
 //! Builtins that look at expressions rather than values: `eval`, `unparse`, `debug`.
 
 use super::convert::text_of;
-use super::{add, arity, Builtin, Call, RefError};
-use crate::eval::Fail;
-use crate::syntax::ast::ExprRef;
+use super::{add, arity, Builtin, Call};
+use crate::ad::ClassAd;
+use crate::eval::compound::as_ad;
+use crate::eval::evaluator::MAX_DEPTH;
+use crate::eval::scope::{Found, Scope};
+use crate::eval::{Evaluator, Fail};
+use crate::syntax::ast::{ExprRef, Node};
+use crate::syntax::unparse::{unparse_ad_pretty, unparse_node};
+use classad_vm::ops::cmp_ignore_case;
 use classad_vm::Value;
+use std::sync::Arc;
 
 pub(super) fn register(t: &mut Vec<Builtin>) {
     add(t, "eval", eval);
     add(t, "unparse", unparse);
     add(t, "debug", debug);
+    add(t, "unresolved", unresolved);
 }
 
 /// `eval(s)`: parses the argument's text and evaluates it in the caller's scope; a
@@ -24,25 +32,200 @@ fn eval(c: &mut dyn Call) -> Result<Value, Fail> {
     }
 }
 
-/// `unparse(attr)`: the text of the expression an attribute reference names, `""`
-/// when it does not exist; error for anything but a reference.
+/// `unparse(attr)`: HTCondor unparses the reference itself and looks that *text* up
+/// in the current ad only, with no scoping: `unparse(a)` finds `a`, but
+/// `unparse(MY.a)`, `unparse('odd name')` (its text keeps the quotes) and names
+/// found only in a parent or the target give `""`. Records and lists in the result
+/// are pretty-printed, as HTCondor's `PrettyPrint` does.
 fn unparse(c: &mut dyn Call) -> Result<Value, Fail> {
     if !arity(c, 1, 1) {
         return Ok(Value::Error);
     }
-    Ok(match c.referenced_expr(0) {
-        Err(RefError::NotAReference) => Value::Error,
-        Err(RefError::Failed) => return Err(Fail),
-        Ok(None) => Value::str(""),
-        Ok(Some(e)) => Value::str(expr_text(&e)),
+    let arg = c.arg_expr(0);
+    if !matches!(arg.node(), Node::Attr { .. }) {
+        return Ok(Value::Error);
+    }
+    let mut name = String::new();
+    unparse_node(&arg.tree, arg.id, &mut name);
+    let Some(cur) = current_scope(c)? else {
+        return Ok(Value::str(""));
+    };
+    Ok(match cur.lookup_local(&name, true) {
+        Some(Found::Expr(e, _)) => Value::str(pretty_text(&e)),
+        _ => Value::str(""),
     })
 }
 
-/// The new-syntax text of an expression.
-fn expr_text(e: &ExprRef) -> String {
-    let mut out = String::new();
-    crate::syntax::unparse::unparse_node(&e.tree, e.id, &mut out);
-    out
+/// The scope the call is evaluated in (HTCondor's `state.curAd`), `None` outside any
+/// ad. `self` resolves to exactly that scope.
+fn current_scope(c: &mut dyn Call) -> Result<Option<Arc<Scope>>, Fail> {
+    let v = c.eval_source("self")?;
+    Ok(as_ad(&v).map(|a| a.scope.clone()))
+}
+
+/// The attribute name `pretty_text` wraps an expression in.
+const WRAP_NAME: &str = "x";
+
+/// HTCondor's `PrettyPrint` text of an expression: records and lists open on a new
+/// line, indented 4 (records) or 3 (lists) past the line they appear on.
+///
+/// The unparser only offers that style for a whole ad, so the expression is printed
+/// as the one attribute of a wrapper ad and the wrapper's frame and its 8-column
+/// attribute indent are taken off again (string literals never hold a raw newline,
+/// so every newline in the text is one the printer made).
+fn pretty_text(e: &ExprRef) -> String {
+    let mut ad = ClassAd::new();
+    ad.insert(WRAP_NAME, e.clone());
+    let text = unparse_ad_pretty(&ad);
+    let head = format!("\n    [\n        {WRAP_NAME} = ");
+    let body = text
+        .strip_prefix(head.as_str())
+        .and_then(|t| t.strip_suffix("\n    ]"))
+        .unwrap_or(&text);
+    body.replace("\n        ", "\n")
+}
+
+/// `unresolved(attr[, regex])`: the external references of the expression `attr`
+/// names, following the names it can resolve (HTCondor's `GetExternalReferences`
+/// with full names). With one argument, the names joined by `,` in HTCondor's
+/// case-insensitive set order, a `TARGET.` prefix dropped; with a regex (matched
+/// caselessly), whether any name matches. A missing attribute gives undefined, a
+/// non-reference error; a circular or unfollowable reference empties the set, and a
+/// non-string regex fails the evaluation, as in HTCondor 25.14.1.
+fn unresolved(c: &mut dyn Call) -> Result<Value, Fail> {
+    if !arity(c, 1, 2) {
+        return Ok(Value::Error);
+    }
+    let arg = c.arg_expr(0);
+    if !matches!(arg.node(), Node::Attr { .. }) {
+        return Ok(Value::Error);
+    }
+    let cur = current_scope(c)?;
+    // Strict semantics leave `MY` unknown outside a match; HTCondor's own treat it as
+    // `self`. Reading it tells the two apart.
+    let old = cur.is_none() || matches!(c.eval_source("MY")?, Value::Ad(_));
+    let mut ev = Evaluator::new(old);
+    let Some((expr, scope)) = ev.find_referenced(&arg, cur.as_ref())? else {
+        return Ok(Value::Undefined);
+    };
+    let mut refs = Refs {
+        ev,
+        names: Vec::new(),
+        stack: Vec::new(),
+    };
+    if !refs.walk(&expr, &scope) {
+        refs.names.clear();
+    }
+    let names: Vec<&str> = refs.names.iter().map(|n| strip_target(n)).collect();
+    if c.argc() == 1 {
+        return Ok(Value::str(names.join(",")));
+    }
+    let Value::Str(pattern) = c.arg(1)? else {
+        return Err(Fail);
+    };
+    Ok(match super::regex::compile(&pattern, "i", false) {
+        Some(re) => Value::Bool(names.iter().any(|n| re.is_match(n))),
+        None => Value::Error,
+    })
+}
+
+/// A reference name without a leading `TARGET.` (any case).
+fn strip_target(name: &str) -> &str {
+    match name.get(..7) {
+        Some(p) if p.eq_ignore_ascii_case("target.") => &name[7..],
+        _ => name,
+    }
+}
+
+/// HTCondor's `_GetExternalReferences` walk.
+struct Refs {
+    ev: Evaluator,
+    /// The names found, a set ordered as HTCondor's case-insensitive `References`.
+    names: Vec<String>,
+    /// Attribute expressions being followed, to stop at a cycle (HTCondor recurses
+    /// until its depth limit and then gives up, which ends the same way).
+    stack: Vec<(usize, u32)>,
+}
+
+impl Refs {
+    fn insert(&mut self, name: String) {
+        if let Err(i) = self.names.binary_search_by(|n| cmp_ignore_case(n, &name)) {
+            self.names.insert(i, name);
+        }
+    }
+
+    /// Collects the external references of `e` evaluated in `cur`; false where
+    /// HTCondor's walk fails.
+    fn walk(&mut self, e: &ExprRef, cur: &Arc<Scope>) -> bool {
+        match e.node() {
+            Node::Lit(_) => true,
+            Node::Attr {
+                scope,
+                name,
+                absolute,
+            } => self.attr(e, *scope, name, *absolute, cur),
+            Node::Unary(_, a) | Node::Paren(a) => self.walk(&e.child(*a), cur),
+            Node::Binary(_, a, b) => self.walk(&e.child(*a), cur) && self.walk(&e.child(*b), cur),
+            Node::Ternary(a, b, d) => [a, b, d].iter().all(|id| self.walk(&e.child(**id), cur)),
+            Node::Call { args, .. } | Node::List(args) => {
+                args.iter().all(|id| self.walk(&e.child(*id), cur))
+            }
+            // A record's attributes are walked in the enclosing ad's scope, as
+            // HTCondor does.
+            Node::Record(attrs) => attrs.iter().all(|(_, id)| self.walk(&e.child(*id), cur)),
+        }
+    }
+
+    fn attr(
+        &mut self,
+        e: &ExprRef,
+        scope: Option<u32>,
+        name: &str,
+        absolute: bool,
+        cur: &Arc<Scope>,
+    ) -> bool {
+        let start = match scope {
+            None if absolute => cur.root(),
+            None => cur.clone(),
+            Some(s) => {
+                let base = e.child(s);
+                let Ok(v) = self.ev.eval(&base, Some(cur)) else {
+                    return false;
+                };
+                if v.is_undefined() {
+                    // An unresolvable scope: the whole reference, as written, is the
+                    // external name.
+                    let mut full = String::new();
+                    unparse_node(&base.tree, base.id, &mut full);
+                    full.push('.');
+                    full.push_str(name);
+                    self.insert(full);
+                    return true;
+                }
+                match as_ad(&v) {
+                    Some(ad) => ad.scope.clone(),
+                    None => return false,
+                }
+            }
+        };
+        match self.ev.lookup_in_scope(&start, name) {
+            None => {
+                self.insert(name.to_string());
+                true
+            }
+            Some(Found::Expr(found, at)) => {
+                let key = (Arc::as_ptr(&found.tree) as usize, found.id);
+                if self.stack.contains(&key) || self.stack.len() >= MAX_DEPTH as usize {
+                    return false;
+                }
+                self.stack.push(key);
+                let ok = self.walk(&found, &at);
+                self.stack.pop();
+                ok
+            }
+            Some(_) => true,
+        }
+    }
 }
 
 /// `debug(x)`: the value of `x` (HTCondor also logs it; we do not).
@@ -64,5 +247,139 @@ mod tests {
         assert_eq!(eval("debug", vec![Value::Int(3)]), "3");
         assert_eq!(eval("unparse", vec![Value::Real(1.0 / 3.0)]), "error");
         assert_eq!(eval("eval", vec![Value::Undefined]), "error");
+    }
+
+    /// Evaluates `src` in the ad `my` (attribute source pairs), optionally matched
+    /// against `target`.
+    fn in_ads(src: &str, my: &[(&str, &str)], target: Option<&[(&str, &str)]>) -> String {
+        use crate::ad::ClassAd;
+        use crate::eval::{eval_in, Semantics};
+        use crate::syntax::ast::ExprRef;
+        use crate::syntax::parse_expr;
+        use std::sync::Arc;
+        let ad = |attrs: &[(&str, &str)]| {
+            let mut ad = ClassAd::new();
+            for (n, v) in attrs {
+                ad.insert_expr(*n, parse_expr(v).unwrap());
+            }
+            Arc::new(ad)
+        };
+        let e = ExprRef::root_of(Arc::new(parse_expr(src).unwrap()));
+        let t = target.map(ad);
+        let v = eval_in(&e, &ad(my), t.as_ref(), Semantics::Htcondor).unwrap();
+        crate::eval::display::unparse_value(&v)
+    }
+
+    // Expected results from HTCondor 25.14.1.
+    #[test]
+    fn unparse_looks_up_the_reference_text() {
+        let my = [
+            ("a", "1"),
+            ("odd name", "42"),
+            ("r", "[p = 3; q = {1, [k = 7]}]"),
+        ];
+        assert_eq!(in_ads("unparse(a)", &my, None), "\"1\"");
+        assert_eq!(in_ads("unparse('odd name')", &my, None), "\"\"");
+        assert_eq!(in_ads("unparse(MY.a)", &my, None), "\"\"");
+        assert_eq!(
+            in_ads("unparse(b)", &[("a", "1")], Some(&[("b", "2")])),
+            "\"\""
+        );
+        assert_eq!(
+            in_ads("unparse(r)", &my, None),
+            "\"\\n    [\\n        p = 3; \\n        q = \\n           {\\n              1,\\n              \\n                  [\\n                      k = 7\\n                  ]\\n           }\\n    ]\""
+        );
+        assert_eq!(
+            in_ads("unparse(e)", &[("e", "1 + size({1})")], None),
+            "\"1 + size(\\n   {\\n      1\\n   })\""
+        );
+    }
+
+    // Expected results from HTCondor 25.14.1.
+    #[test]
+    fn unresolved_references() {
+        fn e(src: &str) -> [(&str, &str); 1] {
+            [("e", src)]
+        }
+        assert_eq!(
+            in_ads(
+                "unresolved(e)",
+                &e("a + b + c + a + TARGET.q + MY.r + foo(zz) + B"),
+                None
+            ),
+            "\"a,b,c,r,q,zz\""
+        );
+        assert_eq!(
+            in_ads("unresolved(e)", &e("Bz + a + ab + A"), None),
+            "\"a,ab,Bz\""
+        );
+        assert_eq!(
+            in_ads(
+                "unresolved(e)",
+                &e("a.b + c.d.e + [q=1].q + {m, n}[0] + [r = s].r"),
+                None
+            ),
+            "\"a.b,c.d.e,m,n,s\""
+        );
+        assert_eq!(
+            in_ads("unresolved(e)", &e("parent.g"), None),
+            "\"'parent'.g\""
+        );
+        assert_eq!(
+            in_ads(
+                "unresolved(e)",
+                &[("e", "x"), ("x", "y + z"), ("y", "1")],
+                None
+            ),
+            "\"z\""
+        );
+        // A cycle or an unfollowable scope empties the answer.
+        assert_eq!(
+            in_ads("unresolved(e)", &[("e", "g + f"), ("f", "e")], None),
+            "\"\""
+        );
+        assert_eq!(
+            in_ads("unresolved(e)", &[("e", "g + c.d"), ("c", "1")], None),
+            "\"\""
+        );
+        assert_eq!(
+            in_ads(
+                "unresolved(e)",
+                &e("TARGET.q + TARGET.a"),
+                Some(&[("q", "1")])
+            ),
+            "\"a\""
+        );
+        assert_eq!(
+            in_ads("unresolved(e)", &e("x"), Some(&[("x", "1")])),
+            "\"x\""
+        );
+        assert_eq!(
+            in_ads(
+                "unresolved(y)",
+                &[("a", "1")],
+                Some(&[("y", "TARGET.a + MY.b")])
+            ),
+            "\"b\""
+        );
+        assert_eq!(in_ads("unresolved(e, \"^Z$\")", &e("z"), None), "true");
+        assert_eq!(in_ads("unresolved(e, \"q\")", &e("z"), None), "false");
+        assert_eq!(in_ads("unresolved(e, \"(\")", &e("z"), None), "error");
+        assert_eq!(in_ads("unresolved(e, \"x\", 1)", &e("z"), None), "error");
+        assert_eq!(in_ads("unresolved(nothere, 1)", &e("z"), None), "undefined");
+        assert_eq!(in_ads("unresolved(1)", &e("z"), None), "error");
+    }
+
+    // HTCondor 25.14.1 fails to evaluate a non-string regex.
+    #[test]
+    fn unresolved_fails_on_a_non_string_regex() {
+        use crate::eval::{eval_in, Semantics};
+        use crate::syntax::ast::ExprRef;
+        use crate::syntax::parse_expr;
+        use std::sync::Arc;
+        let mut ad = crate::ad::ClassAd::new();
+        ad.insert_expr("e", parse_expr("x").unwrap());
+        let e = ExprRef::root_of(Arc::new(parse_expr("unresolved(e, 5)").unwrap()));
+        assert!(eval_in(&e, &Arc::new(ad), None, Semantics::Htcondor).is_err());
     }
 }

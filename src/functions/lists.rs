@@ -53,7 +53,9 @@ fn list_arg(c: &mut dyn Call, i: usize) -> Result<Result<Vec<Value>, Value>, Fai
 }
 
 /// `sum(list)` and `avg(list)`: numbers only (a non-number is error); the empty
-/// list sums to integer 0 and averages to integer 0.
+/// list sums to integer 0 and averages to integer 0. Booleans count as 0 and 1 once
+/// added to something (`sum({true, true})` is 2), but a lone element is returned as
+/// it is (`sum({true})` is true), as in HTCondor 25.14.1.
 fn sum_avg(c: &mut dyn Call, avg: bool) -> Result<Value, Fail> {
     if !arity(c, 1, 1) {
         return Ok(Value::Error);
@@ -66,22 +68,43 @@ fn sum_avg(c: &mut dyn Call, avg: bool) -> Result<Value, Fail> {
     let mut count = 0usize;
     for item in items.iter().filter(|v| !v.is_undefined()) {
         count += 1;
-        if !item.is_number() {
+        if !is_numeric(item) {
             return Ok(Value::Error);
         }
         total = Some(match total {
             None => item.clone(),
-            Some(t) => ops::arith(Arith::Add, &t, item),
+            Some(t) => ops::arith(Arith::Add, &bool_as_int(&t), &bool_as_int(item)),
         });
     }
     let total = total.unwrap_or(Value::Int(0));
     if avg && count > 0 {
-        return Ok(ops::arith(Arith::Div, &total, &Value::Real(count as f64)));
+        return Ok(ops::arith(
+            Arith::Div,
+            &bool_as_int(&total),
+            &Value::Real(count as f64),
+        ));
     }
     Ok(total)
 }
 
-/// `min(list)`/`max(list)`: numbers only; the empty list gives undefined.
+/// What these list functions accept: numbers and, as HTCondor's arithmetic does,
+/// booleans.
+fn is_numeric(v: &Value) -> bool {
+    v.is_number() || matches!(v, Value::Bool(_))
+}
+
+/// A boolean as the integer HTCondor's arithmetic on list elements uses.
+fn bool_as_int(v: &Value) -> Value {
+    match v {
+        Value::Bool(b) => Value::Int(i64::from(*b)),
+        _ => v.clone(),
+    }
+}
+
+/// `min(list)`/`max(list)`: numbers only; the empty list gives undefined. A lone
+/// element comes back as it is; otherwise the answer takes the list's common numeric
+/// type: real if any element is real, else integer (`max({3, 1, 2.5})` is 3.0,
+/// `min({true, false})` is 0), as HTCondor 25.14.1 gives it.
 fn min_max(c: &mut dyn Call, op: Cmp) -> Result<Value, Fail> {
     if !arity(c, 1, 1) {
         return Ok(Value::Error);
@@ -91,17 +114,28 @@ fn min_max(c: &mut dyn Call, op: Cmp) -> Result<Value, Fail> {
         Err(v) => return Ok(v),
     };
     let mut best: Option<Value> = None;
+    let mut count = 0usize;
+    let mut any_real = false;
     for item in items.into_iter().filter(|v| !v.is_undefined()) {
-        if !item.is_number() {
+        if !is_numeric(&item) {
             return Ok(Value::Error);
         }
+        count += 1;
+        any_real |= matches!(item, Value::Real(_));
         best = Some(match best {
             None => item,
             Some(b) if matches!(ops::compare(op, &item, &b), Value::Bool(true)) => item,
             Some(b) => b,
         });
     }
-    Ok(best.unwrap_or(Value::Undefined))
+    Ok(match best {
+        None => Value::Undefined,
+        Some(b) if count == 1 => b,
+        Some(b) => match (bool_as_int(&b), any_real) {
+            (Value::Int(i), true) => Value::Real(i as f64),
+            (v, _) => v,
+        },
+    })
 }
 
 /// The comparison named by `anyCompare`'s first argument.
@@ -151,11 +185,11 @@ fn list_compare(c: &mut dyn Call, all: bool) -> Result<Value, Fail> {
 }
 
 /// The ads of `evalInEachContext`/`countMatches`'s second argument: `Err` holds the
-/// result when it is not a list.
-fn contexts(c: &mut dyn Call) -> Result<Result<Vec<Value>, Value>, Fail> {
+/// result when it is not a list (`if_undefined` when it is undefined).
+fn contexts(c: &mut dyn Call, if_undefined: Value) -> Result<Result<Vec<Value>, Value>, Fail> {
     let l = c.arg(1)?;
     if l.is_undefined() {
-        return Ok(Err(Value::Undefined));
+        return Ok(Err(if_undefined));
     }
     Ok(c.list_items(&l)?.ok_or(Value::Error))
 }
@@ -166,7 +200,7 @@ fn eval_in_each(c: &mut dyn Call) -> Result<Value, Fail> {
     if !arity(c, 2, 2) {
         return Ok(Value::Error);
     }
-    let ads = match contexts(c)? {
+    let ads = match contexts(c, Value::Undefined)? {
         Ok(a) => a,
         Err(v) => return Ok(v),
     };
@@ -186,7 +220,9 @@ fn count_matches(c: &mut dyn Call) -> Result<Value, Fail> {
     if !arity(c, 2, 2) {
         return Ok(Value::Error);
     }
-    let ads = match contexts(c)? {
+    // HTCondor counts no matches in an undefined list rather than passing
+    // undefined on.
+    let ads = match contexts(c, Value::Int(0))? {
         Ok(a) => a,
         Err(v) => return Ok(v),
     };
@@ -261,6 +297,58 @@ mod tests {
         assert_eq!(
             eval("allCompare", vec![s("<"), list(vec![i(1), i(2)]), i(3)]),
             "true"
+        );
+    }
+
+    // Expected results from HTCondor 25.14.1.
+    #[test]
+    fn boolean_sums_and_numeric_promotion() {
+        let (t, f) = (Value::Bool(true), Value::Bool(false));
+        assert_eq!(eval("sum", vec![list(vec![t.clone(), t.clone()])]), "2");
+        assert_eq!(eval("sum", vec![list(vec![t.clone()])]), "true");
+        assert_eq!(
+            eval("sum", vec![list(vec![t.clone(), Value::Real(1.5)])]),
+            "2.500000000000000E+00"
+        );
+        assert_eq!(
+            eval("avg", vec![list(vec![t.clone()])]),
+            "1.000000000000000E+00"
+        );
+        assert_eq!(
+            eval(
+                "max",
+                vec![list(vec![Value::Int(3), Value::Int(1), Value::Real(2.5)])]
+            ),
+            "3.000000000000000E+00"
+        );
+        assert_eq!(
+            eval("min", vec![list(vec![Value::Int(1), Value::Real(2.5)])]),
+            "1.000000000000000E+00"
+        );
+        assert_eq!(eval("min", vec![list(vec![t.clone(), f])]), "0");
+        assert_eq!(eval("max", vec![list(vec![t.clone()])]), "true");
+        assert_eq!(
+            eval("max", vec![list(vec![Value::Int(3), Value::Int(1)])]),
+            "3"
+        );
+    }
+
+    #[test]
+    fn count_matches_in_undefined_list() {
+        assert_eq!(
+            eval("countMatches", vec![Value::Bool(true), Value::Undefined]),
+            "0"
+        );
+        assert_eq!(
+            eval("countMatches", vec![Value::Bool(true), Value::Error]),
+            "error"
+        );
+        assert_eq!(
+            eval(
+                "evalInEachContext",
+                vec![Value::Bool(true), Value::Undefined]
+            ),
+            "undefined"
         );
     }
 }

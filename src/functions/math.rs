@@ -138,14 +138,17 @@ fn random(c: &mut dyn Call) -> Result<Value, Fail> {
         c.arg(0)?
     };
     let unit = (next_random() >> 11) as f64 / (1u64 << 53) as f64;
+    // HTCondor's evaluation fails outright (no value at all) for a bound that is not
+    // positive, the integer one taken as a C `int`.
     Ok(match arg {
         Value::Int(n) => {
             let n = n as i32;
-            let r = (next_random() >> 33) as i32;
-            // C's `%` by zero would trap; HTCondor would crash, so give error.
-            r.checked_rem(n)
-                .map_or(Value::Error, |v| Value::Int(i64::from(v)))
+            if n <= 0 {
+                return Err(Fail);
+            }
+            Value::Int(i64::from((next_random() >> 33) as i32 % n))
         }
+        Value::Real(x) if x <= 0.0 => return Err(Fail),
         Value::Real(x) => Value::Real(x * unit),
         _ => Value::Error,
     })
@@ -229,6 +232,21 @@ mod tests {
                 v => panic!("{v:?}"),
             }
         }
-        assert!(matches!(run("random", vec![Value::Int(0)]), Value::Error));
+    }
+
+    // HTCondor 25.14.1 fails to evaluate these.
+    #[test]
+    fn random_fails_for_non_positive_bounds() {
+        let fails = |v: Value| {
+            let f = crate::functions::find("random").unwrap();
+            (f.run)(&mut super::super::testing::Mock { args: vec![v] }).is_err()
+        };
+        assert!(fails(Value::Int(0)));
+        assert!(fails(Value::Int(-1)));
+        assert!(fails(Value::Int(2_147_483_648)));
+        assert!(fails(Value::Real(-0.0)));
+        assert!(fails(Value::Real(-1.5)));
+        assert!(!fails(Value::Int(4_294_967_297)));
+        assert!(!fails(Value::Real(0.5)));
     }
 }

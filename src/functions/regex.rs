@@ -115,13 +115,15 @@ fn regexp_member(c: &mut dyn Call) -> Result<Value, Fail> {
     let Some(items) = c.list_items(&vals[1])? else {
         return Ok(Value::Error);
     };
-    let Some(re) = compile(p, &opts, false) else {
-        return Ok(Value::Error);
-    };
+    // HTCondor matches element by element, and a pattern that does not compile
+    // simply matches nothing: false, not error.
+    let re = compile(p, &opts, false);
     let mut maybe = false;
     for item in items {
         match item {
-            Value::Str(s) if re.is_match(&s) => return Ok(Value::Bool(true)),
+            Value::Str(s) if re.as_ref().is_some_and(|re| re.is_match(&s)) => {
+                return Ok(Value::Bool(true))
+            }
             Value::Str(_) => {}
             Value::Undefined => maybe = true,
             _ => return Ok(Value::Error),
@@ -270,5 +272,16 @@ mod tests {
             "error"
         );
         assert_eq!(eval("regexps", vec![s("a"), s("a"), s("\\9")]), "error");
+    }
+
+    // Expected results from HTCondor 25.14.1.
+    #[test]
+    fn member_with_bad_pattern_matches_nothing() {
+        let one = || list(vec![s("a")]);
+        assert_eq!(eval("regexpMember", vec![s("("), one()]), "false");
+        let with_undef = list(vec![s("a"), Value::Undefined]);
+        assert_eq!(eval("regexpMember", vec![s("("), with_undef]), "undefined");
+        let with_int = list(vec![s("a"), Value::Int(1)]);
+        assert_eq!(eval("regexpMember", vec![s("("), with_int]), "error");
     }
 }

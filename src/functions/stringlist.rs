@@ -299,12 +299,17 @@ fn subset_match(c: &mut dyn Call, ignore_case: bool) -> Result<Value, Fail> {
     ))
 }
 
-/// `stringList_regexpMember(pattern, list[, delims[, options]])`.
+/// `stringList_regexpMember(pattern, list[, delims[, options]])`. Unlike the other
+/// string-list functions it takes no undefined argument: every argument must be a
+/// string, or the answer is error (HTCondor 25.14.1).
 fn regexp_member(c: &mut dyn Call) -> Result<Value, Fail> {
     if !arity(c, 2, 4) {
         return Ok(Value::Error);
     }
     let vals = all_args(c)?;
+    if !vals.iter().all(|v| matches!(v, Value::Str(_))) {
+        return Ok(Value::Error);
+    }
     let Some((t, d)) = loose_args(&vals[..vals.len().min(3)], 2) else {
         return Ok(Value::Error);
     };
@@ -406,5 +411,18 @@ mod tests {
             eval("stringList_regexpMember", vec![s("("), s("x")]),
             "error"
         );
+    }
+
+    // Expected results from HTCondor 25.14.1.
+    #[test]
+    fn regexp_member_needs_strings() {
+        let f = "stringList_regexpMember";
+        assert_eq!(eval(f, vec![Value::Undefined, s("a,bc")]), "error");
+        assert_eq!(eval(f, vec![s("^b"), Value::Undefined]), "error");
+        assert_eq!(
+            eval(f, vec![s("^B"), s("a,bc"), Value::Undefined, s("i")]),
+            "error"
+        );
+        assert_eq!(eval(f, vec![s("^B"), s("a,bc"), s(","), s("i")]), "true");
     }
 }

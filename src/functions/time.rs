@@ -4,9 +4,11 @@
 
 use super::text::{civil, days_from_civil, f64_to_i32_x86};
 use super::{add, arity, now_secs, Builtin, Call};
-use crate::eval::compound::new_ad;
-use crate::eval::Fail;
+use crate::eval::compound::{as_ad, new_ad};
+use crate::eval::scope::{Found, Scope};
+use crate::eval::{Evaluator, Fail};
 use classad_vm::{AbsTime, Str, Value};
+use std::sync::Arc;
 
 pub(super) fn register(t: &mut Vec<Builtin>) {
     add(t, "time", |c| no_args(c, || Value::Int(now_secs())));
@@ -219,10 +221,14 @@ fn format_time(c: &mut dyn Call) -> Result<Value, Fail> {
         return Ok(strftime(&tm_of(secs, local_offset(secs)), "%c"));
     }
     let v = c.arg(0)?;
-    let Some(t) = abs_of_number(&v) else {
-        return Ok(Value::Error);
+    let tm = if let Some(ad) = as_ad(&v) {
+        tm_of_ad(&ad.scope)?
+    } else {
+        let Some(t) = abs_of_number(&v) else {
+            return Ok(Value::Error);
+        };
+        tm_of(t.secs, t.offset)
     };
-    let tm = tm_of(t.secs, t.offset);
     if c.argc() == 1 {
         return Ok(strftime(&tm, "%c"));
     }
@@ -247,6 +253,46 @@ fn tm_of(secs: i64, offset: i32) -> libc::tm {
     tm.tm_wday = cv.wday as i32;
     tm.tm_yday = cv.yday as i32;
     tm
+}
+
+/// The `struct tm` HTCondor builds from an ad (as `splitTime` makes): the integer
+/// attributes `Year`, `Month`, `Day`, `Hours`, `Minutes` and `Seconds`, each left
+/// zero when missing or not an integer (so `[a = 1]` is "Jan 0 1900"), taken as they
+/// are, without normalising; only the weekday and day of the year come from the
+/// normalised date.
+fn tm_of_ad(scope: &Arc<Scope>) -> Result<libc::tm, Fail> {
+    let mut ev = Evaluator::new(true);
+    let mut field = |name: &str| -> Result<Option<i64>, Fail> {
+        Ok(match scope.lookup_local(name, true) {
+            Some(Found::Expr(e, at)) => match ev.eval(&e, Some(&at))? {
+                Value::Int(i) => Some(i64::from(i as i32)),
+                _ => None,
+            },
+            _ => None,
+        })
+    };
+    // Offsets from `struct tm`'s zero: 1900, January.
+    let year = field("Year")?.map_or(0, |y| y - 1900);
+    let mon = field("Month")?.map_or(0, |m| m - 1);
+    let [day, hour, min, sec] = [
+        field("Day")?.unwrap_or(0),
+        field("Hours")?.unwrap_or(0),
+        field("Minutes")?.unwrap_or(0),
+        field("Seconds")?.unwrap_or(0),
+    ];
+    let days = days_from_civil(year + 1900, mon + 1, day);
+    let norm = civil(days * 86_400 + hour * 3600 + min * 60 + sec, 0);
+    // SAFETY: `tm` is plain old data, so all-zero is a valid value.
+    let mut tm: libc::tm = unsafe { std::mem::zeroed() };
+    tm.tm_year = year as i32;
+    tm.tm_mon = mon as i32;
+    tm.tm_mday = day as i32;
+    tm.tm_hour = hour as i32;
+    tm.tm_min = min as i32;
+    tm.tm_sec = sec as i32;
+    tm.tm_wday = norm.wday as i32;
+    tm.tm_yday = norm.yday as i32;
+    Ok(tm)
 }
 
 /// C's `strftime` into HTCondor's 1023-byte buffer (an overflow gives `""`).
@@ -602,5 +648,43 @@ mod tests {
         assert_eq!(eval("getHours", vec![Value::RelTime(-90000.0)]), "-1");
         assert_eq!(eval("getDays", vec![Value::Int(0)]), "error");
         assert_eq!(eval("splitTime", vec![Value::Undefined]), "undefined");
+    }
+
+    // Expected results from HTCondor 25.14.1, run with TZ unset (UTC).
+    #[test]
+    fn format_time_of_an_ad() {
+        let ad = |attrs: Vec<(&str, i64)>| {
+            new_ad(
+                attrs
+                    .into_iter()
+                    .map(|(n, v)| (Str::from(n), Value::Int(v)))
+                    .collect(),
+            )
+        };
+        assert_eq!(
+            eval("formatTime", vec![ad(vec![("a", 1)])]),
+            "\"Sun Jan  0 00:00:00 1900\""
+        );
+        assert_eq!(
+            eval(
+                "formatTime",
+                vec![ad(vec![("a", 1)]), s("%Y-%m-%d %H:%M:%S")]
+            ),
+            "\"1900-01-00 00:00:00\""
+        );
+        assert_eq!(
+            eval(
+                "formatTime",
+                vec![
+                    ad(vec![("Year", 2020), ("Month", 3), ("Day", 4)]),
+                    s("%a %j")
+                ]
+            ),
+            "\"Wed 064\""
+        );
+        assert_eq!(
+            eval("formatTime", vec![ad(vec![("Month", 13)]), s("%m %d")]),
+            "\"13 00\""
+        );
     }
 }
