@@ -316,35 +316,21 @@ impl OldAdBuilder<'_> {
     }
 }
 
-/// Splits `Name = expr` at the first `=` (after the closing quote of a quoted
-/// `'name'`); `None` unless the name is a valid attribute name. Also gives the byte
-/// offset where `expr` starts.
-fn split_attr_line(line: &str) -> Option<(std::borrow::Cow<'_, str>, usize)> {
-    let t = line.trim_start();
-    let (name, eq) = match t.strip_prefix('\'') {
-        Some(rest) => {
-            let close = rest.find('\'')?;
-            let after = &rest[close + 1..];
-            if !after.trim_start().starts_with('=') {
-                return None;
-            }
-            let eq = line.len() - after.len() + after.find('=')?;
-            (&rest[..close], eq)
-        }
-        None => {
-            let eq = line.find('=')?;
-            let name = line[..eq].trim();
-            let plain = name.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
-                && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_');
-            (if plain { name } else { "" }, eq)
-        }
-    };
+/// Splits `Name = expr` at the first `=`, as HTCondor's `SplitLongFormAttrValue`
+/// does: the name is whatever precedes it, trimmed, taken literally (so `'a b' = 1`
+/// names an attribute with quotes in its name, as in HTCondor). `None` when there is
+/// no `=` or no name. Also gives the byte offset where `expr` starts.
+fn split_attr_line(line: &str) -> Option<(&str, usize)> {
+    let eq = line.find('=')?;
+    let name = line[..eq].trim_ascii();
     if name.is_empty() {
         return None;
     }
     let after = &line[eq + 1..];
-    let lead = after.len() - after.trim_start().len();
-    Some((std::borrow::Cow::Borrowed(name), eq + 1 + lead))
+    Some((
+        name,
+        eq + 1 + (after.len() - after.trim_ascii_start().len()),
+    ))
 }
 
 fn clip(s: &str) -> String {
@@ -388,13 +374,13 @@ mod tests {
     }
 
     #[test]
-    fn old_syntax_quoted_names_and_joined_strings() {
-        // HTCondor 25.14.1 reads both.
-        let ads = read_ads("'odd name' = \"a\" \"b\"\n", "f").unwrap();
-        let e = ads[0].get("odd name").unwrap();
-        assert!(
-            matches!(e.node(), crate::syntax::ast::Node::Lit(classad_vm::Value::Str(s)) if s.as_str() == "ab")
-        );
+    fn old_syntax_names_are_literal_and_strings_do_not_join() {
+        // HTCondor 25.14.1 names this attribute `'odd name'`, quotes and all.
+        let ads = read_ads("'odd name' = 1\n", "f").unwrap();
+        assert!(ads[0].get("'odd name'").is_some());
+        // HTCondor keeps "a" and silently drops "b"; we refuse to lose data.
+        let e = read_ads("x = \"a\" \"b\"\n", "f").unwrap_err();
+        assert_eq!((e.line, e.column), (1, 9), "{e}");
     }
 
     #[test]

@@ -551,10 +551,11 @@ impl<'s> Lexer<'s> {
         let mut body: Vec<u8> = self.src.as_bytes()[span.start + 1..span.end - 1].to_vec();
         let mut end = span.end;
         let src = self.src;
-        {
-            // Adjacent literals separated only by white space are one literal (in old
-            // syntax too); the escapes are processed on the joined text, as HTCondor
-            // does.
+        if mode == StrMode::New {
+            // Adjacent literals separated only by white space are one literal; the
+            // escapes are processed on the joined text, as HTCondor does. (Old syntax
+            // does not join: HTCondor keeps the first literal and silently drops the
+            // rest of the line, which we reject instead.)
             loop {
                 let joined = match self.peek_raw() {
                     Some((Ok(r), s)) if *r == raw => {
