@@ -157,7 +157,7 @@ fn read_old(src: &str, file: &str) -> Result<Vec<ClassAd>, ReadError> {
                 }
             },
         };
-        let name = b.intern(&name);
+        let name = b.intern(name);
         b.attrs.push((name, value));
     }
     if let Some(ad) = b.finish() {
@@ -197,6 +197,12 @@ impl OldAdBuilder<'_> {
 
     /// The same attribute names recur in every ad of a file; share their text.
     fn intern(&mut self, name: &str) -> Str {
+        // Usually this ad lists its names in the previous ad's order.
+        if let Some(prev) = self.last_order.get(self.attrs.len()) {
+            if prev.as_str() == name {
+                return prev.clone();
+            }
+        }
         if let Some(s) = self.names.get(name) {
             return s.clone();
         }
@@ -273,7 +279,7 @@ impl OldAdBuilder<'_> {
         match *bytes.first()? {
             b'"' => {
                 let body = rhs.strip_prefix('"')?.strip_suffix('"')?;
-                if body.contains(['"', '\\']) {
+                if body.bytes().any(|b| b == b'"' || b == b'\\') {
                     return None;
                 }
                 Some(Value::Str(self.short_string(body)))
