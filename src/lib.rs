@@ -21,6 +21,7 @@
 //! ```
 
 pub mod ad;
+pub mod calendar;
 pub mod cli;
 pub mod eval;
 pub mod functions;

@@ -2,8 +2,9 @@
 //! fields, `splitTime`, `formatTime`, `absTime`, `relTime`) and the parsers for
 //! absolute and relative time strings that the parser folds literals with.
 
-use super::text::{civil, days_from_civil, f64_to_i32_x86};
+use super::text::f64_to_i32_x86;
 use super::{add, arity, now_secs, Builtin, Call};
+use crate::calendar::{civil, days_from_civil};
 use crate::eval::compound::{as_ad, new_ad};
 use crate::eval::scope::{Found, Scope};
 use crate::eval::{Evaluator, Fail};
@@ -373,171 +374,6 @@ fn rel_time(c: &mut dyn Call) -> Result<Value, Fail> {
     })
 }
 
-/// Parses an absolute time the way HTCondor folds `absTime("...")`: the regular
-/// expression `D* dddd [D* dd [D* dd [D* dd [D* dd [D* dd D*]]]]] [±hh[:]mm | z | Z]`
-/// (D a non-digit), out-of-range fields rolling over; without a zone, the local
-/// offset. `None` where HTCondor's parse fails.
-pub fn parse_abstime_text(text: &str) -> Option<AbsTime> {
-    let mut s: Vec<u8> = text.as_bytes().to_vec();
-    let (tz, rest) = split_zone(&mut s);
-    s = rest;
-    let len = s.len() as i64;
-    let mut i = next_digit(&s, 0);
-    if i as i64 > len - 4 {
-        return None;
-    }
-    let mut fields = [0i64, 1, 0, 0, 0, 0];
-    fields[0] = atoi(&s[i..i + 4]);
-    i = next_digit(&s, i + 4);
-    for f in fields.iter_mut().skip(1) {
-        if i as i64 <= len - 2 {
-            *f = atoi(&s[i..i + 2]);
-            i += 2;
-        }
-        i = next_digit(&s, i);
-    }
-    if i < s.len() {
-        return None;
-    }
-    let [year, mon, day, hour, min, sec] = fields;
-    // A missing day is day 0, the last day of the month before, as mktime
-    // normalises it.
-    let local = days_from_civil(year, mon, day) * 86_400 + hour * 3600 + min * 60 + sec;
-    let offset = match tz {
-        Some(o) => o,
-        None => local_offset(local - i64::from(local_offset(local))),
-    };
-    Some(AbsTime {
-        secs: local - i64::from(offset),
-        offset,
-    })
-}
-
-/// Removes a trailing zone (`Z`, `±hhmm`, `±hh:mm`) from `s`: the offset found, if
-/// any, and the rest.
-fn split_zone(s: &mut [u8]) -> (Option<i32>, Vec<u8>) {
-    let len = s.len();
-    let mut i = len as i64 - 1;
-    while i >= 0 && s[i as usize].is_ascii_whitespace() {
-        i -= 1;
-    }
-    if i > 0 && matches!(s[i as usize], b'z' | b'Z') {
-        let mut v = s.to_vec();
-        v.remove(i as usize);
-        return (Some(0), v);
-    }
-    let sign_at = |k: usize| len > k && matches!(s[len - k], b'+' | b'-');
-    let mut v = s.to_vec();
-    if sign_at(5) {
-        // `±hhmm`
-    } else if len > 6 && sign_at(6) && s[len - 3] == b':' {
-        v.remove(len - 3);
-    } else {
-        return (None, v);
-    }
-    let n = v.len();
-    let off = &v[n - 5..];
-    if !off[1..].iter().all(u8::is_ascii_digit) {
-        return (None, s.to_vec());
-    }
-    let h = atoi(&off[1..3]) as i32;
-    let m = atoi(&off[3..5]) as i32;
-    let o = h * 3600 + m * 60;
-    let o = if off[0] == b'-' { -o } else { o };
-    v.truncate(n - 5);
-    (Some(o), v)
-}
-
-fn next_digit(s: &[u8], mut i: usize) -> usize {
-    while i < s.len() && !s[i].is_ascii_digit() {
-        i += 1;
-    }
-    i
-}
-
-/// C's `atoi` on a short all-digit-prefixed slice.
-fn atoi(s: &[u8]) -> i64 {
-    s.iter()
-        .take_while(|b| b.is_ascii_digit())
-        .fold(0i64, |n, b| n * 10 + i64::from(b - b'0'))
-}
-
-/// Parses a relative time the way HTCondor folds `relTime("...")`:
-/// `[-][[[days(d|+)]hh(h|:)]mm(m|:)]ss[.fff][s]`, read from the end. `None` where
-/// HTCondor's parse fails.
-pub fn parse_reltime_text(text: &str) -> Option<f64> {
-    let s = text.as_bytes();
-    let mut i = s.len() as i64 - 1;
-    let at = |i: i64| if i >= 0 { s[i as usize] } else { 0 };
-    let skip_space = |i: &mut i64| {
-        while *i >= 0 && at(*i).is_ascii_whitespace() {
-            *i -= 1;
-        }
-    };
-    let digits_back = |i: &mut i64| {
-        let end = *i;
-        while *i >= 0 && at(*i).is_ascii_digit() {
-            *i -= 1;
-        }
-        &s[(*i + 1) as usize..(end + 1) as usize]
-    };
-    skip_space(&mut i);
-    let mut secs = 0.0;
-    if i >= 0 && (matches!(at(i), b's' | b'S') || at(i).is_ascii_digit()) {
-        if matches!(at(i), b's' | b'S') {
-            i -= 1;
-        }
-        skip_space(&mut i);
-        let end = i;
-        digits_back(&mut i);
-        if at(i) == b'.' && i >= 0 {
-            i -= 1;
-            digits_back(&mut i);
-        }
-        let txt = std::str::from_utf8(&s[(i + 1) as usize..(end + 1) as usize]).unwrap_or("");
-        secs = super::convert::strtod(txt).unwrap_or(0.0);
-    }
-    let unit = |i: &mut i64, marks: &[u8]| -> i32 {
-        skip_space(i);
-        if *i >= 0 && marks.contains(&at(*i)) {
-            *i -= 1;
-            skip_space(i);
-            rev_int(digits_back(i))
-        } else {
-            0
-        }
-    };
-    let mins = unit(&mut i, b"mM:");
-    let hrs = unit(&mut i, b"hH:");
-    let days = unit(&mut i, b"dD+");
-    skip_space(&mut i);
-    let negative = i >= 0 && at(i) == b'-';
-    if negative {
-        i -= 1;
-    }
-    skip_space(&mut i);
-    if i >= 0 {
-        return None;
-    }
-    // HTCondor sums the whole units in a C `int`.
-    let whole = days
-        .wrapping_mul(86_400)
-        .wrapping_add(hrs.wrapping_mul(3600))
-        .wrapping_add(mins.wrapping_mul(60));
-    let total = f64::from(whole) + secs;
-    Some(if negative { -total } else { total })
-}
-
-/// `std::from_chars` into an `int`: 0 when the digits overflow.
-fn rev_int(digits: &[u8]) -> i32 {
-    digits
-        .iter()
-        .try_fold(0i32, |n, b| {
-            n.checked_mul(10)?.checked_add(i32::from(b - b'0'))
-        })
-        .unwrap_or(0)
-}
-
 #[cfg(test)]
 mod tests {
     use super::super::testing::{eval, s};
@@ -545,7 +381,7 @@ mod tests {
 
     // Expected results from HTCondor 25.14.1, run with TZ unset (UTC).
     fn abs(text: &str) -> Option<String> {
-        parse_abstime_text(text).map(crate::syntax::unparse::fmt_abstime)
+        crate::syntax::time::parse_abstime(text).map(crate::syntax::unparse::fmt_abstime)
     }
 
     #[test]
@@ -589,7 +425,7 @@ mod tests {
 
     #[test]
     fn reltime_strings() {
-        let r = parse_reltime_text;
+        let r = crate::syntax::time::parse_reltime;
         assert_eq!(r("1+01:01:01"), Some(90061.0));
         assert_eq!(r("01:01"), Some(61.0));
         assert_eq!(r("1d2h3m4s"), Some(93784.0));

@@ -4,6 +4,7 @@
 //! this implementation takes the local zone to be UTC, which is what HTCondor does
 //! on hosts set to UTC (as the reference oracle is).
 
+use crate::calendar::{civil_from_days, days_from_civil};
 use classad_vm::AbsTime;
 
 fn is_space(c: u8) -> bool {
@@ -39,32 +40,10 @@ fn atoi(s: &[u8]) -> i64 {
     }
 }
 
-fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
-    let y = if m <= 2 { y - 1 } else { y };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let mp = (m + 9) % 12;
-    let doy = (153 * mp + 2) / 5 + d - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    era * 146097 + doe - 719468
-}
-
-fn civil_from_days(z: i64) -> (i64, i64, i64) {
-    let z = z + 719468;
-    let era = z.div_euclid(146097);
-    let doe = z - era * 146097;
-    let yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-    let y = yoe + era * 400;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    (if m <= 2 { y + 1 } else { y }, m, d)
-}
-
 /// HTCondor's `Literal::MakeAbsTime(string)`: `D* dddd [D* dd [D* dd [D* dd [D* dd
 /// [D* dd D*]]]]] [+dd:dd | -dd:dd | +dddd | -dddd | z | Z]` with `mktime`
-/// normalisation of out-of-range fields. `None` when HTCondor rejects it.
+/// normalisation of out-of-range fields; without a zone, the local time zone (`TZ`).
+/// `None` when HTCondor rejects it.
 pub fn parse_abstime(text: &str) -> Option<AbsTime> {
     let mut s: Vec<u8> = text.as_bytes().to_vec();
     let len = s.len();
@@ -119,7 +98,14 @@ pub fn parse_abstime(text: &str) -> Option<AbsTime> {
     if local == -1 {
         return None;
     }
-    let offset = tz.map_or(0, |(h, m)| h * 3600 + m * 60);
+    // Without a zone the text is local time, as `mktime` reads it.
+    let offset = match tz {
+        Some((h, m)) => h * 3600 + m * 60,
+        None => {
+            let guess = local - i64::from(crate::functions::time::local_offset(local));
+            i64::from(crate::functions::time::local_offset(guess))
+        }
+    };
     Some(AbsTime {
         secs: local - offset,
         offset: i32::try_from(offset).ok()?,
