@@ -24,6 +24,7 @@ pub struct EvalArgs {
     #[arg(long)]
     strict: bool,
     /// Expressions; with none, one expression per line of standard input.
+    #[arg(allow_hyphen_values = true)]
     exprs: Vec<String>,
 }
 

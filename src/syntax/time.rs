@@ -311,6 +311,11 @@ pub fn fmt_reltime_value(r: f64) -> String {
 /// The text HTCondor prints inside a relative-time *literal* `relTime("...")` of a
 /// parsed expression: like [`fmt_reltime_value`], but keeping a fraction of a second.
 pub fn fmt_reltime(secs: f64) -> String {
+    // Beyond a C int HTCondor prints garbage (`-24855+-3:-14:-8`) that does not
+    // parse back; print those as plain seconds, which do.
+    if !(-2_147_483_647.0..=2_147_483_647.0).contains(&secs.trunc()) {
+        return format!("{secs}");
+    }
     let mut out = String::new();
     let mut r = secs;
     if r < 0.0 {
@@ -365,7 +370,8 @@ mod tests {
             ("1d2h3m4s", "1+02:03:04"),
             ("1+01:01:01", "1+01:01:01"),
             ("1d", "1+00:00:00"),
-            ("99999999999", "-24855+-3:-14:-8"),
+            // HTCondor prints "-24855+-3:-14:-8", which does not parse back.
+            ("99999999999", "99999999999"),
             ("30000d", "-19710+06:28:16"),
             ("1.0000001", "01"),
             ("0.0000001", "1e-07"),
@@ -376,6 +382,17 @@ mod tests {
         for bad in ["1:2:3:4", "1e3", "x", "5x"] {
             assert!(parse_reltime(bad).is_none(), "{bad}");
         }
+    }
+
+    #[test]
+    fn reltime_literals_beyond_an_int_print_as_seconds() {
+        // Found by the parse fuzz target; within range HTCondor's text is kept.
+        assert_eq!(fmt_reltime(2_147_483_647.0), "24855+03:14:07");
+        assert_eq!(fmt_reltime(9_999_999_999.0), "9999999999");
+        assert_eq!(
+            parse_reltime(&fmt_reltime(-9_999_999_999.5)),
+            Some(-9_999_999_999.5)
+        );
     }
 
     #[test]

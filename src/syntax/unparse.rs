@@ -115,6 +115,14 @@ fn is_reserved(name: &str) -> bool {
     .any(|k| name.eq_ignore_ascii_case(k))
 }
 
+/// Letters, digits and `_`, not starting with a digit.
+fn is_identifier(name: &str) -> bool {
+    name.bytes()
+        .next()
+        .is_some_and(|c| c.is_ascii_alphabetic() || c == b'_')
+        && name.bytes().all(|c| c.is_ascii_alphanumeric() || c == b'_')
+}
+
 /// An attribute name, in `'quotes'` when it is not a plain identifier or is a
 /// reserved word.
 pub fn write_attr_name(name: &str, old: bool, out: &mut String) {
@@ -215,11 +223,25 @@ impl Printer<'_> {
                 name,
                 absolute,
             } => match scope {
-                // HTCondor prints a selected name raw, without quoting.
+                // HTCondor prints a selected name raw, and `1 .a` as `1.a`: text that
+                // does not parse back. We print what HTCondor prints whenever that
+                // parses back, and otherwise quote the name and keep a space after a
+                // number, so parse -> print -> parse is stable.
                 Some(s) => {
                     self.node(e, *s);
+                    if self.out.ends_with(|c: char| c.is_ascii_digit()) {
+                        self.out.push(' ');
+                    }
                     self.out.push('.');
-                    self.out.push_str(name);
+                    let plain = is_identifier(name)
+                        && !["true", "false", "undefined", "error", "is", "isnt"]
+                            .iter()
+                            .any(|k| name.eq_ignore_ascii_case(k));
+                    if plain {
+                        self.out.push_str(name);
+                    } else {
+                        write_attr_name(name, self.old(), self.out);
+                    }
                 }
                 None => {
                     if *absolute {
@@ -268,7 +290,13 @@ impl Printer<'_> {
                 self.out.push(')');
             }
             Node::Call { name, args } => {
-                self.out.push_str(name);
+                // HTCondor prints the name as written; a quoted name that is not an
+                // identifier (`'a b'(1)`) would not parse back, so it stays quoted.
+                if is_identifier(name) {
+                    self.out.push_str(name);
+                } else {
+                    write_attr_name(name, self.old(), self.out);
+                }
                 self.out.push('(');
                 for (i, a) in args.iter().enumerate() {
                     if i > 0 {
@@ -435,6 +463,32 @@ pub fn unparse_ad_old(ad: &ClassAd) -> String {
 }
 
 #[cfg(test)]
+mod selection_tests {
+    use crate::syntax::{parse_expr, unparse};
+
+    /// Found by the `parse` fuzz target: HTCondor prints these selections as text that
+    /// does not parse back (`1.a`, `x.b c`, `x.true`); ours must.
+    #[test]
+    fn selections_print_back_parseably() {
+        for (src, want) in [
+            ("-1 .p0", "-1 .p0"),
+            ("1.5 .a", "1.500000000000000E+00 .a"),
+            ("x.'b c'", "x.'b c'"),
+            ("x.'true'", "x.'true'"),
+            ("x.parent", "x.parent"),
+            ("a.b.c", "a.b.c"),
+            ("(1).a", "(1).a"),
+            ("'a#b'()", "'a#b'()"),
+        ] {
+            let e = parse_expr(src).unwrap();
+            let printed = unparse(&e);
+            assert_eq!(printed, want, "{src}");
+            assert_eq!(unparse(&parse_expr(&printed).unwrap()), printed, "{src}");
+        }
+    }
+}
+
+#[cfg(test)]
 mod tests {
     use super::*;
     use crate::syntax::parser::{parse_classad, parse_expr, parse_expr_old};
@@ -546,7 +600,8 @@ mod tests {
         ("'a' 'b'", "ab", "ab"),
         ("'a\\tb'", "'a\\tb'", "'a\tb'"),
         ("'f'(1)", "f(1)", "f(1)"),
-        ("a.'b c'", "a.b c", "a.b c"),
+        // HTCondor prints `a.b c`, which does not parse back; we quote.
+        ("a.'b c'", "a.'b c'", "a.'b c'"),
         (".'x y'", ".'x y'", ".'x y'"),
         ("a // c\n+ b", "a + b", "a + b"),
         ("[a=1 // c\n]", "[ a = 1 ]", "[ a = 1 ]"),
@@ -740,7 +795,7 @@ mod tests {
             ("-010", "-10"),
             ("-5 + - 5", "-5 +  -5"),
             ("a =?= b && x is y", "a =?= b && x =?= y"),
-            ("'a b' + x.'c d'", "'a b' + x.c d"),
+            ("'a b' + x.'c d'", "'a b' + x.'c d'"),
         ] {
             let e = parse_expr_old(src).unwrap_or_else(|err| panic!("{src:?}: {err}"));
             assert_eq!(unparse_old(&e), want, "{src:?}");
