@@ -23,6 +23,7 @@
 pub mod ad;
 pub mod calendar;
 pub mod cli;
+pub mod compile;
 pub mod eval;
 pub mod functions;
 pub mod matching;

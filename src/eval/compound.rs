@@ -3,7 +3,8 @@
 use super::scope::{Frame, Scope};
 use crate::ad::ClassAd;
 use crate::syntax::ast::{ExprRef, Node};
-use classad_vm::{Host, Str, Value};
+use classad_vm::value::Host;
+use classad_vm::{Str, Value};
 use std::sync::Arc;
 
 /// A list value.

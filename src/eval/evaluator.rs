@@ -180,7 +180,7 @@ impl Evaluator {
     }
 
     /// `list[i]` and `ad["name"]`; strict.
-    fn subscript(&mut self, x: &Value, y: &Value) -> Result<Value, Fail> {
+    pub fn subscript(&mut self, x: &Value, y: &Value) -> Result<Value, Fail> {
         if let Some(v) = ops::strict2(x, y) {
             return Ok(v);
         }

@@ -80,6 +80,46 @@ fn table() -> &'static [Builtin] {
     })
 }
 
+/// The position of builtin `name` in the table (see [`find`]): a compact id for
+/// compiled code.
+pub fn find_index(name: &str) -> Option<u32> {
+    let b = find(name)?;
+    table()
+        .iter()
+        .position(|t| std::ptr::eq(t, b))
+        .map(|i| i as u32)
+}
+
+/// The builtin with id `i` (from [`find_index`]).
+pub fn by_index(i: u32) -> Option<&'static Builtin> {
+    table().get(i as usize)
+}
+
+/// Builtins that need more than their arguments' values (the expressions themselves,
+/// or the scope they are evaluated in); compiled code leaves them to the reference
+/// evaluator.
+pub const SCOPED_BUILTINS: [&str; 5] = [
+    "eval",
+    "unparse",
+    "unresolved",
+    "evalInEachContext",
+    "countMatches",
+];
+
+/// Builtins whose result depends on the clock or on chance (or, with no argument, on
+/// the current time), so compiled code must not fold them into constants.
+pub const IMPURE_BUILTINS: [&str; 9] = [
+    "time",
+    "currentTime",
+    "dayTime",
+    "random",
+    "timeZoneOffset",
+    "formatTime",
+    "splitTime",
+    "absTime",
+    "debug",
+];
+
 /// Finds the builtin called `name`: case-insensitively, except those HTCondor only
 /// knows under one spelling. `None` for an unknown function (which evaluates to
 /// error).

@@ -747,7 +747,7 @@ mod tests {
         let t = AbsTime { secs: 0, offset: 0 };
         assert!(write_scalar_value(&Value::AbsTime(t), &mut s));
         assert_eq!(s, r#"absTime("1970-01-01T00:00:00-00:00")"#);
-        let list = Value::List(classad_vm::Host::new(1u8));
+        let list = Value::List(classad_vm::value::Host::new(1u8));
         assert!(!write_scalar_value(&list, &mut String::new()));
         let mut o = String::new();
         quote_string_old("line1\nline2\t\"q\" \\ back", &mut o);

@@ -1,7 +1,20 @@
-//! `classad-vm`: the ClassAd machine. It holds the value type that registers carry and
-//! HTCondor's operator semantics on those values; it knows nothing of ClassAd syntax.
+//! `classad-vm`: the ClassAd machine. Values and HTCondor's operator semantics on
+//! them, a register bytecode (`instr`, `program`), ads compiled to slot-indexed
+//! attributes (`ad`, `slots`), and the dispatch loop (`machine`). It knows nothing of
+//! ClassAd syntax: the front end compiles to it and supplies builtins through
+//! [`machine::Host`].
 
+pub mod ad;
+pub mod instr;
+pub mod machine;
 pub mod ops;
+pub mod program;
+pub mod slots;
 pub mod value;
 
-pub use value::{AbsTime, Host, Str, Value};
+pub use ad::{Attr, CompiledAd};
+pub use instr::{Instr, Op};
+pub use machine::{Halt, Host, Machine, Sides};
+pub use program::Program;
+pub use slots::SlotTable;
+pub use value::{AbsTime, Host as HostObject, Str, Value};

@@ -1,0 +1,62 @@
+//! Compiling expressions and ads to `classad-vm` bytecode, and running them.
+
+mod codegen;
+pub mod host;
+
+pub use codegen::compile_expr;
+
+use crate::ad::ClassAd;
+use classad_vm::{Attr, CompiledAd, SlotTable, Value};
+use std::sync::Arc;
+
+/// An ad compiled for the machine, with the ad it came from (for evaluations the
+/// machine hands back to the reference evaluator).
+#[derive(Clone, Debug)]
+pub struct CompiledClassAd {
+    /// Slot-indexed attributes.
+    pub vm: CompiledAd,
+    /// The source ad.
+    pub source: Arc<ClassAd>,
+}
+
+/// Compiles every attribute of `ad` against `slots`: literals become values, other
+/// expressions programs.
+pub fn compile_ad(ad: &Arc<ClassAd>, slots: &mut SlotTable) -> CompiledClassAd {
+    let mut vm = CompiledAd::new();
+    for (name, e) in ad.iter() {
+        let slot = slots.intern(name);
+        let attr = match e.node() {
+            crate::syntax::ast::Node::Lit(Value::RelTime(r)) => Attr::Value(Value::Real(*r)),
+            crate::syntax::ast::Node::Lit(v) => Attr::Value(v.clone()),
+            _ => Attr::Code(Arc::new(compile_expr(e, Some(ad), slots))),
+        };
+        vm.set(slot, attr);
+    }
+    CompiledClassAd {
+        vm,
+        source: ad.clone(),
+    }
+}
+
+/// Evaluates `expr` on the machine with MY = `my` (`None`: no ad) and an optional
+/// TARGET; `None` when the evaluation must be left to the reference evaluator.
+pub fn try_eval(
+    expr: &crate::syntax::ast::ExprRef,
+    my: Option<&Arc<ClassAd>>,
+    target: Option<&Arc<ClassAd>>,
+) -> Option<Result<Value, crate::eval::Fail>> {
+    let mut slots = SlotTable::new();
+    let my_c = my.map(|m| compile_ad(m, &mut slots));
+    let target_c = target.map(|t| compile_ad(t, &mut slots));
+    let prog = compile_expr(expr, my.map(|m| &**m), &mut slots);
+    let empty = CompiledAd::new();
+    let sides = classad_vm::Sides::new(
+        my_c.as_ref().map_or(&empty, |c| &c.vm),
+        target_c.as_ref().map(|c| &c.vm),
+    );
+    match classad_vm::Machine::new().eval(&prog, sides, &mut host::VmHost) {
+        Ok(v) => Some(Ok(v)),
+        Err(classad_vm::Halt::Fail) => Some(Err(crate::eval::Fail)),
+        Err(classad_vm::Halt::NeedReference) => None,
+    }
+}

@@ -1,0 +1,145 @@
+//! The instruction set: fixed 8-byte register instructions.
+//!
+//! Every instruction is `op x y z`: `x` is an 8-bit register (usually the
+//! destination), `y` a 16-bit operand (a register, or a small immediate), `z` a 32-bit
+//! operand (a register, constant index, slot, jump target or native id). Registers are
+//! per-program; `r[i]` below. Jump targets are instruction indices.
+//!
+//! | op | operands | semantics |
+//! |---|---|---|
+//! | `Const` | `x`=dst, `z`=const | `r[x] = consts[z]` |
+//! | `Move` | `x`=dst, `z`=src | `r[x] = r[z]` |
+//! | `LoadMy` | `x`=dst, `z`=slot | `r[x]` = the value of attribute `z` of MY (undefined when absent), evaluated lazily in MY's scope at most once per evaluation |
+//! | `LoadTarget` | `x`=dst, `z`=slot | the same for TARGET, evaluated with the sides swapped; undefined without a target |
+//! | `Neg` `Plus` `Not` `BitNot` | `x`=dst, `z`=src | unary operators (`classad_vm::ops`) |
+//! | `Add` `Sub` `Mul` `Div` `Mod` | `x`=dst, `y`=a, `z`=b | arithmetic |
+//! | `Lt` `Le` `Gt` `Ge` `Eq` `Ne` `Is` `Isnt` | `x`=dst, `y`=a, `z`=b | comparisons; `Is`/`Isnt` are `=?=`/`=!=` |
+//! | `BitAnd` `BitOr` `BitXor` `Shl` `Shr` `UShr` | `x`=dst, `y`=a, `z`=b | bitwise operators |
+//! | `And` `Or` | `x`=dst, `y`=a, `z`=b | `&&`/`||` once the left side did not decide |
+//! | `JumpIfFalse` | `x`=a, `z`=target | jump when `r[x]` is boolean-equivalent false (`&&` short-circuit; the caller stores `false`) |
+//! | `JumpIfTrue` | `x`=a, `z`=target | jump when `r[x]` is boolean-equivalent true |
+//! | `JumpIfDefined` | `x`=a, `z`=target | jump unless `r[x]` is undefined (`?:` elvis) |
+//! | `Test` | `x`=dst, `y`=cond, `z`=target | ternary condition: undefined gives `r[x]`=undefined, a non-boolean gives error, and both jump to `z` (the end); otherwise fall through |
+//! | `JumpIfNot` | `x`=cond, `z`=target | jump when `r[x]` (already tested) is false |
+//! | `Jump` | `z`=target | unconditional jump |
+//! | `Index` | `x`=dst, `y`=a, `z`=b | `a[b]`: list subscript or ad lookup (host) |
+//! | `Call` | `x`=dst, `y`=first arg register, `z`=native id << 8 \| argc | a builtin on argument values (host) |
+//! | `Reference` | — | this evaluation needs the reference evaluator (a construct the compiler does not handle natively); the machine stops with [`crate::machine::Halt::NeedReference`] |
+//! | `Ret` | `z`=src | the program's value is `r[z]` |
+
+use std::fmt;
+
+/// An operation code.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+#[repr(u8)]
+#[allow(missing_docs)] // each variant is documented in the module's table
+pub enum Op {
+    Const,
+    Move,
+    LoadMy,
+    LoadTarget,
+    Neg,
+    Plus,
+    Not,
+    BitNot,
+    Add,
+    Sub,
+    Mul,
+    Div,
+    Mod,
+    Lt,
+    Le,
+    Gt,
+    Ge,
+    Eq,
+    Ne,
+    Is,
+    Isnt,
+    BitAnd,
+    BitOr,
+    BitXor,
+    Shl,
+    Shr,
+    UShr,
+    And,
+    Or,
+    JumpIfFalse,
+    JumpIfTrue,
+    JumpIfDefined,
+    Test,
+    JumpIfNot,
+    Jump,
+    Index,
+    Call,
+    Reference,
+    Ret,
+}
+
+/// One instruction: an opcode and three operands (see the module table).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[repr(C)]
+pub struct Instr {
+    /// The operation.
+    pub op: Op,
+    /// 8-bit operand: usually the destination register.
+    pub x: u8,
+    /// 16-bit operand.
+    pub y: u16,
+    /// 32-bit operand.
+    pub z: u32,
+}
+
+impl Instr {
+    /// An instruction from its parts.
+    pub const fn new(op: Op, x: u8, y: u16, z: u32) -> Instr {
+        Instr { op, x, y, z }
+    }
+}
+
+impl fmt::Display for Instr {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        use Op::*;
+        let Instr { op, x, y, z } = *self;
+        let name = format!("{op:?}");
+        match op {
+            Const => write!(f, "{name:<13} r{x}, k{z}"),
+            Move | Neg | Plus | Not | BitNot => write!(f, "{name:<13} r{x}, r{z}"),
+            LoadMy | LoadTarget => write!(f, "{name:<13} r{x}, slot{z}"),
+            JumpIfFalse | JumpIfTrue | JumpIfDefined | JumpIfNot => {
+                write!(f, "{name:<13} r{x}, @{z}")
+            }
+            Test => write!(f, "{name:<13} r{x}, r{y}, @{z}"),
+            Jump => write!(f, "{name:<13} @{z}"),
+            Call => write!(f, "{name:<13} r{x}, native{}(r{y}..+{})", z >> 8, z & 0xff),
+            Reference => write!(f, "{name}"),
+            Ret => write!(f, "{name:<13} r{z}"),
+            _ => write!(f, "{name:<13} r{x}, r{y}, r{z}"),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn instructions_are_eight_bytes() {
+        assert_eq!(std::mem::size_of::<Instr>(), 8);
+    }
+
+    #[test]
+    fn instructions_print_as_assembly() {
+        assert_eq!(
+            Instr::new(Op::Add, 2, 0, 1).to_string(),
+            "Add           r2, r0, r1"
+        );
+        assert_eq!(
+            Instr::new(Op::LoadTarget, 0, 0, 7).to_string(),
+            "LoadTarget    r0, slot7"
+        );
+        assert_eq!(
+            Instr::new(Op::Call, 1, 3, (5 << 8) | 2).to_string(),
+            "Call          r1, native5(r3..+2)"
+        );
+    }
+}

@@ -1,0 +1,359 @@
+//! The dispatch loop, and the state of one evaluation between two compiled ads.
+//!
+//! Attribute values are computed lazily and at most once per evaluation (memoized
+//! by side and slot). HTCondor re-evaluates instead, which gives the same values
+//! except around circular references, so a value computed while a circular reference
+//! was hit is not memoized (it depends on what was being evaluated at the time).
+//!
+//! HTCondor fails an evaluation that nests deeper than 400 levels or takes more than
+//! 10,000,000 steps. The machine keeps upper bounds of both (static depths and node
+//! counts from the compiler, carried through memoized attributes) and stops with
+//! [`Halt::NeedReference`] whenever a limit might be reached, so that the caller can
+//! rerun the evaluation on the reference evaluator, which applies the limits exactly.
+
+use crate::ad::{Attr, CompiledAd};
+use crate::instr::Op;
+use crate::ops::{self, Arith, Bit, Cmp};
+use crate::program::Program;
+use crate::value::Value;
+
+/// Why the machine stopped without a value.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Halt {
+    /// The evaluation failed (a builtin said so, as HTCondor's `random(0)` does).
+    Fail,
+    /// The evaluation must be done by the reference evaluator: it uses a construct
+    /// the compiler leaves to it, or it may reach HTCondor's depth or step limits.
+    NeedReference,
+}
+
+/// What the machine asks of the front end.
+pub trait Host {
+    /// Calls builtin `native` on argument values.
+    fn call(&mut self, native: u32, args: &[Value]) -> Result<Value, Halt>;
+    /// `a[b]` on a list or an ad.
+    fn index(&mut self, a: &Value, b: &Value) -> Result<Value, Halt>;
+}
+
+/// HTCondor's nesting limit.
+const MAX_DEPTH: u32 = 400;
+/// Step estimate beyond which the reference evaluator takes over (its real limit is
+/// 10,000,000; the estimate is an upper bound, so deferring early is always exact).
+const STEP_BOUND: u64 = 1_000_000;
+
+#[derive(Clone, Debug, Default)]
+enum Memo {
+    #[default]
+    Empty,
+    InProgress,
+    /// The value, the depth its evaluation needs, and its step cost.
+    Done(Value, u32, u64),
+}
+
+/// The reusable state of evaluations: registers and memo tables. One per thread.
+#[derive(Debug, Default)]
+pub struct Machine {
+    regs: Vec<Value>,
+    memo: [Vec<Memo>; 2],
+    touched: Vec<(usize, u32)>,
+    steps: u64,
+    cycle: bool,
+    nesting: u32,
+}
+
+/// The two ads of an evaluation: side 0 is the ad the top-level expression belongs
+/// to (MY), side 1 the other (TARGET), if any.
+#[derive(Clone, Copy, Debug)]
+pub struct Sides<'a> {
+    ads: [&'a CompiledAd; 2],
+    has_target: bool,
+}
+
+impl<'a> Sides<'a> {
+    /// MY and, optionally, TARGET.
+    pub fn new(my: &'a CompiledAd, target: Option<&'a CompiledAd>) -> Sides<'a> {
+        static EMPTY: CompiledAd = CompiledAd::empty();
+        Sides {
+            ads: [my, target.unwrap_or(&EMPTY)],
+            has_target: target.is_some(),
+        }
+    }
+}
+
+impl Machine {
+    /// A machine with no state yet.
+    pub fn new() -> Machine {
+        Machine::default()
+    }
+
+    fn reset(&mut self) {
+        for (side, slot) in self.touched.drain(..) {
+            self.memo[side][slot as usize] = Memo::Empty;
+        }
+        self.steps = 0;
+        self.cycle = false;
+        self.nesting = 0;
+        self.regs.clear();
+    }
+
+    /// Evaluates `prog` as an expression of side 0 (HTCondor: `EvaluateExpr` with
+    /// MY = side 0 and TARGET = side 1).
+    pub fn eval(
+        &mut self,
+        prog: &Program,
+        sides: Sides<'_>,
+        host: &mut dyn Host,
+    ) -> Result<Value, Halt> {
+        self.reset();
+        let (v, depth) = self.run(prog, 0, sides, host)?;
+        if depth > MAX_DEPTH {
+            return Err(Halt::NeedReference);
+        }
+        Ok(v)
+    }
+
+    /// Evaluates attribute `slot` of `side` (undefined when absent) as a reference
+    /// to it at `site` depth does: the attribute counts as being evaluated, and its
+    /// expression starts one level below `site`.
+    pub fn eval_attr(
+        &mut self,
+        side: usize,
+        slot: u32,
+        site: u32,
+        sides: Sides<'_>,
+        host: &mut dyn Host,
+    ) -> Result<Value, Halt> {
+        self.reset();
+        self.attr_at(side, slot, site, sides, host)
+    }
+
+    /// Like [`Machine::eval_attr`], but within the current evaluation (no reset):
+    /// for a caller evaluating several attributes as one HTCondor evaluation, such
+    /// as both Requirements of a symmetric match.
+    pub fn eval_attr_more(
+        &mut self,
+        side: usize,
+        slot: u32,
+        site: u32,
+        sides: Sides<'_>,
+        host: &mut dyn Host,
+    ) -> Result<Value, Halt> {
+        self.attr_at(side, slot, site, sides, host)
+    }
+
+    fn attr_at(
+        &mut self,
+        side: usize,
+        slot: u32,
+        site: u32,
+        sides: Sides<'_>,
+        host: &mut dyn Host,
+    ) -> Result<Value, Halt> {
+        let (v, depth) = self.load(side, slot, sides, host)?;
+        if depth.is_some_and(|d| site + 1 + d > MAX_DEPTH) {
+            return Err(Halt::NeedReference);
+        }
+        Ok(v)
+    }
+
+    /// The value of attribute `slot` of `side`, and the depth its evaluation needs
+    /// below the dereference (`None` when nothing was dereferenced).
+    fn load(
+        &mut self,
+        side: usize,
+        slot: u32,
+        sides: Sides<'_>,
+        host: &mut dyn Host,
+    ) -> Result<(Value, Option<u32>), Halt> {
+        if side == 1 && !sides.has_target {
+            return Ok((Value::Undefined, None));
+        }
+        let prog = match sides.ads[side].get(slot) {
+            Attr::Absent => return Ok((Value::Undefined, None)),
+            Attr::Value(v) => {
+                self.steps += 1;
+                return Ok((v.clone(), Some(0)));
+            }
+            Attr::Code(p) => p,
+        };
+        let i = slot as usize;
+        if self.memo[side].len() <= i {
+            self.memo[side].resize(i + 1, Memo::Empty);
+        }
+        match &self.memo[side][i] {
+            Memo::InProgress => {
+                // A circular reference: undefined, as in HTCondor 25.
+                self.cycle = true;
+                return Ok((Value::Undefined, None));
+            }
+            Memo::Done(v, depth, cost) => {
+                self.steps += cost;
+                if self.steps > STEP_BOUND {
+                    return Err(Halt::NeedReference);
+                }
+                return Ok((v.clone(), Some(*depth)));
+            }
+            Memo::Empty => {}
+        }
+        self.nesting += 1;
+        if self.nesting > MAX_DEPTH {
+            return Err(Halt::NeedReference);
+        }
+        self.memo[side][i] = Memo::InProgress;
+        self.touched.push((side, slot));
+        let outer_cycle = std::mem::take(&mut self.cycle);
+        let steps_before = self.steps;
+        let r = self.run(prog, side, sides, host);
+        self.nesting -= 1;
+        let (v, depth) = match r {
+            Ok(x) => x,
+            Err(h) => {
+                self.memo[side][i] = Memo::Empty;
+                return Err(h);
+            }
+        };
+        self.memo[side][i] = if self.cycle {
+            Memo::Empty
+        } else {
+            Memo::Done(v.clone(), depth, self.steps - steps_before)
+        };
+        self.cycle |= outer_cycle;
+        Ok((v, Some(depth)))
+    }
+
+    /// Runs `prog` with `me` as MY; returns its value and the depth it needs.
+    fn run(
+        &mut self,
+        p: &Program,
+        me: usize,
+        sides: Sides<'_>,
+        host: &mut dyn Host,
+    ) -> Result<(Value, u32), Halt> {
+        self.steps += u64::from(p.nodes);
+        if self.steps > STEP_BOUND {
+            return Err(Halt::NeedReference);
+        }
+        let base = self.regs.len();
+        self.regs.resize(base + p.nregs as usize, Value::Undefined);
+        let r = self.dispatch(p, me, base, sides, host);
+        self.regs.truncate(base);
+        r
+    }
+
+    fn dispatch(
+        &mut self,
+        p: &Program,
+        me: usize,
+        base: usize,
+        sides: Sides<'_>,
+        host: &mut dyn Host,
+    ) -> Result<(Value, u32), Halt> {
+        let mut depth = p.max_depth;
+        let mut pc = 0usize;
+        macro_rules! r {
+            ($i:expr) => {
+                self.regs[base + $i as usize]
+            };
+        }
+        macro_rules! bin {
+            ($f:expr, $ins:expr) => {{
+                let v = $f(&r!($ins.y), &r!($ins.z));
+                r!($ins.x) = v;
+            }};
+        }
+        loop {
+            let ins = p.code[pc];
+            pc += 1;
+            match ins.op {
+                Op::Const => r!(ins.x) = p.consts[ins.z as usize].clone(),
+                Op::Move => r!(ins.x) = r!(ins.z).clone(),
+                Op::LoadMy | Op::LoadTarget => {
+                    let side = if ins.op == Op::LoadMy { me } else { 1 - me };
+                    let (v, d) = self.load(side, ins.z, sides, host)?;
+                    if let Some(d) = d {
+                        depth = depth.max(u32::from(ins.y) + 1 + d);
+                    }
+                    r!(ins.x) = v;
+                }
+                Op::Neg => r!(ins.x) = ops::neg(&r!(ins.z)),
+                Op::Plus => r!(ins.x) = ops::plus(&r!(ins.z)),
+                Op::Not => r!(ins.x) = ops::not(&r!(ins.z)),
+                Op::BitNot => r!(ins.x) = ops::bit_not(&r!(ins.z)),
+                Op::Add => bin!(|a, b| ops::arith(Arith::Add, a, b), ins),
+                Op::Sub => bin!(|a, b| ops::arith(Arith::Sub, a, b), ins),
+                Op::Mul => bin!(|a, b| ops::arith(Arith::Mul, a, b), ins),
+                Op::Div => bin!(|a, b| ops::arith(Arith::Div, a, b), ins),
+                Op::Mod => bin!(|a, b| ops::arith(Arith::Mod, a, b), ins),
+                Op::Lt => bin!(|a, b| ops::compare(Cmp::Lt, a, b), ins),
+                Op::Le => bin!(|a, b| ops::compare(Cmp::Le, a, b), ins),
+                Op::Gt => bin!(|a, b| ops::compare(Cmp::Gt, a, b), ins),
+                Op::Ge => bin!(|a, b| ops::compare(Cmp::Ge, a, b), ins),
+                Op::Eq => bin!(|a, b| ops::compare(Cmp::Eq, a, b), ins),
+                Op::Ne => bin!(|a, b| ops::compare(Cmp::Ne, a, b), ins),
+                Op::Is | Op::Isnt
+                    if matches!(r!(ins.y), Value::List(_))
+                        && matches!(r!(ins.z), Value::List(_)) =>
+                {
+                    // Whether two lists are identical depends on how the front end
+                    // made them (HTCondor's list representations): its question.
+                    return Err(Halt::NeedReference);
+                }
+                Op::Is => bin!(|a, b| ops::compare(Cmp::Is, a, b), ins),
+                Op::Isnt => bin!(|a, b| ops::compare(Cmp::Isnt, a, b), ins),
+                Op::BitAnd => bin!(|a, b| ops::bitwise(Bit::And, a, b), ins),
+                Op::BitOr => bin!(|a, b| ops::bitwise(Bit::Or, a, b), ins),
+                Op::BitXor => bin!(|a, b| ops::bitwise(Bit::Xor, a, b), ins),
+                Op::Shl => bin!(|a, b| ops::bitwise(Bit::Shl, a, b), ins),
+                Op::Shr => bin!(|a, b| ops::bitwise(Bit::Shr, a, b), ins),
+                Op::UShr => bin!(|a, b| ops::bitwise(Bit::UShr, a, b), ins),
+                Op::And => bin!(ops::and, ins),
+                Op::Or => bin!(ops::or, ins),
+                Op::JumpIfFalse => {
+                    if r!(ins.x).as_bool_equiv() == Some(false) {
+                        pc = ins.z as usize;
+                    }
+                }
+                Op::JumpIfTrue => {
+                    if r!(ins.x).as_bool_equiv() == Some(true) {
+                        pc = ins.z as usize;
+                    }
+                }
+                Op::JumpIfDefined => {
+                    if !r!(ins.x).is_undefined() {
+                        pc = ins.z as usize;
+                    }
+                }
+                Op::Test => {
+                    let c = &r!(ins.y);
+                    let outcome = match c {
+                        Value::Undefined => Some(Value::Undefined),
+                        _ if c.as_bool_equiv().is_none() => Some(Value::Error),
+                        _ => None,
+                    };
+                    if let Some(v) = outcome {
+                        r!(ins.x) = v;
+                        pc = ins.z as usize;
+                    }
+                }
+                Op::JumpIfNot => {
+                    if r!(ins.x).as_bool_equiv() == Some(false) {
+                        pc = ins.z as usize;
+                    }
+                }
+                Op::Jump => pc = ins.z as usize,
+                Op::Index => {
+                    let v = host.index(&r!(ins.y), &r!(ins.z))?;
+                    r!(ins.x) = v;
+                }
+                Op::Call => {
+                    let first = base + ins.y as usize;
+                    let argc = (ins.z & 0xff) as usize;
+                    let v = host.call(ins.z >> 8, &self.regs[first..first + argc])?;
+                    r!(ins.x) = v;
+                }
+                Op::Reference => return Err(Halt::NeedReference),
+                Op::Ret => return Ok((std::mem::take(&mut r!(ins.z)), depth)),
+            }
+        }
+    }
+}

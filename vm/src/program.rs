@@ -1,0 +1,41 @@
+//! A compiled expression: instructions, constants, and what the machine needs to
+//! account for HTCondor's depth and step limits.
+
+use crate::instr::Instr;
+use crate::value::Value;
+use std::fmt;
+
+/// A compiled expression.
+#[derive(Clone, Debug, Default)]
+pub struct Program {
+    /// The instructions; execution starts at 0 and ends at a `Ret`.
+    pub code: Vec<Instr>,
+    /// The constants `Const` loads.
+    pub consts: Vec<Value>,
+    /// How many registers the program uses.
+    pub nregs: u16,
+    /// The deepest nesting of the source expression in HTCondor's depth units
+    /// (operations and selections count, literals and plain names do not). The
+    /// machine uses it to tell when HTCondor's 400-level limit could be reached.
+    pub max_depth: u32,
+    /// The number of nodes of the source expression: an upper bound on the
+    /// evaluation steps HTCondor spends on one evaluation of it, attributes aside.
+    pub nodes: u32,
+}
+
+impl fmt::Display for Program {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(
+            f,
+            "; {} registers, depth {}, {} nodes",
+            self.nregs, self.max_depth, self.nodes
+        )?;
+        for (i, k) in self.consts.iter().enumerate() {
+            writeln!(f, "; k{i} = {k:?}")?;
+        }
+        for (i, ins) in self.code.iter().enumerate() {
+            writeln!(f, "{i:4}  {ins}")?;
+        }
+        Ok(())
+    }
+}

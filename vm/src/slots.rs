@@ -1,0 +1,69 @@
+//! The attribute-name interner: case-insensitive names to dense `u32` slots.
+
+use std::collections::HashMap;
+
+/// Maps attribute names, ignoring ASCII case as ClassAds do, to slot numbers
+/// `0, 1, 2, ...` in first-seen order. One table serves a whole pool, so that a
+/// slot means the same attribute in every ad compiled against it.
+#[derive(Clone, Debug, Default)]
+pub struct SlotTable {
+    slots: HashMap<Box<[u8]>, u32>,
+    names: Vec<String>,
+}
+
+impl SlotTable {
+    /// An empty table.
+    pub fn new() -> SlotTable {
+        SlotTable::default()
+    }
+
+    /// The slot of `name`, adding it if new.
+    pub fn intern(&mut self, name: &str) -> u32 {
+        let key: Box<[u8]> = name.bytes().map(|b| b.to_ascii_lowercase()).collect();
+        if let Some(&s) = self.slots.get(&key) {
+            return s;
+        }
+        let s = self.names.len() as u32;
+        self.slots.insert(key, s);
+        self.names.push(name.to_string());
+        s
+    }
+
+    /// The slot of `name`, if it has one.
+    pub fn get(&self, name: &str) -> Option<u32> {
+        let key: Vec<u8> = name.bytes().map(|b| b.to_ascii_lowercase()).collect();
+        self.slots.get(key.as_slice()).copied()
+    }
+
+    /// The name a slot was first interned under.
+    pub fn name(&self, slot: u32) -> Option<&str> {
+        self.names.get(slot as usize).map(String::as_str)
+    }
+
+    /// How many slots there are.
+    pub fn len(&self) -> usize {
+        self.names.len()
+    }
+
+    /// True when no name has been interned.
+    pub fn is_empty(&self) -> bool {
+        self.names.is_empty()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_ignore_case_and_slots_are_dense() {
+        let mut t = SlotTable::new();
+        assert_eq!(t.intern("Memory"), 0);
+        assert_eq!(t.intern("Cpus"), 1);
+        assert_eq!(t.intern("MEMORY"), 0);
+        assert_eq!(t.get("memory"), Some(0));
+        assert_eq!(t.get("Disk"), None);
+        assert_eq!(t.name(0), Some("Memory"));
+        assert_eq!(t.len(), 2);
+    }
+}
