@@ -3,7 +3,7 @@
 use super::io::load_one_ad;
 use crate::ad::ClassAd;
 use crate::eval::display::unparse_value;
-use crate::eval::{eval_alone, eval_in, Semantics};
+use crate::eval::{eval_alone_with, eval_in_with, Engine, Semantics};
 use crate::syntax::ast::ExprRef;
 use crate::syntax::parse_expr;
 use clap::Args;
@@ -23,6 +23,9 @@ pub struct EvalArgs {
     /// Use the plain library's strict semantics instead of HTCondor's daemons'.
     #[arg(long)]
     strict: bool,
+    /// Which evaluator to use.
+    #[arg(long, value_enum, default_value_t)]
+    engine: super::EngineArg,
     /// Expressions; with none, one expression per line of standard input.
     #[arg(allow_hyphen_values = true)]
     exprs: Vec<String>,
@@ -43,8 +46,9 @@ pub fn run(a: EvalArgs) -> Result<ExitCode, String> {
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
     let mut ok = true;
+    let engine: Engine = a.engine.into();
     let mut emit = |line: &str, out: &mut dyn Write| -> Result<(), String> {
-        let (text, good) = eval_line(line, my.as_ref(), target.as_ref(), sem);
+        let (text, good) = eval_line(engine, line, my.as_ref(), target.as_ref(), sem);
         ok &= good;
         writeln!(out, "{text}").map_err(|e| e.to_string())
     };
@@ -68,6 +72,7 @@ pub fn run(a: EvalArgs) -> Result<ExitCode, String> {
 
 /// Evaluates one expression; the output line and whether it succeeded.
 fn eval_line(
+    engine: Engine,
     src: &str,
     my: Option<&Arc<ClassAd>>,
     target: Option<&Arc<ClassAd>>,
@@ -78,8 +83,8 @@ fn eval_line(
         Err(e) => return (format!("parse error: {e}"), false),
     };
     let result = match my {
-        None => eval_alone(&expr, sem),
-        Some(my) => eval_in(&ExprRef::root_of(Arc::new(expr)), my, target, sem),
+        None => eval_alone_with(engine, &expr, sem),
+        Some(my) => eval_in_with(engine, &ExprRef::root_of(Arc::new(expr)), my, target, sem),
     };
     match result {
         Ok(v) => (unparse_value(&v), true),

@@ -3,8 +3,9 @@
 
 use super::io::load_ads;
 use crate::ad::{read_ads, ClassAd};
-use crate::eval::Semantics;
-use crate::matching::{rank, symmetric_match};
+use crate::eval::{Engine, Semantics};
+use crate::matching::{rank, symmetric_match, CompiledPool};
+use classad_vm::Machine;
 use clap::Args;
 use std::io::Write;
 use std::process::ExitCode;
@@ -27,6 +28,9 @@ pub struct MatchArgs {
     /// Print every symmetric match as `<job index> <machine index>` (0-based).
     #[arg(long)]
     all_pairs: bool,
+    /// Which evaluator to use.
+    #[arg(long, value_enum, default_value_t)]
+    engine: super::EngineArg,
 }
 
 /// Runs `classad match`.
@@ -42,10 +46,11 @@ pub fn run(a: MatchArgs) -> Result<ExitCode, String> {
     let machines: Vec<Arc<ClassAd>> = machines.into_iter().map(Arc::new).collect();
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
+    let matcher = Matcher::new(a.engine.into(), &jobs, &machines);
     let lines = if a.all_pairs {
-        all_pairs(&jobs, &machines)
+        all_pairs(&matcher, jobs.len(), machines.len())
     } else {
-        assign(&jobs, &machines)
+        assign(&matcher, jobs.len(), machines.len())
     };
     for (j, m) in lines {
         writeln!(out, "{j} {m}").map_err(|e| e.to_string())?;
@@ -54,12 +59,46 @@ pub fn run(a: MatchArgs) -> Result<ExitCode, String> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// Symmetric match and rank on the chosen engine.
+enum Matcher<'a> {
+    Vm(CompiledPool, std::cell::RefCell<Machine>),
+    Reference(&'a [Arc<ClassAd>], &'a [Arc<ClassAd>]),
+}
+
+impl<'a> Matcher<'a> {
+    fn new(engine: Engine, jobs: &'a [Arc<ClassAd>], machines: &'a [Arc<ClassAd>]) -> Self {
+        match engine {
+            Engine::Vm => Matcher::Vm(
+                CompiledPool::new(jobs, machines),
+                std::cell::RefCell::new(Machine::new()),
+            ),
+            Engine::Reference => Matcher::Reference(jobs, machines),
+        }
+    }
+
+    fn matches(&self, j: usize, m: usize) -> bool {
+        match self {
+            Matcher::Vm(pool, vm) => pool.symmetric_match(&mut vm.borrow_mut(), j, m),
+            Matcher::Reference(jobs, machines) => {
+                symmetric_match(&jobs[j], &machines[m], Semantics::Htcondor)
+            }
+        }
+    }
+
+    fn job_rank(&self, j: usize, m: usize) -> f64 {
+        match self {
+            Matcher::Vm(pool, vm) => pool.rank(&mut vm.borrow_mut(), j, m, true),
+            Matcher::Reference(jobs, machines) => rank(&jobs[j], &machines[m], Semantics::Htcondor),
+        }
+    }
+}
+
 /// Every symmetric match, sorted by job then machine.
-fn all_pairs(jobs: &[Arc<ClassAd>], machines: &[Arc<ClassAd>]) -> Vec<(usize, usize)> {
+fn all_pairs(matcher: &Matcher<'_>, jobs: usize, machines: usize) -> Vec<(usize, usize)> {
     let mut out = Vec::new();
-    for (j, job) in jobs.iter().enumerate() {
-        for (m, machine) in machines.iter().enumerate() {
-            if symmetric_match(job, machine, Semantics::Htcondor) {
+    for j in 0..jobs {
+        for m in 0..machines {
+            if matcher.matches(j, m) {
                 out.push((j, m));
             }
         }
@@ -70,16 +109,16 @@ fn all_pairs(jobs: &[Arc<ClassAd>], machines: &[Arc<ClassAd>]) -> Vec<(usize, us
 /// One slot per job, jobs in file order, each taking the free matching slot its
 /// Rank prefers (the earlier slot on a tie), as the negotiator does for one submitter
 /// with default settings.
-fn assign(jobs: &[Arc<ClassAd>], machines: &[Arc<ClassAd>]) -> Vec<(usize, usize)> {
-    let mut taken = vec![false; machines.len()];
+fn assign(matcher: &Matcher<'_>, jobs: usize, machines: usize) -> Vec<(usize, usize)> {
+    let mut taken = vec![false; machines];
     let mut out = Vec::new();
-    for (j, job) in jobs.iter().enumerate() {
+    for j in 0..jobs {
         let mut best: Option<(usize, f64)> = None;
-        for (m, machine) in machines.iter().enumerate() {
-            if taken[m] || !symmetric_match(job, machine, Semantics::Htcondor) {
+        for m in 0..machines {
+            if taken[m] || !matcher.matches(j, m) {
                 continue;
             }
-            let r = rank(job, machine, Semantics::Htcondor);
+            let r = matcher.job_rank(j, m);
             if best.is_none_or(|(_, b)| r > b) {
                 best = Some((m, r));
             }

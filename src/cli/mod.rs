@@ -29,6 +29,25 @@ enum Command {
     Query(query_cmd::QueryArgs),
 }
 
+/// The `--engine` choice.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, Default)]
+pub enum EngineArg {
+    /// The bytecode VM (falls back to the reference evaluator where it must).
+    #[default]
+    Vm,
+    /// The tree-walking reference evaluator.
+    Reference,
+}
+
+impl From<EngineArg> for crate::eval::Engine {
+    fn from(e: EngineArg) -> crate::eval::Engine {
+        match e {
+            EngineArg::Vm => crate::eval::Engine::Vm,
+            EngineArg::Reference => crate::eval::Engine::Reference,
+        }
+    }
+}
+
 /// HTCondor's `classad_eval` spells its options with one dash; accept those too.
 fn normalize_args(args: impl Iterator<Item = String>) -> Vec<String> {
     args.map(|a| match a.as_str() {

@@ -52,6 +52,9 @@ pub fn compile_expr(e: &ExprRef, my: Option<&ClassAd>, slots: &mut SlotTable) ->
         consts: Vec::new(),
         next_reg: 1,
         max_reg: 1,
+        extra_depth: 0,
+        extra_nodes: 0,
+        known: std::collections::HashMap::new(),
     };
     g.node(e.id, 0, 0);
     let ret = Instr::new(Op::Ret, 0, 0, 0);
@@ -64,8 +67,8 @@ pub fn compile_expr(e: &ExprRef, my: Option<&ClassAd>, slots: &mut SlotTable) ->
         code: g.code,
         consts: g.consts,
         nregs: g.max_reg,
-        max_depth,
-        nodes,
+        max_depth: max_depth.max(g.extra_depth),
+        nodes: nodes.saturating_add(g.extra_nodes),
     }
 }
 
@@ -99,6 +102,12 @@ struct Gen<'a> {
     consts: Vec<Value>,
     next_reg: u16,
     max_reg: u16,
+    /// Depth and steps of MY attributes folded into constants, which HTCondor
+    /// still spends.
+    extra_depth: u32,
+    extra_nodes: u32,
+    /// Compile-time values of nodes, by id (see `known`).
+    known: std::collections::HashMap<NodeId, Option<Value>>,
 }
 
 impl Gen<'_> {
@@ -144,10 +153,8 @@ impl Gen<'_> {
             } => return self.name(name, dst, depth),
             _ => {}
         }
-        if self.pure(id) {
-            if let Some(v) = self.fold(id) {
-                return self.konst(dst, v);
-            }
+        if let Some(v) = self.known(id) {
+            return self.konst(dst, v);
         }
         let d = depth + 1;
         let saved = self.next_reg;
@@ -276,8 +283,7 @@ impl Gen<'_> {
             };
         }
         if self.my_has(name) {
-            let slot = self.slots.intern(name);
-            self.emit(Op::LoadMy, dst, site(depth), slot);
+            self.load_my(name, dst, site(depth));
         } else if name.eq_ignore_ascii_case("CurrentTime") {
             // Old semantics: `CurrentTime` is `time()` when MY does not define it.
             let native = find_index("time").unwrap_or(u32::MAX);
@@ -289,6 +295,21 @@ impl Gen<'_> {
             let slot = self.slots.intern(name);
             self.emit(Op::LoadTarget, dst, site(depth), slot);
         }
+    }
+
+    /// MY's attribute `name`: a constant when its value cannot depend on anything
+    /// but MY (a literal, or a pure expression of MY's own attributes), else a load.
+    fn load_my(&mut self, name: &str, dst: u16, site: u16) {
+        if let Some(my) = self.my {
+            if let Some((v, depth, nodes)) = my_constant(my, name) {
+                // HTCondor still dereferences and evaluates it: keep the bounds.
+                self.extra_depth = self.extra_depth.max(u32::from(site) + 1 + depth);
+                self.extra_nodes += nodes;
+                return self.konst(dst, v);
+            }
+        }
+        let slot = self.slots.intern(name);
+        self.emit(Op::LoadMy, dst, site, slot);
     }
 
     /// `base.name` where the selection node consumes depth `d`.
@@ -309,8 +330,7 @@ impl Gen<'_> {
         // (`ad` is MY too, but only inside a match, so it is left to the reference.)
         if is("MY") || is("self") {
             if self.my_has(name) {
-                let slot = self.slots.intern(name);
-                self.emit(Op::LoadMy, dst, site(d), slot);
+                self.load_my(name, dst, site(d));
             } else {
                 self.konst(dst, Value::Undefined);
             }
@@ -320,6 +340,139 @@ impl Gen<'_> {
         } else {
             self.reference();
         }
+    }
+
+    /// The value of node `id` when it is the same in every evaluation: pure
+    /// subtrees, MY's constant attributes, and operators over those. Computed with
+    /// the same operator functions the machine runs, so folding is exact.
+    fn known(&mut self, id: NodeId) -> Option<Value> {
+        if let Some(v) = self.known.get(&id) {
+            return v.clone();
+        }
+        let v = self.compute_known(id);
+        self.known.insert(id, v.clone());
+        v
+    }
+
+    fn compute_known(&mut self, id: NodeId) -> Option<Value> {
+        use classad_vm::ops::{self, Arith, Bit, Cmp};
+        let node = self.e.tree.node(id).clone();
+        match node {
+            Node::Lit(Value::RelTime(r)) => Some(Value::Real(r)),
+            Node::Lit(v) => Some(v),
+            Node::Attr {
+                scope: None,
+                name,
+                absolute: false,
+            } => self.my_known(&name, 0),
+            Node::Attr {
+                scope: Some(s),
+                name,
+                ..
+            } => match self.e.tree.node(s) {
+                Node::Attr {
+                    scope: None,
+                    name: b,
+                    absolute: false,
+                } if (b.eq_ignore_ascii_case("MY") || b.eq_ignore_ascii_case("self"))
+                    && self.my.is_some()
+                    && !self.my_has(b)
+                    && !is_scope_name(&name) =>
+                {
+                    if self.my_has(&name) {
+                        self.my_known(&name, 1)
+                    } else {
+                        Some(Value::Undefined)
+                    }
+                }
+                _ => None,
+            },
+            _ if self.pure(id) => self.fold(id),
+            Node::Paren(a) => self.known(a),
+            Node::Unary(op, a) => {
+                let v = self.known(a)?;
+                Some(match op {
+                    UnOp::Neg => ops::neg(&v),
+                    UnOp::Plus => ops::plus(&v),
+                    UnOp::Not => ops::not(&v),
+                    UnOp::BitNot => ops::bit_not(&v),
+                })
+            }
+            Node::Binary(BinOp::And, a, b) => {
+                let x = self.known(a)?;
+                if x.as_bool_equiv() == Some(false) {
+                    return Some(Value::Bool(false));
+                }
+                Some(ops::and(&x, &self.known(b)?))
+            }
+            Node::Binary(BinOp::Or, a, b) => {
+                let x = self.known(a)?;
+                if x.as_bool_equiv() == Some(true) {
+                    return Some(Value::Bool(true));
+                }
+                Some(ops::or(&x, &self.known(b)?))
+            }
+            Node::Binary(BinOp::Elvis, a, b) => {
+                let x = self.known(a)?;
+                if x.is_undefined() {
+                    self.known(b)
+                } else {
+                    Some(x)
+                }
+            }
+            Node::Binary(BinOp::Subscript | BinOp::Is | BinOp::Isnt, ..) => None,
+            Node::Binary(op, a, b) => {
+                let (x, y) = (self.known(a)?, self.known(b)?);
+                if matches!(x, Value::List(_) | Value::Ad(_)) || matches!(y, Value::List(_) | Value::Ad(_)) {
+                    return None;
+                }
+                Some(match op {
+                    BinOp::Mul => ops::arith(Arith::Mul, &x, &y),
+                    BinOp::Div => ops::arith(Arith::Div, &x, &y),
+                    BinOp::Mod => ops::arith(Arith::Mod, &x, &y),
+                    BinOp::Add => ops::arith(Arith::Add, &x, &y),
+                    BinOp::Sub => ops::arith(Arith::Sub, &x, &y),
+                    BinOp::Shl => ops::bitwise(Bit::Shl, &x, &y),
+                    BinOp::Shr => ops::bitwise(Bit::Shr, &x, &y),
+                    BinOp::UShr => ops::bitwise(Bit::UShr, &x, &y),
+                    BinOp::BitAnd => ops::bitwise(Bit::And, &x, &y),
+                    BinOp::BitOr => ops::bitwise(Bit::Or, &x, &y),
+                    BinOp::BitXor => ops::bitwise(Bit::Xor, &x, &y),
+                    BinOp::Lt => ops::compare(Cmp::Lt, &x, &y),
+                    BinOp::Le => ops::compare(Cmp::Le, &x, &y),
+                    BinOp::Gt => ops::compare(Cmp::Gt, &x, &y),
+                    BinOp::Ge => ops::compare(Cmp::Ge, &x, &y),
+                    BinOp::Eq => ops::compare(Cmp::Eq, &x, &y),
+                    BinOp::Ne => ops::compare(Cmp::Ne, &x, &y),
+                    _ => return None,
+                })
+            }
+            Node::Ternary(c, a, b) => {
+                let cond = self.known(c)?;
+                match cond {
+                    Value::Undefined => Some(Value::Undefined),
+                    _ => match cond.as_bool_equiv() {
+                        None => Some(Value::Error),
+                        Some(true) => self.known(a),
+                        Some(false) => self.known(b),
+                    },
+                }
+            }
+            _ => None,
+        }
+    }
+
+    /// MY's attribute `name` as a constant (see [`my_constant`]), charging the
+    /// depth and steps HTCondor would spend on it. `site` is the depth the reference
+    /// itself consumes (1 for a selection such as `MY.x`).
+    fn my_known(&mut self, name: &str, site: u32) -> Option<Value> {
+        if !self.my_has(name) {
+            return None;
+        }
+        let (v, depth, nodes) = my_constant(self.my?, name)?;
+        self.extra_depth = self.extra_depth.max(site + 1 + depth);
+        self.extra_nodes += nodes;
+        Some(v)
     }
 
     /// True when the subtree's value depends on nothing but itself: no names, no
@@ -379,5 +532,93 @@ fn binary_op(op: BinOp) -> Op {
         BinOp::Or => Op::Or,
         // `?:` compiles to a jump before it gets here.
         BinOp::Elvis | BinOp::Subscript => Op::Index,
+    }
+}
+
+/// The value of MY's attribute `name` when it depends on nothing but MY: a literal,
+/// or an expression whose names all resolve, acyclically, to MY's own attributes,
+/// with no clock, chance or scope-dependent builtins. Also the depth and steps
+/// HTCondor spends evaluating it (upper bounds). Such a value is the same in every
+/// match, so it is computed once, by the reference evaluator.
+fn my_constant(my: &ClassAd, name: &str) -> Option<(Value, u32, u32)> {
+    let e = my.get(name)?;
+    if let Node::Lit(v) = e.node() {
+        let v = match v {
+            Value::RelTime(r) => Value::Real(*r),
+            v => v.clone(),
+        };
+        return Some((v, 0, 1));
+    }
+    let mut visiting = Vec::new();
+    let (depth, nodes) = closed_cost(my, e, e.id, &mut visiting)?;
+    if depth > 300 || nodes > 100_000 {
+        return None;
+    }
+    let my = std::sync::Arc::new(my.clone());
+    let v = crate::eval::eval_attr(&my, name, None, crate::eval::Semantics::Htcondor).ok()?;
+    Some((v, depth, nodes))
+}
+
+/// For a subtree of one of MY's attributes: `Some((depth, steps))` when it only
+/// reaches MY's attributes (see [`my_constant`]), counting the attributes it reaches.
+fn closed_cost(
+    my: &ClassAd,
+    e: &ExprRef,
+    id: NodeId,
+    visiting: &mut Vec<usize>,
+) -> Option<(u32, u32)> {
+    let kids = |ids: &[NodeId], v: &mut Vec<usize>| {
+        ids.iter().try_fold((0u32, 1u32), |(d, n), &c| {
+            let (cd, cn) = closed_cost(my, e, c, v)?;
+            Some((d.max(cd + 1), n.checked_add(cn)?))
+        })
+    };
+    let reach = |name: &str, site: u32, v: &mut Vec<usize>| -> Option<(u32, u32)> {
+        let target = my.get(name)?;
+        let key = std::sync::Arc::as_ptr(&target.tree) as usize ^ (target.id as usize) << 1;
+        if v.contains(&key) || v.len() > 64 {
+            return None;
+        }
+        v.push(key);
+        let r = closed_cost(my, target, target.id, v);
+        v.pop();
+        let (d, n) = r?;
+        Some((site + 1 + d, n + 1))
+    };
+    match e.tree.node(id) {
+        Node::Lit(_) => Some((0, 1)),
+        Node::Attr {
+            scope: None,
+            name,
+            absolute: false,
+        } if !is_scope_name(name) => reach(name, 0, visiting),
+        Node::Attr {
+            scope: Some(s),
+            name,
+            ..
+        } => match e.tree.node(*s) {
+            Node::Attr {
+                scope: None,
+                name: b,
+                absolute: false,
+            } if (b.eq_ignore_ascii_case("MY") || b.eq_ignore_ascii_case("self"))
+                && my.get(b).is_none()
+                && !is_scope_name(name) =>
+            {
+                reach(name, 1, visiting)
+            }
+            _ => None,
+        },
+        Node::Attr { .. } | Node::List(_) | Node::Record(_) => None,
+        Node::Unary(_, a) | Node::Paren(a) => kids(&[*a], visiting),
+        Node::Binary(_, a, b) => kids(&[*a, *b], visiting),
+        Node::Ternary(a, b, c) => kids(&[*a, *b, *c], visiting),
+        Node::Call { name, args } => {
+            let listed = |list: &[&str]| list.iter().any(|s| s.eq_ignore_ascii_case(name));
+            if listed(&IMPURE_BUILTINS) || listed(&SCOPED_BUILTINS) {
+                return None;
+            }
+            kids(args, visiting)
+        }
     }
 }

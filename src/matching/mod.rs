@@ -8,6 +8,10 @@ use crate::syntax::ast::{Expr, ExprRef, Node};
 use classad_vm::{Str, Value};
 use std::sync::{Arc, OnceLock};
 
+pub mod pool;
+
+pub use pool::CompiledPool;
+
 /// True when `job` and `machine` match: HTCondor's `symmetricMatch`, i.e.
 /// `RIGHT.requirements && LEFT.requirements` in a match ad with the job on the left,
 /// so the machine's Requirements are evaluated first. Each side's Requirements must be
@@ -50,9 +54,18 @@ pub fn rank(my: &Arc<ClassAd>, other: &Arc<ClassAd>, sem: Semantics) -> f64 {
         ExprRef::root_of(Arc::new(e))
     });
     match eval_in(rank_ref, my, Some(other), sem) {
-        Ok(Value::Real(r)) => r,
-        Ok(Value::Int(i)) => i as f64,
-        Ok(Value::Bool(b)) => b as i64 as f64,
+        Ok(v) => rank_value(&v),
+        Err(_) => 0.0,
+    }
+}
+
+/// A Rank value as a number, as HTCondor's `EvalFloat` reads it: integers, reals and
+/// booleans count; anything else is 0.0.
+pub fn rank_value(v: &Value) -> f64 {
+    match *v {
+        Value::Real(r) => r,
+        Value::Int(i) => i as f64,
+        Value::Bool(b) => b as i64 as f64,
         _ => 0.0,
     }
 }
