@@ -5,8 +5,8 @@ use super::io::load_ads;
 use crate::ad::{read_ads, ClassAd};
 use crate::eval::{Engine, Semantics};
 use crate::matching::{rank, symmetric_match, CompiledPool};
-use classad_vm::Machine;
 use clap::Args;
+use classad_vm::Machine;
 use std::io::Write;
 use std::process::ExitCode;
 use std::sync::Arc;
@@ -95,6 +95,9 @@ impl<'a> Matcher<'a> {
 
 /// Every symmetric match, sorted by job then machine.
 fn all_pairs(matcher: &Matcher<'_>, jobs: usize, machines: usize) -> Vec<(usize, usize)> {
+    if let Matcher::Vm(pool, vm) = matcher {
+        return pool.all_pairs(&mut vm.borrow_mut());
+    }
     let mut out = Vec::new();
     for j in 0..jobs {
         for m in 0..machines {

@@ -423,7 +423,9 @@ impl Gen<'_> {
             Node::Binary(BinOp::Subscript | BinOp::Is | BinOp::Isnt, ..) => None,
             Node::Binary(op, a, b) => {
                 let (x, y) = (self.known(a)?, self.known(b)?);
-                if matches!(x, Value::List(_) | Value::Ad(_)) || matches!(y, Value::List(_) | Value::Ad(_)) {
+                if matches!(x, Value::List(_) | Value::Ad(_))
+                    || matches!(y, Value::List(_) | Value::Ad(_))
+                {
                     return None;
                 }
                 Some(match op {

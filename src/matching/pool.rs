@@ -42,6 +42,23 @@ impl CompiledPool {
         }
     }
 
+    /// Every matching `(job, machine)` pair, sorted by job then machine.
+    ///
+    /// Evaluates machine by machine: one machine's programs and attributes stay in
+    /// cache while every job is held against it.
+    pub fn all_pairs(&self, vm: &mut Machine) -> Vec<(usize, usize)> {
+        let mut out = Vec::new();
+        for m in 0..self.machines.len() {
+            for j in 0..self.jobs.len() {
+                if self.symmetric_match(vm, j, m) {
+                    out.push((j, m));
+                }
+            }
+        }
+        out.sort_unstable();
+        out
+    }
+
     /// True when job `j` and machine `m` match, exactly as
     /// [`crate::matching::symmetric_match`] decides.
     pub fn symmetric_match(&self, vm: &mut Machine, j: usize, m: usize) -> bool {
