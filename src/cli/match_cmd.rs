@@ -61,7 +61,7 @@ pub fn run(a: MatchArgs) -> Result<ExitCode, String> {
 
 /// Symmetric match and rank on the chosen engine.
 enum Matcher<'a> {
-    Vm(CompiledPool, std::cell::RefCell<Machine>),
+    Vm(Box<CompiledPool>, std::cell::RefCell<Machine>),
     Reference(&'a [Arc<ClassAd>], &'a [Arc<ClassAd>]),
 }
 
@@ -69,7 +69,7 @@ impl<'a> Matcher<'a> {
     fn new(engine: Engine, jobs: &'a [Arc<ClassAd>], machines: &'a [Arc<ClassAd>]) -> Self {
         match engine {
             Engine::Vm => Matcher::Vm(
-                CompiledPool::new(jobs, machines),
+                Box::new(CompiledPool::new(jobs, machines)),
                 std::cell::RefCell::new(Machine::new()),
             ),
             Engine::Reference => Matcher::Reference(jobs, machines),
@@ -117,8 +117,8 @@ fn assign(matcher: &Matcher<'_>, jobs: usize, machines: usize) -> Vec<(usize, us
     let mut out = Vec::new();
     for j in 0..jobs {
         let mut best: Option<(usize, f64)> = None;
-        for m in 0..machines {
-            if taken[m] || !matcher.matches(j, m) {
+        for (m, &is_taken) in taken.iter().enumerate() {
+            if is_taken || !matcher.matches(j, m) {
                 continue;
             }
             let r = matcher.job_rank(j, m);

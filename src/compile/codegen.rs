@@ -12,6 +12,7 @@ use crate::eval::Evaluator;
 use crate::functions::{find, find_index, IMPURE_BUILTINS, SCOPED_BUILTINS};
 use crate::syntax::ast::{BinOp, ExprRef, Node, NodeId, UnOp};
 use classad_vm::{Instr, Op, Program, SlotTable, Value};
+use std::sync::Arc;
 
 /// Names that resolve to an ad or a value in HTCondor's scope walk rather than to an
 /// attribute (context and match-ad names, and the special names).
@@ -42,11 +43,26 @@ fn is_scope_name(n: &str) -> bool {
 
 /// Compiles `e`, an expression belonging to `my` (`None`: evaluated with no ad at
 /// all), against `slots`.
-pub fn compile_expr(e: &ExprRef, my: Option<&ClassAd>, slots: &mut SlotTable) -> Program {
+pub fn compile_expr(e: &ExprRef, my: Option<&Arc<ClassAd>>, slots: &mut SlotTable) -> Program {
+    let mut facts = my.map(|m| MyFacts::new(m.clone()));
+    compile_with(e, facts.as_mut(), slots)
+}
+
+/// [`compile_expr`] sharing what is known of MY across the expressions of one ad.
+pub(crate) fn compile_with(
+    e: &ExprRef,
+    facts: Option<&mut MyFacts>,
+    slots: &mut SlotTable,
+) -> Program {
     let (max_depth, nodes) = measure(e, e.id);
+    let mut site_depth = std::collections::HashMap::new();
+    ancestors_depth(e, e.id, 0, &mut site_depth);
+    let my = facts.as_ref().map(|f| f.ad.clone());
     let mut g = Gen {
         e,
-        my,
+        my: my.as_deref(),
+        facts,
+        site_depth,
         slots,
         code: Vec::new(),
         consts: Vec::new(),
@@ -97,6 +113,9 @@ fn measure(e: &ExprRef, id: NodeId) -> (u32, u32) {
 struct Gen<'a> {
     e: &'a ExprRef,
     my: Option<&'a ClassAd>,
+    facts: Option<&'a mut MyFacts>,
+    /// The depth each node's ancestors consume (see `ancestors_depth`).
+    site_depth: std::collections::HashMap<NodeId, u32>,
     slots: &'a mut SlotTable,
     code: Vec<Instr>,
     consts: Vec<Value>,
@@ -257,6 +276,10 @@ impl Gen<'_> {
         let Some(native) = find_index(name) else {
             return self.reference();
         };
+        if let Some(v) = without_arguments(b.run, args.len()) {
+            // Wrong arity: the builtin answers without evaluating its arguments.
+            return self.konst(dst, v);
+        }
         let first = self.next_reg;
         for _ in args {
             self.reg();
@@ -300,11 +323,11 @@ impl Gen<'_> {
     /// MY's attribute `name`: a constant when its value cannot depend on anything
     /// but MY (a literal, or a pure expression of MY's own attributes), else a load.
     fn load_my(&mut self, name: &str, dst: u16, site: u16) {
-        if let Some(my) = self.my {
-            if let Some((v, depth, nodes)) = my_constant(my, name) {
+        if let Some(facts) = self.facts.as_deref_mut() {
+            if let Some((v, depth, nodes)) = facts.constant(name) {
                 // HTCondor still dereferences and evaluates it: keep the bounds.
                 self.extra_depth = self.extra_depth.max(u32::from(site) + 1 + depth);
-                self.extra_nodes += nodes;
+                self.extra_nodes = self.extra_nodes.saturating_add(nodes);
                 return self.konst(dst, v);
             }
         }
@@ -364,7 +387,10 @@ impl Gen<'_> {
                 scope: None,
                 name,
                 absolute: false,
-            } => self.my_known(&name, 0),
+            } => {
+                let site = self.site_depth.get(&id).copied().unwrap_or(0);
+                self.my_known(&name, site)
+            }
             Node::Attr {
                 scope: Some(s),
                 name,
@@ -380,7 +406,8 @@ impl Gen<'_> {
                     && !is_scope_name(&name) =>
                 {
                     if self.my_has(&name) {
-                        self.my_known(&name, 1)
+                        let site = self.site_depth.get(&id).copied().unwrap_or(0) + 1;
+                        self.my_known(&name, site)
                     } else {
                         Some(Value::Undefined)
                     }
@@ -471,9 +498,9 @@ impl Gen<'_> {
         if !self.my_has(name) {
             return None;
         }
-        let (v, depth, nodes) = my_constant(self.my?, name)?;
+        let (v, depth, nodes) = self.facts.as_deref_mut()?.constant(name)?;
         self.extra_depth = self.extra_depth.max(site + 1 + depth);
-        self.extra_nodes += nodes;
+        self.extra_nodes = self.extra_nodes.saturating_add(nodes);
         Some(v)
     }
 
@@ -537,90 +564,222 @@ fn binary_op(op: BinOp) -> Op {
     }
 }
 
-/// The value of MY's attribute `name` when it depends on nothing but MY: a literal,
-/// or an expression whose names all resolve, acyclically, to MY's own attributes,
-/// with no clock, chance or scope-dependent builtins. Also the depth and steps
-/// HTCondor spends evaluating it (upper bounds). Such a value is the same in every
-/// match, so it is computed once, by the reference evaluator.
-fn my_constant(my: &ClassAd, name: &str) -> Option<(Value, u32, u32)> {
-    let e = my.get(name)?;
-    if let Node::Lit(v) = e.node() {
-        let v = match v {
-            Value::RelTime(r) => Value::Real(*r),
-            v => v.clone(),
-        };
-        return Some((v, 0, 1));
-    }
-    let mut visiting = Vec::new();
-    let (depth, nodes) = closed_cost(my, e, e.id, &mut visiting)?;
-    if depth > 300 || nodes > 100_000 {
-        return None;
-    }
-    let my = std::sync::Arc::new(my.clone());
-    let v = crate::eval::eval_attr(&my, name, None, crate::eval::Semantics::Htcondor).ok()?;
-    Some((v, depth, nodes))
-}
-
-/// For a subtree of one of MY's attributes: `Some((depth, steps))` when it only
-/// reaches MY's attributes (see [`my_constant`]), counting the attributes it reaches.
-fn closed_cost(
-    my: &ClassAd,
+/// The depth each node's ancestors consume, as `Gen::node` counts it.
+fn ancestors_depth(
     e: &ExprRef,
     id: NodeId,
-    visiting: &mut Vec<usize>,
-) -> Option<(u32, u32)> {
-    let kids = |ids: &[NodeId], v: &mut Vec<usize>| {
-        ids.iter().try_fold((0u32, 1u32), |(d, n), &c| {
-            let (cd, cn) = closed_cost(my, e, c, v)?;
-            Some((d.max(cd + 1), n.checked_add(cn)?))
-        })
-    };
-    let reach = |name: &str, site: u32, v: &mut Vec<usize>| -> Option<(u32, u32)> {
-        let target = my.get(name)?;
-        let key = std::sync::Arc::as_ptr(&target.tree) as usize ^ (target.id as usize) << 1;
-        if v.contains(&key) || v.len() > 64 {
+    depth: u32,
+    out: &mut std::collections::HashMap<NodeId, u32>,
+) {
+    out.insert(id, depth);
+    let d = depth + 1;
+    match e.tree.node(id) {
+        Node::Lit(_) | Node::Attr { scope: None, .. } => {}
+        Node::Attr { scope: Some(s), .. } => ancestors_depth(e, *s, d, out),
+        Node::Unary(_, a) | Node::Paren(a) => ancestors_depth(e, *a, d, out),
+        Node::Binary(_, a, b) => {
+            ancestors_depth(e, *a, d, out);
+            ancestors_depth(e, *b, d, out);
+        }
+        Node::Ternary(a, b, c) => {
+            for x in [a, b, c] {
+                ancestors_depth(e, *x, d, out);
+            }
+        }
+        Node::Call { args, .. } | Node::List(args) => {
+            for x in args {
+                ancestors_depth(e, *x, d, out);
+            }
+        }
+        Node::Record(attrs) => {
+            for (_, x) in attrs {
+                ancestors_depth(e, *x, d, out);
+            }
+        }
+    }
+}
+
+/// What is known of MY's attributes while compiling one ad: which are constants
+/// (see [`MyFacts::constant`]), memoized, because attributes reach each other.
+pub(crate) struct MyFacts {
+    ad: Arc<ClassAd>,
+    /// Attribute expression (tree, node) -> `(depth, steps)` when it only reaches MY.
+    closed: std::collections::HashMap<(usize, NodeId), Option<(u32, u32)>>,
+    constants: std::collections::HashMap<String, Option<(Value, u32, u32)>>,
+}
+
+impl MyFacts {
+    pub(crate) fn new(ad: Arc<ClassAd>) -> MyFacts {
+        MyFacts {
+            ad,
+            closed: Default::default(),
+            constants: Default::default(),
+        }
+    }
+
+    /// The value of MY's attribute `name` when it depends on nothing but MY: a
+    /// literal, or an expression whose names all resolve, acyclically, to MY's own
+    /// attributes, with no clock, chance or scope-dependent builtins. Also the
+    /// depth and steps HTCondor spends evaluating it (upper bounds). Such a value is
+    /// the same in every match, so it is computed once, by the reference evaluator.
+    fn constant(&mut self, name: &str) -> Option<(Value, u32, u32)> {
+        let key = name.to_ascii_lowercase();
+        if let Some(c) = self.constants.get(&key) {
+            return c.clone();
+        }
+        let c = self.compute_constant(name);
+        self.constants.insert(key, c.clone());
+        c
+    }
+
+    fn compute_constant(&mut self, name: &str) -> Option<(Value, u32, u32)> {
+        let e = self.ad.get(name)?.clone();
+        if let Node::Lit(v) = e.node() {
+            let v = match v {
+                Value::RelTime(r) => Value::Real(*r),
+                v => v.clone(),
+            };
+            return Some((v, 0, 1));
+        }
+        let mut visiting = Vec::new();
+        let (depth, nodes) = self.attr_cost(&e, &mut visiting)?;
+        if depth > 300 || nodes > 100_000 {
             return None;
         }
-        v.push(key);
-        let r = closed_cost(my, target, target.id, v);
-        v.pop();
-        let (d, n) = r?;
-        Some((site + 1 + d, n + 1))
-    };
-    match e.tree.node(id) {
-        Node::Lit(_) => Some((0, 1)),
-        Node::Attr {
-            scope: None,
-            name,
-            absolute: false,
-        } if !is_scope_name(name) => reach(name, 0, visiting),
-        Node::Attr {
-            scope: Some(s),
-            name,
-            ..
-        } => match e.tree.node(*s) {
+        let v =
+            crate::eval::eval_attr(&self.ad, name, None, crate::eval::Semantics::Htcondor).ok()?;
+        Some((v, depth, nodes))
+    }
+
+    /// `(depth, steps)` of evaluating attribute expression `e` when it only reaches
+    /// MY's attributes; `None` otherwise, or on a cycle.
+    fn attr_cost(
+        &mut self,
+        e: &ExprRef,
+        visiting: &mut Vec<(usize, NodeId)>,
+    ) -> Option<(u32, u32)> {
+        let key = (Arc::as_ptr(&e.tree) as usize, e.id);
+        if let Some(c) = self.closed.get(&key) {
+            return *c;
+        }
+        if visiting.contains(&key) || visiting.len() > 400 {
+            return None;
+        }
+        visiting.push(key);
+        let c = self.cost(e, e.id, visiting);
+        visiting.pop();
+        self.closed.insert(key, c);
+        c
+    }
+
+    fn cost(
+        &mut self,
+        e: &ExprRef,
+        id: NodeId,
+        visiting: &mut Vec<(usize, NodeId)>,
+    ) -> Option<(u32, u32)> {
+        let kids = |ids: &[NodeId], me: &mut MyFacts, v: &mut Vec<(usize, NodeId)>| {
+            ids.iter().try_fold((0u32, 1u32), |(d, n), &c| {
+                let (cd, cn) = me.cost(e, c, v)?;
+                Some((d.max(cd + 1), n.checked_add(cn)?))
+            })
+        };
+        let reach = |name: &str, site: u32, me: &mut MyFacts, v: &mut Vec<(usize, NodeId)>| {
+            let target = me.ad.get(name)?.clone();
+            let (d, n) = me.attr_cost(&target, v)?;
+            Some((site + 1 + d, n.checked_add(1)?))
+        };
+        match e.tree.node(id) {
+            Node::Lit(_) => Some((0, 1)),
             Node::Attr {
                 scope: None,
-                name: b,
+                name,
                 absolute: false,
-            } if (b.eq_ignore_ascii_case("MY") || b.eq_ignore_ascii_case("self"))
-                && my.get(b).is_none()
-                && !is_scope_name(name) =>
-            {
-                reach(name, 1, visiting)
+            } if !is_scope_name(name) => reach(name, 0, self, visiting),
+            Node::Attr {
+                scope: Some(s),
+                name,
+                ..
+            } => match e.tree.node(*s) {
+                Node::Attr {
+                    scope: None,
+                    name: b,
+                    absolute: false,
+                } if (b.eq_ignore_ascii_case("MY") || b.eq_ignore_ascii_case("self"))
+                    && self.ad.get(b).is_none()
+                    && !is_scope_name(name) =>
+                {
+                    reach(name, 1, self, visiting)
+                }
+                _ => None,
+            },
+            Node::Attr { .. } | Node::List(_) | Node::Record(_) => None,
+            Node::Unary(_, a) | Node::Paren(a) => kids(&[*a], self, visiting),
+            Node::Binary(_, a, b) => kids(&[*a, *b], self, visiting),
+            Node::Ternary(a, b, c) => kids(&[*a, *b, *c], self, visiting),
+            Node::Call { name, args } => {
+                let listed = |list: &[&str]| list.iter().any(|s| s.eq_ignore_ascii_case(name));
+                if listed(&IMPURE_BUILTINS) || listed(&SCOPED_BUILTINS) {
+                    return None;
+                }
+                kids(args, self, visiting)
             }
-            _ => None,
-        },
-        Node::Attr { .. } | Node::List(_) | Node::Record(_) => None,
-        Node::Unary(_, a) | Node::Paren(a) => kids(&[*a], visiting),
-        Node::Binary(_, a, b) => kids(&[*a, *b], visiting),
-        Node::Ternary(a, b, c) => kids(&[*a, *b, *c], visiting),
-        Node::Call { name, args } => {
-            let listed = |list: &[&str]| list.iter().any(|s| s.eq_ignore_ascii_case(name));
-            if listed(&IMPURE_BUILTINS) || listed(&SCOPED_BUILTINS) {
-                return None;
-            }
-            kids(args, visiting)
         }
+    }
+}
+
+/// What builtin `run` gives with `argc` arguments when it does not evaluate any of
+/// them (a wrong number of arguments); `None` when it asks for an argument. The
+/// machine evaluates arguments before the call, so such calls must not reach it:
+/// an argument could fail where HTCondor never evaluates it.
+fn without_arguments(run: crate::functions::BuiltinFn, argc: usize) -> Option<Value> {
+    struct Probe {
+        argc: usize,
+        asked: bool,
+    }
+    impl crate::functions::Call for Probe {
+        fn argc(&self) -> usize {
+            self.argc
+        }
+        fn arg(&mut self, _: usize) -> Result<Value, crate::eval::Fail> {
+            self.asked = true;
+            Err(crate::eval::Fail)
+        }
+        fn arg_expr(&self, _: usize) -> ExprRef {
+            ExprRef::root_of(Arc::new(crate::syntax::ast::Expr::literal(
+                Value::Undefined,
+            )))
+        }
+        fn referenced_expr(
+            &mut self,
+            _: usize,
+        ) -> Result<Option<ExprRef>, crate::functions::RefError> {
+            self.asked = true;
+            Err(crate::functions::RefError::Failed)
+        }
+        fn eval_source(&mut self, _: &str) -> Result<Value, crate::eval::Fail> {
+            self.asked = true;
+            Err(crate::eval::Fail)
+        }
+        fn eval_arg_in(&mut self, _: usize, _: &Value) -> Result<Value, crate::eval::Fail> {
+            self.asked = true;
+            Err(crate::eval::Fail)
+        }
+        fn list_items(&mut self, _: &Value) -> Result<Option<Vec<Value>>, crate::eval::Fail> {
+            self.asked = true;
+            Err(crate::eval::Fail)
+        }
+        fn scope(&self) -> Option<Arc<crate::eval::scope::Scope>> {
+            None
+        }
+        fn evaluator(&mut self) -> Option<&mut Evaluator> {
+            None
+        }
+    }
+    let mut probe = Probe { argc, asked: false };
+    let r = run(&mut probe);
+    match r {
+        Ok(v) if !probe.asked => Some(v),
+        _ => None,
     }
 }

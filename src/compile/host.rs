@@ -19,13 +19,17 @@ impl classad_vm::Host for VmHost {
         // it only ever evaluates literal list elements here.
         let mut ev = Evaluator::new(true);
         let mut call = ValuesCall { args, ev: &mut ev };
-        (b.run)(&mut call).map_err(|Fail| Halt::Fail)
+        // A builtin that fails here may be one HTCondor never calls, or calls with
+        // fewer arguments evaluated (builtins stop at an undefined or error
+        // argument, but the machine evaluates them all first): let the reference
+        // evaluator decide.
+        (b.run)(&mut call).map_err(|Fail| Halt::NeedReference)
     }
 
     fn index(&mut self, a: &Value, b: &Value) -> Result<Value, Halt> {
         Evaluator::new(true)
             .subscript(a, b)
-            .map_err(|Fail| Halt::Fail)
+            .map_err(|Fail| Halt::NeedReference)
     }
 }
 
@@ -70,5 +74,13 @@ impl Call for ValuesCall<'_> {
                 self.ev.list_items(&l).map(Some)
             }
         }
+    }
+
+    fn scope(&self) -> Option<std::sync::Arc<crate::eval::scope::Scope>> {
+        None
+    }
+
+    fn evaluator(&mut self) -> Option<&mut Evaluator> {
+        None
     }
 }

@@ -23,12 +23,13 @@ pub struct CompiledClassAd {
 /// expressions programs.
 pub fn compile_ad(ad: &Arc<ClassAd>, slots: &mut SlotTable) -> CompiledClassAd {
     let mut vm = CompiledAd::new();
+    let mut facts = codegen::MyFacts::new(ad.clone());
     for (name, e) in ad.iter() {
         let slot = slots.intern(name);
         let attr = match e.node() {
             crate::syntax::ast::Node::Lit(Value::RelTime(r)) => Attr::Value(Value::Real(*r)),
             crate::syntax::ast::Node::Lit(v) => Attr::Value(v.clone()),
-            _ => Attr::Code(Arc::new(compile_expr(e, Some(ad), slots))),
+            _ => Attr::Code(Arc::new(codegen::compile_with(e, Some(&mut facts), slots))),
         };
         vm.set(slot, attr);
     }
@@ -48,7 +49,7 @@ pub fn try_eval(
     let mut slots = SlotTable::new();
     let my_c = my.map(|m| compile_ad(m, &mut slots));
     let target_c = target.map(|t| compile_ad(t, &mut slots));
-    let prog = compile_expr(expr, my.map(|m| &**m), &mut slots);
+    let prog = compile_expr(expr, my, &mut slots);
     let empty = CompiledAd::new();
     let sides = classad_vm::Sides::new(
         my_c.as_ref().map_or(&empty, |c| &c.vm),

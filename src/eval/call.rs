@@ -80,4 +80,12 @@ impl Call for EvalCall<'_> {
             }
         }
     }
+
+    fn scope(&self) -> Option<Arc<Scope>> {
+        self.cur.clone()
+    }
+
+    fn evaluator(&mut self) -> Option<&mut Evaluator> {
+        Some(self.ev)
+    }
 }

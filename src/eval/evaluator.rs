@@ -243,9 +243,19 @@ impl Evaluator {
                 for i in 0..list.len() {
                     let item = self.list_item(&list, i)?;
                     out.push(match item {
-                        Value::Ad(_) | Value::List(_) | Value::Undefined => {
-                            self.select(&item, name)?
+                        Value::List(_) => {
+                            // A list can hold itself (`[q = {q}].q.p`): each nested
+                            // projection counts against the depth limit, as in
+                            // HTCondor, instead of recursing without end.
+                            if self.depth_left == 0 {
+                                return Err(Fail);
+                            }
+                            self.depth_left -= 1;
+                            let v = self.select(&item, name);
+                            self.depth_left += 1;
+                            v?
                         }
+                        Value::Ad(_) | Value::Undefined => self.select(&item, name)?,
                         _ => Value::Error,
                     });
                 }

@@ -59,8 +59,7 @@ fn unparse(c: &mut dyn Call) -> Result<Value, Fail> {
 /// The scope the call is evaluated in (HTCondor's `state.curAd`), `None` outside any
 /// ad. `self` resolves to exactly that scope.
 fn current_scope(c: &mut dyn Call) -> Result<Option<Arc<Scope>>, Fail> {
-    let v = c.eval_source("self")?;
-    Ok(as_ad(&v).map(|a| a.scope.clone()))
+    Ok(c.scope())
 }
 
 /// The attribute name `pretty_text` wraps an expression in.
@@ -101,10 +100,14 @@ fn unresolved(c: &mut dyn Call) -> Result<Value, Fail> {
         return Ok(Value::Error);
     }
     let cur = current_scope(c)?;
-    // Strict semantics leave `MY` unknown outside a match; HTCondor's own treat it as
-    // `self`. Reading it tells the two apart.
-    let old = cur.is_none() || matches!(c.eval_source("MY")?, Value::Ad(_));
-    let mut ev = Evaluator::new(old);
+    // The caller's evaluator, so that an `unresolved` reached again while walking
+    // (`[x = r.a; r = unresolved(x)]`) counts against the same depth limit instead
+    // of recursing without end.
+    let mut owned = Evaluator::new(true);
+    let ev = match c.evaluator() {
+        Some(ev) => ev,
+        None => &mut owned,
+    };
     let Some((expr, scope)) = ev.find_referenced(&arg, cur.as_ref())? else {
         return Ok(Value::Undefined);
     };
@@ -112,11 +115,18 @@ fn unresolved(c: &mut dyn Call) -> Result<Value, Fail> {
         ev,
         names: Vec::new(),
         stack: Vec::new(),
+        failed: false,
     };
-    if !refs.walk(&expr, &scope) {
-        refs.names.clear();
+    let complete = refs.walk(&expr, &scope);
+    if refs.failed {
+        return Err(Fail);
     }
-    let names: Vec<&str> = refs.names.iter().map(|n| strip_target(n)).collect();
+    let found = std::mem::take(&mut refs.names);
+    let names: Vec<&str> = if complete {
+        found.iter().map(|n| strip_target(n)).collect()
+    } else {
+        Vec::new()
+    };
     if c.argc() == 1 {
         return Ok(Value::str(names.join(",")));
     }
@@ -138,16 +148,18 @@ fn strip_target(name: &str) -> &str {
 }
 
 /// HTCondor's `_GetExternalReferences` walk.
-struct Refs {
-    ev: Evaluator,
+struct Refs<'a> {
+    ev: &'a mut Evaluator,
     /// The names found, a set ordered as HTCondor's case-insensitive `References`.
     names: Vec<String>,
     /// Attribute expressions being followed, to stop at a cycle (HTCondor recurses
     /// until its depth limit and then gives up, which ends the same way).
     stack: Vec<(usize, u32)>,
+    /// An evaluation on the way failed (too deep): the call fails.
+    failed: bool,
 }
 
-impl Refs {
+impl Refs<'_> {
     fn insert(&mut self, name: String) {
         if let Err(i) = self.names.binary_search_by(|n| cmp_ignore_case(n, &name)) {
             self.names.insert(i, name);
@@ -190,6 +202,7 @@ impl Refs {
             Some(s) => {
                 let base = e.child(s);
                 let Ok(v) = self.ev.eval(&base, Some(cur)) else {
+                    self.failed = true;
                     return false;
                 };
                 if v.is_undefined() {

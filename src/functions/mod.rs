@@ -4,10 +4,12 @@
 //! all, `ifThenElse` evaluates only the branch it takes, and `unparse` looks at the
 //! attribute reference itself.
 
-use crate::eval::Fail;
+use crate::eval::scope::Scope;
+use crate::eval::{Evaluator, Fail};
 use crate::syntax::ast::ExprRef;
 use classad_vm::Value;
 use std::collections::HashMap;
+use std::sync::Arc;
 use std::sync::OnceLock;
 
 /// What a builtin can ask of the evaluator that called it.
@@ -28,6 +30,13 @@ pub trait Call {
     fn eval_arg_in(&mut self, i: usize, ad: &Value) -> Result<Value, Fail>;
     /// The evaluated elements of a list value; `None` when `v` is not a list.
     fn list_items(&mut self, v: &Value) -> Result<Option<Vec<Value>>, Fail>;
+    /// The scope the call is evaluated in (`None`: no ad, or arguments given as
+    /// values).
+    fn scope(&self) -> Option<Arc<Scope>>;
+    /// The reference evaluator running this call, so that a builtin evaluating more
+    /// expressions shares its depth limit and cycle detection (`None` when the
+    /// arguments were given as values).
+    fn evaluator(&mut self) -> Option<&mut Evaluator>;
 }
 
 /// Why `referenced_expr` found nothing usable.

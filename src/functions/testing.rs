@@ -43,6 +43,14 @@ impl Call for Mock {
             Some(l) => Evaluator::new(true).list_items(l).map(Some),
         }
     }
+
+    fn scope(&self) -> Option<std::sync::Arc<crate::eval::scope::Scope>> {
+        None
+    }
+
+    fn evaluator(&mut self) -> Option<&mut Evaluator> {
+        None
+    }
 }
 
 /// Runs the builtin called `name` over `args`.

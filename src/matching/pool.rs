@@ -130,19 +130,19 @@ mod tests {
         let machines = ads("Cpus = 4\nRequirements = TARGET.Memory > 1\n\nCpus = 1\nRequirements = true\nRank = 3\n");
         let pool = CompiledPool::new(&jobs, &machines);
         let mut vm = Machine::new();
-        for j in 0..jobs.len() {
-            for m in 0..machines.len() {
+        for (j, job) in jobs.iter().enumerate() {
+            for (m, machine) in machines.iter().enumerate() {
                 let sem = Semantics::Htcondor;
                 assert_eq!(
                     pool.symmetric_match(&mut vm, j, m),
-                    super::super::symmetric_match(&jobs[j], &machines[m], sem),
+                    super::super::symmetric_match(job, machine, sem),
                     "job {j} machine {m}"
                 );
                 for job_side in [true, false] {
                     let (a, b) = if job_side {
-                        (&jobs[j], &machines[m])
+                        (job, machine)
                     } else {
-                        (&machines[m], &jobs[j])
+                        (machine, job)
                     };
                     assert_eq!(
                         pool.rank(&mut vm, j, m, job_side).to_bits(),
