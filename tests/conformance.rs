@@ -7,11 +7,12 @@ use classad::ad::json::{parse_json_ads, unparse_ad_json};
 use classad::ad::{read_ads_as, ClassAd, Format};
 use classad::eval::display::unparse_value;
 use classad::eval::{eval_alone_with, eval_in_with, Engine, Semantics};
-use classad::matching::{rank, symmetric_match};
+use classad::matching::{rank, symmetric_match, CompiledPool};
 use classad::syntax::ast::ExprRef;
 use classad::syntax::{
     parse_classad, parse_expr, unparse, unparse_ad, unparse_ad_old, unparse_ad_pretty,
 };
+use classad_vm::Machine;
 use serde_json::Value as Json;
 use std::collections::BTreeSet;
 use std::path::PathBuf;
@@ -281,6 +282,10 @@ fn pool_matches_and_ranks() {
                 .collect()
         };
         let (jobs, machines) = (read("jobs"), read("machines"));
+        // The VM too, with one machine (and so one cache of machine-only values)
+        // across every pair, as a matcher runs it.
+        let compiled = CompiledPool::new(&jobs, &machines);
+        let mut vm = Machine::new();
         for c in lines(&format!("pools/{pool}.matches.jsonl")) {
             total += 1;
             let j = c["job"].as_u64().unwrap() as usize;
@@ -296,10 +301,15 @@ fn pool_matches_and_ranks() {
                 c["job_rank"].as_f64().unwrap(),
                 c["machine_rank"].as_f64().unwrap(),
             );
-            if got != want {
+            let got_vm = (
+                compiled.symmetric_match(&mut vm, j, m),
+                compiled.rank(&mut vm, j, m, true),
+                compiled.rank(&mut vm, j, m, false),
+            );
+            if got != want || got_vm != want {
                 failures.push((
                     format!("{pool} {j} {m}"),
-                    format!("POOL {pool} job {j} machine {m}: want {want:?} got {got:?}"),
+                    format!("POOL {pool} job {j} machine {m}: want {want:?} got {got:?}, on the VM {got_vm:?}"),
                 ));
             }
         }

@@ -54,6 +54,17 @@ pub(crate) fn compile_with(
     facts: Option<&mut MyFacts>,
     slots: &mut SlotTable,
 ) -> Program {
+    compile_inner(e, facts, slots, true)
+}
+
+/// Compiles; `cache_targets` false for the body of a TARGET-only subexpression
+/// itself (which is cached as a whole).
+fn compile_inner(
+    e: &ExprRef,
+    facts: Option<&mut MyFacts>,
+    slots: &mut SlotTable,
+    cache_targets: bool,
+) -> Program {
     let (max_depth, nodes) = measure(e, e.id);
     let mut site_depth = std::collections::HashMap::new();
     ancestors_depth(e, e.id, 0, &mut site_depth);
@@ -71,6 +82,8 @@ pub(crate) fn compile_with(
         extra_depth: 0,
         extra_nodes: 0,
         known: std::collections::HashMap::new(),
+        target_only: Vec::new(),
+        cache_targets,
     };
     g.node(e.id, 0, 0);
     let ret = Instr::new(Op::Ret, 0, 0, 0);
@@ -85,6 +98,7 @@ pub(crate) fn compile_with(
         nregs: g.max_reg,
         max_depth: max_depth.max(g.extra_depth),
         nodes: nodes.saturating_add(g.extra_nodes),
+        target_only: g.target_only,
     }
 }
 
@@ -127,6 +141,10 @@ struct Gen<'a> {
     extra_nodes: u32,
     /// Compile-time values of nodes, by id (see `known`).
     known: std::collections::HashMap<NodeId, Option<Value>>,
+    /// Subexpressions cached per TARGET (see `target_cached`).
+    target_only: Vec<classad_vm::TargetOnly>,
+    /// Whether to cache TARGET-only subexpressions.
+    cache_targets: bool,
 }
 
 impl Gen<'_> {
@@ -174,6 +192,9 @@ impl Gen<'_> {
         }
         if let Some(v) = self.known(id) {
             return self.konst(dst, v);
+        }
+        if self.cache_targets && self.my.is_some() && self.target_only(id) && self.has_call(id) {
+            return self.target_cached(id, dst, depth);
         }
         let d = depth + 1;
         let saved = self.next_reg;
@@ -239,6 +260,80 @@ impl Gen<'_> {
             Node::List(_) | Node::Record(_) => self.reference(),
         }
         self.next_reg = saved;
+    }
+
+    /// A subexpression that depends only on TARGET, compiled on its own and run
+    /// through the machine's per-TARGET cache (see `Op::TargetCached`).
+    fn target_cached(&mut self, id: NodeId, dst: u16, depth: u32) {
+        let sub_ref = self.e.child(id);
+        let sub = compile_inner(&sub_ref, self.facts.as_deref_mut(), self.slots, false);
+        // The sub's nodes are already counted here; its loads, skipped on a cache
+        // hit, add at most one level and one step each: keep the bounds upper ones.
+        self.extra_depth = self.extra_depth.max(depth + sub.max_depth + 1);
+        self.extra_nodes = self.extra_nodes.saturating_add(sub.nodes);
+        let key = (Arc::as_ptr(&self.e.tree) as u64).rotate_left(20) ^ u64::from(id);
+        let i = self.target_only.len() as u32;
+        self.target_only
+            .push(classad_vm::TargetOnly { key, code: sub });
+        // The sub's depths count from its own root; `y` says where that root sits.
+        self.emit(Op::TargetCached, dst, site(depth), i);
+    }
+
+    /// True when the subtree reads nothing but TARGET's attributes and constants:
+    /// no name MY defines, no scope names, nothing impure or scope-dependent.
+    fn target_only(&self, id: NodeId) -> bool {
+        let tree = &self.e.tree;
+        match tree.node(id) {
+            Node::Lit(_) => true,
+            Node::Attr {
+                scope: None,
+                name,
+                absolute: false,
+            } => !self.my_has(name) && !is_scope_name(name),
+            Node::Attr {
+                scope: Some(s),
+                name,
+                ..
+            } => match tree.node(*s) {
+                Node::Attr {
+                    scope: None,
+                    name: b,
+                    absolute: false,
+                } => {
+                    (b.eq_ignore_ascii_case("TARGET") || b.eq_ignore_ascii_case("other"))
+                        && !self.my_has(b)
+                        && !is_scope_name(name)
+                }
+                _ => false,
+            },
+            Node::Attr { .. } | Node::List(_) | Node::Record(_) => false,
+            Node::Unary(_, a) | Node::Paren(a) => self.target_only(*a),
+            Node::Binary(_, a, b) => self.target_only(*a) && self.target_only(*b),
+            Node::Ternary(a, b, c) => {
+                self.target_only(*a) && self.target_only(*b) && self.target_only(*c)
+            }
+            Node::Call { name, args } => {
+                let listed = |list: &[&str]| list.iter().any(|s| s.eq_ignore_ascii_case(name));
+                !listed(&IMPURE_BUILTINS)
+                    && !listed(&SCOPED_BUILTINS)
+                    && args.iter().all(|a| self.target_only(*a))
+            }
+        }
+    }
+
+    /// True when the subtree calls a builtin (worth caching).
+    fn has_call(&self, id: NodeId) -> bool {
+        match self.e.tree.node(id) {
+            Node::Call { .. } => true,
+            Node::Lit(_) | Node::Attr { scope: None, .. } => false,
+            Node::Attr { scope: Some(a), .. } | Node::Unary(_, a) | Node::Paren(a) => {
+                self.has_call(*a)
+            }
+            Node::Binary(_, a, b) => self.has_call(*a) || self.has_call(*b),
+            Node::Ternary(a, b, c) => self.has_call(*a) || self.has_call(*b) || self.has_call(*c),
+            Node::List(items) => items.iter().any(|a| self.has_call(*a)),
+            Node::Record(attrs) => attrs.iter().any(|(_, a)| self.has_call(*a)),
+        }
     }
 
     /// `c ? a : b` (also `ifThenElse(c, a, b)`).

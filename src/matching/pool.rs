@@ -19,6 +19,9 @@ pub struct CompiledPool {
     pub machines: Vec<CompiledClassAd>,
     requirements: u32,
     rank: u32,
+    /// Unique for the process: a machine's cache of TARGET-only values belongs to
+    /// one pool.
+    id: u64,
 }
 
 /// HTCondor's `RIGHT.requirements && LEFT.requirements` evaluates each Requirements
@@ -33,12 +36,14 @@ impl CompiledPool {
         let rank = slots.intern("Rank");
         let jobs = jobs.iter().map(|j| compile_ad(j, &mut slots)).collect();
         let machines = machines.iter().map(|m| compile_ad(m, &mut slots)).collect();
+        static NEXT_ID: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
         CompiledPool {
             slots,
             jobs,
             machines,
             requirements,
             rank,
+            id: NEXT_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
         }
     }
 
@@ -62,6 +67,7 @@ impl CompiledPool {
     /// True when job `j` and machine `m` match, exactly as
     /// [`crate::matching::symmetric_match`] decides.
     pub fn symmetric_match(&self, vm: &mut Machine, j: usize, m: usize) -> bool {
+        vm.cache_for(self.id);
         let (job, machine) = (&self.jobs[j], &self.machines[m]);
         match self.try_match(vm, job, machine) {
             Ok(b) => b,
@@ -94,6 +100,7 @@ impl CompiledPool {
     /// The Rank of job `j` for machine `m` (`job_side`) or of machine `m` for job
     /// `j`, exactly as [`crate::matching::rank`] computes it.
     pub fn rank(&self, vm: &mut Machine, j: usize, m: usize, job_side: bool) -> f64 {
+        vm.cache_for(self.id);
         let (job, machine) = (&self.jobs[j], &self.machines[m]);
         let (my, other) = if job_side {
             (job, machine)
@@ -122,6 +129,26 @@ mod tests {
             .into_iter()
             .map(Arc::new)
             .collect()
+    }
+
+    #[test]
+    fn machine_only_values_are_cached_per_pool() {
+        let jobs = ads("Requirements = versionGE(split(TARGET.V)[1], \"2.0\")\n");
+        let machines =
+            ads("V = \"x 2.1\"\nRequirements = true\n\nV = \"x 1.9\"\nRequirements = true\n");
+        let pool = CompiledPool::new(&jobs, &machines);
+        let mut vm = Machine::new();
+        assert!(pool.symmetric_match(&mut vm, 0, 0));
+        assert!(!pool.symmetric_match(&mut vm, 0, 1));
+        assert_eq!(vm.cached_values(), 2, "one value per machine");
+        assert!(
+            pool.symmetric_match(&mut vm, 0, 0),
+            "a cache hit gives the same"
+        );
+        // Another pool's ads may reuse these addresses: its cache starts empty.
+        let other = CompiledPool::new(&jobs, &machines[1..]);
+        assert!(!other.symmetric_match(&mut vm, 0, 0));
+        assert_eq!(vm.cached_values(), 1);
     }
 
     #[test]

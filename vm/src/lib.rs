@@ -15,6 +15,6 @@ pub mod value;
 pub use ad::{Attr, CompiledAd};
 pub use instr::{Instr, Op};
 pub use machine::{Halt, Host, Machine, Sides};
-pub use program::Program;
+pub use program::{Program, TargetOnly};
 pub use slots::SlotTable;
 pub use value::{AbsTime, Host as HostObject, Str, Value};

@@ -16,6 +16,7 @@ use crate::instr::Op;
 use crate::ops::{self, Arith, Bit, Cmp};
 use crate::program::Program;
 use crate::value::Value;
+use std::collections::HashMap;
 
 /// Why the machine stopped without a value.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -59,6 +60,13 @@ pub struct Machine {
     steps: u64,
     cycle: bool,
     nesting: u32,
+    /// Values of TARGET-only subexpressions, by (TARGET ad, subexpression key).
+    /// Valid only for the ads they were computed from: see [`Machine::clear_cache`].
+    target_cache: HashMap<(usize, u64), Value>,
+    /// Set when an evaluation read an attribute that is not a literal.
+    read_code: bool,
+    /// Who the cache belongs to (see [`Machine::cache_for`]).
+    cache_owner: u64,
 }
 
 /// The two ads of an evaluation: side 0 is the ad the top-level expression belongs
@@ -84,6 +92,27 @@ impl Machine {
     /// A machine with no state yet.
     pub fn new() -> Machine {
         Machine::default()
+    }
+
+    /// Forgets the cached values of TARGET-only subexpressions. Call it before
+    /// using the machine with ads other than those it has seen (a new pool): the
+    /// cache is keyed by the ads' addresses.
+    pub fn clear_cache(&mut self) {
+        self.target_cache.clear();
+    }
+
+    /// How many TARGET-only values are cached.
+    pub fn cached_values(&self) -> usize {
+        self.target_cache.len()
+    }
+
+    /// Keeps the cache only if it was filled for `owner` (say, one pool of
+    /// compiled ads, with an id unique for the process); otherwise clears it.
+    pub fn cache_for(&mut self, owner: u64) {
+        if self.cache_owner != owner {
+            self.target_cache.clear();
+            self.cache_owner = owner;
+        }
     }
 
     fn reset(&mut self) {
@@ -176,6 +205,7 @@ impl Machine {
             }
             Attr::Code(p) => p,
         };
+        self.read_code = true;
         let i = slot as usize;
         if self.memo[side].len() <= i {
             self.memo[side].resize(i + 1, Memo::Empty);
@@ -349,6 +379,25 @@ impl Machine {
                     let first = base + ins.y as usize;
                     let argc = (ins.z & 0xff) as usize;
                     let v = host.call(ins.z >> 8, &self.regs[first..first + argc])?;
+                    r!(ins.x) = v;
+                }
+                Op::TargetCached => {
+                    let sub = &p.target_only[ins.z as usize];
+                    let target = sides.ads[1 - me] as *const CompiledAd as usize;
+                    let key = (target, sub.key);
+                    let v = match self.target_cache.get(&key) {
+                        Some(v) => v.clone(),
+                        None => {
+                            let outer = std::mem::take(&mut self.read_code);
+                            let (v, d) = self.run(&sub.code, me, sides, host)?;
+                            depth = depth.max(u32::from(ins.y) + d);
+                            if !self.read_code && sides.has_target {
+                                self.target_cache.insert(key, v.clone());
+                            }
+                            self.read_code |= outer;
+                            v
+                        }
+                    };
                     r!(ins.x) = v;
                 }
                 Op::Reference => return Err(Halt::NeedReference),

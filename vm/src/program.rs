@@ -21,6 +21,19 @@ pub struct Program {
     /// The number of nodes of the source expression: an upper bound on the
     /// evaluation steps HTCondor spends on one evaluation of it, attributes aside.
     pub nodes: u32,
+    /// Subexpressions that depend only on TARGET (`TargetCached` runs them).
+    pub target_only: Vec<TargetOnly>,
+}
+
+/// A subexpression that depends only on the TARGET ad: a pure expression of
+/// TARGET's attributes and constants, the same in every program that contains it.
+#[derive(Clone, Debug, Default)]
+pub struct TargetOnly {
+    /// Identifies the subexpression across programs (the front end's choice: the
+    /// same key must mean the same expression).
+    pub key: u64,
+    /// Its code, run with the same MY and TARGET as the program containing it.
+    pub code: Program,
 }
 
 impl fmt::Display for Program {
@@ -35,6 +48,9 @@ impl fmt::Display for Program {
         }
         for (i, ins) in self.code.iter().enumerate() {
             writeln!(f, "{i:4}  {ins}")?;
+        }
+        for (i, t) in self.target_only.iter().enumerate() {
+            write!(f, "; sub{i} (key {:#x}):\n{}", t.key, t.code)?;
         }
         Ok(())
     }
