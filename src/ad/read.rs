@@ -117,7 +117,7 @@ fn read_new(src: &str, file: &str) -> Result<Vec<ClassAd>, ReadError> {
 fn read_old(src: &str, file: &str) -> Result<Vec<ClassAd>, ReadError> {
     let mut ads = Vec::new();
     let mut b = OldAdBuilder::default();
-    for (lineno, line) in src.lines().enumerate() {
+    for (lineno, line) in LineScanner::new(src).enumerate() {
         let t = line.trim_ascii();
         if t.is_empty() {
             if let Some(ad) = b.finish() {
@@ -166,6 +166,45 @@ fn read_old(src: &str, file: &str) -> Result<Vec<ClassAd>, ReadError> {
     Ok(ads)
 }
 
+/// The lines of a text, as `str::lines` splits them (at `\n`, a `\r` before it
+/// dropped), found with `memchr`: reading ads is mostly finding line ends.
+struct LineScanner<'s> {
+    src: &'s str,
+    pos: usize,
+    ends: memchr::Memchr<'s>,
+}
+
+impl<'s> LineScanner<'s> {
+    fn new(src: &'s str) -> LineScanner<'s> {
+        LineScanner {
+            src,
+            pos: 0,
+            ends: memchr::memchr_iter(b'\n', src.as_bytes()),
+        }
+    }
+}
+
+impl<'s> Iterator for LineScanner<'s> {
+    type Item = &'s str;
+
+    fn next(&mut self) -> Option<&'s str> {
+        let bytes = self.src.as_bytes();
+        if self.pos >= bytes.len() {
+            return None;
+        }
+        let start = self.pos;
+        let end = self.ends.next().unwrap_or(bytes.len());
+        self.pos = end + 1;
+        // `\n` and `\r` are ASCII, so both cuts fall on character boundaries.
+        let line = &self.src[start..end];
+        if end < bytes.len() {
+            Some(line.strip_suffix('\r').unwrap_or(line))
+        } else {
+            Some(line)
+        }
+    }
+}
+
 /// Where an attribute's expression lives while its ad is read.
 enum Slot {
     /// A literal in the ad's own arena.
@@ -184,9 +223,12 @@ struct OldAdBuilder<'s> {
     exprs: ahash::AHashMap<&'s str, ExprRef>,
     names: ahash::AHashMap<String, Str>,
     strings: ahash::AHashMap<String, Str>,
-    /// The previous ad's names, in file order, and their sorted permutation.
+    /// The previous ad's names, in file order (to intern the next ad's names
+    /// without hashing when it lists the same ones).
     last_order: Vec<Str>,
-    last_perm: Vec<usize>,
+    /// Sorted permutations of the name orders seen, by the names' identities:
+    /// pools mix a few kinds of ad, each always listing its names in one order.
+    perms: ahash::AHashMap<Vec<usize>, Vec<usize>>,
 }
 
 impl OldAdBuilder<'_> {
@@ -231,42 +273,41 @@ impl OldAdBuilder<'_> {
             },
             Slot::Shared(e) => e.clone(),
         };
-        let same_order = self.attrs.len() == self.last_order.len()
-            && self
-                .attrs
-                .iter()
-                .zip(&self.last_order)
-                .all(|((n, _), m)| n.ptr_eq(m));
-        let ad = if same_order {
-            // Ads of one file usually list the same names in the same order: reuse
-            // the previous ad's sort.
-            let attrs = self
-                .last_perm
-                .iter()
-                .map(|&i| {
-                    let (n, slot) = &self.attrs[i];
-                    (n.clone(), expr_of(slot))
-                })
-                .collect();
-            ClassAd::from_sorted_unique(attrs)
-        } else {
-            self.last_order = self.attrs.iter().map(|(n, _)| n.clone()).collect();
-            let mut perm: Vec<usize> = (0..self.attrs.len()).collect();
-            perm.sort_by(|&a, &b| attr_order(&self.attrs[a].0, &self.attrs[b].0));
-            let unique = perm
-                .windows(2)
-                .all(|w| attr_order(&self.attrs[w[0]].0, &self.attrs[w[1]].0).is_ne());
-            self.last_perm = if unique { perm } else { Vec::new() };
-            if !unique {
-                self.last_order.clear();
+        // Interned names are shared, so their addresses identify a name order.
+        let order: Vec<usize> = self
+            .attrs
+            .iter()
+            .map(|(n, _)| n.as_str().as_ptr() as usize)
+            .collect();
+        let ad = match self.perms.get(&order) {
+            Some(perm) => ClassAd::from_sorted_unique(
+                perm.iter()
+                    .map(|&i| {
+                        let (n, slot) = &self.attrs[i];
+                        (n.clone(), expr_of(slot))
+                    })
+                    .collect(),
+            ),
+            None => {
+                let mut perm: Vec<usize> = (0..self.attrs.len()).collect();
+                perm.sort_by(|&a, &b| attr_order(&self.attrs[a].0, &self.attrs[b].0));
+                let unique = perm
+                    .windows(2)
+                    .all(|w| attr_order(&self.attrs[w[0]].0, &self.attrs[w[1]].0).is_ne());
+                if unique && self.perms.len() < 64 {
+                    self.perms.insert(order, perm);
+                }
+                let attrs = self
+                    .attrs
+                    .iter()
+                    .map(|(n, slot)| (n.clone(), expr_of(slot)))
+                    .collect();
+                ClassAd::from_attrs(attrs)
             }
-            let attrs = self
-                .attrs
-                .iter()
-                .map(|(n, slot)| (n.clone(), expr_of(slot)))
-                .collect();
-            ClassAd::from_attrs(attrs)
         };
+        self.last_order.clear();
+        self.last_order
+            .extend(self.attrs.iter().map(|(n, _)| n.clone()));
         self.attrs.clear();
         Some(ad)
     }
@@ -279,7 +320,7 @@ impl OldAdBuilder<'_> {
         match *bytes.first()? {
             b'"' => {
                 let body = rhs.strip_prefix('"')?.strip_suffix('"')?;
-                if body.bytes().any(|b| b == b'"' || b == b'\\') {
+                if memchr::memchr2(b'"', b'\\', body.as_bytes()).is_some() {
                     return None;
                 }
                 Some(Value::Str(self.short_string(body)))
@@ -327,7 +368,7 @@ impl OldAdBuilder<'_> {
 /// names an attribute with quotes in its name, as in HTCondor). `None` when there is
 /// no `=` or no name. Also gives the byte offset where `expr` starts.
 fn split_attr_line(line: &str) -> Option<(&str, usize)> {
-    let eq = line.find('=')?;
+    let eq = memchr::memchr(b'=', line.as_bytes())?;
     let name = line[..eq].trim_ascii();
     if name.is_empty() {
         return None;
@@ -350,6 +391,24 @@ fn clip(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn lines_split_like_str_lines() {
+        for text in [
+            "",
+            "a",
+            "a\n",
+            "a\r\nb",
+            "\n\n",
+            "x\r",
+            "é\nü\r\n",
+            "a\n\r\n",
+        ] {
+            let ours: Vec<&str> = LineScanner::new(text).collect();
+            let std: Vec<&str> = text.lines().collect();
+            assert_eq!(ours, std, "{text:?}");
+        }
+    }
 
     #[test]
     fn detects_formats() {
