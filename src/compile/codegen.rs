@@ -473,7 +473,7 @@ impl Gen<'_> {
     }
 
     fn compute_known(&mut self, id: NodeId) -> Option<Value> {
-        use classad_vm::ops::{self, Arith, Bit, Cmp};
+        use classad_vm::ops;
         let node = self.e.tree.node(id).clone();
         match node {
             Node::Lit(Value::RelTime(r)) => Some(Value::Real(r)),
@@ -550,26 +550,7 @@ impl Gen<'_> {
                 {
                     return None;
                 }
-                Some(match op {
-                    BinOp::Mul => ops::arith(Arith::Mul, &x, &y),
-                    BinOp::Div => ops::arith(Arith::Div, &x, &y),
-                    BinOp::Mod => ops::arith(Arith::Mod, &x, &y),
-                    BinOp::Add => ops::arith(Arith::Add, &x, &y),
-                    BinOp::Sub => ops::arith(Arith::Sub, &x, &y),
-                    BinOp::Shl => ops::bitwise(Bit::Shl, &x, &y),
-                    BinOp::Shr => ops::bitwise(Bit::Shr, &x, &y),
-                    BinOp::UShr => ops::bitwise(Bit::UShr, &x, &y),
-                    BinOp::BitAnd => ops::bitwise(Bit::And, &x, &y),
-                    BinOp::BitOr => ops::bitwise(Bit::Or, &x, &y),
-                    BinOp::BitXor => ops::bitwise(Bit::Xor, &x, &y),
-                    BinOp::Lt => ops::compare(Cmp::Lt, &x, &y),
-                    BinOp::Le => ops::compare(Cmp::Le, &x, &y),
-                    BinOp::Gt => ops::compare(Cmp::Gt, &x, &y),
-                    BinOp::Ge => ops::compare(Cmp::Ge, &x, &y),
-                    BinOp::Eq => ops::compare(Cmp::Eq, &x, &y),
-                    BinOp::Ne => ops::compare(Cmp::Ne, &x, &y),
-                    _ => return None,
-                })
+                crate::eval::evaluator::strict_binary(op, &x, &y)
             }
             Node::Ternary(c, a, b) => {
                 let cond = self.known(c)?;

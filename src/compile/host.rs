@@ -18,7 +18,7 @@ impl classad_vm::Host for VmHost {
         // A fresh evaluator each time: its budget and depth are per evaluation, and
         // it only ever evaluates literal list elements here.
         let mut ev = Evaluator::new(true);
-        let mut call = ValuesCall { args, ev: &mut ev };
+        let mut call = ValuesCall::new(args, &mut ev);
         // A builtin that fails here may be one HTCondor never calls, or calls with
         // fewer arguments evaluated (builtins stop at an undefined or error
         // argument, but the machine evaluates them all first): let the reference
@@ -36,9 +36,16 @@ impl classad_vm::Host for VmHost {
 /// A builtin call whose arguments are already values. Only builtins outside
 /// `SCOPED_BUILTINS` are called this way, so the scope services are never needed;
 /// they answer as an empty scope would.
-struct ValuesCall<'a> {
+pub(crate) struct ValuesCall<'a> {
     args: &'a [Value],
     ev: &'a mut Evaluator,
+}
+
+impl<'a> ValuesCall<'a> {
+    /// A call of `args`; `ev` reads the elements of list arguments.
+    pub(crate) fn new(args: &'a [Value], ev: &'a mut Evaluator) -> ValuesCall<'a> {
+        ValuesCall { args, ev }
+    }
 }
 
 impl Call for ValuesCall<'_> {

@@ -147,23 +147,23 @@ impl Evaluator {
             BinOp::And => ops::and(&x, &y),
             BinOp::Or => ops::or(&x, &y),
             BinOp::Subscript => self.subscript(&x, &y)?,
-            BinOp::Mul => ops::arith(Arith::Mul, &x, &y),
-            BinOp::Div => ops::arith(Arith::Div, &x, &y),
-            BinOp::Mod => ops::arith(Arith::Mod, &x, &y),
-            BinOp::Add => ops::arith(Arith::Add, &x, &y),
-            BinOp::Sub => ops::arith(Arith::Sub, &x, &y),
-            BinOp::Shl => ops::bitwise(Bit::Shl, &x, &y),
-            BinOp::Shr => ops::bitwise(Bit::Shr, &x, &y),
-            BinOp::UShr => ops::bitwise(Bit::UShr, &x, &y),
-            BinOp::BitAnd => ops::bitwise(Bit::And, &x, &y),
-            BinOp::BitOr => ops::bitwise(Bit::Or, &x, &y),
-            BinOp::BitXor => ops::bitwise(Bit::Xor, &x, &y),
-            BinOp::Lt => ops::compare(Cmp::Lt, &x, &y),
-            BinOp::Le => ops::compare(Cmp::Le, &x, &y),
-            BinOp::Gt => ops::compare(Cmp::Gt, &x, &y),
-            BinOp::Ge => ops::compare(Cmp::Ge, &x, &y),
-            BinOp::Eq => ops::compare(Cmp::Eq, &x, &y),
-            BinOp::Ne => ops::compare(Cmp::Ne, &x, &y),
+            BinOp::Mul
+            | BinOp::Div
+            | BinOp::Mod
+            | BinOp::Add
+            | BinOp::Sub
+            | BinOp::Shl
+            | BinOp::Shr
+            | BinOp::UShr
+            | BinOp::BitAnd
+            | BinOp::BitOr
+            | BinOp::BitXor
+            | BinOp::Lt
+            | BinOp::Le
+            | BinOp::Gt
+            | BinOp::Ge
+            | BinOp::Eq
+            | BinOp::Ne => strict_binary(op, &x, &y).unwrap_or(Value::Error),
             BinOp::Is | BinOp::Isnt if as_list(&x).is_some() && as_list(&y).is_some() => {
                 // HTCondor errs comparing two lists of one representation, and says
                 // "not identical" for a list literal against a list a function made.
@@ -417,4 +417,31 @@ fn attr_key(scope: &Scope, e: &ExprRef) -> AttrKey {
         Frame::Match(pair) => (Arc::as_ptr(pair) as usize, u32::MAX - 1),
     };
     (frame, sub, Arc::as_ptr(&e.tree) as usize, e.id)
+}
+
+/// The strict binary operators (arithmetic, bitwise, ordinary comparisons) on two
+/// values; `None` for the others, whose rules need more than the two values.
+pub fn strict_binary(op: BinOp, x: &Value, y: &Value) -> Option<Value> {
+    Some(match op {
+        BinOp::Mul => ops::arith(Arith::Mul, x, y),
+        BinOp::Div => ops::arith(Arith::Div, x, y),
+        BinOp::Mod => ops::arith(Arith::Mod, x, y),
+        BinOp::Add => ops::arith(Arith::Add, x, y),
+        BinOp::Sub => ops::arith(Arith::Sub, x, y),
+        BinOp::Shl => ops::bitwise(Bit::Shl, x, y),
+        BinOp::Shr => ops::bitwise(Bit::Shr, x, y),
+        BinOp::UShr => ops::bitwise(Bit::UShr, x, y),
+        BinOp::BitAnd => ops::bitwise(Bit::And, x, y),
+        BinOp::BitOr => ops::bitwise(Bit::Or, x, y),
+        BinOp::BitXor => ops::bitwise(Bit::Xor, x, y),
+        BinOp::Lt => ops::compare(Cmp::Lt, x, y),
+        BinOp::Le => ops::compare(Cmp::Le, x, y),
+        BinOp::Gt => ops::compare(Cmp::Gt, x, y),
+        BinOp::Ge => ops::compare(Cmp::Ge, x, y),
+        BinOp::Eq => ops::compare(Cmp::Eq, x, y),
+        BinOp::Ne => ops::compare(Cmp::Ne, x, y),
+        BinOp::Is | BinOp::Isnt | BinOp::And | BinOp::Or | BinOp::Elvis | BinOp::Subscript => {
+            return None
+        }
+    })
 }

@@ -237,10 +237,7 @@ mod tests {
     // HTCondor 25.14.1 fails to evaluate these.
     #[test]
     fn random_fails_for_non_positive_bounds() {
-        let fails = |v: Value| {
-            let f = crate::functions::find("random").unwrap();
-            (f.run)(&mut super::super::testing::Mock { args: vec![v] }).is_err()
-        };
+        let fails = |v: Value| super::super::testing::try_run("random", vec![v]).is_err();
         assert!(fails(Value::Int(0)));
         assert!(fails(Value::Int(-1)));
         assert!(fails(Value::Int(2_147_483_648)));
