@@ -505,7 +505,11 @@ impl<'s> Parser<'s> {
         let v = if abs {
             time::parse_abstime(s).map(Value::AbsTime)
         } else {
-            time::parse_reltime(s).map(Value::RelTime)
+            // An infinite duration (digits past f64's range) would print as text that
+            // does not parse back: reject it here.
+            time::parse_reltime(s)
+                .filter(|r| r.is_finite())
+                .map(Value::RelTime)
         };
         let Some(v) = v else {
             return Err(ParseError::at(
