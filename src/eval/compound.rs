@@ -1,6 +1,6 @@
 //! The front end's list and ad values, carried opaquely by `classad_vm::Value`.
 
-use super::scope::{Frame, Scope};
+use super::scope::Scope;
 use crate::ad::ClassAd;
 use crate::syntax::ast::{ExprRef, Node};
 use classad_vm::value::Host;
@@ -87,9 +87,4 @@ pub fn as_ad(v: &Value) -> Option<&AdVal> {
         Value::Ad(h) => h.downcast::<AdVal>(),
         _ => None,
     }
-}
-
-/// True when the value is an ad whose frame is a plain document or record.
-pub fn ad_frame(v: &Value) -> Option<&Frame> {
-    as_ad(v).map(|a| &a.scope.frame)
 }

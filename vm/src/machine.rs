@@ -153,24 +153,13 @@ impl Machine {
         host: &mut dyn Host,
     ) -> Result<Value, Halt> {
         self.reset();
-        self.attr_at(side, slot, site, sides, host)
+        self.eval_attr_more(side, slot, site, sides, host)
     }
 
     /// Like [`Machine::eval_attr`], but within the current evaluation (no reset):
     /// for a caller evaluating several attributes as one HTCondor evaluation, such
     /// as both Requirements of a symmetric match.
     pub fn eval_attr_more(
-        &mut self,
-        side: usize,
-        slot: u32,
-        site: u32,
-        sides: Sides<'_>,
-        host: &mut dyn Host,
-    ) -> Result<Value, Halt> {
-        self.attr_at(side, slot, site, sides, host)
-    }
-
-    fn attr_at(
         &mut self,
         side: usize,
         slot: u32,
