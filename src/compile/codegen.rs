@@ -88,6 +88,7 @@ fn compile_inner(
     g.node(e.id, 0, 0);
     let ret = Instr::new(Op::Ret, 0, 0, 0);
     g.code.push(ret);
+    thread_jumps(&mut g.code);
     if g.max_reg > u16::from(u8::MAX) {
         // Too many live temporaries for 8-bit registers: leave it to the reference.
         g.code = vec![Instr::new(Op::Reference, 0, 0, 0)];
@@ -217,17 +218,24 @@ impl Gen<'_> {
                 };
                 self.emit(op, dst, 0, u32::from(r));
             }
+            Node::Binary(op @ (BinOp::And | BinOp::Or), a, b)
+                if self.neutral_operand(*op, *a, *b).is_some() =>
+            {
+                let x = self.neutral_operand(*op, *a, *b).unwrap_or(*a);
+                self.node(x, dst, d);
+            }
             Node::Binary(op @ (BinOp::And | BinOp::Or), a, b) => {
                 let is_and = *op == BinOp::And;
-                let (ra, rb) = (self.reg(), self.reg());
-                self.node(*a, ra, d);
+                let rb = self.reg();
+                self.node(*a, dst, d);
+                // A deciding left side is stored as `false`/`true` by the jump.
                 let skip = self.emit(
                     if is_and {
                         Op::JumpIfFalse
                     } else {
                         Op::JumpIfTrue
                     },
-                    ra,
+                    dst,
                     0,
                     0,
                 );
@@ -235,14 +243,12 @@ impl Gen<'_> {
                 self.emit(
                     if is_and { Op::And } else { Op::Or },
                     dst,
-                    ra,
+                    dst,
                     u32::from(rb),
                 );
-                let end = self.emit(Op::Jump, 0, 0, 0);
                 self.patch(skip);
-                self.konst(dst, Value::Bool(!is_and));
-                self.patch(end);
             }
+            Node::Binary(op, a, b) if self.compare_with_constant(*op, *a, *b, dst, d) => {}
             Node::Binary(BinOp::Elvis, a, b) => {
                 self.node(*a, dst, d);
                 let end = self.emit(Op::JumpIfDefined, dst, 0, 0);
@@ -260,6 +266,104 @@ impl Gen<'_> {
             Node::List(_) | Node::Record(_) => self.reference(),
         }
         self.next_reg = saved;
+    }
+
+    /// For `a && b` (`a || b`) where one side is the constant `true` (`false`) and
+    /// the other always gives a boolean, undefined or error: that other side, which
+    /// is then the whole value.
+    fn neutral_operand(&mut self, op: BinOp, a: NodeId, b: NodeId) -> Option<NodeId> {
+        let unit = op == BinOp::And;
+        let is_unit = |v: Option<Value>| matches!(v, Some(Value::Bool(x)) if x == unit);
+        let my = self.my;
+        if is_unit(self.known(a)) && logical(my, self.e, b, 8) {
+            Some(b)
+        } else if is_unit(self.known(b)) && logical(my, self.e, a, 8) {
+            Some(a)
+        } else {
+            None
+        }
+    }
+
+    /// A comparison with a constant operand as one `CmpK`, or `CmpTK` when the
+    /// other operand is a TARGET attribute; false (nothing emitted) otherwise. `d`
+    /// is the depth the operands sit at.
+    fn compare_with_constant(&mut self, op: BinOp, a: NodeId, b: NodeId, dst: u16, d: u32) -> bool {
+        let Some(cmp) = comparison(op) else {
+            return false;
+        };
+        let plain = |v: &Option<Value>| {
+            v.as_ref()
+                .is_some_and(|v| !matches!(v, Value::List(_) | Value::Ad(_)))
+        };
+        let (x, cmp, k) = if let Some(k) = Some(self.known(b)).filter(plain) {
+            (a, cmp, k)
+        } else if let Some(k) = Some(self.known(a))
+            .filter(plain)
+            .filter(|k| !matches!(k, Some(Value::Undefined | Value::Error)))
+        {
+            // Swapping is exact for a plain constant (see `Cmp::swapped`).
+            (b, cmp.swapped(), k)
+        } else {
+            return false;
+        };
+        let (Some(k), Ok(ki)) = (k, u16::try_from(self.consts.len())) else {
+            return false;
+        };
+        self.consts.push(k);
+        if let Some((slot, site)) = self.target_attr(x, d) {
+            if slot < 1 << 24 {
+                // The load's own depth, which the instruction does not carry.
+                self.extra_depth = self.extra_depth.max(site + 1);
+                let z = slot | (u32::from(cmp.code()) << 24);
+                self.emit(Op::CmpTK, dst, ki, z);
+                return true;
+            }
+        }
+        let rx = self.reg();
+        self.node(x, rx, d);
+        self.emit(
+            Op::CmpK,
+            dst,
+            ki,
+            u32::from(rx) | (u32::from(cmp.code()) << 8),
+        );
+        true
+    }
+
+    /// The slot and load site of node `id` when it is a plain load of a TARGET
+    /// attribute (`TARGET.x`, or a name MY lacks), sitting at depth `d`: exactly the
+    /// cases where [`Gen::node`] would emit a lone `LoadTarget`.
+    fn target_attr(&mut self, id: NodeId, d: u32) -> Option<(u32, u32)> {
+        self.my?;
+        let (name, site) = match self.e.tree.node(id) {
+            Node::Attr {
+                scope: None,
+                name,
+                absolute: false,
+            } if !name.eq_ignore_ascii_case("CurrentTime") => (name, d),
+            Node::Attr {
+                scope: Some(s),
+                name,
+                absolute: false,
+            } => match self.e.tree.node(*s) {
+                Node::Attr {
+                    scope: None,
+                    name: b,
+                    absolute: false,
+                } if (b.eq_ignore_ascii_case("TARGET") || b.eq_ignore_ascii_case("other"))
+                    && !self.my_has(b) =>
+                {
+                    (name, d + 1)
+                }
+                _ => return None,
+            },
+            _ => return None,
+        };
+        if self.my_has(name) || is_scope_name(name) {
+            return None;
+        }
+        let name = name.clone();
+        Some((self.slots.intern(&name), site))
     }
 
     /// A subexpression that depends only on TARGET, compiled on its own and run
@@ -426,8 +530,66 @@ impl Gen<'_> {
                 return self.konst(dst, v);
             }
         }
+        if self.inline_my(name, dst, site) {
+            return;
+        }
         let slot = self.slots.intern(name);
         self.emit(Op::LoadMy, dst, site, slot);
+    }
+
+    /// Compiles MY's attribute `name` in place of a load, when that is exact: the
+    /// attribute is small, pure (no clock or chance, whose values a load would
+    /// share), and not on a cycle of MY's attributes (a load detects the cycle as
+    /// HTCondor does). True when done.
+    fn inline_my(&mut self, name: &str, dst: u16, site: u16) -> bool {
+        let Some(facts) = self.facts.as_deref_mut() else {
+            return false;
+        };
+        let Some(e) = facts.ad.get(name).cloned() else {
+            return false;
+        };
+        let key = name.to_ascii_lowercase();
+        if facts.inlining.contains(&key) {
+            facts.cycle = true;
+            return false;
+        }
+        if facts.inlining.len() >= MAX_INLINE_NESTING || !inlinable(&e, e.id, &mut 0) {
+            return false;
+        }
+        facts.inlining.push(key);
+        let sub = compile_inner(&e, Some(&mut *facts), self.slots, self.cache_targets);
+        facts.inlining.pop();
+        if facts.cycle {
+            // Somewhere below, an attribute reached one being inlined: give up up to
+            // the outermost inlining, whose load sees the cycle at run time.
+            if facts.inlining.is_empty() {
+                facts.cycle = false;
+            }
+            return false;
+        }
+        let at = classad_vm::Placement {
+            result: dst,
+            first_temp: self.next_reg,
+            code_base: self.code.len() as u32,
+            const_base: self.consts.len() as u32,
+            sub_base: self.target_only.len() as u32,
+            depth: u32::from(site) + 1,
+        };
+        let Some(code) = sub.relocated(&at) else {
+            return false;
+        };
+        let saved = self.next_reg;
+        for _ in 1..sub.nregs {
+            self.reg();
+        }
+        self.next_reg = saved;
+        self.code.extend(code);
+        self.consts.extend(sub.consts);
+        self.target_only.extend(sub.target_only);
+        // HTCondor dereferences and evaluates it there: keep the bounds.
+        self.extra_depth = self.extra_depth.max(u32::from(site) + 1 + sub.max_depth);
+        self.extra_nodes = self.extra_nodes.saturating_add(sub.nodes + 1);
+        true
     }
 
     /// `base.name` where the selection node consumes depth `d`.
@@ -542,7 +704,17 @@ impl Gen<'_> {
                     Some(x)
                 }
             }
-            Node::Binary(BinOp::Subscript | BinOp::Is | BinOp::Isnt, ..) => None,
+            Node::Binary(op @ (BinOp::Is | BinOp::Isnt), a, b) => {
+                let (x, y) = (self.known(a)?, self.known(b)?);
+                if matches!(x, Value::List(_) | Value::Ad(_))
+                    || matches!(y, Value::List(_) | Value::Ad(_))
+                {
+                    // Identity of compounds depends on their representation.
+                    return None;
+                }
+                Some(ops::compare(comparison(op)?, &x, &y))
+            }
+            Node::Binary(BinOp::Subscript, ..) => None,
             Node::Binary(op, a, b) => {
                 let (x, y) = (self.known(a)?, self.known(b)?);
                 if matches!(x, Value::List(_) | Value::Ad(_))
@@ -607,9 +779,112 @@ impl Gen<'_> {
     }
 }
 
+/// How many attributes deep inlining goes.
+const MAX_INLINE_NESTING: usize = 8;
+/// The largest attribute expression inlined, in nodes.
+const MAX_INLINE_NODES: u32 = 256;
+
+/// True when attribute expression `e` may be compiled into the programs that
+/// reference it: small, and without builtins whose value changes between calls
+/// (`CurrentTime` included), which a load would compute once.
+fn inlinable(e: &ExprRef, id: NodeId, nodes: &mut u32) -> bool {
+    *nodes += 1;
+    if *nodes > MAX_INLINE_NODES {
+        return false;
+    }
+    let node = e.tree.node(id);
+    match node {
+        Node::Attr { name, .. } if name.eq_ignore_ascii_case("CurrentTime") => return false,
+        Node::Call { name, .. } if IMPURE_BUILTINS.iter().any(|s| s.eq_ignore_ascii_case(name)) => {
+            return false
+        }
+        _ => {}
+    }
+    let mut ok = true;
+    node.for_each_child(|c| ok = ok && inlinable(e, c, nodes));
+    ok
+}
+
+/// True when node `id` of `e` always gives a boolean, undefined or error (a
+/// comparison, a logical operator, or MY's attribute whose expression does), so
+/// `true && x` is `x`. `fuel` bounds the walk through MY's attributes.
+fn logical(my: Option<&ClassAd>, e: &ExprRef, id: NodeId, fuel: u32) -> bool {
+    let attr = |name: &str| {
+        fuel > 0
+            && my
+                .and_then(|m| m.get(name))
+                .is_some_and(|a| logical(my, a, a.id, fuel - 1))
+    };
+    match e.tree.node(id) {
+        Node::Paren(a) => logical(my, e, *a, fuel),
+        Node::Unary(UnOp::Not, _) => true,
+        Node::Binary(op, ..) => comparison(*op).is_some() || matches!(op, BinOp::And | BinOp::Or),
+        Node::Attr {
+            scope: None,
+            name,
+            absolute: false,
+        } => !is_scope_name(name) && attr(name),
+        Node::Attr {
+            scope: Some(s),
+            name,
+            absolute: false,
+        } => match e.tree.node(*s) {
+            Node::Attr {
+                scope: None,
+                name: b,
+                absolute: false,
+            } => {
+                (b.eq_ignore_ascii_case("MY") || b.eq_ignore_ascii_case("self"))
+                    && my.is_some_and(|m| m.get(b).is_none())
+                    && !is_scope_name(name)
+                    && attr(name)
+            }
+            _ => false,
+        },
+        _ => false,
+    }
+}
+
+/// Retargets jumps that land on a jump of the same kind on the same register: a
+/// `&&` chain's first false then jumps straight to the end.
+fn thread_jumps(code: &mut [Instr]) {
+    for i in 0..code.len() {
+        let ins = code[i];
+        if !matches!(ins.op, Op::JumpIfFalse | Op::JumpIfTrue) {
+            continue;
+        }
+        let mut t = ins.z as usize;
+        let mut hops = 0;
+        while let Some(next) = code.get(t) {
+            if next.op != ins.op || next.x != ins.x || hops > code.len() {
+                break;
+            }
+            t = next.z as usize;
+            hops += 1;
+        }
+        code[i].z = t as u32;
+    }
+}
+
 /// The depth operand of a load: saturates, which only makes the bound stricter.
 fn site(depth: u32) -> u16 {
     depth.min(u32::from(u16::MAX)) as u16
+}
+
+/// The VM comparison of a comparison operator.
+fn comparison(op: BinOp) -> Option<classad_vm::ops::Cmp> {
+    use classad_vm::ops::Cmp;
+    Some(match op {
+        BinOp::Lt => Cmp::Lt,
+        BinOp::Le => Cmp::Le,
+        BinOp::Gt => Cmp::Gt,
+        BinOp::Ge => Cmp::Ge,
+        BinOp::Eq => Cmp::Eq,
+        BinOp::Ne => Cmp::Ne,
+        BinOp::Is => Cmp::Is,
+        BinOp::Isnt => Cmp::Isnt,
+        _ => return None,
+    })
 }
 
 fn binary_op(op: BinOp) -> Op {
@@ -682,6 +957,10 @@ pub(crate) struct MyFacts {
     /// Attribute expression (tree, node) -> `(depth, steps)` when it only reaches MY.
     closed: std::collections::HashMap<(usize, NodeId), Option<(u32, u32)>>,
     constants: std::collections::HashMap<String, Option<(Value, u32, u32)>>,
+    /// The attributes being inlined, outermost first (lower case).
+    inlining: Vec<String>,
+    /// Set when an inlined attribute reached one of `inlining`.
+    cycle: bool,
 }
 
 impl MyFacts {
@@ -690,6 +969,8 @@ impl MyFacts {
             ad,
             closed: Default::default(),
             constants: Default::default(),
+            inlining: Vec::new(),
+            cycle: false,
         }
     }
 
@@ -857,5 +1138,100 @@ fn without_arguments(run: crate::functions::BuiltinFn, argc: usize) -> Option<Va
     match r {
         Ok(v) if !probe.asked => Some(v),
         _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ad::read_ads;
+    use crate::eval::{eval_in, Semantics};
+    use crate::syntax::parse_expr;
+
+    fn ad(text: &str) -> Arc<ClassAd> {
+        Arc::new(read_ads(text, "t").unwrap().remove(0))
+    }
+
+    /// The program of `expr` in `my`, after checking that the VM gives exactly
+    /// what the reference evaluator gives against `target`.
+    fn compiled(expr: &str, my: &str, target: &str) -> Program {
+        let (my, target) = (ad(my), ad(target));
+        let e = ExprRef::root_of(Arc::new(parse_expr(expr).unwrap()));
+        let reference = eval_in(&e, &my, Some(&target), Semantics::Htcondor);
+        let vm =
+            crate::compile::try_eval(&e, Some(&my), Some(&target)).expect("runs on the machine");
+        assert_eq!(format!("{vm:?}"), format!("{reference:?}"), "{expr}");
+        compile_expr(&e, Some(&my), &mut SlotTable::new())
+    }
+
+    fn ops(p: &Program) -> Vec<Op> {
+        p.code.iter().map(|i| i.op).collect()
+    }
+
+    #[test]
+    fn comparisons_with_constants_read_target_attributes_in_place() {
+        let p = compiled("TARGET.Arch == \"x86_64\"", "A = 1", "Arch = \"X86_64\"");
+        assert_eq!(ops(&p), [Op::CmpTK, Op::Ret]);
+        // A constant on the left swaps the comparison.
+        let p = compiled("4 < Cpus", "A = 1", "Cpus = 8");
+        assert_eq!(ops(&p), [Op::CmpTK, Op::Ret]);
+        let p = compiled(
+            "MY.Cpus <= TARGET.RequestCpus",
+            "Cpus = 2",
+            "RequestCpus = 1",
+        );
+        assert_eq!(ops(&p), [Op::CmpTK, Op::Ret]);
+        // TARGET's attribute may itself be an expression.
+        compiled("TARGET.Cpus >= 3", "A = 1", "Cpus = B + 1\nB = 2");
+        compiled("TARGET.Missing =?= undefined", "A = 1", "B = 1");
+    }
+
+    #[test]
+    fn my_attributes_are_inlined_unless_on_a_cycle() {
+        let my = "Start = true\nLimits = MY.Cpus > 0 && TARGET.RequestCpus <= MY.Cpus\nCpus = 4\n\
+                  Requirements = Start && (Limits)";
+        let p = compiled("Requirements", my, "RequestCpus = 2");
+        assert!(!ops(&p).contains(&Op::LoadMy), "{p}");
+        // A -> B -> A: both stay loads, and the cycle gives what HTCondor gives.
+        let cyclic = "A = B && TARGET.X > 1\nB = A || TARGET.X < 5\nR = A";
+        let p = compiled("R", cyclic, "X = 3");
+        assert!(ops(&p).contains(&Op::LoadMy), "{p}");
+        compiled("B", cyclic, "X = 3");
+        // The clock is read once per load; inlining would read it per reference.
+        let p = compiled("T > 0", "T = time()", "X = 1");
+        assert!(ops(&p).contains(&Op::LoadMy), "{p}");
+    }
+
+    #[test]
+    fn neutral_operands_of_logic_fold_away() {
+        let p = compiled("true && TARGET.X > 1", "A = 1", "X = 3");
+        assert_eq!(ops(&p), [Op::CmpTK, Op::Ret]);
+        let p = compiled("TARGET.X > 1 || false", "A = 1", "X = 3");
+        assert_eq!(ops(&p), [Op::CmpTK, Op::Ret]);
+        // A value that is not always logical keeps its `&&`: `true && 5` is true.
+        let p = compiled("true && TARGET.X", "A = 1", "X = 5");
+        assert!(ops(&p).contains(&Op::And) || ops(&p).contains(&Op::JumpIfFalse));
+        compiled("true && TARGET.X", "A = 1", "X = \"s\"");
+    }
+
+    #[test]
+    fn identity_of_constants_folds() {
+        let p = compiled("MY.Gone =?= true", "A = 1", "X = 1");
+        assert_eq!(ops(&p), [Op::Const, Op::Ret]);
+        let p = compiled("Start =!= false", "Start = true", "X = 1");
+        assert_eq!(ops(&p), [Op::Const, Op::Ret]);
+    }
+
+    #[test]
+    fn a_false_conjunct_jumps_straight_to_the_end() {
+        let p = compiled(
+            "TARGET.A == 1 && TARGET.B == 2 && TARGET.C == 3",
+            "X = 1",
+            "A = 0\nB = 2\nC = 3",
+        );
+        let end = (p.code.len() - 1) as u32;
+        for i in p.code.iter().filter(|i| i.op == Op::JumpIfFalse) {
+            assert_eq!(i.z, end, "{p}");
+        }
     }
 }

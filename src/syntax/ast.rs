@@ -139,6 +139,25 @@ pub enum Node {
 }
 
 impl Node {
+    /// Calls `f` on every child id, in source order.
+    pub fn for_each_child(&self, mut f: impl FnMut(NodeId)) {
+        match self {
+            Node::Lit(_) | Node::Attr { scope: None, .. } => {}
+            Node::Attr { scope: Some(a), .. } | Node::Unary(_, a) | Node::Paren(a) => f(*a),
+            Node::Binary(_, a, b) => {
+                f(*a);
+                f(*b);
+            }
+            Node::Ternary(a, b, c) => {
+                f(*a);
+                f(*b);
+                f(*c);
+            }
+            Node::Call { args: items, .. } | Node::List(items) => items.iter().for_each(|&a| f(a)),
+            Node::Record(attrs) => attrs.iter().for_each(|(_, a)| f(*a)),
+        }
+    }
+
     /// The same node with every child id passed through `f` (for moving a tree into
     /// another arena).
     pub fn map_children(&self, mut f: impl FnMut(NodeId) -> NodeId) -> Node {

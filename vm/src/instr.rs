@@ -15,9 +15,11 @@
 //! | `Add` `Sub` `Mul` `Div` `Mod` | `x`=dst, `y`=a, `z`=b | arithmetic |
 //! | `Lt` `Le` `Gt` `Ge` `Eq` `Ne` `Is` `Isnt` | `x`=dst, `y`=a, `z`=b | comparisons; `Is`/`Isnt` are `=?=`/`=!=` |
 //! | `BitAnd` `BitOr` `BitXor` `Shl` `Shr` `UShr` | `x`=dst, `y`=a, `z`=b | bitwise operators |
+//! | `CmpK` | `x`=dst, `y`=const, `z`=src \| cmp << 8 | `r[x] = r[src] cmp consts[y]`, `cmp` a [`crate::ops::Cmp`] code |
+//! | `CmpTK` | `x`=dst, `y`=const, `z`=slot \| cmp << 24 | `r[x]` = TARGET's attribute `slot` (as `LoadTarget` gives it) `cmp consts[y]`, without copying a literal attribute |
 //! | `And` `Or` | `x`=dst, `y`=a, `z`=b | `&&`/`||` once the left side did not decide |
-//! | `JumpIfFalse` | `x`=a, `z`=target | jump when `r[x]` is boolean-equivalent false (`&&` short-circuit; the caller stores `false`) |
-//! | `JumpIfTrue` | `x`=a, `z`=target | jump when `r[x]` is boolean-equivalent true |
+//! | `JumpIfFalse` | `x`=a, `z`=target | when `r[x]` is boolean-equivalent false, store `false` in `r[x]` and jump (`&&` short-circuit) |
+//! | `JumpIfTrue` | `x`=a, `z`=target | when `r[x]` is boolean-equivalent true, store `true` in `r[x]` and jump (`\|\|`) |
 //! | `JumpIfDefined` | `x`=a, `z`=target | jump unless `r[x]` is undefined (`?:` elvis) |
 //! | `Test` | `x`=dst, `y`=cond, `z`=target | ternary condition: undefined gives `r[x]`=undefined, a non-boolean gives error, and both jump to `z` (the end); otherwise fall through |
 //! | `JumpIfNot` | `x`=cond, `z`=target | jump when `r[x]` (already tested) is false |
@@ -56,6 +58,8 @@ pub enum Op {
     Ne,
     Is,
     Isnt,
+    CmpK,
+    CmpTK,
     BitAnd,
     BitOr,
     BitXor,
@@ -111,6 +115,18 @@ impl fmt::Display for Instr {
                 write!(f, "{name:<13} r{x}, @{z}")
             }
             Test => write!(f, "{name:<13} r{x}, r{y}, @{z}"),
+            CmpK => write!(
+                f,
+                "{name:<13} r{x}, r{} {:?} k{y}",
+                z & 0xff,
+                crate::ops::Cmp::from_code(z >> 8)
+            ),
+            CmpTK => write!(
+                f,
+                "{name:<13} r{x}, slot{} {:?} k{y}",
+                z & 0xff_ffff,
+                crate::ops::Cmp::from_code(z >> 24)
+            ),
             Jump => write!(f, "{name:<13} @{z}"),
             Call => write!(f, "{name:<13} r{x}, native{}(r{y}..+{})", z >> 8, z & 0xff),
             TargetCached => write!(f, "{name:<13} r{x}, sub{z}"),
@@ -139,6 +155,10 @@ mod tests {
         assert_eq!(
             Instr::new(Op::LoadTarget, 0, 0, 7).to_string(),
             "LoadTarget    r0, slot7"
+        );
+        assert_eq!(
+            Instr::new(Op::CmpTK, 1, 2, (4 << 24) | 9).to_string(),
+            "CmpTK         r1, slot9 Eq k2"
         );
         assert_eq!(
             Instr::new(Op::Call, 1, 3, (5 << 8) | 2).to_string(),

@@ -5,6 +5,7 @@
 //! [`machine::Host`].
 
 pub mod ad;
+pub mod inline;
 pub mod instr;
 pub mod machine;
 pub mod ops;
@@ -13,6 +14,7 @@ pub mod slots;
 pub mod value;
 
 pub use ad::{Attr, CompiledAd};
+pub use inline::Placement;
 pub use instr::{Instr, Op};
 pub use machine::{Halt, Host, Machine, Sides};
 pub use program::{Program, TargetOnly};

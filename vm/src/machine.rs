@@ -327,13 +327,46 @@ impl Machine {
                 Op::UShr => bin!(|a, b| ops::bitwise(Bit::UShr, a, b), ins),
                 Op::And => bin!(ops::and, ins),
                 Op::Or => bin!(ops::or, ins),
+                Op::CmpK => {
+                    let v = ops::compare(
+                        Cmp::from_code(ins.z >> 8),
+                        &r!(ins.z & 0xff),
+                        &p.consts[ins.y as usize],
+                    );
+                    r!(ins.x) = v;
+                }
+                Op::CmpTK => {
+                    let (slot, cmp) = (ins.z & 0xff_ffff, Cmp::from_code(ins.z >> 24));
+                    let k = &p.consts[ins.y as usize];
+                    let side = 1 - me;
+                    // (Without a target, side 1 is an empty ad: undefined.)
+                    let v = match sides.ads[side].get(slot) {
+                        Attr::Value(a) => {
+                            self.steps += 1;
+                            ops::compare(cmp, a, k)
+                        }
+                        Attr::Absent => ops::compare(cmp, &Value::Undefined, k),
+                        Attr::Code(_) => {
+                            let (a, d) = self.load(side, slot, sides, host)?;
+                            // The instruction has no room for its site: the
+                            // program's whole depth bounds it.
+                            if let Some(d) = d {
+                                depth = depth.max(p.max_depth + 1 + d);
+                            }
+                            ops::compare(cmp, &a, k)
+                        }
+                    };
+                    r!(ins.x) = v;
+                }
                 Op::JumpIfFalse => {
                     if r!(ins.x).as_bool_equiv() == Some(false) {
+                        r!(ins.x) = Value::Bool(false);
                         pc = ins.z as usize;
                     }
                 }
                 Op::JumpIfTrue => {
                     if r!(ins.x).as_bool_equiv() == Some(true) {
+                        r!(ins.x) = Value::Bool(true);
                         pc = ins.z as usize;
                     }
                 }

@@ -42,6 +42,43 @@ pub enum Cmp {
     Isnt,
 }
 
+impl Cmp {
+    /// Every comparison, in code order (see [`Cmp::code`]).
+    pub const ALL: [Cmp; 8] = [
+        Cmp::Lt,
+        Cmp::Le,
+        Cmp::Gt,
+        Cmp::Ge,
+        Cmp::Eq,
+        Cmp::Ne,
+        Cmp::Is,
+        Cmp::Isnt,
+    ];
+
+    /// A small number for the comparison, for instruction operands.
+    pub fn code(self) -> u8 {
+        self as u8
+    }
+
+    /// The comparison with code `c` (taken modulo 8, so every operand decodes).
+    #[inline]
+    pub fn from_code(c: u32) -> Cmp {
+        Cmp::ALL[(c & 7) as usize]
+    }
+
+    /// The comparison that gives the same result with its operands swapped
+    /// (`a < b` is `b > a`).
+    pub fn swapped(self) -> Cmp {
+        match self {
+            Cmp::Lt => Cmp::Gt,
+            Cmp::Le => Cmp::Ge,
+            Cmp::Gt => Cmp::Lt,
+            Cmp::Ge => Cmp::Le,
+            c => c,
+        }
+    }
+}
+
 /// Bitwise operators.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Bit {
@@ -243,7 +280,21 @@ pub fn cmp_ignore_case(a: &str, b: &str) -> Ordering {
 }
 
 /// `a op b` for the comparison operators, including `=?=` and `=!=`.
+#[inline]
 pub fn compare(op: Cmp, a: &Value, b: &Value) -> Value {
+    // The common cases of matchmaking first: integers, and strings tested for
+    // equality (strings of different lengths are never equal, ignoring case or not).
+    match (a, b) {
+        (Value::Int(x), Value::Int(y)) => Value::Bool(apply_ordering(op, Some(x.cmp(y)))),
+        (Value::Str(x), Value::Str(y)) if matches!(op, Cmp::Eq | Cmp::Ne) => {
+            let same = x.len() == y.len() && x.eq_ignore_ascii_case(y);
+            Value::Bool(same == (op == Cmp::Eq))
+        }
+        _ => compare_general(op, a, b),
+    }
+}
+
+fn compare_general(op: Cmp, a: &Value, b: &Value) -> Value {
     if matches!(op, Cmp::Is | Cmp::Isnt) {
         return match identical(a, b) {
             Some(same) => Value::Bool(same == (op == Cmp::Is)),
@@ -316,7 +367,15 @@ fn logical_operand(v: &Value) -> Option<Value> {
 }
 
 /// `a && b` once `a` has not short-circuited (`a` is not false).
+#[inline]
 pub fn and(a: &Value, b: &Value) -> Value {
+    if let (Value::Bool(x), Value::Bool(y)) = (a, b) {
+        return Value::Bool(*x && *y);
+    }
+    and_general(a, b)
+}
+
+fn and_general(a: &Value, b: &Value) -> Value {
     let (Some(a), Some(b)) = (logical_operand(a), logical_operand(b)) else {
         return Value::Error;
     };
@@ -331,7 +390,15 @@ pub fn and(a: &Value, b: &Value) -> Value {
 }
 
 /// `a || b` once `a` has not short-circuited (`a` is not true).
+#[inline]
 pub fn or(a: &Value, b: &Value) -> Value {
+    if let (Value::Bool(x), Value::Bool(y)) = (a, b) {
+        return Value::Bool(*x || *y);
+    }
+    or_general(a, b)
+}
+
+fn or_general(a: &Value, b: &Value) -> Value {
     let (Some(a), Some(b)) = (logical_operand(a), logical_operand(b)) else {
         return Value::Error;
     };
@@ -558,5 +625,68 @@ mod tests {
             show(&compare(Cmp::Ge, &Value::RelTime(1.0), &Value::Int(0))),
             "error"
         );
+    }
+
+    fn grid() -> Vec<Value> {
+        let t = |s| Value::AbsTime(AbsTime { secs: s, offset: 0 });
+        vec![
+            Value::Undefined,
+            Value::Error,
+            Value::Bool(false),
+            Value::Bool(true),
+            Value::Int(0),
+            Value::Int(-3),
+            Value::Int(7),
+            Value::Real(0.0),
+            Value::Real(7.0),
+            Value::Real(f64::NAN),
+            s("abc"),
+            s("ABC"),
+            s("abd"),
+            s("ab"),
+            s(""),
+            t(5),
+            Value::RelTime(5.0),
+        ]
+    }
+
+    #[test]
+    fn fast_paths_agree_with_the_general_rules() {
+        for a in grid() {
+            for b in grid() {
+                for op in Cmp::ALL {
+                    assert_eq!(
+                        show(&compare(op, &a, &b)),
+                        show(&compare_general(op, &a, &b)),
+                        "{a:?} {op:?} {b:?}"
+                    );
+                }
+                assert_eq!(show(&and(&a, &b)), show(&and_general(&a, &b)));
+                assert_eq!(show(&or(&a, &b)), show(&or_general(&a, &b)));
+            }
+        }
+    }
+
+    #[test]
+    fn a_comparison_with_a_plain_value_can_swap_its_operands() {
+        // The compiler swaps `k op x` into `x op' k` when `k` is a constant that is
+        // neither undefined nor error (which decide by position for `==` and kin).
+        for k in grid()
+            .into_iter()
+            .filter(|k| !k.is_undefined() && !k.is_error())
+        {
+            for x in grid() {
+                for op in Cmp::ALL {
+                    assert_eq!(
+                        show(&compare(op, &k, &x)),
+                        show(&compare(op.swapped(), &x, &k)),
+                        "{k:?} {op:?} {x:?}"
+                    );
+                }
+            }
+        }
+        for op in Cmp::ALL {
+            assert_eq!(Cmp::from_code(u32::from(op.code())), op);
+        }
     }
 }
