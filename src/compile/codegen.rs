@@ -11,7 +11,7 @@ use crate::ad::ClassAd;
 use crate::eval::Evaluator;
 use crate::functions::{find, find_index, IMPURE_BUILTINS, SCOPED_BUILTINS};
 use crate::syntax::ast::{BinOp, ExprRef, Node, NodeId, UnOp};
-use classad_vm::{Instr, Op, Program, SlotTable, Value};
+use classad_vm::{Instr, Op, Program, SlotTable, Str, Value};
 use std::sync::Arc;
 
 /// Names that resolve to an ad or a value in HTCondor's scope walk rather than to an
@@ -84,6 +84,7 @@ fn compile_inner(
         known: std::collections::HashMap::new(),
         target_only: Vec::new(),
         cache_targets,
+        sets: Vec::new(),
     };
     g.node(e.id, 0, 0);
     let ret = Instr::new(Op::Ret, 0, 0, 0);
@@ -100,6 +101,7 @@ fn compile_inner(
         max_depth: max_depth.max(g.extra_depth),
         nodes: nodes.saturating_add(g.extra_nodes),
         target_only: g.target_only,
+        sets: g.sets,
     }
 }
 
@@ -146,6 +148,8 @@ struct Gen<'a> {
     target_only: Vec<classad_vm::TargetOnly>,
     /// Whether to cache TARGET-only subexpressions.
     cache_targets: bool,
+    /// Constant collections for `Member`.
+    sets: Vec<classad_vm::ConstSet>,
 }
 
 impl Gen<'_> {
@@ -425,10 +429,20 @@ impl Gen<'_> {
         }
     }
 
-    /// True when the subtree calls a builtin (worth caching).
+    /// True when the subtree calls a builtin worth caching (the membership tests
+    /// that compile to `Member` cost less than a cache lookup).
     fn has_call(&self, id: NodeId) -> bool {
         match self.e.tree.node(id) {
-            Node::Call { .. } => true,
+            Node::Call { name, args } => {
+                let cheap = [
+                    "member",
+                    "identicalMember",
+                    "stringListMember",
+                    "stringListIMember",
+                ];
+                !cheap.iter().any(|c| c.eq_ignore_ascii_case(name))
+                    || args.iter().any(|a| self.has_call(*a))
+            }
             Node::Lit(_) | Node::Attr { scope: None, .. } => false,
             Node::Attr { scope: Some(a), .. } | Node::Unary(_, a) | Node::Paren(a) => {
                 self.has_call(*a)
@@ -479,6 +493,14 @@ impl Gen<'_> {
             // Wrong arity: the builtin answers without evaluating its arguments.
             return self.konst(dst, v);
         }
+        if let Some(set) = self.const_set(b.name, args) {
+            let rx = self.reg();
+            self.node(args[0], rx, d);
+            let z = self.sets.len() as u32;
+            self.sets.push(set);
+            self.emit(Op::Member, dst, rx, z);
+            return;
+        }
         let first = self.next_reg;
         for _ in args {
             self.reg();
@@ -487,6 +509,44 @@ impl Gen<'_> {
             self.node(*a, first + i as u16, d);
         }
         self.emit(Op::Call, dst, first, (native << 8) | args.len() as u32);
+    }
+
+    /// The prepared collection of a membership builtin (`stringListMember` and
+    /// `stringListIMember`, `member` and `identicalMember`) whose list argument
+    /// (and delimiters) are constants: only its first argument is then evaluated,
+    /// and the list is split once, here.
+    fn const_set(&mut self, name: &str, args: &[NodeId]) -> Option<classad_vm::ConstSet> {
+        use crate::functions::stringlist::{items, loose_text, DEFAULT_DELIMS};
+        let is = |s: &str| name.eq_ignore_ascii_case(s);
+        if is("stringListMember") || is("stringListIMember") {
+            let list = loose_text(&self.known(*args.get(1)?)?)?;
+            let delims = match args.get(2) {
+                None => DEFAULT_DELIMS.to_string(),
+                Some(&d) => {
+                    let v = self.known(d)?;
+                    match loose_text(&v)? {
+                        t if t.is_empty() && v.is_undefined() => DEFAULT_DELIMS.to_string(),
+                        t => t,
+                    }
+                }
+            };
+            if args.len() > 3 {
+                return None;
+            }
+            let items = items(&list, &delims).into_iter().map(Str::new).collect();
+            Some(classad_vm::ConstSet::Strings {
+                items,
+                ignore_case: is("stringListIMember"),
+            })
+        } else if (is("member") || is("identicalMember")) && args.len() == 2 {
+            let list = self.known(args[1])?;
+            Some(classad_vm::ConstSet::Values {
+                items: super::host::list_values(&list)?,
+                identical: is("identicalMember"),
+            })
+        } else {
+            None
+        }
     }
 
     fn my_has(&self, name: &str) -> bool {
@@ -573,6 +633,7 @@ impl Gen<'_> {
             code_base: self.code.len() as u32,
             const_base: self.consts.len() as u32,
             sub_base: self.target_only.len() as u32,
+            set_base: self.sets.len() as u32,
             depth: u32::from(site) + 1,
         };
         let Some(code) = sub.relocated(&at) else {
@@ -586,6 +647,7 @@ impl Gen<'_> {
         self.code.extend(code);
         self.consts.extend(sub.consts);
         self.target_only.extend(sub.target_only);
+        self.sets.extend(sub.sets);
         // HTCondor dereferences and evaluates it there: keep the bounds.
         self.extra_depth = self.extra_depth.max(u32::from(site) + 1 + sub.max_depth);
         self.extra_nodes = self.extra_nodes.saturating_add(sub.nodes + 1);
@@ -1212,6 +1274,35 @@ mod tests {
         let p = compiled("true && TARGET.X", "A = 1", "X = 5");
         assert!(ops(&p).contains(&Op::And) || ops(&p).contains(&Op::JumpIfFalse));
         compiled("true && TARGET.X", "A = 1", "X = \"s\"");
+    }
+
+    #[test]
+    fn membership_in_constant_lists_is_prepared_once() {
+        let my = "Groups = \"a, b ,c\"\nNums = { 1, 2.5, \"x\" }";
+        for target in [
+            "G = \"b\"",
+            "G = \"B\"",
+            "G = 2.5",
+            "G = undefined",
+            "G = error",
+            "X = 1",
+        ] {
+            for expr in [
+                "stringListMember(TARGET.G, MY.Groups)",
+                "stringListIMember(TARGET.G, Groups)",
+                "stringListMember(TARGET.G, \"a;b\", \";\")",
+                "stringListMember(TARGET.G, \"b c\", undefined)",
+                "identicalMember(TARGET.G, { 2.5, undefined, \"B\" })",
+                "member(TARGET.G, { \"B\", 1 })",
+            ] {
+                let p = compiled(expr, my, target);
+                assert!(ops(&p).contains(&Op::Member), "{expr}\n{p}");
+            }
+        }
+        // A list that is not a literal stays a call, and agrees.
+        compiled("member(TARGET.G, MY.Nums)", my, "G = 2.5");
+        let p = compiled("member(1, TARGET.L)", "A = 1", "L = { 1 }");
+        assert!(!ops(&p).contains(&Op::Member), "{p}");
     }
 
     #[test]

@@ -33,6 +33,13 @@ impl classad_vm::Host for VmHost {
     }
 }
 
+/// The element values of list value `v`; `None` when it is not a list or an
+/// element fails to evaluate.
+pub(crate) fn list_values(v: &Value) -> Option<Vec<Value>> {
+    let l = crate::eval::compound::as_list(v)?.clone();
+    Evaluator::new(true).list_items(&l).ok()
+}
+
 /// A builtin call whose arguments are already values. Only builtins outside
 /// `SCOPED_BUILTINS` are called this way, so the scope services are never needed;
 /// they answer as an empty scope would.

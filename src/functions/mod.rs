@@ -189,7 +189,7 @@ mod introspect;
 mod lists;
 mod math;
 mod regex;
-mod stringlist;
+pub(crate) mod stringlist;
 mod strings;
 #[cfg(test)]
 mod testing;

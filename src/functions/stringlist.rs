@@ -24,11 +24,11 @@ pub(super) fn register(t: &mut Vec<Builtin>) {
 }
 
 /// The default delimiters of HTCondor's string lists.
-const DEFAULT_DELIMS: &str = ", ";
+pub(crate) const DEFAULT_DELIMS: &str = ", ";
 
 /// HTCondor's `StringList` items: split at any delimiter, white space trimmed,
 /// empty items dropped.
-fn items<'a>(s: &'a str, delims: &str) -> Vec<&'a str> {
+pub(crate) fn items<'a>(s: &'a str, delims: &str) -> Vec<&'a str> {
     s.split(|ch| delims.contains(ch))
         .map(str::trim)
         .filter(|x| !x.is_empty())
@@ -228,7 +228,7 @@ fn summarize(c: &mut dyn Call, kind: Summary) -> Result<Value, Fail> {
 
 /// A string argument of the member/subset functions: undefined counts as the empty
 /// string, other non-strings are errors.
-fn loose_text(v: &Value) -> Option<String> {
+pub(crate) fn loose_text(v: &Value) -> Option<String> {
     match v {
         Value::Str(s) => Some(s.to_string()),
         Value::Undefined => Some(String::new()),

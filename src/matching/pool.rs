@@ -28,6 +28,10 @@ pub struct CompiledPool {
 /// below a `&&` and a selection: two levels of depth before the dereference.
 const REQUIREMENTS_SITE: u32 = 2;
 
+/// Jobs per block in [`CompiledPool::all_pairs`]: the few kilobytes each job's
+/// matching touches, times this, fit a core's L2 cache.
+const JOB_BLOCK: usize = 64;
+
 impl CompiledPool {
     /// Compiles every ad.
     pub fn new(jobs: &[Arc<ClassAd>], machines: &[Arc<ClassAd>]) -> CompiledPool {
@@ -49,18 +53,27 @@ impl CompiledPool {
 
     /// Every matching `(job, machine)` pair, sorted by job then machine.
     ///
-    /// Evaluates machine by machine: one machine's programs and attributes stay in
-    /// cache while every job is held against it.
+    /// Evaluates a block of jobs against every machine, then the next block: the
+    /// block's programs and attributes stay in the core's cache while the machines
+    /// stream past, each held against the whole block while it is in cache too.
     pub fn all_pairs(&self, vm: &mut Machine) -> Vec<(usize, usize)> {
         let mut out = Vec::new();
-        for m in 0..self.machines.len() {
-            for j in 0..self.jobs.len() {
-                if self.symmetric_match(vm, j, m) {
-                    out.push((j, m));
+        let jobs = self.jobs.len();
+        let mut found: Vec<Vec<usize>> = vec![Vec::new(); JOB_BLOCK];
+        for first in (0..jobs).step_by(JOB_BLOCK) {
+            let block = first..jobs.min(first + JOB_BLOCK);
+            for m in 0..self.machines.len() {
+                for j in block.clone() {
+                    if self.symmetric_match(vm, j, m) {
+                        found[j - first].push(m);
+                    }
                 }
             }
+            // Machines were visited in order, so each job's list is sorted.
+            for j in block {
+                out.extend(found[j - first].drain(..).map(|m| (j, m)));
+            }
         }
-        out.sort_unstable();
         out
     }
 

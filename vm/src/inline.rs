@@ -16,13 +16,15 @@ pub struct Placement {
     pub const_base: u32,
     /// The index its first TARGET-only subexpression lands at.
     pub sub_base: u32,
+    /// The index its first constant collection lands at.
+    pub set_base: u32,
     /// How much deeper its loads sit (their depth operands grow by it).
     pub depth: u32,
 }
 
 impl Program {
     /// This program's code placed per `at`, to run as part of another program, which
-    /// must append this program's constants and TARGET-only subexpressions at the
+    /// must append this program's constants, TARGET-only subexpressions and constant collections at the
     /// bases `at` gives. The final `Ret` is dropped: execution continues with
     /// whatever follows the relocated code. `None` when an operand would not fit, or
     /// the program does not end in its only `Ret` of `r0`.
@@ -63,6 +65,7 @@ impl Program {
                     Test => (x(i)?, y_reg(i)?, jump(i.z)?),
                     Jump => (i.x, i.y, jump(i.z)?),
                     Call => (x(i)?, y_reg(i)?, i.z),
+                    Member => (x(i)?, y_reg(i)?, i.z + at.set_base),
                     TargetCached => (x(i)?, site(i.y), i.z + at.sub_base),
                     Reference => (i.x, i.y, i.z),
                     Ret => return None,
@@ -98,6 +101,7 @@ mod tests {
             code_base: 20,
             const_base: 5,
             sub_base: 0,
+            set_base: 0,
             depth: 2,
         };
         let code = p.relocated(&at).expect("fits");

@@ -25,6 +25,7 @@
 //! | `JumpIfNot` | `x`=cond, `z`=target | jump when `r[x]` (already tested) is false |
 //! | `Jump` | `z`=target | unconditional jump |
 //! | `Index` | `x`=dst, `y`=a, `z`=b | `a[b]`: list subscript or ad lookup (host) |
+//! | `Member` | `x`=dst, `y`=src, `z`=set | `r[x]` = whether `r[y]` is in the program's constant collection `sets[z]` ([`crate::sets::ConstSet::contains`]) |
 //! | `Call` | `x`=dst, `y`=first arg register, `z`=native id << 8 \| argc | a builtin on argument values (host) |
 //! | `TargetCached` | `x`=dst, `y`=the depth where the subexpression sits, `z`=index into the program's `target_only` table | the value of a subexpression that depends only on TARGET: computed once per TARGET ad and kept in the machine's cache (only when every attribute it read was a literal) |
 //! | `Reference` | — | this evaluation needs the reference evaluator (a construct the compiler does not handle natively); the machine stops with [`crate::machine::Halt::NeedReference`] |
@@ -75,6 +76,7 @@ pub enum Op {
     JumpIfNot,
     Jump,
     Index,
+    Member,
     Call,
     TargetCached,
     Reference,
@@ -130,6 +132,7 @@ impl fmt::Display for Instr {
             Jump => write!(f, "{name:<13} @{z}"),
             Call => write!(f, "{name:<13} r{x}, native{}(r{y}..+{})", z >> 8, z & 0xff),
             TargetCached => write!(f, "{name:<13} r{x}, sub{z}"),
+            Member => write!(f, "{name:<13} r{x}, r{y} in set{z}"),
             Reference => write!(f, "{name}"),
             Ret => write!(f, "{name:<13} r{z}"),
             _ => write!(f, "{name:<13} r{x}, r{y}, r{z}"),

@@ -10,6 +10,7 @@ pub mod instr;
 pub mod machine;
 pub mod ops;
 pub mod program;
+pub mod sets;
 pub mod slots;
 pub mod value;
 
@@ -18,5 +19,6 @@ pub use inline::Placement;
 pub use instr::{Instr, Op};
 pub use machine::{Halt, Host, Machine, Sides};
 pub use program::{Program, TargetOnly};
+pub use sets::ConstSet;
 pub use slots::SlotTable;
 pub use value::{AbsTime, Host as HostObject, Str, Value};

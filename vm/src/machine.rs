@@ -16,7 +16,6 @@ use crate::instr::Op;
 use crate::ops::{self, Arith, Bit, Cmp};
 use crate::program::Program;
 use crate::value::Value;
-use std::collections::HashMap;
 
 /// Why the machine stopped without a value.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -54,7 +53,11 @@ enum Memo {
 /// The reusable state of evaluations: registers and memo tables. One per thread.
 #[derive(Debug, Default)]
 pub struct Machine {
+    /// Register frames, stacked; `regs[top..]` hold stale values from earlier
+    /// runs, kept so that a run does not initialise its registers (every program
+    /// writes a register before reading it).
     regs: Vec<Value>,
+    top: usize,
     memo: [Vec<Memo>; 2],
     touched: Vec<(usize, u32)>,
     steps: u64,
@@ -62,7 +65,7 @@ pub struct Machine {
     nesting: u32,
     /// Values of TARGET-only subexpressions, by (TARGET ad, subexpression key).
     /// Valid only for the ads they were computed from: see [`Machine::clear_cache`].
-    target_cache: HashMap<(usize, u64), Value>,
+    target_cache: ahash::AHashMap<(usize, u64), Value>,
     /// Set when an evaluation read an attribute that is not a literal.
     read_code: bool,
     /// Who the cache belongs to (see [`Machine::cache_for`]).
@@ -122,7 +125,7 @@ impl Machine {
         self.steps = 0;
         self.cycle = false;
         self.nesting = 0;
-        self.regs.clear();
+        self.top = 0;
     }
 
     /// Evaluates `prog` as an expression of side 0 (HTCondor: `EvaluateExpr` with
@@ -252,10 +255,13 @@ impl Machine {
         if self.steps > STEP_BOUND {
             return Err(Halt::NeedReference);
         }
-        let base = self.regs.len();
-        self.regs.resize(base + p.nregs as usize, Value::Undefined);
+        let base = self.top;
+        self.top += p.nregs as usize;
+        if self.regs.len() < self.top {
+            self.regs.resize(self.top, Value::Undefined);
+        }
         let r = self.dispatch(p, me, base, sides, host);
-        self.regs.truncate(base);
+        self.top = base;
         r
     }
 
@@ -395,6 +401,10 @@ impl Machine {
                 Op::Jump => pc = ins.z as usize,
                 Op::Index => {
                     let v = host.index(&r!(ins.y), &r!(ins.z))?;
+                    r!(ins.x) = v;
+                }
+                Op::Member => {
+                    let v = p.sets[ins.z as usize].contains(&r!(ins.y));
                     r!(ins.x) = v;
                 }
                 Op::Call => {

@@ -2,6 +2,7 @@
 //! account for HTCondor's depth and step limits.
 
 use crate::instr::Instr;
+use crate::sets::ConstSet;
 use crate::value::Value;
 use std::fmt;
 
@@ -23,6 +24,8 @@ pub struct Program {
     pub nodes: u32,
     /// Subexpressions that depend only on TARGET (`TargetCached` runs them).
     pub target_only: Vec<TargetOnly>,
+    /// Constant collections that `Member` tests values against.
+    pub sets: Vec<ConstSet>,
 }
 
 /// A subexpression that depends only on the TARGET ad: a pure expression of
@@ -48,6 +51,9 @@ impl fmt::Display for Program {
         }
         for (i, ins) in self.code.iter().enumerate() {
             writeln!(f, "{i:4}  {ins}")?;
+        }
+        for (i, set) in self.sets.iter().enumerate() {
+            writeln!(f, "; set{i} = {set:?}")?;
         }
         for (i, t) in self.target_only.iter().enumerate() {
             write!(f, "; sub{i} (key {:#x}):\n{}", t.key, t.code)?;
