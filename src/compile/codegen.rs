@@ -379,7 +379,7 @@ impl Gen<'_> {
         // hit, add at most one level and one step each: keep the bounds upper ones.
         self.extra_depth = self.extra_depth.max(depth + sub.max_depth + 1);
         self.extra_nodes = self.extra_nodes.saturating_add(sub.nodes);
-        let key = (Arc::as_ptr(&self.e.tree) as u64).rotate_left(20) ^ u64::from(id);
+        let key = subexpression_key(&self.e.child(id));
         let i = self.target_only.len() as u32;
         self.target_only
             .push(classad_vm::TargetOnly { key, code: sub });
@@ -839,6 +839,24 @@ impl Gen<'_> {
     fn fold(&self, id: NodeId) -> Option<Value> {
         Evaluator::new(true).eval(&self.e.child(id), None).ok()
     }
+}
+
+/// The key of a TARGET-only subexpression in the machine's cache: the same for
+/// every occurrence of the same text, in any ad, so that jobs whose Requirements
+/// share a subexpression share its value per machine. (Same text, same value: the
+/// subexpression reads only TARGET, and a name in it that MY would shadow keeps it
+/// from being TARGET-only in the first place.)
+fn subexpression_key(e: &ExprRef) -> u64 {
+    use std::sync::{Mutex, OnceLock};
+    static KEYS: OnceLock<Mutex<ahash::AHashMap<String, u64>>> = OnceLock::new();
+    let mut text = String::new();
+    crate::syntax::unparse::unparse_node(&e.tree, e.id, &mut text);
+    let mut keys = KEYS
+        .get_or_init(Default::default)
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner());
+    let next = keys.len() as u64;
+    *keys.entry(text).or_insert(next)
 }
 
 /// How many attributes deep inlining goes.
