@@ -50,14 +50,18 @@ enum Memo {
     Done(Value, u32, u64),
 }
 
+/// The registers of one run.
+type Frame = [Value; 256];
+
 /// The reusable state of evaluations: registers and memo tables. One per thread.
 #[derive(Debug, Default)]
 pub struct Machine {
-    /// Register frames, stacked; `regs[top..]` hold stale values from earlier
-    /// runs, kept so that a run does not initialise its registers (every program
-    /// writes a register before reading it).
-    regs: Vec<Value>,
-    top: usize,
+    /// One register frame per nesting level of runs, kept between runs: a run
+    /// neither allocates nor initialises its registers (every program writes a
+    /// register before reading it). A frame has all 256 registers an 8-bit operand
+    /// can name, so register accesses need no bounds checks.
+    frames: Vec<Option<Box<Frame>>>,
+    level: usize,
     memo: [Vec<Memo>; 2],
     touched: Vec<(usize, u32)>,
     steps: u64,
@@ -125,7 +129,7 @@ impl Machine {
         self.steps = 0;
         self.cycle = false;
         self.nesting = 0;
-        self.top = 0;
+        self.level = 0;
     }
 
     /// Evaluates `prog` as an expression of side 0 (HTCondor: `EvaluateExpr` with
@@ -255,13 +259,17 @@ impl Machine {
         if self.steps > STEP_BOUND {
             return Err(Halt::NeedReference);
         }
-        let base = self.top;
-        self.top += p.nregs as usize;
-        if self.regs.len() < self.top {
-            self.regs.resize(self.top, Value::Undefined);
+        let level = self.level;
+        if self.frames.len() <= level {
+            self.frames.push(None);
         }
-        let r = self.dispatch(p, me, base, sides, host);
-        self.top = base;
+        let mut frame = self.frames[level]
+            .take()
+            .unwrap_or_else(|| Box::new(std::array::from_fn(|_| Value::Undefined)));
+        self.level += 1;
+        let r = self.dispatch(p, me, &mut frame, sides, host);
+        self.level = level;
+        self.frames[level] = Some(frame);
         r
     }
 
@@ -269,7 +277,7 @@ impl Machine {
         &mut self,
         p: &Program,
         me: usize,
-        base: usize,
+        frame: &mut Frame,
         sides: Sides<'_>,
         host: &mut dyn Host,
     ) -> Result<(Value, u32), Halt> {
@@ -277,7 +285,7 @@ impl Machine {
         let mut pc = 0usize;
         macro_rules! r {
             ($i:expr) => {
-                self.regs[base + $i as usize]
+                frame[($i) as u8 as usize]
             };
         }
         macro_rules! bin {
@@ -408,9 +416,10 @@ impl Machine {
                     r!(ins.x) = v;
                 }
                 Op::Call => {
-                    let first = base + ins.y as usize;
+                    let first = usize::from(ins.y);
                     let argc = (ins.z & 0xff) as usize;
-                    let v = host.call(ins.z >> 8, &self.regs[first..first + argc])?;
+                    let args = frame.get(first..first + argc).ok_or(Halt::NeedReference)?;
+                    let v = host.call(ins.z >> 8, args)?;
                     r!(ins.x) = v;
                 }
                 Op::TargetCached => {
