@@ -1,0 +1,101 @@
+//! Matching a compiled pool allocates nothing once the machine is warm: every pair
+//! of the generated pools (the shapes of expression `gen_pool.py` writes, as in the
+//! benchmark pool), both Requirements and both Ranks, counted by an allocator that
+//! tallies this thread's allocations.
+
+use classad::ad::{read_ads, ClassAd};
+use classad::matching::CompiledPool;
+use classad_vm::Machine;
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::cell::Cell;
+use std::sync::Arc;
+
+struct Counting;
+
+thread_local! {
+    static ALLOCATIONS: Cell<u64> = const { Cell::new(0) };
+}
+
+// SAFETY: every call is passed to the system allocator unchanged; the counter is a
+// const-initialised thread local, which itself never allocates.
+unsafe impl GlobalAlloc for Counting {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        ALLOCATIONS.with(|n| n.set(n.get() + 1));
+        // SAFETY: the caller's contract is forwarded as it is.
+        unsafe { System.alloc(layout) }
+    }
+
+    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
+        // SAFETY: as above.
+        unsafe { System.dealloc(ptr, layout) }
+    }
+
+    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        ALLOCATIONS.with(|n| n.set(n.get() + 1));
+        // SAFETY: as above.
+        unsafe { System.realloc(ptr, layout, new_size) }
+    }
+}
+
+#[global_allocator]
+static COUNTING: Counting = Counting;
+
+fn allocations() -> u64 {
+    ALLOCATIONS.with(Cell::get)
+}
+
+fn ads(path: &str) -> Vec<Arc<ClassAd>> {
+    let path = format!(
+        "{}/tests/conformance/pools/{path}",
+        env!("CARGO_MANIFEST_DIR")
+    );
+    let text = std::fs::read_to_string(&path).unwrap();
+    read_ads(&text, &path)
+        .unwrap()
+        .into_iter()
+        .map(Arc::new)
+        .collect()
+}
+
+/// Every pair: the symmetric match and both Ranks; returns a checksum so that
+/// nothing is optimised away.
+fn every_pair(pool: &CompiledPool, vm: &mut Machine) -> f64 {
+    let mut sum = 0.0;
+    for m in 0..pool.machines.len() {
+        for j in 0..pool.jobs.len() {
+            sum += f64::from(u8::from(pool.symmetric_match(vm, j, m)));
+            sum += pool.rank(vm, j, m, true) + pool.rank(vm, j, m, false);
+        }
+    }
+    sum
+}
+
+#[test]
+fn matching_a_warm_pool_allocates_nothing() {
+    for name in ["pool1", "pool2", "pool3"] {
+        let jobs = ads(&format!("{name}.jobs.ads"));
+        let machines = ads(&format!("{name}.machines.ads"));
+        let pool = CompiledPool::new(&jobs, &machines);
+        let mut vm = Machine::new();
+        // The first pass fills the machine's frames, memo tables and its cache of
+        // machine-only values.
+        let warm = every_pair(&pool, &mut vm);
+        let before = allocations();
+        let again = every_pair(&pool, &mut vm);
+        let during = allocations() - before;
+        assert_eq!(warm.to_bits(), again.to_bits());
+        assert_eq!(
+            during,
+            0,
+            "{name}: {during} allocations in {} evaluations",
+            3 * jobs.len() * machines.len()
+        );
+    }
+}
+
+#[test]
+fn the_counter_sees_allocations() {
+    let before = allocations();
+    let v = std::hint::black_box(vec![1u8; 10]);
+    assert!(allocations() > before, "{v:?}");
+}
