@@ -362,6 +362,40 @@ fn matches_and_ranks_agree() {
     bad.check("matches_and_ranks_agree", corpus.len() * 4);
 }
 
+/// The compiled pool's blocked walk over all pairs (and its per-machine cache)
+/// against brute force, on pools of generated ads: the `pool_vs_pairs` fuzz
+/// target's property, as a seeded test.
+#[test]
+fn pools_match_as_brute_force() {
+    const SIDE: usize = 8;
+    let corpus = pair_corpus();
+    let mut pairs = 0;
+    for (p, group) in corpus.chunks(SIDE).enumerate() {
+        let jobs: Vec<_> = group.iter().map(|c| parse_case_ad(&c.job)).collect();
+        let machines: Vec<_> = group.iter().map(|c| parse_case_ad(&c.machine)).collect();
+        let mut brute = Vec::new();
+        for (j, job) in jobs.iter().enumerate() {
+            for (m, machine) in machines.iter().enumerate() {
+                if ref_match(job, machine) {
+                    brute.push((j, m));
+                }
+            }
+        }
+        pairs += jobs.len() * machines.len();
+        let pool = CompiledPool::new(&jobs, &machines);
+        let mut vm = Machine::new();
+        for round in 0..2 {
+            assert_eq!(
+                pool.all_pairs(&mut vm),
+                brute,
+                "pool {p} (pair cases {}..), round {round}",
+                group[0].index
+            );
+        }
+    }
+    println!("{pairs} pairs in pools of {SIDE} x {SIDE}");
+}
+
 #[test]
 fn the_generator_is_deterministic() {
     let master = master_seed();

@@ -1,5 +1,5 @@
 //! The bytecode VM against the reference evaluator on structured inputs: the fuzz
-//! bytes seed the project's generator of well-formed expressions and job/machine
+//! input (an `Arbitrary` seed and case index) drives the project's generator of well-formed expressions and job/machine
 //! ad pairs (`tests/gen`, the same one `tests/differential.rs` runs), so every input
 //! is a meaningful case. Values must agree exactly (compared as HTCondor prints
 //! them, so reals bit for bit), as must failures, matches and ranks. A crash report
@@ -19,7 +19,9 @@ use classad::syntax::{parse_classad, parse_expr};
 use classad::Value;
 use classad_vm::Machine;
 use gen::Sides;
+use libfuzzer_sys::arbitrary::{self, Arbitrary};
 use libfuzzer_sys::fuzz_target;
+use std::fmt;
 use std::sync::Arc;
 
 fn outcome(r: Result<Value, Fail>) -> String {
@@ -29,12 +31,27 @@ fn outcome(r: Result<Value, Fail>) -> String {
     }
 }
 
-fuzz_target!(|data: &[u8]| {
-    let Some(seed) = data.get(..8) else {
-        return;
-    };
-    let master = u64::from_le_bytes(seed.try_into().expect("8 bytes"));
-    let index = usize::from(data.get(8).copied().unwrap_or(0));
+/// One structured input: which expression case and which ad-pair case of the
+/// generator. Its `Debug` is the cases themselves, as `classad eval` commands and ad
+/// texts, so `cargo fuzz fmt vm_vs_reference ARTIFACT` shows something to paste.
+/// Inputs are small by construction (the generator bounds every expression and ad),
+/// so none can time out.
+#[derive(Arbitrary)]
+struct Case {
+    master: u64,
+    index: u8,
+}
+
+impl fmt::Debug for Case {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let i = usize::from(self.index);
+        writeln!(f, "{}", gen::expr_case(self.master, i))?;
+        write!(f, "{}", gen::pair_case(self.master, i))
+    }
+}
+
+fuzz_target!(|input: Case| {
+    let (master, index) = (input.master, usize::from(input.index));
     let sem = Semantics::Htcondor;
 
     let case = gen::expr_case(master, index);
@@ -57,7 +74,12 @@ fuzz_target!(|data: &[u8]| {
         };
         let r = outcome(eval_in_with(Engine::Reference, &e, my, target, sem));
         let v = outcome(eval_in_with(Engine::Vm, &e, my, target, sem));
-        assert_eq!(r, v, "\n{pair}\n{}\n  reference: {r}\n  vm: {v}", x.command());
+        assert_eq!(
+            r,
+            v,
+            "\n{pair}\n{}\n  reference: {r}\n  vm: {v}",
+            x.command()
+        );
     }
     let pool = CompiledPool::new(std::slice::from_ref(&job), std::slice::from_ref(&machine));
     let mut vm = Machine::new();
@@ -67,7 +89,11 @@ fuzz_target!(|data: &[u8]| {
         "symmetric match\n{pair}"
     );
     for job_side in [true, false] {
-        let (a, b) = if job_side { (&job, &machine) } else { (&machine, &job) };
+        let (a, b) = if job_side {
+            (&job, &machine)
+        } else {
+            (&machine, &job)
+        };
         let (x, y) = (rank(a, b, sem), pool.rank(&mut vm, 0, 0, job_side));
         assert!(
             x.to_bits() == y.to_bits() || (x.is_nan() && y.is_nan()),

@@ -1,0 +1,103 @@
+//! The compiled pool's matcher (`CompiledPool::all_pairs`, its blocked walk and its
+//! per-machine cache of machine-only values) against brute force: every pair of a
+//! small pool matched one by one by the reference evaluator, and every Rank. The
+//! pool's ads come from the project's generator (`tests/gen`), so they refer to
+//! each other, nest, and have missing and circular attributes.
+#![no_main]
+
+#[allow(dead_code, unused_imports)]
+#[path = "../../tests/gen/mod.rs"]
+mod gen;
+
+use classad::ad::ClassAd;
+use classad::eval::Semantics;
+use classad::matching::{rank, symmetric_match, CompiledPool};
+use classad::syntax::parse_classad;
+use classad_vm::Machine;
+use libfuzzer_sys::arbitrary::{self, Arbitrary};
+use libfuzzer_sys::fuzz_target;
+use std::fmt;
+use std::sync::Arc;
+
+/// A pool of 1 to 4 jobs and 1 to 4 machines, taken from consecutive ad-pair cases
+/// of the generator. Its `Debug` writes the two ad files and the command that
+/// matches them, ready to paste.
+#[derive(Arbitrary)]
+struct Pool {
+    master: u64,
+    first: u8,
+    jobs: u8,
+    machines: u8,
+}
+
+impl Pool {
+    fn texts(&self) -> (Vec<String>, Vec<String>) {
+        let case = |k: usize| gen::pair_case(self.master, usize::from(self.first) + k);
+        let jobs = (0..1 + usize::from(self.jobs % 4))
+            .map(|k| case(k).job)
+            .collect();
+        let machines = (0..1 + usize::from(self.machines % 4))
+            .map(|k| case(k).machine)
+            .collect();
+        (jobs, machines)
+    }
+}
+
+impl fmt::Debug for Pool {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let (jobs, machines) = self.texts();
+        writeln!(f, "cat > jobs.ads <<'EOF'\n{}\nEOF", jobs.join("\n"))?;
+        writeln!(
+            f,
+            "cat > machines.ads <<'EOF'\n{}\nEOF",
+            machines.join("\n")
+        )?;
+        write!(
+            f,
+            "classad match --all-pairs --jobs jobs.ads --machines machines.ads\n\
+             classad match --all-pairs --engine reference --jobs jobs.ads --machines machines.ads"
+        )
+    }
+}
+
+fuzz_target!(|input: Pool| {
+    let (jobs, machines) = input.texts();
+    let ads = |texts: Vec<String>| -> Vec<Arc<ClassAd>> {
+        texts
+            .iter()
+            .map(|t| Arc::new(parse_classad(t).expect("generated ads parse")))
+            .collect()
+    };
+    let (jobs, machines) = (ads(jobs), ads(machines));
+    let sem = Semantics::Htcondor;
+    let pool = CompiledPool::new(&jobs, &machines);
+    let mut vm = Machine::new();
+    let mut brute = Vec::new();
+    for (j, job) in jobs.iter().enumerate() {
+        for (m, machine) in machines.iter().enumerate() {
+            if symmetric_match(job, machine, sem) {
+                brute.push((j, m));
+            }
+        }
+    }
+    // Twice: the second walk runs on a warm cache of machine-only values.
+    for round in 0..2 {
+        assert_eq!(pool.all_pairs(&mut vm), brute, "round {round}\n{input:?}");
+    }
+    for (j, job) in jobs.iter().enumerate() {
+        for (m, machine) in machines.iter().enumerate() {
+            for job_side in [true, false] {
+                let (a, b) = if job_side {
+                    (job, machine)
+                } else {
+                    (machine, job)
+                };
+                let (x, y) = (rank(a, b, sem), pool.rank(&mut vm, j, m, job_side));
+                assert!(
+                    x.to_bits() == y.to_bits() || (x.is_nan() && y.is_nan()),
+                    "rank of job {j}, machine {m} (job side {job_side}): reference {x}, pool {y}\n{input:?}"
+                );
+            }
+        }
+    }
+});
