@@ -1,4 +1,33 @@
 //! Compiling expressions and ads to `classad-vm` bytecode, and running them.
+//!
+//! Compile an ad and an expression against one slot table, then evaluate the
+//! expression on the machine in a match (MY = the job, TARGET = the slot):
+//!
+//! ```
+//! use classad::ad::read_ads;
+//! use classad::compile::{compile_ad, compile_expr, host::VmHost};
+//! use classad::syntax::{ast::ExprRef, parse_expr};
+//! use classad_vm::{Machine, Sides, SlotTable, Value};
+//! use std::sync::Arc;
+//!
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let job = Arc::new(read_ads("RequestCpus = 2\nOwner = \"ana\"\n", "job")?.remove(0));
+//! let slot = Arc::new(read_ads("Cpus = 4\n", "slot")?.remove(0));
+//! let mut slots = SlotTable::new();
+//! let (job_c, slot_c) = (compile_ad(&job, &mut slots), compile_ad(&slot, &mut slots));
+//! let e = ExprRef::root_of(Arc::new(parse_expr("TARGET.Cpus >= MY.RequestCpus * 2")?));
+//! // Compiled for the job: `MY.RequestCpus * 2` folds to 4.
+//! let program = compile_expr(&e, Some(&job), &mut slots);
+//! let sides = Sides::new(&job_c.vm, Some(&slot_c.vm));
+//! let v = Machine::new().eval(&program, sides, &mut VmHost);
+//! assert!(matches!(v, Ok(Value::Bool(true))));
+//! # Ok(())
+//! # }
+//! ```
+//!
+//! Whole pools are compiled once and matched many times with
+//! [`crate::matching::CompiledPool`]; [`crate::eval::eval_in_with`] picks the engine
+//! for one evaluation.
 
 mod codegen;
 pub mod host;

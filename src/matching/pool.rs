@@ -9,6 +9,28 @@ use std::sync::Arc;
 
 /// Jobs and machines compiled against one slot table. `Send + Sync`: share it
 /// across threads, each with its own [`Machine`].
+///
+/// ```
+/// use classad::ad::read_ads;
+/// use classad::matching::CompiledPool;
+/// use classad_vm::Machine;
+/// use std::sync::Arc;
+///
+/// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// let ads = |text: &str| -> Result<Vec<_>, classad::ad::ReadError> {
+///     Ok(read_ads(text, "pool")?.into_iter().map(Arc::new).collect())
+/// };
+/// let jobs = ads("Requirements = TARGET.Cpus >= 2\nRank = TARGET.Cpus\n")?;
+/// let machines = ads("Cpus = 1\nRequirements = true\n\nCpus = 8\nRequirements = true\n")?;
+/// let pool = CompiledPool::new(&jobs, &machines);
+/// let mut vm = Machine::new();
+/// assert!(!pool.symmetric_match(&mut vm, 0, 0));
+/// assert!(pool.symmetric_match(&mut vm, 0, 1));
+/// assert_eq!(pool.rank(&mut vm, 0, 1, true), 8.0); // the job's Rank of machine 1
+/// assert_eq!(pool.all_pairs(&mut vm), vec![(0, 1)]);
+/// # Ok(())
+/// # }
+/// ```
 #[derive(Debug)]
 pub struct CompiledPool {
     /// The pool's attribute names.
