@@ -1,11 +1,13 @@
 //! Matching a compiled pool allocates nothing once the machine is warm: every pair
 //! of the generated pools (the shapes of expression `gen_pool.py` writes, as in the
-//! benchmark pool), both Requirements and both Ranks, counted by an allocator that
-//! tallies this thread's allocations.
+//! benchmark pool), both Requirements and both Ranks, pair by pair and in blocks of
+//! lanes, counted by an allocator that tallies this thread's allocations.
 
 use classad::ad::{read_ads, ClassAd};
+use classad::compile::host::VmHost;
 use classad::matching::CompiledPool;
-use classad_vm::Machine;
+use classad_vm::lanes::LANES;
+use classad_vm::{CompiledAd, Machine, Value};
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 use std::sync::Arc;
@@ -90,6 +92,53 @@ fn matching_a_warm_pool_allocates_nothing() {
             "{name}: {during} allocations in {} evaluations",
             3 * jobs.len() * machines.len()
         );
+    }
+}
+
+/// Every machine's Requirements against the jobs, and every job's against the
+/// machines, in blocks of lanes as `CompiledPool::all_pairs` evaluates them;
+/// returns how many values came back.
+fn every_block(
+    (req, jobs, machines): (u32, &[&CompiledAd], &[&CompiledAd]),
+    vm: &mut Machine,
+    out: &mut Vec<Option<Value>>,
+) -> usize {
+    let mut values = 0;
+    for (mine, theirs) in [(machines, jobs), (jobs, machines)] {
+        for my in mine.iter() {
+            for block in theirs.chunks(LANES) {
+                vm.eval_attr_lanes(my, req, 2, block, u64::MAX, &mut VmHost, out);
+                values += out.iter().filter(|v| v.is_some()).count();
+            }
+        }
+    }
+    values
+}
+
+#[test]
+fn evaluating_blocks_of_lanes_allocates_nothing() {
+    for name in ["pool1", "pool2", "pool3"] {
+        let jobs = ads(&format!("{name}.jobs.ads"));
+        let machines = ads(&format!("{name}.machines.ads"));
+        let pool = CompiledPool::new(&jobs, &machines);
+        let mut vm = Machine::new();
+        let mut out = Vec::with_capacity(LANES);
+        let req = pool.slots.get("Requirements").unwrap();
+        let job_ads: Vec<&CompiledAd> = pool.jobs.iter().map(|j| &j.vm).collect();
+        let machine_ads: Vec<&CompiledAd> = pool.machines.iter().map(|m| &m.vm).collect();
+        let given = (req, &job_ads[..], &machine_ads[..]);
+        // Fill the cache of machine-only values the lanes read.
+        pool.all_pairs(&mut vm);
+        let warm = every_block(given, &mut vm, &mut out);
+        let before = allocations();
+        let again = every_block(given, &mut vm, &mut out);
+        let during = allocations() - before;
+        assert_eq!(warm, again);
+        assert!(
+            again * 10 >= 2 * 9 * jobs.len() * machines.len(),
+            "{name}: the lanes gave only {again} values"
+        );
+        assert_eq!(during, 0, "{name}: {during} allocations");
     }
 }
 

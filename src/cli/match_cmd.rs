@@ -61,7 +61,7 @@ pub fn run(a: MatchArgs) -> Result<ExitCode, String> {
 
 /// Symmetric match and rank on the chosen engine.
 enum Matcher<'a> {
-    Vm(Box<CompiledPool>, std::cell::RefCell<Machine>),
+    Vm(Box<CompiledPool>, Box<std::cell::RefCell<Machine>>),
     Reference(&'a [Arc<ClassAd>], &'a [Arc<ClassAd>]),
 }
 
@@ -70,7 +70,7 @@ impl<'a> Matcher<'a> {
         match engine {
             Engine::Vm => Matcher::Vm(
                 Box::new(CompiledPool::new(jobs, machines)),
-                std::cell::RefCell::new(Machine::new()),
+                Box::new(std::cell::RefCell::new(Machine::new())),
             ),
             Engine::Reference => Matcher::Reference(jobs, machines),
         }

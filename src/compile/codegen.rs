@@ -429,12 +429,14 @@ impl Gen<'_> {
         }
     }
 
-    /// True when the subtree calls a builtin worth caching (the membership tests
-    /// that compile to `Member` cost less than a cache lookup).
+    /// True when the subtree calls a builtin worth caching (`ifThenElse`, which
+    /// compiles to jumps, and the membership tests that compile to `Member` cost
+    /// less than a cache lookup).
     fn has_call(&self, id: NodeId) -> bool {
         match self.e.tree.node(id) {
             Node::Call { name, args } => {
                 let cheap = [
+                    "ifThenElse",
                     "member",
                     "identicalMember",
                     "stringListMember",

@@ -4,7 +4,8 @@ use crate::ad::ClassAd;
 use crate::compile::host::VmHost;
 use crate::compile::{compile_ad, CompiledClassAd};
 use crate::eval::Semantics;
-use classad_vm::{ops, Halt, Machine, Sides, SlotTable};
+use classad_vm::lanes::LANES;
+use classad_vm::{ops, CompiledAd, Halt, Machine, Sides, SlotTable, Value};
 use std::sync::Arc;
 
 /// Jobs and machines compiled against one slot table. `Send + Sync`: share it
@@ -46,13 +47,17 @@ pub struct CompiledPool {
     id: u64,
 }
 
+/// True when the machine's Requirements alone (`None`: not known yet) rules a
+/// match out, as in [`CompiledPool::symmetric_match`].
+fn decides_no(right: &Option<Value>) -> bool {
+    right
+        .as_ref()
+        .is_some_and(|r| r.as_bool_equiv() == Some(false))
+}
+
 /// HTCondor's `RIGHT.requirements && LEFT.requirements` evaluates each Requirements
 /// below a `&&` and a selection: two levels of depth before the dereference.
 const REQUIREMENTS_SITE: u32 = 2;
-
-/// Jobs per block in [`CompiledPool::all_pairs`]: the few kilobytes each job's
-/// matching touches, times this, fit a core's L2 cache.
-const JOB_BLOCK: usize = 64;
 
 impl CompiledPool {
     /// Compiles every ad.
@@ -75,25 +80,79 @@ impl CompiledPool {
 
     /// Every matching `(job, machine)` pair, sorted by job then machine.
     ///
-    /// Evaluates a block of jobs against every machine, then the next block: the
-    /// block's programs and attributes stay in the core's cache while the machines
-    /// stream past, each held against the whole block while it is in cache too.
+    /// Works on blocks of up to [`LANES`] jobs and as many machines: each machine's
+    /// Requirements is evaluated once for the whole block of jobs, and each job's
+    /// for the whole block of machines ([`Machine::eval_attr_lanes`]), so a
+    /// program's instructions are decoded once per block rather than once per
+    /// pair; the few pairs the lanes leave (expressions as attribute values, values
+    /// not yet cached) are matched one by one. Same result as
+    /// [`CompiledPool::symmetric_match`] on every pair.
     pub fn all_pairs(&self, vm: &mut Machine) -> Vec<(usize, usize)> {
+        vm.cache_for(self.id);
+        let (jobs, machines) = (self.jobs.len(), self.machines.len());
         let mut out = Vec::new();
-        let jobs = self.jobs.len();
-        let mut found: Vec<Vec<usize>> = vec![Vec::new(); JOB_BLOCK];
-        for first in (0..jobs).step_by(JOB_BLOCK) {
-            let block = first..jobs.min(first + JOB_BLOCK);
-            for m in 0..self.machines.len() {
-                for j in block.clone() {
-                    if self.symmetric_match(vm, j, m) {
-                        found[j - first].push(m);
+        let mut found: Vec<Vec<usize>> = vec![Vec::new(); LANES];
+        // right[m][j]: machine m's Requirements against job j of the block; left[j][m]
+        // the job's against the machine.
+        let mut right: Vec<Vec<Option<Value>>> = vec![Vec::new(); LANES];
+        let mut left: Vec<Vec<Option<Value>>> = vec![Vec::new(); LANES];
+        let host = &mut VmHost;
+        let req = self.requirements;
+        for j0 in (0..jobs).step_by(LANES) {
+            let job_block = j0..jobs.min(j0 + LANES);
+            let job_ads: Vec<&CompiledAd> = job_block.clone().map(|j| &self.jobs[j].vm).collect();
+            for m0 in (0..machines).step_by(LANES) {
+                let machine_block = m0..machines.min(m0 + LANES);
+                let machine_ads: Vec<&CompiledAd> = machine_block
+                    .clone()
+                    .map(|m| &self.machines[m].vm)
+                    .collect();
+                let every = u64::MAX;
+                for (mi, m) in machine_block.clone().enumerate() {
+                    let ad = &self.machines[m].vm;
+                    vm.eval_attr_lanes(
+                        ad,
+                        req,
+                        REQUIREMENTS_SITE,
+                        &job_ads,
+                        every,
+                        host,
+                        &mut right[mi],
+                    );
+                }
+                for (ji, j) in job_block.clone().enumerate() {
+                    // As in a single match, a job's Requirements is only needed where
+                    // the machine's did not already say no.
+                    let wanted = (0..machine_ads.len())
+                        .filter(|&mi| !decides_no(&right[mi][ji]))
+                        .fold(0u64, |w, mi| w | 1 << mi);
+                    let ad = &self.jobs[j].vm;
+                    vm.eval_attr_lanes(
+                        ad,
+                        req,
+                        REQUIREMENTS_SITE,
+                        &machine_ads,
+                        wanted,
+                        host,
+                        &mut left[ji],
+                    );
+                }
+                for (ji, j) in job_block.clone().enumerate() {
+                    for (mi, m) in machine_block.clone().enumerate() {
+                        let matched = match (&right[mi][ji], &left[ji][mi]) {
+                            (r, _) if decides_no(r) => false,
+                            (Some(r), Some(l)) => ops::and(r, l).as_bool_equiv() == Some(true),
+                            _ => self.symmetric_match(vm, j, m),
+                        };
+                        if matched {
+                            found[ji].push(m);
+                        }
                     }
                 }
             }
-            // Machines were visited in order, so each job's list is sorted.
-            for j in block {
-                out.extend(found[j - first].drain(..).map(|m| (j, m)));
+            // Machine blocks came in order, so each job's list is sorted.
+            for (ji, j) in job_block.enumerate() {
+                out.extend(found[ji].drain(..).map(|m| (j, m)));
             }
         }
         out
@@ -184,6 +243,47 @@ mod tests {
         let other = CompiledPool::new(&jobs, &machines[1..]);
         assert!(!other.symmetric_match(&mut vm, 0, 0));
         assert_eq!(vm.cached_values(), 1);
+    }
+
+    #[test]
+    fn blocks_of_lanes_match_pair_by_pair() {
+        // Requirements over every kind of instruction the lanes run, against
+        // machines whose attributes are literals, expressions, or missing.
+        let reqs = [
+            "TARGET.Cpus >= 2 && TARGET.Arch == \"x86_64\"",
+            "Cpus * 2 > Memory / 1024 || TARGET.Arch =?= undefined",
+            "ifThenElse(TARGET.Gpus > 0, TARGET.Gpus >= 1, TARGET.Cpus > 1)",
+            "(TARGET.Gpus ?: 0) == 0 ? TARGET.Memory > 100 : false",
+            "member(TARGET.Arch, { \"X86_64\", \"aarch64\" }) && !(TARGET.Cpus < 1)",
+            "stringListMember(TARGET.Site, \"a,b,c\") || -TARGET.Cpus < -3",
+            "versionGE(split(TARGET.Version)[1], \"2.0\")",
+            "TARGET.Cpus % 2 == 1 && (TARGET.Cpus & 1) == 1 && TARGET.Cpus << 1 > 2",
+            "strcat(TARGET.Arch, \"-\", TARGET.Site) != \"x-y\"",
+            "TARGET.Memory",
+            "\"a string\"",
+        ];
+        let jobs: String = reqs
+            .iter()
+            .map(|r| format!("Requirements = {r}\nMemory = 2048\nCpus = 1\n\n"))
+            .collect();
+        let machines = "Cpus = 4\nArch = \"X86_64\"\nMemory = 4096\nSite = \"b\"\nVersion = \"v 2.1\"\nRequirements = TARGET.Memory <= MY.Memory\n\n\
+            Cpus = 1\nArch = \"aarch64\"\nGpus = 1\nMemory = Cpus * 1000\nVersion = \"v 1.0\"\nRequirements = true\n\n\
+            Cpus = 3\nMemory = 512\nSite = \"q\"\nRequirements = TARGET.Cpus < MY.Cpus && MY.Rank > 0\nRank = -1\n\n\
+            Cpus = \"many\"\nArch = undefined\nRequirements = TARGET.Cpus =!= error\n";
+        let (jobs, machines) = (ads(&jobs), ads(machines));
+        let pool = CompiledPool::new(&jobs, &machines);
+        let mut vm = Machine::new();
+        let mut expected = Vec::new();
+        for (j, job) in jobs.iter().enumerate() {
+            for (m, machine) in machines.iter().enumerate() {
+                if super::super::symmetric_match(job, machine, Semantics::Htcondor) {
+                    expected.push((j, m));
+                }
+            }
+        }
+        assert!(expected.len() > 5 && expected.len() < jobs.len() * machines.len() - 5);
+        assert_eq!(pool.all_pairs(&mut vm), expected);
+        assert_eq!(pool.all_pairs(&mut vm), expected, "warm");
     }
 
     #[test]

@@ -7,6 +7,7 @@
 pub mod ad;
 pub mod inline;
 pub mod instr;
+pub mod lanes;
 pub mod machine;
 pub mod ops;
 pub mod program;

@@ -39,7 +39,7 @@ pub trait Host {
 const MAX_DEPTH: u32 = 400;
 /// Step estimate beyond which the reference evaluator takes over (its real limit is
 /// 10,000,000; the estimate is an upper bound, so deferring early is always exact).
-const STEP_BOUND: u64 = 1_000_000;
+pub(crate) const STEP_BOUND: u64 = 1_000_000;
 
 #[derive(Clone, Debug, Default)]
 enum Memo {
@@ -69,7 +69,9 @@ pub struct Machine {
     nesting: u32,
     /// Values of TARGET-only subexpressions, by (TARGET ad, subexpression key).
     /// Valid only for the ads they were computed from: see [`Machine::clear_cache`].
-    target_cache: ahash::AHashMap<(usize, u64), Value>,
+    pub(crate) target_cache: ahash::AHashMap<(usize, u64), Value>,
+    /// State of [`Machine::eval_attr_lanes`].
+    pub(crate) lanes: crate::lanes::LaneState,
     /// Set when an evaluation read an attribute that is not a literal.
     read_code: bool,
     /// Who the cache belongs to (see [`Machine::cache_for`]).

@@ -280,7 +280,7 @@ pub fn cmp_ignore_case(a: &str, b: &str) -> Ordering {
 }
 
 /// `a op b` for the comparison operators, including `=?=` and `=!=`.
-#[inline]
+#[inline(always)]
 pub fn compare(op: Cmp, a: &Value, b: &Value) -> Value {
     // The common cases of matchmaking first: integers, and strings tested for
     // equality (strings of different lengths are never equal, ignoring case or not).

@@ -1,0 +1,313 @@
+//! One program evaluated against many TARGET ads at once: the matcher's inner loop.
+//!
+//! A matcher holds one ad's Requirements against every ad of the other side. The
+//! machine runs the program once for a block of up to [`LANES`] targets, each
+//! instruction for every lane still running it, so the cost of decoding and
+//! dispatching an instruction is paid once per block instead of once per pair.
+//!
+//! Lanes only read literal attributes here. Whatever would need more (an attribute
+//! that is an expression, with its lazy evaluation and cycle detection; a value
+//! not yet in the cache of TARGET-only values; a failing builtin; the reference
+//! evaluator) takes the lane out, and its caller evaluates that pair with
+//! [`Machine::eval_attr`]: the lanes that finish give exactly what that would give,
+//! since with literals only the evaluation has no state beyond its registers.
+
+use crate::ad::{Attr, CompiledAd};
+use crate::instr::Op;
+use crate::machine::{Host, Machine};
+use crate::ops::{self, Arith, Bit, Cmp};
+use crate::program::Program;
+use crate::value::Value;
+
+/// The most targets one call evaluates.
+pub const LANES: usize = 64;
+
+/// HTCondor's nesting limit (as in the machine).
+const MAX_DEPTH: u32 = 400;
+
+/// The registers and jump bookkeeping of lane evaluations, kept between calls.
+#[derive(Debug, Default)]
+pub(crate) struct LaneState {
+    /// Register `r` of lane `l` is `regs[r][l]`.
+    regs: Vec<[Value; LANES]>,
+    /// Lanes waiting to resume at each instruction (jumps only go forward).
+    pending: Vec<u64>,
+    /// Argument values of one lane's builtin call.
+    args: Vec<Value>,
+}
+
+impl Machine {
+    /// Attribute `slot` of `my`, evaluated with each of `targets` as TARGET, as
+    /// [`Machine::eval_attr`] would evaluate it at depth `site` (HTCondor's
+    /// `EvaluateAttr` in a match). `out[i]` receives the value for `targets[i]`, or
+    /// `None` when that pair needs [`Machine::eval_attr`] (see the module doc).
+    /// At most [`LANES`] targets; only those whose bit is set in `wanted` are
+    /// evaluated (the others get `None`).
+    #[allow(clippy::too_many_arguments)] // each is one of the evaluation's givens
+    pub fn eval_attr_lanes(
+        &mut self,
+        my: &CompiledAd,
+        slot: u32,
+        site: u32,
+        targets: &[&CompiledAd],
+        wanted: u64,
+        host: &mut dyn Host,
+        out: &mut Vec<Option<Value>>,
+    ) {
+        assert!(targets.len() <= LANES, "at most {LANES} targets");
+        out.clear();
+        match my.get(slot) {
+            Attr::Absent => out.resize(targets.len(), Some(Value::Undefined)),
+            Attr::Value(v) => out.resize(targets.len(), Some(v.clone())),
+            Attr::Code(p) if lane_depth(p).is_some_and(|d| site + 1 + d <= MAX_DEPTH) => {
+                out.resize(targets.len(), None);
+                self.run_lanes(p, my, targets, wanted, host, out);
+            }
+            Attr::Code(_) => out.resize(targets.len(), None),
+        }
+    }
+
+    fn run_lanes(
+        &mut self,
+        p: &Program,
+        my: &CompiledAd,
+        targets: &[&CompiledAd],
+        wanted: u64,
+        host: &mut dyn Host,
+        out: &mut [Option<Value>],
+    ) {
+        let mut st = std::mem::take(&mut self.lanes);
+        let need = usize::from(p.nregs);
+        while st.regs.len() < need {
+            st.regs.push(std::array::from_fn(|_| Value::Undefined));
+        }
+        st.pending.clear();
+        st.pending.resize(p.code.len() + 1, 0);
+        let all = if targets.len() == LANES {
+            u64::MAX
+        } else {
+            (1u64 << targets.len()) - 1
+        };
+        let mut active = all & wanted;
+        let regs = &mut st.regs;
+        for (pc, ins) in p.code.iter().enumerate() {
+            active |= std::mem::take(&mut st.pending[pc]);
+            if active == 0 {
+                continue;
+            }
+            let (x, y, z) = (u32::from(ins.x), u32::from(ins.y), ins.z);
+            // Jumps go forward; a lane that jumps anywhere else (no program of ours
+            // does) never resumes, and so is left to the caller.
+            let target = z as usize;
+            let forward = target > pc && target < st.pending.len();
+            let dst = x as usize;
+            // Runs `$body` (an `Option<Value>`: `None` takes the lane out) for every
+            // active lane and stores the results in `r[x]`. The instruction is
+            // decoded once, outside the loop over lanes.
+            macro_rules! per_lane {
+                (|$lane:ident| $body:expr) => {{
+                    let mut lanes = active;
+                    while lanes != 0 {
+                        // (`& 63`: a lane index, which needs no bounds check.)
+                        let $lane = lanes.trailing_zeros() as usize & (LANES - 1);
+                        lanes &= lanes - 1;
+                        match $body {
+                            Some(v) => regs[dst][$lane] = v,
+                            None => active &= !(1u64 << $lane),
+                        }
+                    }
+                }};
+            }
+            // Moves the active lanes for which `$cond` holds to the jump target,
+            // after `$then`.
+            macro_rules! jump_if {
+                (|$lane:ident| $cond:expr) => {
+                    jump_if!(|$lane| $cond, {})
+                };
+                (|$lane:ident| $cond:expr, $then:block) => {{
+                    let mut lanes = active;
+                    while lanes != 0 {
+                        // (`& 63`: a lane index, which needs no bounds check.)
+                        let $lane = lanes.trailing_zeros() as usize & (LANES - 1);
+                        lanes &= lanes - 1;
+                        if $cond {
+                            $then
+                            active &= !(1u64 << $lane);
+                            if forward {
+                                st.pending[target] |= 1u64 << $lane;
+                            }
+                        }
+                    }
+                }};
+            }
+            let r = |reg: u32| reg as usize & 0xff;
+            match ins.op {
+                Op::Const => {
+                    let k = &p.consts[z as usize];
+                    per_lane!(|lane| Some(k.clone()))
+                }
+                Op::Move => {
+                    let src = r(z);
+                    per_lane!(|lane| Some(regs[src][lane].clone()))
+                }
+                Op::LoadMy => {
+                    let v = match my.get(z) {
+                        Attr::Absent => Some(Value::Undefined),
+                        Attr::Value(v) => Some(v.clone()),
+                        Attr::Code(_) => None,
+                    };
+                    per_lane!(|lane| v.clone())
+                }
+                Op::LoadTarget => per_lane!(|lane| match targets[lane].get(z) {
+                    Attr::Absent => Some(Value::Undefined),
+                    Attr::Value(v) => Some(v.clone()),
+                    Attr::Code(_) => None,
+                }),
+                Op::CmpTK => {
+                    let k = &p.consts[y as usize];
+                    let (slot, cmp) = (z & 0xff_ffff, Cmp::from_code(z >> 24));
+                    per_lane!(|lane| match targets[lane].get(slot) {
+                        Attr::Absent => Some(ops::compare(cmp, &Value::Undefined, k)),
+                        Attr::Value(v) => Some(ops::compare(cmp, v, k)),
+                        Attr::Code(_) => None,
+                    })
+                }
+                Op::CmpK => {
+                    let (k, src, cmp) = (&p.consts[y as usize], r(z), Cmp::from_code(z >> 8));
+                    per_lane!(|lane| Some(ops::compare(cmp, &regs[src][lane], k)))
+                }
+                Op::Neg | Op::Plus | Op::Not | Op::BitNot => {
+                    let f = match ins.op {
+                        Op::Neg => ops::neg,
+                        Op::Plus => ops::plus,
+                        Op::Not => ops::not,
+                        _ => ops::bit_not,
+                    };
+                    let src = r(z);
+                    per_lane!(|lane| Some(f(&regs[src][lane])))
+                }
+                Op::Member => {
+                    let (set, src) = (&p.sets[z as usize], r(y));
+                    per_lane!(|lane| Some(set.contains(&regs[src][lane])))
+                }
+                Op::And => {
+                    let (a, b) = (r(y), r(z));
+                    per_lane!(|lane| Some(ops::and(&regs[a][lane], &regs[b][lane])))
+                }
+                Op::Or => {
+                    let (a, b) = (r(y), r(z));
+                    per_lane!(|lane| Some(ops::or(&regs[a][lane], &regs[b][lane])))
+                }
+                Op::JumpIfFalse => {
+                    jump_if!(|lane| regs[dst][lane].as_bool_equiv() == Some(false), {
+                        regs[dst][lane] = Value::Bool(false)
+                    })
+                }
+                Op::JumpIfTrue => jump_if!(|lane| regs[dst][lane].as_bool_equiv() == Some(true), {
+                    regs[dst][lane] = Value::Bool(true)
+                }),
+                Op::JumpIfDefined => jump_if!(|lane| !regs[dst][lane].is_undefined()),
+                Op::JumpIfNot => {
+                    jump_if!(|lane| regs[dst][lane].as_bool_equiv() == Some(false))
+                }
+                Op::Jump => jump_if!(|lane| true),
+                Op::Test => {
+                    let cond = r(y);
+                    let outcome = |c: &Value| match c {
+                        Value::Undefined => Some(Value::Undefined),
+                        _ if c.as_bool_equiv().is_none() => Some(Value::Error),
+                        _ => None,
+                    };
+                    jump_if!(|lane| outcome(&regs[cond][lane]).is_some(), {
+                        regs[dst][lane] = outcome(&regs[cond][lane]).unwrap_or(Value::Error)
+                    })
+                }
+                Op::TargetCached => {
+                    let key = p.target_only[z as usize].key;
+                    let cache = &self.target_cache;
+                    per_lane!(|lane| {
+                        let ad = targets[lane] as *const CompiledAd as usize;
+                        cache.get(&(ad, key)).cloned()
+                    })
+                }
+                Op::Call => {
+                    let (first, argc) = (y, z & 0xff);
+                    let args = &mut st.args;
+                    per_lane!(|lane| {
+                        args.clear();
+                        args.extend((first..first + argc).map(|a| regs[r(a)][lane].clone()));
+                        host.call(z >> 8, args).ok()
+                    })
+                }
+                Op::Index => {
+                    let (a, b) = (r(y), r(z));
+                    per_lane!(|lane| host.index(&regs[a][lane], &regs[b][lane]).ok())
+                }
+                Op::Ret => {
+                    let src = r(z);
+                    let mut lanes = active;
+                    while lanes != 0 {
+                        let lane = lanes.trailing_zeros() as usize & (LANES - 1);
+                        lanes &= lanes - 1;
+                        out[lane] = Some(std::mem::take(&mut regs[src][lane]));
+                    }
+                    active = 0;
+                }
+                Op::Reference => active = 0,
+                op => {
+                    let (a, b) = (r(y), r(z));
+                    per_lane!(|lane| binary(op, &regs[a][lane], &regs[b][lane]))
+                }
+            }
+        }
+        self.lanes = st;
+    }
+}
+
+/// The depth a lane's evaluation of `p` reaches below the attribute reference,
+/// reading literals only (as the machine computes it): `None` when `p` uses an
+/// instruction whose depth the lanes do not account for.
+fn lane_depth(p: &Program) -> Option<u32> {
+    // Both Requirements of a match share the machine's step budget (10% of it here
+    // each leaves ample room for the literal loads).
+    if u64::from(p.nodes) > crate::machine::STEP_BOUND / 10 {
+        return None;
+    }
+    p.code.iter().try_fold(p.max_depth, |d, i| match i.op {
+        Op::LoadMy | Op::LoadTarget => Some(d.max(u32::from(i.y) + 1)),
+        Op::Reference => None,
+        _ => Some(d),
+    })
+}
+
+/// A binary operator of the machine on two values; `None` for identity of two lists
+/// (the front end's question) and for anything that is not a binary operator.
+fn binary(op: Op, a: &Value, b: &Value) -> Option<Value> {
+    Some(match op {
+        Op::Add => ops::arith(Arith::Add, a, b),
+        Op::Sub => ops::arith(Arith::Sub, a, b),
+        Op::Mul => ops::arith(Arith::Mul, a, b),
+        Op::Div => ops::arith(Arith::Div, a, b),
+        Op::Mod => ops::arith(Arith::Mod, a, b),
+        Op::Lt => ops::compare(Cmp::Lt, a, b),
+        Op::Le => ops::compare(Cmp::Le, a, b),
+        Op::Gt => ops::compare(Cmp::Gt, a, b),
+        Op::Ge => ops::compare(Cmp::Ge, a, b),
+        Op::Eq => ops::compare(Cmp::Eq, a, b),
+        Op::Ne => ops::compare(Cmp::Ne, a, b),
+        Op::Is | Op::Isnt if matches!(a, Value::List(_)) && matches!(b, Value::List(_)) => {
+            return None
+        }
+        Op::Is => ops::compare(Cmp::Is, a, b),
+        Op::Isnt => ops::compare(Cmp::Isnt, a, b),
+        Op::BitAnd => ops::bitwise(Bit::And, a, b),
+        Op::BitOr => ops::bitwise(Bit::Or, a, b),
+        Op::BitXor => ops::bitwise(Bit::Xor, a, b),
+        Op::Shl => ops::bitwise(Bit::Shl, a, b),
+        Op::Shr => ops::bitwise(Bit::Shr, a, b),
+        Op::UShr => ops::bitwise(Bit::UShr, a, b),
+        Op::And => ops::and(a, b),
+        Op::Or => ops::or(a, b),
+        _ => return None,
+    })
+}
