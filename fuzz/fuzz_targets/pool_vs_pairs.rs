@@ -9,15 +9,9 @@
 #[path = "../../tests/gen/mod.rs"]
 mod gen;
 
-use classad::ad::ClassAd;
-use classad::eval::Semantics;
-use classad::matching::{rank, symmetric_match, CompiledPool};
-use classad::syntax::parse_classad;
-use classad_vm::Machine;
 use libfuzzer_sys::arbitrary::{self, Arbitrary};
 use libfuzzer_sys::fuzz_target;
 use std::fmt;
-use std::sync::Arc;
 
 /// A pool of 1 to 4 jobs and 1 to 4 machines, taken from consecutive ad-pair cases
 /// of the generator. Its `Debug` writes the two ad files and the command that
@@ -62,42 +56,7 @@ impl fmt::Debug for Pool {
 
 fuzz_target!(|input: Pool| {
     let (jobs, machines) = input.texts();
-    let ads = |texts: Vec<String>| -> Vec<Arc<ClassAd>> {
-        texts
-            .iter()
-            .map(|t| Arc::new(parse_classad(t).expect("generated ads parse")))
-            .collect()
-    };
-    let (jobs, machines) = (ads(jobs), ads(machines));
-    let sem = Semantics::Htcondor;
-    let pool = CompiledPool::new(&jobs, &machines);
-    let mut vm = Machine::new();
-    let mut brute = Vec::new();
-    for (j, job) in jobs.iter().enumerate() {
-        for (m, machine) in machines.iter().enumerate() {
-            if symmetric_match(job, machine, sem) {
-                brute.push((j, m));
-            }
-        }
-    }
-    // Twice: the second walk runs on a warm cache of machine-only values.
-    for round in 0..2 {
-        assert_eq!(pool.all_pairs(&mut vm), brute, "round {round}\n{input:?}");
-    }
-    for (j, job) in jobs.iter().enumerate() {
-        for (m, machine) in machines.iter().enumerate() {
-            for job_side in [true, false] {
-                let (a, b) = if job_side {
-                    (job, machine)
-                } else {
-                    (machine, job)
-                };
-                let (x, y) = (rank(a, b, sem), pool.rank(&mut vm, j, m, job_side));
-                assert!(
-                    x.to_bits() == y.to_bits() || (x.is_nan() && y.is_nan()),
-                    "rank of job {j}, machine {m} (job side {job_side}): reference {x}, pool {y}\n{input:?}"
-                );
-            }
-        }
+    if let Err(diff) = gen::properties::pool_against_pairs(&jobs, &machines) {
+        panic!("the compiled pool disagrees with brute force: {diff}\n{input:?}");
     }
 });

@@ -629,6 +629,14 @@ impl Gen<'_> {
             }
             return false;
         }
+        // The region is guarded: an attribute being evaluated when its inlined
+        // code starts is a circular reference, found as a load would find it
+        // (through TARGET, say, which no compile-time check can see).
+        let Ok(length) = u16::try_from(sub.code.len()) else {
+            return false;
+        };
+        let slot = self.slots.intern(name);
+        let enter = self.emit(Op::InlineEnter, dst, length, slot);
         let at = classad_vm::Placement {
             result: dst,
             first_temp: self.next_reg,
@@ -639,6 +647,7 @@ impl Gen<'_> {
             depth: u32::from(site) + 1,
         };
         let Some(code) = sub.relocated(&at) else {
+            self.code.truncate(enter);
             return false;
         };
         let saved = self.next_reg;
@@ -647,6 +656,7 @@ impl Gen<'_> {
         }
         self.next_reg = saved;
         self.code.extend(code);
+        self.emit(Op::InlineLeave, 0, 0, slot);
         self.consts.extend(sub.consts);
         self.target_only.extend(sub.target_only);
         self.sets.extend(sub.sets);

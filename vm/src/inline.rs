@@ -66,6 +66,8 @@ impl Program {
                     Jump => (i.x, i.y, jump(i.z)?),
                     Call => (x(i)?, y_reg(i)?, i.z),
                     Member => (x(i)?, y_reg(i)?, i.z + at.set_base),
+                    InlineEnter => (x(i)?, i.y, i.z),
+                    InlineLeave => (i.x, i.y, i.z),
                     TargetCached => (x(i)?, site(i.y), i.z + at.sub_base),
                     Reference => (i.x, i.y, i.z),
                     Ret => return None,

@@ -28,6 +28,8 @@
 //! | `Member` | `x`=dst, `y`=src, `z`=set | `r[x]` = whether `r[y]` is in the program's constant collection `sets[z]` ([`crate::sets::ConstSet::contains`]) |
 //! | `Call` | `x`=dst, `y`=first arg register, `z`=native id << 8 \| argc | a builtin on argument values (host) |
 //! | `TargetCached` | `x`=dst, `y`=the depth where the subexpression sits, `z`=index into the program's `target_only` table | the value of a subexpression that depends only on TARGET: computed once per TARGET ad and kept in the machine's cache (only when every attribute it read was a literal) |
+//! | `InlineEnter` | `x`=dst, `y`=length, `z`=slot | starts the code of MY's attribute `z`, compiled in place of a load: when that attribute is being evaluated (a circular reference), `r[x]` = undefined and execution skips the `y` instructions that follow (up to and including the matching `InlineLeave`), as a load would find the cycle; otherwise the attribute counts as being evaluated until `InlineLeave` |
+//! | `InlineLeave` | `z`=slot | ends the inlined code of MY's attribute `z` |
 //! | `Reference` | — | this evaluation needs the reference evaluator (a construct the compiler does not handle natively); the machine stops with [`crate::machine::Halt::NeedReference`] |
 //! | `Ret` | `z`=src | the program's value is `r[z]` |
 
@@ -79,6 +81,8 @@ pub enum Op {
     Member,
     Call,
     TargetCached,
+    InlineEnter,
+    InlineLeave,
     Reference,
     Ret,
 }
@@ -133,6 +137,8 @@ impl fmt::Display for Instr {
             Call => write!(f, "{name:<13} r{x}, native{}(r{y}..+{})", z >> 8, z & 0xff),
             TargetCached => write!(f, "{name:<13} r{x}, sub{z}"),
             Member => write!(f, "{name:<13} r{x}, r{y} in set{z}"),
+            InlineEnter => write!(f, "{name:<13} r{x}, slot{z}, +{y}"),
+            InlineLeave => write!(f, "{name:<13} slot{z}"),
             Reference => write!(f, "{name}"),
             Ret => write!(f, "{name:<13} r{z}"),
             _ => write!(f, "{name:<13} r{x}, r{y}, r{z}"),

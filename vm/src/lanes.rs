@@ -28,8 +28,9 @@ const MAX_DEPTH: u32 = 400;
 /// The registers and jump bookkeeping of lane evaluations, kept between calls.
 #[derive(Debug, Default)]
 pub(crate) struct LaneState {
-    /// Register `r` of lane `l` is `regs[r][l]`.
-    regs: Vec<[Value; LANES]>,
+    /// Register `r` of lane `l` is `regs[r][l]`: every register an 8-bit operand
+    /// names, so register accesses need no bounds checks.
+    regs: Option<Box<[[Value; LANES]; 256]>>,
     /// Lanes waiting to resume at each instruction (jumps only go forward).
     pending: Vec<u64>,
     /// Argument values of one lane's builtin call.
@@ -77,10 +78,12 @@ impl Machine {
         out: &mut [Option<Value>],
     ) {
         let mut st = std::mem::take(&mut self.lanes);
-        let need = usize::from(p.nregs);
-        while st.regs.len() < need {
-            st.regs.push(std::array::from_fn(|_| Value::Undefined));
-        }
+        let mut file = st.regs.take().unwrap_or_else(|| {
+            let file: Box<[[Value; LANES]]> = (0..256)
+                .map(|_| std::array::from_fn(|_| Value::Undefined))
+                .collect();
+            file.try_into().expect("256 registers")
+        });
         st.pending.clear();
         st.pending.resize(p.code.len() + 1, 0);
         let all = if targets.len() == LANES {
@@ -89,7 +92,7 @@ impl Machine {
             (1u64 << targets.len()) - 1
         };
         let mut active = all & wanted;
-        let regs = &mut st.regs;
+        let regs = &mut *file;
         for (pc, ins) in p.code.iter().enumerate() {
             active |= std::mem::take(&mut st.pending[pc]);
             if active == 0 {
@@ -100,7 +103,7 @@ impl Machine {
             // does) never resumes, and so is left to the caller.
             let target = z as usize;
             let forward = target > pc && target < st.pending.len();
-            let dst = x as usize;
+            let dst = x as u8 as usize;
             // Runs `$body` (an `Option<Value>`: `None` takes the lane out) for every
             // active lane and stores the results in `r[x]`. The instruction is
             // decoded once, outside the loop over lanes.
@@ -121,26 +124,26 @@ impl Machine {
             // Moves the active lanes for which `$cond` holds to the jump target,
             // after `$then`.
             macro_rules! jump_if {
-                (|$lane:ident| $cond:expr) => {
-                    jump_if!(|$lane| $cond, {})
-                };
-                (|$lane:ident| $cond:expr, $then:block) => {{
-                    let mut lanes = active;
-                    while lanes != 0 {
-                        // (`& 63`: a lane index, which needs no bounds check.)
-                        let $lane = lanes.trailing_zeros() as usize & (LANES - 1);
-                        lanes &= lanes - 1;
-                        if $cond {
-                            $then
-                            active &= !(1u64 << $lane);
-                            if forward {
-                                st.pending[target] |= 1u64 << $lane;
-                            }
+            (|$lane:ident| $cond:expr) => {
+                jump_if!(|$lane| $cond, {})
+            };
+            (|$lane:ident| $cond:expr, $then:block) => {{
+                let mut lanes = active;
+                while lanes != 0 {
+                    // (`& 63`: a lane index, which needs no bounds check.)
+                    let $lane = lanes.trailing_zeros() as usize & (LANES - 1);
+                    lanes &= lanes - 1;
+                    if $cond {
+                        $then
+                        active &= !(1u64 << $lane);
+                        if forward {
+                            st.pending[target] |= 1u64 << $lane;
                         }
                     }
-                }};
-            }
-            let r = |reg: u32| reg as usize & 0xff;
+                }
+            }};
+        }
+            let r = |reg: u32| reg as u8 as usize;
             match ins.op {
                 Op::Const => {
                     let k = &p.consts[z as usize];
@@ -203,9 +206,11 @@ impl Machine {
                         regs[dst][lane] = Value::Bool(false)
                     })
                 }
-                Op::JumpIfTrue => jump_if!(|lane| regs[dst][lane].as_bool_equiv() == Some(true), {
-                    regs[dst][lane] = Value::Bool(true)
-                }),
+                Op::JumpIfTrue => {
+                    jump_if!(|lane| regs[dst][lane].as_bool_equiv() == Some(true), {
+                        regs[dst][lane] = Value::Bool(true)
+                    })
+                }
                 Op::JumpIfDefined => jump_if!(|lane| !regs[dst][lane].is_undefined()),
                 Op::JumpIfNot => {
                     jump_if!(|lane| regs[dst][lane].as_bool_equiv() == Some(false))
@@ -253,6 +258,9 @@ impl Machine {
                     }
                     active = 0;
                 }
+                // Lanes read literals only, so nothing is being evaluated that an
+                // inlined attribute could come back to.
+                Op::InlineEnter | Op::InlineLeave => {}
                 Op::Reference => active = 0,
                 op => {
                     let (a, b) = (r(y), r(z));
@@ -260,6 +268,7 @@ impl Machine {
                 }
             }
         }
+        st.regs = Some(file);
         self.lanes = st;
     }
 }

@@ -443,6 +443,33 @@ impl Machine {
                     };
                     r!(ins.x) = v;
                 }
+                Op::InlineEnter => {
+                    let i = ins.z as usize;
+                    if self.memo[me].len() <= i {
+                        self.memo[me].resize(i + 1, Memo::Empty);
+                    }
+                    match self.memo[me][i] {
+                        Memo::InProgress => {
+                            // A circular reference, exactly as `load` finds it.
+                            self.cycle = true;
+                            r!(ins.x) = Value::Undefined;
+                            pc += usize::from(ins.y);
+                        }
+                        Memo::Empty => {
+                            self.memo[me][i] = Memo::InProgress;
+                            self.touched.push((me, ins.z));
+                        }
+                        // Evaluated before without meeting a cycle: it cannot be
+                        // on one now.
+                        Memo::Done(..) => {}
+                    }
+                }
+                Op::InlineLeave => {
+                    let m = &mut self.memo[me][ins.z as usize];
+                    if matches!(m, Memo::InProgress) {
+                        *m = Memo::Empty;
+                    }
+                }
                 Op::Reference => return Err(Halt::NeedReference),
                 Op::Ret => return Ok((std::mem::take(&mut r!(ins.z)), depth)),
             }

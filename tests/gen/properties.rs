@@ -1,0 +1,160 @@
+//! The properties the structured fuzz targets check, shared with the tests that
+//! replay their findings (`tests/fuzz_regressions.rs`), so the two cannot drift.
+
+use super::Sides;
+use classad::ad::ClassAd;
+use classad::eval::display::unparse_value;
+use classad::eval::{eval_alone_with, eval_in_with, Engine, Fail, Semantics};
+use classad::matching::{rank, symmetric_match, CompiledPool};
+use classad::syntax::ast::ExprRef;
+use classad::syntax::{parse_classad, parse_expr};
+use classad::Value;
+use classad_vm::Machine;
+use std::sync::Arc;
+
+/// A structured fuzz input as `arbitrary` builds it from raw bytes: integers read
+/// little-endian, missing bytes taken as zero. `cargo fuzz` artifacts of the
+/// structured targets decode with it.
+pub struct FuzzBytes<'a>(pub &'a [u8]);
+
+impl FuzzBytes<'_> {
+    /// The next `n` bytes as a little-endian integer.
+    pub fn int(&mut self, n: usize) -> u64 {
+        let take = n.min(self.0.len());
+        let mut v = 0u64;
+        for (i, b) in self.0[..take].iter().enumerate() {
+            v |= u64::from(*b) << (8 * i);
+        }
+        self.0 = &self.0[take..];
+        v
+    }
+}
+
+fn outcome(r: Result<Value, Fail>) -> String {
+    match r {
+        Ok(v) => unparse_value(&v),
+        Err(Fail) => "<evaluation failed>".into(),
+    }
+}
+
+fn ad(text: &str) -> Arc<ClassAd> {
+    Arc::new(parse_classad(text).expect("generated ads parse"))
+}
+
+/// `vm_vs_reference`: expression case `index` alone, and pair case `index` (its
+/// expressions in the match, the symmetric match, both ranks), give the same on the
+/// VM as on the reference evaluator. `Err` describes the first difference, with the
+/// case as commands to paste.
+pub fn vm_against_reference(master: u64, index: usize) -> Result<(), String> {
+    let sem = Semantics::Htcondor;
+    let case = super::expr_case(master, index);
+    let e = parse_expr(&case.text).expect("generated expressions parse");
+    let (r, v) = (
+        outcome(eval_alone_with(Engine::Reference, &e, sem)),
+        outcome(eval_alone_with(Engine::Vm, &e, sem)),
+    );
+    if r != v {
+        return Err(format!("\n{case}\n  reference: {r}\n  vm: {v}"));
+    }
+    let pair = super::pair_case(master, index);
+    let (job, machine) = (ad(&pair.job), ad(&pair.machine));
+    for x in &pair.exprs {
+        let e = ExprRef::root_of(Arc::new(parse_expr(&x.text).expect("parses")));
+        let (my, target) = match x.sides {
+            Sides::JobMachine => (&job, Some(&machine)),
+            Sides::MachineJob => (&machine, Some(&job)),
+            Sides::JobAlone => (&job, None),
+        };
+        let r = outcome(eval_in_with(Engine::Reference, &e, my, target, sem));
+        let v = outcome(eval_in_with(Engine::Vm, &e, my, target, sem));
+        if r != v {
+            return Err(format!(
+                "\n{pair}\n{}\n  reference: {r}\n  vm: {v}",
+                x.command()
+            ));
+        }
+    }
+    let pool = CompiledPool::new(std::slice::from_ref(&job), std::slice::from_ref(&machine));
+    let mut vm = Machine::new();
+    let (r, v) = (
+        symmetric_match(&job, &machine, sem),
+        pool.symmetric_match(&mut vm, 0, 0),
+    );
+    if r != v {
+        return Err(format!("symmetric match: reference {r}, vm {v}\n{pair}"));
+    }
+    if pool.all_pairs(&mut vm).is_empty() == r {
+        return Err(format!("all_pairs disagrees with the match ({r})\n{pair}"));
+    }
+    for job_side in [true, false] {
+        let (a, b) = if job_side {
+            (&job, &machine)
+        } else {
+            (&machine, &job)
+        };
+        let (x, y) = (rank(a, b, sem), pool.rank(&mut vm, 0, 0, job_side));
+        if x.to_bits() != y.to_bits() && !(x.is_nan() && y.is_nan()) {
+            return Err(format!(
+                "rank (job side {job_side}): reference {x}, vm {y}\n{pair}"
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The ad texts of a `pool_vs_pairs` pool: 1 to 4 jobs and 1 to 4 machines from
+/// consecutive pair cases starting at `first`.
+pub fn pool_texts(master: u64, first: u8, jobs: u8, machines: u8) -> (Vec<String>, Vec<String>) {
+    let case = |k: usize| super::pair_case(master, usize::from(first) + k);
+    let jobs = (0..1 + usize::from(jobs % 4))
+        .map(|k| case(k).job)
+        .collect();
+    let machines = (0..1 + usize::from(machines % 4))
+        .map(|k| case(k).machine)
+        .collect();
+    (jobs, machines)
+}
+
+/// `pool_vs_pairs`: the compiled pool's `all_pairs` (cold and warm) equals brute
+/// force pair by pair on the reference evaluator, and every rank agrees.
+pub fn pool_against_pairs(jobs: &[String], machines: &[String]) -> Result<(), String> {
+    let ads = |texts: &[String]| -> Vec<Arc<ClassAd>> { texts.iter().map(|t| ad(t)).collect() };
+    let (jobs, machines) = (ads(jobs), ads(machines));
+    let sem = Semantics::Htcondor;
+    let pool = CompiledPool::new(&jobs, &machines);
+    let mut vm = Machine::new();
+    let mut brute = Vec::new();
+    for (j, job) in jobs.iter().enumerate() {
+        for (m, machine) in machines.iter().enumerate() {
+            if symmetric_match(job, machine, sem) {
+                brute.push((j, m));
+            }
+        }
+    }
+    for round in 0..2 {
+        let got = pool.all_pairs(&mut vm);
+        if got != brute {
+            return Err(format!(
+                "round {round}: all_pairs {got:?}, brute force {brute:?}"
+            ));
+        }
+    }
+    for (j, job) in jobs.iter().enumerate() {
+        for (m, machine) in machines.iter().enumerate() {
+            for job_side in [true, false] {
+                let (a, b) = if job_side {
+                    (job, machine)
+                } else {
+                    (machine, job)
+                };
+                let (x, y) = (rank(a, b, sem), pool.rank(&mut vm, j, m, job_side));
+                if x.to_bits() != y.to_bits() && !(x.is_nan() && y.is_nan()) {
+                    return Err(format!(
+                        "rank of job {j}, machine {m} (job side {job_side}): reference {x}, pool {y}"
+                    ));
+                }
+            }
+        }
+    }
+    Ok(())
+}
