@@ -106,6 +106,11 @@ fn vm_vs_reference_findings_stay_fixed() {
 }
 
 #[test]
+fn pool_vs_pairs_findings_stay_fixed() {
+    replay("pool_vs_pairs", pool_vs_pairs_property);
+}
+
+#[test]
 fn structured_inputs_decode_as_cargo_fuzz_decodes_them() {
     // `cargo fuzz fmt vm_vs_reference` of the first finding printed pair case 0
     // with seed 0x00a7c51128590d34.
