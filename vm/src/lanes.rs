@@ -169,11 +169,33 @@ impl Machine {
                 Op::CmpTK => {
                     let k = &p.consts[y as usize];
                     let (slot, cmp) = (z & 0xff_ffff, Cmp::from_code(z >> 24));
-                    per_lane!(|lane| match targets[lane].get(slot) {
-                        Attr::Absent => Some(ops::compare(cmp, &Value::Undefined, k)),
-                        Attr::Value(v) => Some(ops::compare(cmp, v, k)),
-                        Attr::Code(_) => None,
-                    })
+                    // Integer constants (most of matchmaking's) compare against an
+                    // integer attribute without the general rules; the test is
+                    // chosen once per block.
+                    let int_test: Option<fn(i64, i64) -> bool> = match (k, cmp) {
+                        (Value::Int(_), Cmp::Lt) => Some(|a, b| a < b),
+                        (Value::Int(_), Cmp::Le) => Some(|a, b| a <= b),
+                        (Value::Int(_), Cmp::Gt) => Some(|a, b| a > b),
+                        (Value::Int(_), Cmp::Ge) => Some(|a, b| a >= b),
+                        (Value::Int(_), Cmp::Eq | Cmp::Is) => Some(|a, b| a == b),
+                        (Value::Int(_), Cmp::Ne | Cmp::Isnt) => Some(|a, b| a != b),
+                        _ => None,
+                    };
+                    match (int_test, k) {
+                        (Some(test), &Value::Int(b)) => {
+                            per_lane!(|lane| match targets[lane].get(slot) {
+                                Attr::Value(Value::Int(a)) => Some(Value::Bool(test(*a, b))),
+                                Attr::Value(v) => Some(ops::compare(cmp, v, k)),
+                                Attr::Absent => Some(ops::compare(cmp, &Value::Undefined, k)),
+                                Attr::Code(_) => None,
+                            })
+                        }
+                        _ => per_lane!(|lane| match targets[lane].get(slot) {
+                            Attr::Absent => Some(ops::compare(cmp, &Value::Undefined, k)),
+                            Attr::Value(v) => Some(ops::compare(cmp, v, k)),
+                            Attr::Code(_) => None,
+                        }),
+                    }
                 }
                 Op::CmpK => {
                     let (k, src, cmp) = (&p.consts[y as usize], r(z), Cmp::from_code(z >> 8));
