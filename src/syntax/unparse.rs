@@ -299,8 +299,11 @@ impl Printer<'_> {
             }
             Node::Call { name, args } => {
                 // HTCondor prints the name as written; a quoted name that is not an
-                // identifier (`'a b'(1)`) would not parse back, so it stays quoted.
-                if is_identifier(name) {
+                // identifier (`'a b'(1)`) or is a keyword (`'is'(1)`, `'error'(1)`)
+                // would not parse back, so it stays quoted. (`parent(1)` parses.)
+                if is_identifier(name)
+                    && (!is_reserved(name) || name.eq_ignore_ascii_case("parent"))
+                {
                     self.out.push_str(name);
                 } else {
                     write_attr_name(name, self.old(), self.out);
