@@ -240,7 +240,14 @@ impl Gen<'_> {
                 );
                 let end = self.emit(Op::Jump, 0, 0, 0);
                 self.patch(skip);
-                self.konst(dst, Value::Bool(!is_and));
+                // Decided by the left side alone: `false` (`true` for `||`), or
+                // error, which is what the operator gives on the left side twice.
+                self.emit(
+                    if is_and { Op::And } else { Op::Or },
+                    dst,
+                    ra,
+                    u32::from(ra),
+                );
                 self.patch(end);
             }
             Node::Binary(BinOp::Elvis, a, b) => {
@@ -255,7 +262,7 @@ impl Gen<'_> {
                 self.node(*b, rb, d);
                 self.emit(binary_op(*op), dst, ra, u32::from(rb));
             }
-            Node::Ternary(c, a, b) => self.conditional(*c, *a, *b, dst, d),
+            Node::Ternary(c, a, b) => self.conditional(*c, *a, *b, dst, d, true),
             Node::Call { name, args } => self.call(name, args, dst, d),
             Node::List(_) | Node::Record(_) => self.reference(),
         }
@@ -337,10 +344,11 @@ impl Gen<'_> {
     }
 
     /// `c ? a : b` (also `ifThenElse(c, a, b)`).
-    fn conditional(&mut self, c: NodeId, a: NodeId, b: NodeId, dst: u16, d: u32) {
+    /// `c ? a : b` (`ternary`) or `ifThenElse(c, a, b)`.
+    fn conditional(&mut self, c: NodeId, a: NodeId, b: NodeId, dst: u16, d: u32, ternary: bool) {
         let rc = self.reg();
         self.node(c, rc, d);
-        let test = self.emit(Op::Test, dst, rc, 0);
+        let test = self.emit(if ternary { Op::TestTernary } else { Op::Test }, dst, rc, 0);
         let to_else = self.emit(Op::JumpIfNot, rc, 0, 0);
         self.node(a, dst, d);
         let end = self.emit(Op::Jump, 0, 0, 0);
@@ -357,7 +365,7 @@ impl Gen<'_> {
         };
         if b.name.eq_ignore_ascii_case("ifThenElse") {
             return match args {
-                [c, a, e] => self.conditional(*c, *a, *e, dst, d),
+                [c, a, e] => self.conditional(*c, *a, *e, dst, d, false),
                 _ => self.konst(dst, Value::Error),
             };
         }
@@ -522,6 +530,9 @@ impl Gen<'_> {
             }
             Node::Binary(BinOp::And, a, b) => {
                 let x = self.known(a)?;
+                if matches!(x, Value::Error) {
+                    return Some(Value::Error);
+                }
                 if x.as_bool_equiv() == Some(false) {
                     return Some(Value::Bool(false));
                 }
@@ -529,6 +540,9 @@ impl Gen<'_> {
             }
             Node::Binary(BinOp::Or, a, b) => {
                 let x = self.known(a)?;
+                if matches!(x, Value::Error) {
+                    return Some(Value::Error);
+                }
                 if x.as_bool_equiv() == Some(true) {
                     return Some(Value::Bool(true));
                 }
@@ -556,8 +570,14 @@ impl Gen<'_> {
                 let cond = self.known(c)?;
                 match cond {
                     Value::Undefined => Some(Value::Undefined),
+                    Value::Error => Some(Value::Error),
                     _ => match cond.as_bool_equiv() {
-                        None => Some(Value::Error),
+                        // Both branches are evaluated first (see the evaluator).
+                        None => {
+                            self.known(a)?;
+                            self.known(b)?;
+                            Some(Value::Error)
+                        }
                         Some(true) => self.known(a),
                         Some(false) => self.known(b),
                     },

@@ -64,8 +64,10 @@ impl Call for EvalCall<'_> {
         let e = self.arg_expr(i);
         match as_ad(ad) {
             Some(ad) => {
+                // A fresh evaluation of HTCondor's, rooted at the ad's outermost scope.
                 let scope = ad.scope.clone();
-                self.ev.eval(&e, Some(&scope))
+                let root = Some(scope.root());
+                self.ev.with_root(root, |ev| ev.eval(&e, Some(&scope)))
             }
             None => Ok(Value::Error),
         }

@@ -24,6 +24,19 @@ pub struct Evaluator {
     steps_left: u64,
     /// The attributes being evaluated (ad, expression), for cycle detection.
     stack: Vec<AttrKey>,
+    /// The value a failed evaluation leaves behind: HTCondor's node that fails
+    /// still writes its output value (an operator or a call sets error; an
+    /// attribute reference leaves what its target left, or nothing when the
+    /// reference itself could not be resolved). A list subscript ignores the
+    /// failure of the element it evaluates and keeps that value.
+    residue: Value,
+    /// HTCondor's `rootAd`: where `.name`, `toplevel` and `root` start. Set by
+    /// the first evaluation (the outermost ad of its scope; none without an ad),
+    /// and, as HTCondor's fresh `EvalState`s do, for the element evaluations of a
+    /// list selection, an ad subscript and `evalInEachContext`/`countMatches`.
+    /// A record literal met along the way does not become the root. The outer
+    /// `None`: not set yet.
+    root: Option<Option<Arc<Scope>>>,
 }
 
 impl Evaluator {
@@ -34,12 +47,18 @@ impl Evaluator {
             depth_left: MAX_DEPTH,
             steps_left: MAX_STEPS,
             stack: Vec::new(),
+            residue: Value::Undefined,
+            root: None,
         }
     }
 
     /// Evaluates `e` with `cur` as the current ad (`None`: no ad at all).
     pub fn eval(&mut self, e: &ExprRef, cur: Option<&Arc<Scope>>) -> Result<Value, Fail> {
+        if self.root.is_none() {
+            self.root = Some(cur.map(|c| c.root()));
+        }
         if self.steps_left == 0 {
+            self.residue = Value::Error;
             return Err(Fail);
         }
         self.steps_left -= 1;
@@ -58,11 +77,16 @@ impl Evaluator {
             } => self.eval_name(name, *absolute, cur),
             _ => {
                 if self.depth_left == 0 {
+                    self.residue = Value::Error;
                     return Err(Fail);
                 }
                 self.depth_left -= 1;
                 let r = self.eval_compound(e, cur);
                 self.depth_left += 1;
+                if r.is_err() && !matches!(e.node(), Node::Attr { .. }) {
+                    // An operator or a call whose operand failed sets error.
+                    self.residue = Value::Error;
+                }
                 r
             }
         }
@@ -79,8 +103,16 @@ impl Evaluator {
                 if select_chain_len(e) > MAX_SELECT_CHAIN {
                     return Ok(Value::Error);
                 }
-                let base = self.eval(&e.child(*s), cur)?;
-                self.select(&base, name)
+                // The base and the elements of a list base are evaluated into
+                // values of their own: their failure leaves nothing behind.
+                let base = self.eval(&e.child(*s), cur).inspect_err(|_| {
+                    self.residue = Value::Undefined;
+                })?;
+                self.select(&base, name, cur).inspect_err(|_| {
+                    if matches!(base, Value::List(_)) {
+                        self.residue = Value::Undefined;
+                    }
+                })
             }
             Node::Paren(x) => self.eval(&e.child(*x), cur),
             Node::Unary(op, x) => {
@@ -97,10 +129,18 @@ impl Evaluator {
                 let cond = self.eval(&e.child(*c), cur)?;
                 match cond {
                     Value::Undefined => Ok(Value::Undefined),
+                    Value::Error => Ok(Value::Error),
                     _ => match cond.as_bool_equiv() {
                         Some(true) => self.eval(&e.child(*a), cur),
                         Some(false) => self.eval(&e.child(*b), cur),
-                        None => Ok(Value::Error),
+                        None => {
+                            // HTCondor evaluates both branches before it gives error
+                            // for a condition that is not a boolean: a branch that
+                            // fails fails the whole.
+                            self.eval(&e.child(*a), cur)?;
+                            self.eval(&e.child(*b), cur)?;
+                            Ok(Value::Error)
+                        }
                     },
                 }
             }
@@ -136,6 +176,8 @@ impl Evaluator {
     ) -> Result<Value, Fail> {
         let x = self.eval(a, cur)?;
         match op {
+            // HTCondor 25 decides `error && x` and `error || x` without evaluating x.
+            BinOp::And | BinOp::Or if matches!(x, Value::Error) => return Ok(Value::Error),
             BinOp::And if x.as_bool_equiv() == Some(false) => return Ok(Value::Bool(false)),
             BinOp::Or if x.as_bool_equiv() == Some(true) => return Ok(Value::Bool(true)),
             BinOp::Elvis if !x.is_undefined() => return Ok(x),
@@ -189,7 +231,10 @@ impl Evaluator {
             // top-level evaluation of the ad.
             return match ad.scope.lookup_local(name, self.old_semantics) {
                 None => Ok(Value::Undefined),
-                Some(found) => self.eval_found(found),
+                Some(found) => {
+                    let root = Some(ad.scope.root());
+                    self.with_root(root, |ev| ev.eval_found(found))
+                }
             };
         }
         if let Some(list) = as_list(x) {
@@ -201,7 +246,12 @@ impl Evaluator {
             if i < 0 || i as usize >= list.len() {
                 return Ok(Value::Error);
             }
-            return self.list_item(list, i as usize);
+            // HTCondor ignores the failure of the element's evaluation
+            // (`ExprList::GetValueAt`) and keeps whatever value it left.
+            return Ok(match self.list_item(list, i as usize) {
+                Ok(v) => v,
+                Err(Fail) => std::mem::replace(&mut self.residue, Value::Undefined),
+            });
         }
         Ok(Value::Error)
     }
@@ -224,20 +274,56 @@ impl Evaluator {
         (0..list.len()).map(|i| self.list_item(list, i)).collect()
     }
 
+    /// Runs `f` with HTCondor's `rootAd` set to `root`, as a fresh `EvalState`
+    /// of HTCondor's would have it.
+    pub fn with_root<T>(&mut self, root: Option<Arc<Scope>>, f: impl FnOnce(&mut Self) -> T) -> T {
+        let saved = self.root.replace(root);
+        let r = f(self);
+        self.root = saved;
+        r
+    }
+
+    /// HTCondor's `rootAd` (see the field).
+    fn root_ad(&self) -> Option<Arc<Scope>> {
+        self.root.clone().flatten()
+    }
+
     /// `base.name`: a lookup in an ad, or the same selection over each element of a
-    /// list.
-    fn select(&mut self, base: &Value, name: &str) -> Result<Value, Fail> {
+    /// list (each in an evaluation of its own, rooted where `cur` is, as HTCondor
+    /// does).
+    fn select(
+        &mut self,
+        base: &Value,
+        name: &str,
+        cur: Option<&Arc<Scope>>,
+    ) -> Result<Value, Fail> {
         match base {
             Value::Undefined => Ok(Value::Undefined),
             Value::Ad(_) => {
                 let ad = as_ad(base).ok_or(Fail)?;
                 let scope = ad.scope.clone();
-                match self.lookup_in_scope(&scope, name) {
+                match self.lookup_in_scope(&scope, name)? {
                     Some(found) => self.eval_found(found),
                     None => Ok(Value::Undefined),
                 }
             }
             Value::List(_) => {
+                let root = cur.map(|c| c.root());
+                self.with_root(root, |ev| ev.select_each(base, name, cur))
+            }
+            _ => Ok(Value::Error),
+        }
+    }
+
+    /// [`Self::select`] over the elements of a list.
+    fn select_each(
+        &mut self,
+        base: &Value,
+        name: &str,
+        cur: Option<&Arc<Scope>>,
+    ) -> Result<Value, Fail> {
+        {
+            {
                 let list = as_list(base).ok_or(Fail)?.clone();
                 let mut out = Vec::with_capacity(list.len());
                 for i in 0..list.len() {
@@ -251,17 +337,16 @@ impl Evaluator {
                                 return Err(Fail);
                             }
                             self.depth_left -= 1;
-                            let v = self.select(&item, name);
+                            let v = self.select(&item, name, cur);
                             self.depth_left += 1;
                             v?
                         }
-                        Value::Ad(_) | Value::Undefined => self.select(&item, name)?,
+                        Value::Ad(_) | Value::Undefined => self.select(&item, name, cur)?,
                         _ => Value::Error,
                     });
                 }
                 Ok(values_list(out))
             }
-            _ => Ok(Value::Error),
         }
     }
 
@@ -276,17 +361,29 @@ impl Evaluator {
             // No ad at all: HTCondor fails an absolute reference (there is no root)
             // and finds nothing for any other.
             return if absolute {
+                self.residue = Value::Undefined;
                 Err(Fail)
             } else {
                 Ok(Value::Undefined)
             };
         };
-        let start = if absolute { cur.root() } else { cur.clone() };
-        let mut found = self.lookup_in_scope(&start, name);
+        let start = if absolute {
+            match self.root_ad() {
+                Some(root) => root,
+                None => {
+                    // No root: HTCondor fails the reference.
+                    self.residue = Value::Undefined;
+                    return Err(Fail);
+                }
+            }
+        } else {
+            cur.clone()
+        };
+        let mut found = self.lookup_in_scope(&start, name)?;
         if found.is_none() && !absolute {
             if let Some((pair, side)) = &start.alternate {
                 let alt = Scope::of_side(pair, *side, self.old_semantics);
-                found = self.lookup_in_scope(&alt, name);
+                found = self.lookup_in_scope(&alt, name)?;
             }
         }
         match found {
@@ -297,28 +394,42 @@ impl Evaluator {
 
     /// HTCondor's `LookupInScope`: the current ad, then its parents up to the root;
     /// special names (`toplevel`, `root`, `self`, `parent`, and in old semantics `MY`
-    /// and `CurrentTime`) resolve at the first ad that lacks them.
-    pub fn lookup_in_scope(&self, start: &Arc<Scope>, name: &str) -> Option<Found> {
+    /// and `CurrentTime`) resolve at the first ad that lacks them. `toplevel` and
+    /// `root` fail when the evaluation has no root ad, as in HTCondor.
+    pub fn lookup_in_scope(
+        &mut self,
+        start: &Arc<Scope>,
+        name: &str,
+    ) -> Result<Option<Found>, Fail> {
         let mut cur = start.clone();
         loop {
             if let Some(f) = cur.lookup_local(name, self.old_semantics) {
-                return Some(f);
+                return Ok(Some(f));
             }
             let parent = cur.parent.clone();
             let is = |s: &str| name.eq_ignore_ascii_case(s);
             if is("toplevel") || is("root") {
-                return Some(Found::Ad(start.root()));
+                return match self.root_ad() {
+                    Some(root) => Ok(Some(Found::Ad(root))),
+                    None => {
+                        self.residue = Value::Undefined;
+                        Err(Fail)
+                    }
+                };
             }
             if is("self") || (self.old_semantics && is("MY")) {
-                return Some(Found::Ad(cur));
+                return Ok(Some(Found::Ad(cur)));
             }
             if is("parent") {
-                return parent.map(Found::Ad);
+                return Ok(parent.map(Found::Ad));
             }
             if self.old_semantics && is("CurrentTime") {
-                return Some(Found::Value(Value::Int(crate::functions::now_secs())));
+                return Ok(Some(Found::Value(Value::Int(crate::functions::now_secs()))));
             }
-            cur = parent?;
+            let Some(p) = parent else {
+                return Ok(None);
+            };
+            cur = p;
         }
     }
 
@@ -334,6 +445,7 @@ impl Evaluator {
                     return Ok(Value::Undefined);
                 }
                 if self.depth_left == 0 {
+                    self.residue = Value::Error;
                     return Err(Fail);
                 }
                 self.depth_left -= 1;
@@ -364,19 +476,26 @@ impl Evaluator {
             Some(s) => {
                 let base = self.eval(&e.child(*s), cur)?;
                 match as_ad(&base) {
-                    Some(ad) => self.lookup_in_scope(&ad.scope.clone(), name),
+                    Some(ad) => self.lookup_in_scope(&ad.scope.clone(), name)?,
                     None => None,
                 }
             }
             None => match cur {
                 None => None,
                 Some(cur) => {
-                    let start = if *absolute { cur.root() } else { cur.clone() };
-                    let mut f = self.lookup_in_scope(&start, name);
+                    let start = if *absolute {
+                        match self.root_ad() {
+                            Some(root) => root,
+                            None => return Ok(None),
+                        }
+                    } else {
+                        cur.clone()
+                    };
+                    let mut f = self.lookup_in_scope(&start, name)?;
                     if f.is_none() && !*absolute {
                         if let Some((pair, side)) = &start.alternate {
                             let alt = Scope::of_side(pair, *side, self.old_semantics);
-                            f = self.lookup_in_scope(&alt, name);
+                            f = self.lookup_in_scope(&alt, name)?;
                         }
                     }
                     f

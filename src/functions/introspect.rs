@@ -221,7 +221,11 @@ impl Refs<'_> {
                 }
             }
         };
-        match self.ev.lookup_in_scope(&start, name) {
+        let Ok(found) = self.ev.lookup_in_scope(&start, name) else {
+            self.failed = true;
+            return false;
+        };
+        match found {
             None => {
                 self.insert(name.to_string());
                 true

@@ -16,10 +16,11 @@
 //! | `Lt` `Le` `Gt` `Ge` `Eq` `Ne` `Is` `Isnt` | `x`=dst, `y`=a, `z`=b | comparisons; `Is`/`Isnt` are `=?=`/`=!=` |
 //! | `BitAnd` `BitOr` `BitXor` `Shl` `Shr` `UShr` | `x`=dst, `y`=a, `z`=b | bitwise operators |
 //! | `And` `Or` | `x`=dst, `y`=a, `z`=b | `&&`/`||` once the left side did not decide |
-//! | `JumpIfFalse` | `x`=a, `z`=target | jump when `r[x]` is boolean-equivalent false (`&&` short-circuit; the caller stores `false`) |
-//! | `JumpIfTrue` | `x`=a, `z`=target | jump when `r[x]` is boolean-equivalent true |
+//! | `JumpIfFalse` | `x`=a, `z`=target | jump when `r[x]` is boolean-equivalent false or is error (`&&` short-circuit: HTCondor decides `false && b` and `error && b` without evaluating `b`; the target computes `And` of `r[x]` with itself, `false` or error) |
+//! | `JumpIfTrue` | `x`=a, `z`=target | jump when `r[x]` is boolean-equivalent true or is error (`\|\|` short-circuit, likewise) |
 //! | `JumpIfDefined` | `x`=a, `z`=target | jump unless `r[x]` is undefined (`?:` elvis) |
-//! | `Test` | `x`=dst, `y`=cond, `z`=target | ternary condition: undefined gives `r[x]`=undefined, a non-boolean gives error, and both jump to `z` (the end); otherwise fall through |
+//! | `Test` | `x`=dst, `y`=cond, `z`=target | `ifThenElse` condition: undefined gives `r[x]`=undefined, a non-boolean gives error, and both jump to `z` (the end); otherwise fall through |
+//! | `TestTernary` | `x`=dst, `y`=cond, `z`=target | `?:` condition: as `Test` for undefined, error and booleans; any other value stops the machine with [`crate::machine::Halt::NeedReference`] (HTCondor then evaluates both branches, so a failing branch fails the whole, before giving error) |
 //! | `JumpIfNot` | `x`=cond, `z`=target | jump when `r[x]` (already tested) is false |
 //! | `Jump` | `z`=target | unconditional jump |
 //! | `Index` | `x`=dst, `y`=a, `z`=b | `a[b]`: list subscript or ad lookup (host) |
@@ -68,6 +69,7 @@ pub enum Op {
     JumpIfTrue,
     JumpIfDefined,
     Test,
+    TestTernary,
     JumpIfNot,
     Jump,
     Index,
@@ -110,7 +112,7 @@ impl fmt::Display for Instr {
             JumpIfFalse | JumpIfTrue | JumpIfDefined | JumpIfNot => {
                 write!(f, "{name:<13} r{x}, @{z}")
             }
-            Test => write!(f, "{name:<13} r{x}, r{y}, @{z}"),
+            Test | TestTernary => write!(f, "{name:<13} r{x}, r{y}, @{z}"),
             Jump => write!(f, "{name:<13} @{z}"),
             Call => write!(f, "{name:<13} r{x}, native{}(r{y}..+{})", z >> 8, z & 0xff),
             TargetCached => write!(f, "{name:<13} r{x}, sub{z}"),

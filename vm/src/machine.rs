@@ -328,12 +328,14 @@ impl Machine {
                 Op::And => bin!(ops::and, ins),
                 Op::Or => bin!(ops::or, ins),
                 Op::JumpIfFalse => {
-                    if r!(ins.x).as_bool_equiv() == Some(false) {
+                    let v = &r!(ins.x);
+                    if matches!(v, Value::Error) || v.as_bool_equiv() == Some(false) {
                         pc = ins.z as usize;
                     }
                 }
                 Op::JumpIfTrue => {
-                    if r!(ins.x).as_bool_equiv() == Some(true) {
+                    let v = &r!(ins.x);
+                    if matches!(v, Value::Error) || v.as_bool_equiv() == Some(true) {
                         pc = ins.z as usize;
                     }
                 }
@@ -347,6 +349,19 @@ impl Machine {
                     let outcome = match c {
                         Value::Undefined => Some(Value::Undefined),
                         _ if c.as_bool_equiv().is_none() => Some(Value::Error),
+                        _ => None,
+                    };
+                    if let Some(v) = outcome {
+                        r!(ins.x) = v;
+                        pc = ins.z as usize;
+                    }
+                }
+                Op::TestTernary => {
+                    let c = &r!(ins.y);
+                    let outcome = match c {
+                        Value::Undefined => Some(Value::Undefined),
+                        Value::Error => Some(Value::Error),
+                        _ if c.as_bool_equiv().is_none() => return Err(Halt::NeedReference),
                         _ => None,
                     };
                     if let Some(v) = outcome {
