@@ -849,7 +849,8 @@ fn without_arguments(run: crate::functions::BuiltinFn, argc: usize) -> Option<Va
         fn referenced_expr(
             &mut self,
             _: usize,
-        ) -> Result<Option<ExprRef>, crate::functions::RefError> {
+        ) -> Result<Option<(ExprRef, Arc<crate::eval::scope::Scope>)>, crate::functions::RefError>
+        {
             self.asked = true;
             Err(crate::functions::RefError::Failed)
         }
@@ -857,11 +858,20 @@ fn without_arguments(run: crate::functions::BuiltinFn, argc: usize) -> Option<Va
             self.asked = true;
             Err(crate::eval::Fail)
         }
-        fn eval_arg_in(&mut self, _: usize, _: &Value) -> Result<Value, crate::eval::Fail> {
+        fn arg_lenient(&mut self, _: usize, _: Option<Arc<crate::eval::scope::Scope>>) -> Value {
+            self.asked = true;
+            Value::Error
+        }
+        fn eval_in_ad(
+            &mut self,
+            _: &ExprRef,
+            _: &Value,
+            _: Option<Arc<crate::eval::scope::Scope>>,
+        ) -> Result<Value, crate::eval::Fail> {
             self.asked = true;
             Err(crate::eval::Fail)
         }
-        fn list_items(&mut self, _: &Value) -> Result<Option<Vec<Value>>, crate::eval::Fail> {
+        fn list_item(&mut self, _: &Value, _: usize) -> Result<Value, crate::eval::Fail> {
             self.asked = true;
             Err(crate::eval::Fail)
         }

@@ -61,7 +61,10 @@ impl Call for ValuesCall<'_> {
         ExprRef::root_of(Arc::new(Expr::literal(self.args[i].clone())))
     }
 
-    fn referenced_expr(&mut self, _: usize) -> Result<Option<ExprRef>, RefError> {
+    fn referenced_expr(
+        &mut self,
+        _: usize,
+    ) -> Result<Option<(ExprRef, Arc<crate::eval::scope::Scope>)>, RefError> {
         Err(RefError::NotAReference)
     }
 
@@ -69,18 +72,23 @@ impl Call for ValuesCall<'_> {
         Ok(Value::Error)
     }
 
-    fn eval_arg_in(&mut self, i: usize, _: &Value) -> Result<Value, Fail> {
-        Ok(self.args[i].clone())
+    fn arg_lenient(&mut self, i: usize, _: Option<Arc<crate::eval::scope::Scope>>) -> Value {
+        self.args[i].clone()
     }
 
-    fn list_items(&mut self, v: &Value) -> Result<Option<Vec<Value>>, Fail> {
-        match crate::eval::compound::as_list(v) {
-            None => Ok(None),
-            Some(l) => {
-                let l = l.clone();
-                self.ev.list_items(&l).map(Some)
-            }
-        }
+    fn eval_in_ad(
+        &mut self,
+        _: &ExprRef,
+        _: &Value,
+        _: Option<Arc<crate::eval::scope::Scope>>,
+    ) -> Result<Value, Fail> {
+        // Only builtins outside `SCOPED_BUILTINS` are called with values.
+        Ok(Value::Error)
+    }
+
+    fn list_item(&mut self, v: &Value, i: usize) -> Result<Value, Fail> {
+        let l = crate::eval::compound::as_list(v).ok_or(Fail)?.clone();
+        self.ev.list_item(&l, i)
     }
 
     fn scope(&self) -> Option<std::sync::Arc<crate::eval::scope::Scope>> {

@@ -39,13 +39,14 @@ impl Call for EvalCall<'_> {
         self.call.child(self.args()[i])
     }
 
-    fn referenced_expr(&mut self, i: usize) -> Result<Option<ExprRef>, RefError> {
+    fn referenced_expr(&mut self, i: usize) -> Result<Option<(ExprRef, Arc<Scope>)>, RefError> {
         let e = self.arg_expr(i);
         if !matches!(e.node(), Node::Attr { .. }) {
             return Err(RefError::NotAReference);
         }
-        match self.ev.find_referenced(&e, self.cur.as_ref()) {
-            Ok(found) => Ok(found.map(|(e, _)| e)),
+        match self.ev.deref(&e, self.cur.as_ref()) {
+            Ok((found, true)) => Ok(found),
+            Ok((_, false)) => Err(RefError::Unresolved),
             Err(Fail) => Err(RefError::Failed),
         }
     }
@@ -54,33 +55,47 @@ impl Call for EvalCall<'_> {
         match crate::syntax::parse_expr(src) {
             Err(_) => Ok(Value::Error),
             Ok(expr) => {
+                // A new tree, written where it is evaluated.
                 let e = ExprRef::root_of(Arc::new(expr));
-                self.ev.eval(&e, self.cur.as_ref())
+                let cur = self.cur.clone();
+                match &cur {
+                    Some(c) => self.ev.eval_away(&e, c, Some(c.clone())),
+                    None => self.ev.eval(&e, None),
+                }
             }
         }
     }
 
-    fn eval_arg_in(&mut self, i: usize, ad: &Value) -> Result<Value, Fail> {
+    fn arg_lenient(&mut self, i: usize, scope: Option<Arc<Scope>>) -> Value {
         let e = self.arg_expr(i);
+        let cur = scope.or_else(|| self.cur.clone());
+        match self.ev.eval(&e, cur.as_ref()) {
+            Ok(v) => v,
+            Err(Fail) => self.ev.take_residue(),
+        }
+    }
+
+    fn eval_in_ad(
+        &mut self,
+        e: &ExprRef,
+        ad: &Value,
+        lexical: Option<Arc<Scope>>,
+    ) -> Result<Value, Fail> {
         match as_ad(ad) {
             Some(ad) => {
                 // A fresh evaluation of HTCondor's, rooted at the ad's outermost scope.
                 let scope = ad.scope.clone();
                 let root = Some(scope.root());
-                self.ev.with_root(root, |ev| ev.eval(&e, Some(&scope)))
+                self.ev
+                    .with_root(root, |ev| ev.eval_away(e, &scope, lexical))
             }
             None => Ok(Value::Error),
         }
     }
 
-    fn list_items(&mut self, v: &Value) -> Result<Option<Vec<Value>>, Fail> {
-        match as_list(v) {
-            None => Ok(None),
-            Some(l) => {
-                let l = l.clone();
-                self.ev.list_items(&l).map(Some)
-            }
-        }
+    fn list_item(&mut self, v: &Value, i: usize) -> Result<Value, Fail> {
+        let l = as_list(v).ok_or(Fail)?.clone();
+        self.ev.list_item(&l, i)
     }
 
     fn scope(&self) -> Option<Arc<Scope>> {

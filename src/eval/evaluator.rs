@@ -37,6 +37,12 @@ pub struct Evaluator {
     /// A record literal met along the way does not become the root. The outer
     /// `None`: not set yet.
     root: Option<Option<Arc<Scope>>>,
+    /// While an expression is evaluated away from where it was written
+    /// (`evalInEachContext` evaluates it in each ad of a list), the scope it was
+    /// written in: HTCondor's record and list literals keep that lexical parent
+    /// rather than the ad they are evaluated in. Cleared on entering an
+    /// attribute's own expression. `None`: no such evaluation.
+    lexical: Option<Option<Arc<Scope>>>,
 }
 
 impl Evaluator {
@@ -49,6 +55,7 @@ impl Evaluator {
             stack: Vec::new(),
             residue: Value::Undefined,
             root: None,
+            lexical: None,
         }
     }
 
@@ -157,11 +164,11 @@ impl Evaluator {
             },
             Node::List(_) => Ok(list_value(ListVal::Lazy {
                 list: e.clone(),
-                scope: cur.cloned(),
+                scope: self.literal_parent(cur),
             })),
             Node::Record(_) => Ok(ad_value(Arc::new(Scope {
                 frame: Frame::Record(e.clone()),
-                parent: cur.cloned(),
+                parent: self.literal_parent(cur),
                 alternate: None,
             }))),
         }
@@ -250,7 +257,7 @@ impl Evaluator {
             // (`ExprList::GetValueAt`) and keeps whatever value it left.
             return Ok(match self.list_item(list, i as usize) {
                 Ok(v) => v,
-                Err(Fail) => std::mem::replace(&mut self.residue, Value::Undefined),
+                Err(Fail) => self.take_residue(),
             });
         }
         Ok(Value::Error)
@@ -264,14 +271,46 @@ impl Evaluator {
                 let Node::List(items) = list.node() else {
                     return Ok(Value::Error);
                 };
-                self.eval(&list.child(items[i]), scope.as_ref())
+                let saved = self.lexical.take();
+                let r = self.eval(&list.child(items[i]), scope.as_ref());
+                self.lexical = saved;
+                r
             }
         }
+    }
+
+    /// The parent scope of a record or list literal evaluated in `cur` (see the
+    /// `lexical` field).
+    fn literal_parent(&self, cur: Option<&Arc<Scope>>) -> Option<Arc<Scope>> {
+        match &self.lexical {
+            Some(lexical) => lexical.clone(),
+            None => cur.cloned(),
+        }
+    }
+
+    /// Evaluates `e`, written in scope `lexical`, with `cur` as the current ad, as
+    /// `evalInEachContext` does.
+    pub fn eval_away(
+        &mut self,
+        e: &ExprRef,
+        cur: &Arc<Scope>,
+        lexical: Option<Arc<Scope>>,
+    ) -> Result<Value, Fail> {
+        let saved = self.lexical.replace(lexical);
+        let r = self.eval(e, Some(cur));
+        self.lexical = saved;
+        r
     }
 
     /// Every element of a list, evaluated.
     pub fn list_items(&mut self, list: &ListVal) -> Result<Vec<Value>, Fail> {
         (0..list.len()).map(|i| self.list_item(list, i)).collect()
+    }
+
+    /// The value the last failed evaluation left behind (see the field), for a
+    /// caller that ignores the failure as HTCondor does.
+    pub fn take_residue(&mut self) -> Value {
+        std::mem::replace(&mut self.residue, Value::Undefined)
     }
 
     /// Runs `f` with HTCondor's `rootAd` set to `root`, as a fresh `EvalState`
@@ -450,7 +489,9 @@ impl Evaluator {
                 }
                 self.depth_left -= 1;
                 self.stack.push(key);
+                let saved = self.lexical.take();
                 let r = self.eval(&e, Some(&scope));
+                self.lexical = saved;
                 self.stack.pop();
                 self.depth_left += 1;
                 r
@@ -463,21 +504,32 @@ impl Evaluator {
         &mut self,
         e: &ExprRef,
         cur: Option<&Arc<Scope>>,
-    ) -> Result<Option<(ExprRef, Arc<Scope>)>, Fail> {
+    ) -> Result<Option<Referenced>, Fail> {
+        self.deref(e, cur).map(|(found, _)| found)
+    }
+
+    /// [`Self::find_referenced`], and whether a lookup ran (HTCondor's lookup
+    /// leaves its state in the last ad it visited; nothing runs for a reference
+    /// whose scope is not an ad, or for `.name` without a root).
+    pub fn deref(
+        &mut self,
+        e: &ExprRef,
+        cur: Option<&Arc<Scope>>,
+    ) -> Result<(Option<Referenced>, bool), Fail> {
         let Node::Attr {
             scope,
             name,
             absolute,
         } = e.node()
         else {
-            return Ok(None);
+            return Ok((None, false));
         };
         let found = match scope {
             Some(s) => {
                 let base = self.eval(&e.child(*s), cur)?;
                 match as_ad(&base) {
                     Some(ad) => self.lookup_in_scope(&ad.scope.clone(), name)?,
-                    None => None,
+                    None => return Ok((None, false)),
                 }
             }
             None => match cur {
@@ -486,7 +538,7 @@ impl Evaluator {
                     let start = if *absolute {
                         match self.root_ad() {
                             Some(root) => root,
-                            None => return Ok(None),
+                            None => return Ok((None, false)),
                         }
                     } else {
                         cur.clone()
@@ -502,12 +554,18 @@ impl Evaluator {
                 }
             },
         };
-        Ok(match found {
-            Some(Found::Expr(e, s)) => Some((e, s)),
-            _ => None,
-        })
+        Ok((
+            match found {
+                Some(Found::Expr(e, s)) => Some((e, s)),
+                _ => None,
+            },
+            true,
+        ))
     }
 }
+
+/// An expression a reference refers to, and the scope it was found in.
+pub type Referenced = (ExprRef, Arc<Scope>);
 
 /// How many `.name` selections are stacked at `e` (`a.b.c` has two).
 fn select_chain_len(e: &ExprRef) -> usize {

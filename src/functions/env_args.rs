@@ -152,18 +152,19 @@ fn list_to_args(c: &mut dyn Call) -> Result<Value, Fail> {
         return Ok(Value::Error);
     }
     let v = c.arg(0)?;
-    let Some(items) = c.list_items(&v)? else {
+    let Some(n) = super::list_len(&v) else {
         return Ok(Value::Error);
     };
     let mut out = String::new();
-    for (i, item) in items.iter().enumerate() {
-        let Value::Str(s) = item else {
+    for i in 0..n {
+        // Elements one at a time: a non-string ends it before the next.
+        let Value::Str(s) = c.list_item(&v, i)? else {
             return Ok(Value::Error);
         };
         if i > 0 {
             out.push(' ');
         }
-        quote_v2(s, &mut out);
+        quote_v2(&s, &mut out);
     }
     Ok(Value::str(out))
 }

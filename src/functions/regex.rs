@@ -112,14 +112,18 @@ fn regexp_member(c: &mut dyn Call) -> Result<Value, Fail> {
     let (Ok(opts), Value::Str(p)) = (options(&vals, 2), &vals[0]) else {
         return Ok(Value::Error);
     };
-    let Some(items) = c.list_items(&vals[1])? else {
+    let Some(n) = super::list_len(&vals[1]) else {
         return Ok(Value::Error);
     };
     // HTCondor matches element by element, and a pattern that does not compile
-    // simply matches nothing: false, not error.
+    // simply matches nothing: false, not error. An element whose evaluation fails
+    // is error.
     let re = compile(p, &opts, false);
     let mut maybe = false;
-    for item in items {
+    for i in 0..n {
+        let Ok(item) = c.list_item(&vals[1], i) else {
+            return Ok(Value::Error);
+        };
         match item {
             Value::Str(s) if re.as_ref().is_some_and(|re| re.is_match(&s)) => {
                 return Ok(Value::Bool(true))

@@ -104,7 +104,14 @@ fn lists_intersect(c: &mut dyn Call) -> Result<Value, Fail> {
     if !arity(c, 2, 3) {
         return Ok(Value::Error);
     }
-    let vals = all_args(c)?;
+    // An argument whose evaluation fails makes error, not a failure.
+    let mut vals = Vec::with_capacity(c.argc());
+    for i in 0..c.argc() {
+        match c.arg(i) {
+            Ok(v) => vals.push(v),
+            Err(Fail) => return Ok(Value::Error),
+        }
+    }
     if vals.iter().any(Value::is_error) {
         return Ok(Value::Error);
     }

@@ -42,31 +42,48 @@ fn join(c: &mut dyn Call) -> Result<Value, Fail> {
     for i in 0..n {
         values.push(c.arg(i)?);
     }
+    // The items: the arguments after the separator, or the elements of a list
+    // (read one at a time: an error element ends the join before the next one is
+    // evaluated).
+    let mut list = None;
     if (1..=2).contains(&n) {
-        if let Some(items) = c.list_items(&values[n - 1])? {
-            let sep = if n == 2 {
-                values[0].clone()
-            } else {
-                Value::str("")
-            };
-            values = std::iter::once(sep).chain(items).collect();
+        if let Some(len) = super::list_len(&values[n - 1]) {
+            let l = values.pop().expect("one argument at least");
+            if n == 1 {
+                values.push(Value::str(""));
+            }
+            list = Some((l, len));
         }
     }
-    let mut parts: Vec<String> = Vec::new();
+    let count = values.len() + list.as_ref().map_or(0, |(_, len)| *len);
+    let mut out = String::new();
     let mut sep = String::new();
     let mut saw_undefined = false;
-    for (i, v) in values.iter().enumerate() {
-        match text_of(v) {
+    let mut joined = 0;
+    for i in 0..count {
+        let v = match (&list, values.get(i)) {
+            (_, Some(v)) => v.clone(),
+            (Some((l, _)), None) => c.list_item(l, i - values.len())?,
+            (None, None) => break,
+        };
+        match text_of(&v) {
             Ok(s) if i == 0 => sep = s,
-            Ok(s) => parts.push(s),
+            Ok(s) => {
+                // HTCondor puts the separator only after something non-empty.
+                if !out.is_empty() {
+                    out.push_str(&sep);
+                }
+                out.push_str(&s);
+                joined += 1;
+            }
             Err(Value::Undefined) => saw_undefined = true,
             Err(e) => return Ok(e),
         }
     }
-    if saw_undefined && parts.is_empty() {
+    if saw_undefined && joined == 0 {
         return Ok(Value::Undefined);
     }
-    Ok(Value::str(parts.join(&sep)))
+    Ok(Value::str(out))
 }
 
 /// `toUpper`/`toLower`: ASCII only, like C's `toupper` in the C locale.
