@@ -846,11 +846,10 @@ fn without_arguments(run: crate::functions::BuiltinFn, argc: usize) -> Option<Va
                 Value::Undefined,
             )))
         }
-        fn referenced_expr(
+        fn referenced(
             &mut self,
             _: usize,
-        ) -> Result<Option<(ExprRef, Arc<crate::eval::scope::Scope>)>, crate::functions::RefError>
-        {
+        ) -> Result<Option<crate::eval::scope::Found>, crate::functions::RefError> {
             self.asked = true;
             Err(crate::functions::RefError::Failed)
         }

@@ -61,10 +61,7 @@ impl Call for ValuesCall<'_> {
         ExprRef::root_of(Arc::new(Expr::literal(self.args[i].clone())))
     }
 
-    fn referenced_expr(
-        &mut self,
-        _: usize,
-    ) -> Result<Option<(ExprRef, Arc<crate::eval::scope::Scope>)>, RefError> {
+    fn referenced(&mut self, _: usize) -> Result<Option<crate::eval::scope::Found>, RefError> {
         Err(RefError::NotAReference)
     }
 

@@ -2,7 +2,7 @@
 
 use super::compound::{as_ad, as_list};
 use super::evaluator::Evaluator;
-use super::scope::Scope;
+use super::scope::{Found, Scope};
 use super::Fail;
 use crate::functions::{Call, RefError};
 use crate::syntax::ast::{ExprRef, Node};
@@ -39,7 +39,7 @@ impl Call for EvalCall<'_> {
         self.call.child(self.args()[i])
     }
 
-    fn referenced_expr(&mut self, i: usize) -> Result<Option<(ExprRef, Arc<Scope>)>, RefError> {
+    fn referenced(&mut self, i: usize) -> Result<Option<Found>, RefError> {
         let e = self.arg_expr(i);
         if !matches!(e.node(), Node::Attr { .. }) {
             return Err(RefError::NotAReference);

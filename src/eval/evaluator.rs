@@ -1,6 +1,6 @@
 //! The tree-walking evaluator: HTCondor's `_Evaluate` methods, one match arm a node.
 
-use super::compound::{ad_value, as_ad, as_list, list_value, values_list, ListVal};
+use super::compound::{ad_value, as_ad, as_list, list_value, projected_list, ListVal};
 use super::scope::{Found, Frame, Scope};
 use super::Fail;
 use crate::syntax::ast::{BinOp, ExprRef, Node, NodeId, UnOp};
@@ -215,8 +215,14 @@ impl Evaluator {
             | BinOp::Ne => strict_binary(op, &x, &y).unwrap_or(Value::Error),
             BinOp::Is | BinOp::Isnt if as_list(&x).is_some() && as_list(&y).is_some() => {
                 // HTCondor errs comparing two lists of one representation, and says
-                // "not identical" for a list literal against a list a function made.
-                let literal = |v: &Value| matches!(as_list(v), Some(ListVal::Lazy { .. }));
+                // "not identical" for a list literal (or a selection's list) against
+                // a list a function made.
+                let literal = |v: &Value| {
+                    matches!(
+                        as_list(v),
+                        Some(ListVal::Lazy { .. } | ListVal::Projected(_))
+                    )
+                };
                 if literal(&x) == literal(&y) {
                     Value::Error
                 } else {
@@ -266,7 +272,7 @@ impl Evaluator {
     /// Element `i` of a list, evaluated.
     pub fn list_item(&mut self, list: &ListVal, i: usize) -> Result<Value, Fail> {
         match list {
-            ListVal::Values(v) => Ok(v[i].clone()),
+            ListVal::Values(v) | ListVal::Projected(v) => Ok(v[i].clone()),
             ListVal::Lazy { list, scope } => {
                 let Node::List(items) = list.node() else {
                     return Ok(Value::Error);
@@ -384,7 +390,7 @@ impl Evaluator {
                         _ => Value::Error,
                     });
                 }
-                Ok(values_list(out))
+                Ok(projected_list(out))
             }
         }
     }
@@ -505,17 +511,22 @@ impl Evaluator {
         e: &ExprRef,
         cur: Option<&Arc<Scope>>,
     ) -> Result<Option<Referenced>, Fail> {
-        self.deref(e, cur).map(|(found, _)| found)
+        self.deref(e, cur).map(|(found, _)| match found {
+            Some(Found::Expr(e, s)) => Some((e, s)),
+            _ => None,
+        })
     }
 
-    /// [`Self::find_referenced`], and whether a lookup ran (HTCondor's lookup
-    /// leaves its state in the last ad it visited; nothing runs for a reference
-    /// whose scope is not an ad, or for `.name` without a root).
+    /// What an attribute reference refers to (an expression, or an ad for a name
+    /// such as `self` or `TARGET`), without evaluating it, and whether a lookup
+    /// ran (HTCondor's lookup leaves its state in the last ad it visited; nothing
+    /// runs for a reference whose scope is not an ad, or for `.name` without a
+    /// root).
     pub fn deref(
         &mut self,
         e: &ExprRef,
         cur: Option<&Arc<Scope>>,
-    ) -> Result<(Option<Referenced>, bool), Fail> {
+    ) -> Result<(Option<Found>, bool), Fail> {
         let Node::Attr {
             scope,
             name,
@@ -554,13 +565,7 @@ impl Evaluator {
                 }
             },
         };
-        Ok((
-            match found {
-                Some(Found::Expr(e, s)) => Some((e, s)),
-                _ => None,
-            },
-            true,
-        ))
+        Ok((found, true))
     }
 }
 

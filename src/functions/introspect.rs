@@ -5,7 +5,7 @@ use super::{add, arity, Builtin, Call};
 use crate::ad::ClassAd;
 use crate::eval::compound::as_ad;
 use crate::eval::evaluator::MAX_DEPTH;
-use crate::eval::scope::{Found, Scope};
+use crate::eval::scope::{Found, Frame, Scope};
 use crate::eval::{Evaluator, Fail};
 use crate::syntax::ast::{ExprRef, Node};
 use crate::syntax::unparse::{unparse_ad_pretty, unparse_node};
@@ -108,8 +108,16 @@ fn unresolved(c: &mut dyn Call) -> Result<Value, Fail> {
         Some(ev) => ev,
         None => &mut owned,
     };
-    let Some((expr, scope)) = ev.find_referenced(&arg, cur.as_ref())? else {
-        return Ok(Value::Undefined);
+    // The reference names an expression, or an ad (`self`, `MY`, `TARGET`, ...),
+    // whose attributes are then all walked.
+    let (found, _) = ev.deref(&arg, cur.as_ref())?;
+    let target: Vec<(ExprRef, Arc<Scope>)> = match found {
+        Some(Found::Expr(e, s)) => vec![(e, s)],
+        Some(Found::Ad(ad)) => match ad_attrs(&ad) {
+            Some(attrs) => attrs.into_iter().map(|e| (e, ad.clone())).collect(),
+            None => return Ok(Value::Undefined),
+        },
+        _ => return Ok(Value::Undefined),
     };
     let mut refs = Refs {
         ev,
@@ -117,7 +125,10 @@ fn unresolved(c: &mut dyn Call) -> Result<Value, Fail> {
         stack: Vec::new(),
         failed: false,
     };
-    let complete = refs.walk(&expr, &scope);
+    let mut complete = true;
+    for (expr, scope) in &target {
+        complete &= refs.walk(expr, scope);
+    }
     if refs.failed {
         return Err(Fail);
     }
@@ -134,9 +145,23 @@ fn unresolved(c: &mut dyn Call) -> Result<Value, Fail> {
         return Err(Fail);
     };
     Ok(match super::regex::compile(&pattern, "i", false) {
-        Some(re) => Value::Bool(names.iter().any(|n| re.is_match(n))),
+        Some(re) => Value::Bool(names.iter().any(|n| re.is_match(n.as_bytes()))),
         None => Value::Error,
     })
+}
+
+/// The attribute expressions of an ad reached by name: a document's or a record
+/// literal's; `None` for the parts of a match (`lCtx`, the match ad), which we do
+/// not walk.
+fn ad_attrs(ad: &Arc<Scope>) -> Option<Vec<ExprRef>> {
+    match &ad.frame {
+        Frame::Ad(doc) => Some(doc.iter().map(|(_, e)| e.clone()).collect()),
+        Frame::Record(r) => match r.node() {
+            Node::Record(attrs) => Some(attrs.iter().map(|(_, id)| r.child(*id)).collect()),
+            _ => None,
+        },
+        Frame::Ctx(..) | Frame::Match(_) => None,
+    }
 }
 
 /// A reference name without a leading `TARGET.` (any case).

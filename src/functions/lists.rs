@@ -2,7 +2,8 @@
 //! `anyCompare`, `allCompare`, `evalInEachContext`, `countMatches`.
 
 use super::{add, arity, list_len, Builtin, Call};
-use crate::eval::compound::values_list;
+use crate::eval::compound::{ad_value, values_list};
+use crate::eval::scope::Found;
 use crate::eval::Fail;
 use crate::syntax::ast::Node;
 use classad_vm::ops::{self, Arith, Cmp};
@@ -224,8 +225,19 @@ fn in_each(c: &mut dyn Call, count: bool) -> Result<Value, Fail> {
     // where the name was found, or, for a name found nowhere, in the outermost
     // ad of the walk (the match ad in a match); the list is then evaluated there,
     // when it is not a list literal.
-    let (expr, home, list_scope) = match c.referenced_expr(0) {
-        Ok(Some((e, home))) => (e, Some(home.clone()), Some(home)),
+    // A name that is an ad (`MY`, `TARGET`, `self`, ...) stands for that ad in
+    // every context.
+    let mut the_ad = None;
+    let (expr, home, list_scope) = match c.referenced(0) {
+        Ok(Some(Found::Expr(e, home))) => (e, Some(home.clone()), Some(home)),
+        Ok(Some(Found::Ad(ad))) => {
+            the_ad = Some(ad_value(ad.clone()));
+            (c.arg_expr(0), c.scope(), Some(ad))
+        }
+        Ok(Some(Found::Value(v))) => {
+            the_ad = Some(v);
+            (c.arg_expr(0), c.scope(), None)
+        }
         Ok(None) => (c.arg_expr(0), c.scope(), c.scope().map(|s| s.root())),
         Err(_) => (c.arg_expr(0), c.scope(), None),
     };
@@ -241,6 +253,7 @@ fn in_each(c: &mut dyn Call, count: bool) -> Result<Value, Fail> {
     let mut out = Vec::with_capacity(n);
     for i in 0..n {
         out.push(match c.list_item(&l, i) {
+            Ok(Value::Ad(_)) if the_ad.is_some() => the_ad.clone().expect("checked"),
             Ok(ad @ Value::Ad(_)) => c
                 .eval_in_ad(&expr, &ad, home.clone())
                 .unwrap_or(Value::Error),

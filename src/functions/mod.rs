@@ -4,7 +4,7 @@
 //! all, `ifThenElse` evaluates only the branch it takes, and `unparse` looks at the
 //! attribute reference itself.
 
-use crate::eval::scope::Scope;
+use crate::eval::scope::{Found, Scope};
 use crate::eval::{Evaluator, Fail};
 use crate::syntax::ast::ExprRef;
 use classad_vm::Value;
@@ -20,10 +20,10 @@ pub trait Call {
     fn arg(&mut self, i: usize) -> Result<Value, Fail>;
     /// The unevaluated expression of argument `i`.
     fn arg_expr(&self, i: usize) -> ExprRef;
-    /// When argument `i` is an attribute reference, the expression it refers to and
-    /// the scope it was found in (`None` when the attribute does not exist); `Err`
-    /// when it is not a reference.
-    fn referenced_expr(&mut self, i: usize) -> Result<Option<(ExprRef, Arc<Scope>)>, RefError>;
+    /// When argument `i` is an attribute reference, what it refers to: an
+    /// expression and the scope it was found in, or an ad (`None` when nothing
+    /// is found); `Err` when it is not a reference.
+    fn referenced(&mut self, i: usize) -> Result<Option<Found>, RefError>;
     /// Parses `src` as an expression and evaluates it in the caller's scope; a parse
     /// error gives `Value::Error`.
     fn eval_source(&mut self, src: &str) -> Result<Value, Fail>;

@@ -2,12 +2,15 @@
 //! `replaceall`, with a small shared cache of compiled patterns.
 //!
 //! HTCondor uses PCRE2; we use the `regex` crate, so PCRE-only constructs
-//! (back-references, look-around) fail to compile and give error.
+//! (back-references, look-around) fail to compile and give error. Like PCRE2
+//! without its UTF mode, matching is on bytes: `.` is one byte, and `\w`, `\d`
+//! and case folding know ASCII only. A substitution that cuts a multi-byte
+//! character yields U+FFFD there (our strings are UTF-8 text, HTCondor's bytes).
 
 use super::{add, arity, Builtin, Call};
 use crate::eval::Fail;
 use classad_vm::Value;
-use regex::{Regex, RegexBuilder};
+use regex::bytes::{Captures, Regex, RegexBuilder};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 
@@ -37,6 +40,7 @@ pub(crate) fn compile(pattern: &str, options: &str, upper: bool) -> Option<Arc<R
         return hit;
     }
     let re = RegexBuilder::new(pattern)
+        .unicode(false)
         .case_insensitive(flags & 1 != 0)
         .multi_line(flags & 2 != 0)
         .dot_matches_new_line(flags & 4 != 0)
@@ -94,7 +98,7 @@ fn regexp(c: &mut dyn Call) -> Result<Value, Fail> {
         return Ok(Value::Error);
     };
     Ok(match compile(p, &opts, false) {
-        Some(re) => Value::Bool(re.is_match(t)),
+        Some(re) => Value::Bool(re.is_match(t.as_bytes())),
         None => Value::Error,
     })
 }
@@ -125,7 +129,7 @@ fn regexp_member(c: &mut dyn Call) -> Result<Value, Fail> {
             return Ok(Value::Error);
         };
         match item {
-            Value::Str(s) if re.as_ref().is_some_and(|re| re.is_match(&s)) => {
+            Value::Str(s) if re.as_ref().is_some_and(|re| re.is_match(s.as_bytes())) => {
                 return Ok(Value::Bool(true))
             }
             Value::Str(_) => {}
@@ -161,59 +165,83 @@ fn subst(c: &mut dyn Call, extra: &str) -> Result<Value, Fail> {
         return Ok(Value::Error);
     };
     Ok(
-        substitute(&re, t, r, opts.contains('f'), opts.contains('g'))
-            .map_or(Value::Error, Value::str),
+        substitute(&re, t.as_bytes(), r, opts.contains('f'), opts.contains('g'))
+            .map_or(Value::Error, |out| {
+                Value::str(String::from_utf8_lossy(&out).into_owned())
+            }),
     )
 }
 
-/// The substitution itself; `None` for a reference to a group that did not take
-/// part (or does not exist), or an empty match under `g`.
-fn substitute(re: &Regex, target: &str, repl: &str, full: bool, all: bool) -> Option<String> {
-    let mut out = String::new();
-    let mut last = 0;
-    for caps in re.captures_iter(target) {
-        let m = caps.get(0)?;
-        if all && m.is_empty() {
-            return None;
+/// The substitution itself, as HTCondor's loop does it: each search starts where
+/// the last match ended; after an empty match, the next search must find a
+/// non-empty match right there, and when it does not, one byte of the target is
+/// copied over (even without `f`) and the search moves on by one. An empty match at
+/// the very end therefore runs off the target: error (HTCondor's matcher refuses
+/// the offset). `None` also for a reference to a group that did not take part (or
+/// does not exist).
+fn substitute(re: &Regex, target: &[u8], repl: &str, full: bool, all: bool) -> Option<Vec<u8>> {
+    let mut out = Vec::new();
+    let mut idx = 0;
+    let mut after_empty = false;
+    loop {
+        let caps = re.captures_at(target, idx);
+        if after_empty {
+            // PCRE's `NOTEMPTY_ATSTART | ANCHORED`: a non-empty match at `idx`.
+            let here = caps
+                .as_ref()
+                .and_then(|c| c.get(0))
+                .is_some_and(|m| m.start() == idx && !m.is_empty());
+            if !here {
+                let &b = target.get(idx)?;
+                out.push(b);
+                idx += 1;
+                after_empty = false;
+                continue;
+            }
         }
+        let Some(caps) = caps else {
+            break;
+        };
+        let m = caps.get(0)?;
         if full {
-            out.push_str(&target[last..m.start()]);
+            out.extend_from_slice(&target[idx..m.start()]);
         }
         expand(&caps, repl, &mut out)?;
-        last = m.end();
+        idx = m.end();
+        after_empty = m.is_empty();
         if !all {
             break;
         }
     }
     if full {
-        out.push_str(&target[last..]);
+        out.extend_from_slice(&target[idx..]);
     }
     Some(out)
 }
 
 /// Writes `repl` with `\N` replaced by group N. Like PCRE's substring list, only
 /// groups up to the last one that matched exist.
-fn expand(caps: &regex::Captures<'_>, repl: &str, out: &mut String) -> Option<()> {
+fn expand(caps: &Captures<'_>, repl: &str, out: &mut Vec<u8>) -> Option<()> {
     let ngroups = (0..caps.len())
         .rev()
         .find(|&g| caps.get(g).is_some())
         .map_or(1, |g| g + 1);
-    let mut chars = repl.chars().peekable();
-    while let Some(ch) = chars.next() {
-        if ch != '\\' {
-            out.push(ch);
+    let mut bytes = repl.bytes().peekable();
+    while let Some(b) = bytes.next() {
+        if b != b'\\' {
+            out.push(b);
             continue;
         }
-        match chars.peek().and_then(|d| d.to_digit(10)) {
-            Some(d) => {
-                chars.next();
-                let d = d as usize;
+        match bytes.peek().filter(|d| d.is_ascii_digit()) {
+            Some(&d) => {
+                bytes.next();
+                let d = usize::from(d - b'0');
                 if d >= ngroups {
                     return None;
                 }
-                out.push_str(caps.get(d).map_or("", |m| m.as_str()));
+                out.extend_from_slice(caps.get(d).map_or(&[][..], |m| m.as_bytes()));
             }
-            None => out.push('\\'),
+            None => out.push(b'\\'),
         }
     }
     Some(())

@@ -38,34 +38,36 @@ fn strcat(c: &mut dyn Call) -> Result<Value, Fail> {
 /// skipped, but a join of nothing but undefined is undefined.
 fn join(c: &mut dyn Call) -> Result<Value, Fail> {
     let n = c.argc();
-    let mut values = Vec::with_capacity(n);
-    for i in 0..n {
-        values.push(c.arg(i)?);
-    }
-    // The items: the arguments after the separator, or the elements of a list
-    // (read one at a time: an error element ends the join before the next one is
-    // evaluated).
+    // With one or two arguments a list last argument supplies the items; the
+    // arguments (or the elements) are then read one at a time, so an error ends
+    // the join before the next one is evaluated.
     let mut list = None;
+    let mut last = None;
     if (1..=2).contains(&n) {
-        if let Some(len) = super::list_len(&values[n - 1]) {
-            let l = values.pop().expect("one argument at least");
-            if n == 1 {
-                values.push(Value::str(""));
+        // HTCondor forgets a failure here: the argument is evaluated again below.
+        if let Ok(v) = c.arg(n - 1) {
+            match super::list_len(&v) {
+                Some(len) => list = Some((v, len)),
+                None => last = Some(v),
             }
-            list = Some((l, len));
         }
     }
-    let count = values.len() + list.as_ref().map_or(0, |(_, len)| *len);
+    let count = list.as_ref().map_or(n, |(_, len)| len + 1);
+    let item = |c: &mut dyn Call, i: usize| -> Result<Value, Fail> {
+        match (&list, &last) {
+            (Some(_), _) if i == 0 && n == 1 => Ok(Value::str("")),
+            (Some(_), _) if i == 0 => c.arg(0),
+            (Some((l, _)), _) => c.list_item(l, i - 1),
+            (None, Some(v)) if i == n - 1 => Ok(v.clone()),
+            (None, _) => c.arg(i),
+        }
+    };
     let mut out = String::new();
     let mut sep = String::new();
     let mut saw_undefined = false;
     let mut joined = 0;
     for i in 0..count {
-        let v = match (&list, values.get(i)) {
-            (_, Some(v)) => v.clone(),
-            (Some((l, _)), None) => c.list_item(l, i - values.len())?,
-            (None, None) => break,
-        };
+        let v = item(c, i)?;
         match text_of(&v) {
             Ok(s) if i == 0 => sep = s,
             Ok(s) => {

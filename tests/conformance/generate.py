@@ -766,6 +766,66 @@ DIFF_FINDINGS = [
     "evalInEachContext(k, MY.lst)", "evalInEachContext(z, lst)",
     "evalInEachContext(nested.k, lst)", "evalInEachContext(missing.k, lst)",
     "evalInEachContext(nested.p, lst)",
+]] + [(e, None, None) for e in [
+    # absTime: an integer time with a zone offset of -1 fails the evaluation
+    "absTime(0, -1)", "absTime(1700000000, -1.5)", "absTime(0, relTime(-1))",
+    "absTime(relTime(5), -1)", 'absTime(real("-INF"), -1)', "absTime(0, -2)",
+    "absTime(1.5, -1.5)",
+    # splitTime/formatTime of an integer: a 64-bit time_t; the year wraps as C's
+    # int does; weekday and day of the year by HTCondor's own day_numbers
+    "splitTime(2147483648)", "splitTime(4294967296)", "splitTime(-2147483649)",
+    "splitTime(100000000000)", "splitTime(67768036191676799)",
+    "splitTime(-67768040609740800)", "formatTime(2147483648)",
+    'formatTime(100000000000, "%Y-%m-%d")', 'formatTime(1000000000000000, "%a %Y %j")',
+    'formatTime(-10000000000000000, "%a %Y %j")',
+    'formatTime(67768036191676799, "%c %G %V %u")',
+    'formatTime([Year = 2024; Month = 14; Day = 40], "%a %j %b %d")',
+    'formatTime([Year = -5; Month = 3; Day = 1], "%a %j")',
+    'formatTime(-62135596801, "%a %j %Y")', 'formatTime(-100000000000, "%a %j %Y")',
+    "splitTime(9025771910770262059).Hours", 'formatTime(-9223372036854775807, "%%")',
+    'formatTime(-680655165768014663, "%H:%M:%S %Y")',
+    # stringList member/subset: both undefined gives undefined; a bad pattern is
+    # error before an empty list
+    "stringListMember(undefined, undefined)", 'stringListIMember(undefined, undefined, ",")',
+    "stringListSubsetMatch(undefined, undefined)", 'stringListMember(undefined, "a", ",")',
+    'stringList_regexpMember("(", "  ", " ")', 'stringList_regexpMember("(", "", ";", "i")',
+    # HTCondor's Env: one value a name, printed in byte order of the names
+    'envV1ToV2("A=1;A=2")', 'envV1ToV2("b=1;A=2;a=3")',
+    'mergeEnvironment("b=1 A=2 a=3 _x=1 Z=0")',
+    'mergeEnvironment("PATH=/bin:/usr/bin", "A=1;A=2")',
+    # listToArgs: newline and carriage return are quoted; version 1
+    'listToArgs({"\nB.\t$a"})', 'listToArgs({"a\rb", "c\vd"})', 'listToArgs({"a", "b"}, 1)',
+    'listToArgs({"a b"}, 1)', "listToArgs({\"a'b\"}, 1)", 'listToArgs({"a"}, 2)',
+    'listToArgs({"a"}, 3)', 'listToArgs({}, 1)', 'listToArgs({"a", ""}, 1)',
+    # regular expressions work on bytes, ASCII classes only, as PCRE2 without UTF
+    r'regexp("\\w", "\303\251")', r'regexp("^..$", "\303\251")',
+    r'regexp("(?i)\303\251", "\303\211")', r'regexp("\\bx", "\303\251x")',
+    r'replaceAll("(\\w+)@(\\w+)", "\303\251@a_b", "<\\0>")',
+    r'regexp("\\w", "_")',
+    # replaceAll: after an empty match a byte is copied over; an empty match at
+    # the end is error
+    r'replaceAll(".*", "a", "<\\0>")', r'replace(".*", "a", "<\\0>")',
+    r'replaceAll("^", "ab", "-")', r'replaceAll("(?m)^", "a\nb", "-")',
+    r'replaceAll("(?m)^", "\na", "-")', r'replaceAll("$", "ab", "-")',
+    r'replaceAll("a|", "ab", "-")', r'replaceAll("^", "", "-")',
+    r'regexps("(?m)^", "a\nb", "-", "g")', r'replaceAll("\\b", "ab cd", "|")',
+    r'replaceAll("x*", "abc", "-")', r'regexps("a", "banana", "<\\0>", "g")',
+    # join and strcat stop at an error argument; join forgets a failure of its
+    # last argument when it has one or two
+    "join(error, .x)", 'join(",", "a", error, .x)', 'join(",", undefined, .x)',
+    'strcat(error, .x)',
+    # a selection's list has a literal's form for =?=
+    "({[a = 1]}.a) is {1}", '({[a = 1]}.a) is split("1")', "{[a = 1]}.a is {[a = 1]}.a",
+    "evalInEachContext(self, {[q = 1]})", "evalInEachContext(toplevel, {[q = 1]})",
+]] + [(e, "[a = b; c = 1]", "[b = c; d = e]") for e in [
+    # evalInEachContext of a name that is an ad gives that ad; unresolved() of an
+    # ad walks all its attributes
+    "evalInEachContext(MY, {[b = 1]})", "evalInEachContext(TARGET, {[b = 1], 2})",
+    "countMatches(MY, {[b = 1]})", "unresolved(self)", "unresolved(MY)",
+    "unresolved(RIGHT)", "unresolved(TARGET)", 'unresolved(RIGHT, "(")',
+    "unresolved(RIGHT, false)",
+]] + [(e, "[x = y + z; r = [a = q]; s = r; y = 1; LoadAvg = w]", None) for e in [
+    "unresolved(toplevel)", "unresolved(self)", "unresolved(root)", "unresolved(r)",
 ]]
 
 
