@@ -23,7 +23,11 @@ impl classad_vm::Host for VmHost {
         // fewer arguments evaluated (builtins stop at an undefined or error
         // argument, but the machine evaluates them all first): let the reference
         // evaluator decide.
-        (b.run)(&mut call).map_err(|Fail| Halt::NeedReference)
+        let r = (b.run)(&mut call).map_err(|Fail| Halt::NeedReference);
+        if call.needs_scope {
+            return Err(Halt::NeedReference);
+        }
+        r
     }
 
     fn index(&mut self, a: &Value, b: &Value) -> Result<Value, Halt> {
@@ -33,18 +37,45 @@ impl classad_vm::Host for VmHost {
     }
 }
 
+/// Whether `e` evaluates the same in any scope: it holds no attribute reference
+/// (so literals, operators and calls on them).
+fn scope_free(e: &ExprRef) -> bool {
+    let mut free = true;
+    let mut stack = vec![e.id];
+    while let Some(id) = stack.pop() {
+        let node = e.tree.node(id);
+        if matches!(node, crate::syntax::ast::Node::Attr { .. }) {
+            free = false;
+            break;
+        }
+        node.map_children(|c| {
+            stack.push(c);
+            c
+        });
+    }
+    free
+}
+
 /// A builtin call whose arguments are already values. Only builtins outside
 /// `SCOPED_BUILTINS` are called this way, so the scope services are never needed;
 /// they answer as an empty scope would.
 pub(crate) struct ValuesCall<'a> {
     args: &'a [Value],
     ev: &'a mut Evaluator,
+    /// A list element was read whose value depends on the scope it is evaluated
+    /// in, which HTCondor takes to be the caller's; this call does not know it, so
+    /// the result must come from the reference evaluator.
+    pub(crate) needs_scope: bool,
 }
 
 impl<'a> ValuesCall<'a> {
     /// A call of `args`; `ev` reads the elements of list arguments.
     pub(crate) fn new(args: &'a [Value], ev: &'a mut Evaluator) -> ValuesCall<'a> {
-        ValuesCall { args, ev }
+        ValuesCall {
+            args,
+            ev,
+            needs_scope: false,
+        }
     }
 }
 
@@ -85,6 +116,13 @@ impl Call for ValuesCall<'_> {
 
     fn list_item(&mut self, v: &Value, i: usize) -> Result<Value, Fail> {
         let l = crate::eval::compound::as_list(v).ok_or(Fail)?.clone();
+        if let crate::eval::compound::ListVal::Lazy { list, .. } = &l {
+            if let crate::syntax::ast::Node::List(items) = list.node() {
+                if !scope_free(&list.child(items[i])) {
+                    self.needs_scope = true;
+                }
+            }
+        }
         self.ev.list_item(&l, i)
     }
 

@@ -1,6 +1,6 @@
 //! How the tree-walking evaluator answers a builtin's requests ([`Call`]).
 
-use super::compound::{as_ad, as_list};
+use super::compound::{as_ad, as_list, ListVal};
 use super::evaluator::Evaluator;
 use super::scope::{Found, Scope};
 use super::Fail;
@@ -84,7 +84,25 @@ impl Call for EvalCall<'_> {
         match as_ad(ad) {
             Some(ad) => {
                 // A fresh evaluation of HTCondor's, rooted at the ad's outermost scope.
-                let scope = ad.scope.clone();
+                let mut scope = ad.scope.clone();
+                if scope.alternate.is_none() {
+                    // In a match HTCondor lends the ad the old-semantics fallback of
+                    // the side its parent belongs to (compat_classad.cpp,
+                    // evaluateInContext), so names missing from the whole chain are
+                    // looked up in the other ad.
+                    let mut up = scope.parent.clone();
+                    while let Some(s) = up {
+                        if let Some(alt) = &s.alternate {
+                            scope = Arc::new(Scope {
+                                frame: scope.frame.clone(),
+                                parent: scope.parent.clone(),
+                                alternate: Some(alt.clone()),
+                            });
+                            break;
+                        }
+                        up = s.parent.clone();
+                    }
+                }
                 let root = Some(scope.root());
                 self.ev
                     .with_root(root, |ev| ev.eval_away(e, &scope, lexical))
@@ -95,6 +113,15 @@ impl Call for EvalCall<'_> {
 
     fn list_item(&mut self, v: &Value, i: usize) -> Result<Value, Fail> {
         let l = as_list(v).ok_or(Fail)?.clone();
+        // HTCondor's builtins evaluate a list literal's elements where the call
+        // is, not where the list was written (`sum(x.L)` reads `L = {a}`'s `a` in
+        // the caller's ad).
+        if let ListVal::Lazy { list, .. } = &l {
+            if let Node::List(items) = list.node() {
+                let e = list.child(items[i]);
+                return self.ev.eval(&e, self.cur.as_ref());
+            }
+        }
         self.ev.list_item(&l, i)
     }
 

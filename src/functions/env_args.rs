@@ -155,8 +155,9 @@ fn list_to_args(c: &mut dyn Call) -> Result<Value, Fail> {
     // HTCondor reads the version first.
     let v1 = if c.argc() == 2 {
         match c.arg(1)? {
-            Value::Int(1) => true,
-            Value::Int(2) => false,
+            // Read into a C `int`, truncating.
+            Value::Int(v) if v as i32 == 1 => true,
+            Value::Int(v) if v as i32 == 2 => false,
             _ => return Ok(Value::Error),
         }
     } else {
@@ -193,17 +194,19 @@ fn args_to_list(c: &mut dyn Call) -> Result<Value, Fail> {
     if !arity(c, 1, 2) {
         return Ok(Value::Error);
     }
-    let Value::Str(s) = c.arg(0)? else {
-        return Ok(Value::Error);
-    };
+    // HTCondor reads the version first.
     let v1 = if c.argc() == 2 {
         match c.arg(1)? {
-            Value::Int(1) => true,
-            Value::Int(2) => false,
+            // Read into a C `int`, truncating.
+            Value::Int(v) if v as i32 == 1 => true,
+            Value::Int(v) if v as i32 == 2 => false,
             _ => return Ok(Value::Error),
         }
     } else {
         false
+    };
+    let Value::Str(s) = c.arg(0)? else {
+        return Ok(Value::Error);
     };
     if v1 {
         let words = s.split([' ', '\t', '\n', '\r']).filter(|w| !w.is_empty());

@@ -826,7 +826,27 @@ DIFF_FINDINGS = [
     "unresolved(RIGHT, false)",
 ]] + [(e, "[x = y + z; r = [a = q]; s = r; y = 1; LoadAvg = w]", None) for e in [
     "unresolved(toplevel)", "unresolved(self)", "unresolved(root)", "unresolved(r)",
-]]
+]] + [(e, None, None) for e in [
+    # builtins read a list literal's elements where the call is, not where the
+    # list was written; a subscript reads them where they were written
+    "[x = [a = 1; L = {a}]; a = 100; q = sum(x.L)].q",
+    "[x = [a = 1; L = {a}]; a = 100; q = member(100, x.L)].q",
+    '[x = [a = 1; L = {a}]; a = 100; q = join(",", x.L)].q',
+    '[x = [a = 1; L = {a}]; a = 100; q = anyCompare("==", x.L, 100)].q',
+    "[x = [a = 1; L = {a}]; a = 100; q = x.L[0]].q",
+    "[x = [a = 1; L = {[b = a]}]; a = 100; q = x.L.b].q",
+    'evalInEachContext(allCompare("<=", {a}, {1}), {[a = 40]})',
+    # argsToList/listToArgs read the version into a C int, first
+    "argsToList(\"'unterminated\", -9223372036854775807)", 'argsToList("a b", 4294967298)',
+    'listToArgs({"a"}, 4294967297)', "argsToList(.x, 3)",
+]] + [(e, "[a = 7; r = sum(TARGET.L); s = member(7, TARGET.L); t = TARGET.L[0]]",
+       "[a = 5; L = {a, 1}]") for e in ["r", "s", "t", "sum(TARGET.L)"]] + [
+    # evalInEachContext lends the element the old-semantics fallback of its side
+    (e, "[Memory = 65536; Name = \"s\"]", "[RequestMemory = 2048.5; q = 3]") for e in [
+        "evalInEachContext(RequestMemory.'odd name', {[a = 8382015]})",
+        "evalInEachContext(q + a, {[a = 1]})", "countMatches(q == 3, {[a = 1]})",
+    ]
+]
 
 
 def diff_finding_cases():

@@ -17,7 +17,7 @@
 //! ```text
 //! {"kind": "pair", "seed": S, "index": I, "job": "[...]", "machine": "[...]",
 //!  "exprs": [{"expr": "...", "my": "job", "target": "machine" | null, "ours": ...}],
-//!  "attrs": [{"ad": "job", "name": "Rank", "ours": ...}],
+//!  "attrs": [{"ad": "job", "name": "Rank", "text": "TARGET.Memory", "ours": ...}],
 //!  "match": true, "job_rank": "1024.0", "machine_rank": "NaN"}
 //! ```
 //!
@@ -40,6 +40,7 @@ use classad::eval::display::unparse_value;
 use classad::eval::{eval_alone_with, eval_in_with, Engine, Fail, Semantics};
 use classad::matching::{rank, symmetric_match, CompiledPool};
 use classad::syntax::ast::ExprRef;
+use classad::syntax::unparse::unparse_node;
 use classad::syntax::{parse_classad, parse_expr};
 use classad::Value;
 use classad_vm::Machine;
@@ -187,6 +188,9 @@ fn pair_line(seed: u64, index: usize) -> Json {
             let mut obj = Map::new();
             obj.insert("ad".into(), my.into());
             obj.insert("name".into(), name.as_str().into());
+            let mut text = String::new();
+            unparse_node(&e.tree, e.id, &mut text);
+            obj.insert("text".into(), text.into());
             put(
                 &mut obj,
                 "ours",
