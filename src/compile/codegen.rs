@@ -849,7 +849,13 @@ fn without_arguments(run: crate::functions::BuiltinFn, argc: usize) -> Option<Va
         fn referenced(
             &mut self,
             _: usize,
-        ) -> Result<Option<crate::eval::scope::Found>, crate::functions::RefError> {
+        ) -> Result<
+            (
+                Option<crate::eval::scope::Found>,
+                Option<Arc<crate::eval::scope::Scope>>,
+            ),
+            crate::functions::RefError,
+        > {
             self.asked = true;
             Err(crate::functions::RefError::Failed)
         }

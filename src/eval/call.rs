@@ -39,14 +39,17 @@ impl Call for EvalCall<'_> {
         self.call.child(self.args()[i])
     }
 
-    fn referenced(&mut self, i: usize) -> Result<Option<Found>, RefError> {
+    fn referenced(&mut self, i: usize) -> Result<(Option<Found>, Option<Arc<Scope>>), RefError> {
         let e = self.arg_expr(i);
         if !matches!(e.node(), Node::Attr { .. }) {
             return Err(RefError::NotAReference);
         }
         match self.ev.deref(&e, self.cur.as_ref()) {
-            Ok((found, true)) => Ok(found),
-            Ok((_, false)) => Err(RefError::Unresolved),
+            Ok((_, None)) => Err(RefError::Unresolved),
+            Ok((found, state)) => {
+                self.ev.leave_state_in(state.clone());
+                Ok((found, state))
+            }
             Err(Fail) => Err(RefError::Failed),
         }
     }

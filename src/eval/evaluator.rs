@@ -43,6 +43,12 @@ pub struct Evaluator {
     /// rather than the ad they are evaluated in. Cleared on entering an
     /// attribute's own expression. `None`: no such evaluation.
     lexical: Option<Option<Arc<Scope>>>,
+    /// HTCondor's `unresolved` and `evalInEachContext` look their reference up
+    /// with the evaluation's own state and leave its current ad where the lookup
+    /// ended: names (and calls) evaluated after them in the same attribute's
+    /// expression then start there, until that attribute's evaluation returns
+    /// and the ad it started in is restored. `None`: no such lookup happened.
+    leaked: Option<Option<Arc<Scope>>>,
 }
 
 impl Evaluator {
@@ -56,6 +62,7 @@ impl Evaluator {
             residue: Value::Undefined,
             root: None,
             lexical: None,
+            leaked: None,
         }
     }
 
@@ -81,7 +88,10 @@ impl Evaluator {
                 scope: None,
                 name,
                 absolute,
-            } => self.eval_name(name, *absolute, cur),
+            } => match self.leaked.clone() {
+                Some(leaked) => self.eval_name(name, *absolute, leaked.as_ref()),
+                None => self.eval_name(name, *absolute, cur),
+            },
             _ => {
                 if self.depth_left == 0 {
                     self.residue = Value::Error;
@@ -154,10 +164,14 @@ impl Evaluator {
             Node::Call { name, .. } => match crate::functions::find(name) {
                 None => Ok(Value::Error),
                 Some(f) => {
+                    let cur = match &self.leaked {
+                        Some(leaked) => leaked.clone(),
+                        None => cur.cloned(),
+                    };
                     let mut call = super::call::EvalCall {
                         ev: self,
                         call: e.clone(),
-                        cur: cur.cloned(),
+                        cur,
                     };
                     (f.run)(&mut call)
                 }
@@ -278,7 +292,9 @@ impl Evaluator {
                     return Ok(Value::Error);
                 };
                 let saved = self.lexical.take();
+                let saved_leak = self.leaked.take();
                 let r = self.eval(&list.child(items[i]), scope.as_ref());
+                self.leaked = saved_leak;
                 self.lexical = saved;
                 r
             }
@@ -323,9 +339,20 @@ impl Evaluator {
     /// of HTCondor's would have it.
     pub fn with_root<T>(&mut self, root: Option<Arc<Scope>>, f: impl FnOnce(&mut Self) -> T) -> T {
         let saved = self.root.replace(root);
+        let saved_leak = self.leaked.take();
         let r = f(self);
+        self.leaked = saved_leak;
         self.root = saved;
         r
+    }
+
+    /// Leaves the evaluation's current ad at `scope`, as HTCondor's lookup of a
+    /// reference inside `unresolved` and `evalInEachContext` does (see the
+    /// `leaked` field); nothing when no lookup ran.
+    pub fn leave_state_in(&mut self, scope: Option<Arc<Scope>>) {
+        if let Some(s) = scope {
+            self.leaked = Some(Some(s));
+        }
     }
 
     /// HTCondor's `rootAd` (see the field).
@@ -496,7 +523,9 @@ impl Evaluator {
                 self.depth_left -= 1;
                 self.stack.push(key);
                 let saved = self.lexical.take();
+                let saved_leak = self.leaked.take();
                 let r = self.eval(&e, Some(&scope));
+                self.leaked = saved_leak;
                 self.lexical = saved;
                 self.stack.pop();
                 self.depth_left += 1;
@@ -518,29 +547,34 @@ impl Evaluator {
     }
 
     /// What an attribute reference refers to (an expression, or an ad for a name
-    /// such as `self` or `TARGET`), without evaluating it, and whether a lookup
-    /// ran (HTCondor's lookup leaves its state in the last ad it visited; nothing
-    /// runs for a reference whose scope is not an ad, or for `.name` without a
+    /// such as `self` or `TARGET`), without evaluating it, and where HTCondor's
+    /// lookup leaves its evaluation state: the scope the name was found in, or,
+    /// when it was found nowhere, the outermost ad of the chain it walked; `None`
+    /// when no lookup ran (a reference whose scope is not an ad, `.name` without a
     /// root).
     pub fn deref(
         &mut self,
         e: &ExprRef,
         cur: Option<&Arc<Scope>>,
-    ) -> Result<(Option<Found>, bool), Fail> {
+    ) -> Result<(Option<Found>, Option<Arc<Scope>>), Fail> {
         let Node::Attr {
             scope,
             name,
             absolute,
         } = e.node()
         else {
-            return Ok((None, false));
+            return Ok((None, None));
         };
+        let mut walked = None;
         let found = match scope {
             Some(s) => {
                 let base = self.eval(&e.child(*s), cur)?;
                 match as_ad(&base) {
-                    Some(ad) => self.lookup_in_scope(&ad.scope.clone(), name)?,
-                    None => return Ok((None, false)),
+                    Some(ad) => {
+                        walked = Some(ad.scope.root());
+                        self.lookup_in_scope(&ad.scope.clone(), name)?
+                    }
+                    None => return Ok((None, None)),
                 }
             }
             None => match cur {
@@ -549,11 +583,12 @@ impl Evaluator {
                     let start = if *absolute {
                         match self.root_ad() {
                             Some(root) => root,
-                            None => return Ok((None, false)),
+                            None => return Ok((None, None)),
                         }
                     } else {
                         cur.clone()
                     };
+                    walked = Some(start.root());
                     let mut f = self.lookup_in_scope(&start, name)?;
                     if f.is_none() && !*absolute {
                         if let Some((pair, side)) = &start.alternate {
@@ -565,7 +600,11 @@ impl Evaluator {
                 }
             },
         };
-        Ok((found, true))
+        let state = match &found {
+            Some(Found::Expr(_, at)) => Some(at.clone()),
+            _ => walked,
+        };
+        Ok((found, state))
     }
 }
 

@@ -14,23 +14,28 @@ pub(super) fn register(t: &mut Vec<Builtin>) {
     add(t, "argsToList", args_to_list);
 }
 
-/// V2 quoting of one word: blanks (space, tab, newline, carriage return) go inside single quotes and a single quote is
-/// written `''''`; the empty word is `''`.
+/// V2 quoting of one word, as HTCondor writes it: each run of blanks (space, tab,
+/// newline, carriage return) and single quotes goes inside one pair of single
+/// quotes, a single quote doubled there; the empty word is `''`.
 fn quote_v2(word: &str, out: &mut String) {
     if word.is_empty() {
         out.push_str("''");
         return;
     }
+    let special = |ch: char| matches!(ch, ' ' | '\t' | '\n' | '\r' | '\'');
+    let mut quoted = false;
     for ch in word.chars() {
-        match ch {
-            ' ' | '\t' | '\n' | '\r' => {
-                out.push('\'');
-                out.push(ch);
-                out.push('\'');
-            }
-            '\'' => out.push_str("''''"),
-            _ => out.push(ch),
+        if special(ch) != quoted {
+            out.push('\'');
+            quoted = !quoted;
         }
+        if ch == '\'' {
+            out.push('\'');
+        }
+        out.push(ch);
+    }
+    if quoted {
+        out.push('\'');
     }
 }
 

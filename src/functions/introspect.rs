@@ -110,7 +110,11 @@ fn unresolved(c: &mut dyn Call) -> Result<Value, Fail> {
     };
     // The reference names an expression, or an ad (`self`, `MY`, `TARGET`, ...),
     // whose attributes are then all walked.
-    let (found, _) = ev.deref(&arg, cur.as_ref())?;
+    // A lookup that fails (no root for `toplevel`) gives undefined, as in HTCondor.
+    let Ok((found, state)) = ev.deref(&arg, cur.as_ref()) else {
+        return Ok(Value::Undefined);
+    };
+    ev.leave_state_in(state);
     let target: Vec<(ExprRef, Arc<Scope>)> = match found {
         Some(Found::Expr(e, s)) => vec![(e, s)],
         Some(Found::Ad(ad)) => match ad_attrs(&ad) {

@@ -229,16 +229,16 @@ fn in_each(c: &mut dyn Call, count: bool) -> Result<Value, Fail> {
     // every context.
     let mut the_ad = None;
     let (expr, home, list_scope) = match c.referenced(0) {
-        Ok(Some(Found::Expr(e, home))) => (e, Some(home.clone()), Some(home)),
-        Ok(Some(Found::Ad(ad))) => {
-            the_ad = Some(ad_value(ad.clone()));
-            (c.arg_expr(0), c.scope(), Some(ad))
+        Ok((Some(Found::Expr(e, home)), state)) => (e, Some(home), state),
+        Ok((Some(Found::Ad(ad)), state)) => {
+            the_ad = Some(ad_value(ad));
+            (c.arg_expr(0), c.scope(), state)
         }
-        Ok(Some(Found::Value(v))) => {
+        Ok((Some(Found::Value(v)), state)) => {
             the_ad = Some(v);
-            (c.arg_expr(0), c.scope(), None)
+            (c.arg_expr(0), c.scope(), state)
         }
-        Ok(None) => (c.arg_expr(0), c.scope(), c.scope().map(|s| s.root())),
+        Ok((None, state)) => (c.arg_expr(0), c.scope(), state),
         Err(_) => (c.arg_expr(0), c.scope(), None),
     };
     let literal = matches!(c.arg_expr(1).node(), Node::List(_));

@@ -20,10 +20,11 @@ pub trait Call {
     fn arg(&mut self, i: usize) -> Result<Value, Fail>;
     /// The unevaluated expression of argument `i`.
     fn arg_expr(&self, i: usize) -> ExprRef;
-    /// When argument `i` is an attribute reference, what it refers to: an
-    /// expression and the scope it was found in, or an ad (`None` when nothing
-    /// is found); `Err` when it is not a reference.
-    fn referenced(&mut self, i: usize) -> Result<Option<Found>, RefError>;
+    /// When argument `i` is an attribute reference, what it refers to (an
+    /// expression and the scope it was found in, or an ad; `None` when nothing
+    /// is found) and where HTCondor's lookup left its evaluation state (see
+    /// [`Evaluator::deref`]); `Err` when it is not a reference.
+    fn referenced(&mut self, i: usize) -> Result<(Option<Found>, Option<Arc<Scope>>), RefError>;
     /// Parses `src` as an expression and evaluates it in the caller's scope; a parse
     /// error gives `Value::Error`.
     fn eval_source(&mut self, src: &str) -> Result<Value, Fail>;

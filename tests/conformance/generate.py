@@ -846,7 +846,31 @@ DIFF_FINDINGS = [
         "evalInEachContext(RequestMemory.'odd name', {[a = 8382015]})",
         "evalInEachContext(q + a, {[a = 1]})", "countMatches(q == 3, {[a = 1]})",
     ]
-]
+] + [(e, None, None) for e in [
+    # listToArgs quotes each run of blanks and single quotes as one
+    'listToArgs({"a\' b"})', 'listToArgs({"  12"})', 'listToArgs({"x\t\t"})',
+    'listToArgs({"abc", "-\\303\\251\'\'"})', 'listToArgs({"\'"})',
+    # relative times convert through a C int; version strings compare bytes as
+    # C's signed char
+    'int(relTime(real("NaN")))', "int(relTime(3e9))", "real(relTime(3e9))",
+    "real(-relTime(0))", "floor(relTime(3e9))", 'versioncmp("\\303\\251", "0")',
+    'versionGT("01.2", "\\303\\251A")',
+    # unresolved() whose lookup fails (no root) is undefined
+    "[x = unresolved(toplevel)].x", '[x = unresolved(toplevel, "a")].x',
+    # a countMatches whose reference was looked up in a record evaluates its
+    # list there
+    "4 > (countMatches([b = +1024].k, (b.k)))",
+]] + [(e, "[b1 = 3; Cpus = 14; OpSys = error; Rank = unresolved(Nope) & OPSYS.q]",
+       "[Owner = \"mallory\"; b1 = TARGET.a1]") for e in [
+    # unresolved() and evalInEachContext() leave HTCondor's evaluation state
+    # where their lookup ended: names evaluated after them in the same
+    # attribute start there
+    "Rank", "unresolved(Nope) & .x", "unresolved(b1) + Cpus", "unresolved(Nope) + Owner",
+    "strcat(unresolved(b1), Owner)", "[a = unresolved(Nope) + Cpus].a",
+]] + [(e, AD_A, AD_B) for e in [
+    "evalInEachContext(k, lst) + x", "evalInEachContext(x, lst) + x",
+    "size(evalInEachContext(z, lst)) + x", "countMatches(k, lst) + x",
+]]
 
 
 def diff_finding_cases():
@@ -1074,10 +1098,15 @@ def rank_value(my, target):
     `target` (evaluated there); int, real and bool values count.
     """
     if "Rank" in my:
-        value = my.lookup("Rank").eval(scope=my, target=target)
+        scope, other = my, target
     elif "Rank" in target:
-        value = target.lookup("Rank").eval(scope=target, target=my)
+        scope, other = target, my
     else:
+        return 0.0
+    tree = scope.lookup("Rank")
+    value = tree.eval(scope=scope, target=other)
+    # classad2 gives a relative time as a float; it is no number to EvalFloat.
+    if isinstance(value, float) and repr(tree.simplify(scope, other)).startswith("relTime("):
         return 0.0
     # classad2 returns undefined and error as members of the IntEnum
     # classad2.Value, which are ints to isinstance: they are not numbers.
