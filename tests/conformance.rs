@@ -336,11 +336,14 @@ fn htcondor_diff_deviations() {
             "{key}: no reason"
         );
         let ours = d["ours"].as_str().expect("ours");
-        assert_ne!(
-            d["htcondor"].as_str().expect("htcondor"),
-            ours,
-            "{key}: not a deviation"
-        );
+        // HTCondor's value as repr() prints it, or how its library failed.
+        let htcondor = d["htcondor"].as_str().expect("htcondor");
+        let theirs = if htcondor == "segmentation fault" || htcondor == "eval_failure" {
+            htcondor.to_string()
+        } else {
+            format!("value {htcondor}")
+        };
+        assert_ne!(theirs, ours, "{key}: not a deviation");
         let expr = d["expr"].as_str().expect("expr");
         let my = ad_of(&d["my"]);
         let target = ad_of(&d["target"]);

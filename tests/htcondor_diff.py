@@ -17,7 +17,9 @@ or, with the cases printed beforehand (several files may be given):
     python3 tests/htcondor_diff.py --input cases.jsonl
 
 `--seed` may be repeated; each seed runs the same index ranges. `--show N`
-prints N examples per kind (default 3). The exit status is 1 when a
+prints N examples per kind (default 3). `--save-cases FILE` keeps every case
+that disagrees; `--again FILE` makes those cases again with the current build
+(after a fix) and runs them. The exit status is 1 when a
 disagreement is not a documented deviation, 0 otherwise.
 
 What is compared (HTCondor's library imported as `htcondor2` first, then
@@ -114,20 +116,25 @@ def worker():
         except c.ClassAdException:
             return "eval_failure"
 
+    MY_RANK = c.ExprTree("MY.Rank")
+    TARGET_RANK = c.ExprTree("TARGET.Rank")
+
     def rank_value(my, target):
         # generate.py's rank_value: compat_classad's EvalFloat(ATTR_RANK, ...).
         try:
+            # The attribute itself is evaluated (a reference to it, not its
+            # tree, so a Rank that names itself is a cycle as in EvalFloat),
+            # in the match with `my` on the LEFT, also when it is target's.
             if "Rank" in my:
-                scope, other = my, target
+                tree = MY_RANK
             elif "Rank" in target:
-                scope, other = target, my
+                tree = TARGET_RANK
             else:
                 return 0.0
-            tree = scope.lookup("Rank")
-            value = tree.eval(scope=scope, target=other)
+            value = tree.eval(scope=my, target=target)
             # classad2 gives a relative time as a float; it is no number to
             # EvalFloat.
-            if isinstance(value, float) and repr(tree.simplify(scope, other)).startswith("relTime("):
+            if isinstance(value, float) and repr(tree.simplify(my, target)).startswith("relTime("):
                 return 0.0
         except c.ClassAdException:
             return 0.0
@@ -334,22 +341,62 @@ def invalid_utf8(outcome):
 QUOTED_SELECTION = re.compile(r"(?<=[A-Za-z0-9_)\]}'])\.'((?:[^'\\]|\\.)*)'")
 MINUS_ON_NUMBER = re.compile(r"(?<=[\s(,{\[+\-~!]) - (?=[0-9])")
 NUMBER_BEFORE_DOT = re.compile(r"(?<=[0-9]) \.(?=[A-Za-z_'])")
+QUOTED_MINUS = re.compile(r"(?<=')-' '(?=[0-9])")
+# The leading zeros of an absolute time's year: in absTime("0068-...") or a
+# string that is one such time ("0068-09-03T13:20:00-00:00").
+YEAR_ZEROS = re.compile(r'(?<=absTime\(")0+(?=[0-9])'
+                        r'|(?<=^value ")0+(?=[0-9]+-[0-9]{2}-[0-9]{2}T[0-9:]{8}[-+][0-9:]{5}"$)')
 
 
-def as_htcondor_prints(outcome):
+def unpadded_years(outcome):
+    """Our printed value with absolute times' years as HTCondor prints them."""
+    return YEAR_ZEROS.sub("", outcome)
+
+
+def as_htcondor_prints(outcome, in_strings):
     """Our printed value rewritten the way HTCondor prints the same thing where
     its text does not read back (the printing deviations of unparse.jsonl): a
     selected name unquoted (x.'b c' -> x.b c), a minus on a number joined to it
-    (` - 5` -> ` -5`), no space between a number and a selection (1 .a -> 1.a)."""
-    out = QUOTED_SELECTION.sub(lambda m: "." + m.group(1).replace("\\'", "'"), outcome)
-    out = MINUS_ON_NUMBER.sub(" -", out)
-    return NUMBER_BEFORE_DOT.sub(".", out)
+    (` - 5` -> ` -5`), no space between a number and a selection (1 .a -> 1.a).
+    Inside string literals too when `in_strings` (a string made from such a
+    value, by join or strcat), else those are left alone."""
+    def rewrite(text):
+        out = QUOTED_SELECTION.sub(lambda m: "." + m.group(1).replace("\\'", "'"), text)
+        out = MINUS_ON_NUMBER.sub(" -", out)
+        return NUMBER_BEFORE_DOT.sub(".", out)
+    if in_strings:
+        # listToArgs quotes the blank after a minus: -' '5 for - 5.
+        return QUOTED_MINUS.sub("-", rewrite(outcome))
+    # Rewrite what lies between string literals; a quoted name ('...') is
+    # kept whole, as a '"' in it starts no string.
+    parts, start, i = [], 0, 0
+    while i < len(outcome):
+        ch = outcome[i]
+        if ch in "'\"":
+            end = i + 1
+            while end < len(outcome) and outcome[end] != ch:
+                end += 2 if outcome[end] == "\\" else 1
+            if ch == '"':
+                parts.append(rewrite(outcome[start:i]))
+                parts.append(outcome[i:end + 1])
+                start = end + 1
+            i = end + 1
+        else:
+            i += 1
+    parts.append(rewrite(outcome[start:]))
+    return "".join(parts)
 
 
 DEVIATIONS = [
     ("printing",
      lambda d: d.get("ours") is not None and d["ours"] != d["theirs"]
-     and as_htcondor_prints(d["ours"]) == d["theirs"]),
+     and d["theirs"] in (as_htcondor_prints(d["ours"], False),
+                         as_htcondor_prints(d["ours"], True))),
+    ("absTime years print with four digits",
+     lambda d: d.get("ours") is not None and d["ours"] != d["theirs"]
+     and d["theirs"] in (unpadded_years(d["ours"]),
+                         as_htcondor_prints(unpadded_years(d["ours"]), False),
+                         as_htcondor_prints(unpadded_years(d["ours"]), True))),
     ("strings are bytes",
      lambda d: d.get("theirs") is not None and invalid_utf8(d["theirs"])),
     ("hexadecimal after a minus",
@@ -539,11 +586,15 @@ class Report:
 # ---------------------------------------------------------------------------
 
 
-def generated(seeds, exprs, pairs):
-    """Runs diff_cases for each seed; yields its cases."""
+def build_diff_cases():
     subprocess.run(["cargo", "build", "--quiet", "--release", "--example", "diff_cases"],
                    cwd=ROOT, check=True)
-    binary = os.path.join(ROOT, "target", "release", "examples", "diff_cases")
+    return os.path.join(ROOT, "target", "release", "examples", "diff_cases")
+
+
+def generated(seeds, exprs, pairs):
+    """Runs diff_cases for each seed; yields its cases."""
+    binary = build_diff_cases()
     for seed in seeds:
         proc = subprocess.Popen([binary, seed, exprs, pairs], stdout=subprocess.PIPE,
                                 env=dict(os.environ, TZ="UTC"), cwd=ROOT)
@@ -551,6 +602,18 @@ def generated(seeds, exprs, pairs):
             yield json.loads(line)
         if proc.wait() != 0:
             sys.exit(f"diff_cases {seed} {exprs} {pairs} failed")
+
+
+def regenerated(paths):
+    """The cases saved in `paths` (by --save-cases) made again by diff_cases,
+    with our results from the current build."""
+    binary = build_diff_cases()
+    for case in from_files(paths):
+        one = f"{case['index']}:1"
+        ranges = [one, "0:0"] if case["kind"] == "expr" else ["0:0", one]
+        out = subprocess.run([binary, str(case["seed"]), *ranges], stdout=subprocess.PIPE,
+                             env=dict(os.environ, TZ="UTC"), cwd=ROOT, check=True)
+        yield json.loads(out.stdout)
 
 
 def from_files(paths):
@@ -586,9 +649,13 @@ def main():
     ap.add_argument("--exprs", default="20000", help="N or START:COUNT (default 20000)")
     ap.add_argument("--pairs", default="3000", help="N or START:COUNT (default 3000)")
     ap.add_argument("--input", nargs="+", help="read cases from these files ('-': stdin)")
+    ap.add_argument("--again", nargs="+", help="make the cases saved in these files "
+                    "(--save-cases) again with the current build, and run them")
     ap.add_argument("--show", type=int, default=3, help="examples shown per kind")
     ap.add_argument("--save", help="write every disagreement to this file as a JSON "
                     "line (kind, expr, my, target, ours, theirs)")
+    ap.add_argument("--save-cases", help="write every case that disagrees or crashes "
+                    "HTCondor to this file, in diff_cases' format (for --input)")
     ap.add_argument("--timeout", type=float, default=30.0,
                     help="seconds HTCondor may take for one case")
     args = ap.parse_args()
@@ -597,14 +664,18 @@ def main():
         return 0
     check_deviation_keys()
     cases = (from_files(args.input) if args.input
+             else regenerated(args.again) if args.again
              else generated(args.seed or ["default"], args.exprs, args.pairs))
     report = Report(args.show, open(args.save, "w", encoding="utf-8") if args.save else None)
+    save_cases = open(args.save_cases, "w", encoding="utf-8") if args.save_cases else None
     oracle = Oracle(args.timeout)
     suspects = []
     started = time.monotonic()
     try:
         for n, case in enumerate(cases, 1):
             res = oracle.ask(case)
+            if save_cases is not None and ("failed" in res or disagrees(case, res)):
+                save_cases.write(json.dumps(case) + "\n")
             if "failed" not in res and disagrees(case, res):
                 suspects.append((case, res))
             else:
@@ -628,6 +699,8 @@ def main():
             report.case(case, first)
     finally:
         again_oracle.stop()
+    if save_cases is not None:
+        save_cases.close()
     report.print()
     return 1 if report.kinds else 0
 

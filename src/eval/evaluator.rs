@@ -122,14 +122,23 @@ impl Evaluator {
                 }
                 // The base and the elements of a list base are evaluated into
                 // values of their own: their failure leaves nothing behind.
+                // HTCondor restores the current ad when a reference's evaluation
+                // returns, so a lookup in the base (`unresolved(x).y`) leaves
+                // nothing behind either (see the `leaked` field).
+                let saved_leak = self.leaked.clone();
                 let base = self.eval(&e.child(*s), cur).inspect_err(|_| {
                     self.residue = Value::Undefined;
-                })?;
-                self.select(&base, name, cur).inspect_err(|_| {
-                    if matches!(base, Value::List(_)) {
-                        self.residue = Value::Undefined;
-                    }
-                })
+                });
+                let r = match base {
+                    Ok(base) => self.select(&base, name, cur).inspect_err(|_| {
+                        if matches!(base, Value::List(_)) {
+                            self.residue = Value::Undefined;
+                        }
+                    }),
+                    Err(f) => Err(f),
+                };
+                self.leaked = saved_leak;
+                r
             }
             Node::Paren(x) => self.eval(&e.child(*x), cur),
             Node::Unary(op, x) => {
@@ -346,6 +355,16 @@ impl Evaluator {
         r
     }
 
+    /// Runs `f` as a fresh `EvalState` of HTCondor's would: without the current
+    /// ad a lookup in `unresolved` or `evalInEachContext` left (see the `leaked`
+    /// field), which is there again afterwards.
+    pub fn without_leak<T>(&mut self, f: impl FnOnce(&mut Self) -> T) -> T {
+        let saved_leak = self.leaked.take();
+        let r = f(self);
+        self.leaked = saved_leak;
+        r
+    }
+
     /// Leaves the evaluation's current ad at `scope`, as HTCondor's lookup of a
     /// reference inside `unresolved` and `evalInEachContext` does (see the
     /// `leaked` field); nothing when no lookup ran.
@@ -399,7 +418,7 @@ impl Evaluator {
                 let list = as_list(base).ok_or(Fail)?.clone();
                 let mut out = Vec::with_capacity(list.len());
                 for i in 0..list.len() {
-                    let item = self.list_item(&list, i)?;
+                    let item = self.select_item(&list, i, cur)?;
                     out.push(match item {
                         Value::List(_) => {
                             // A list can hold itself (`[q = {q}].q.p`): each nested
@@ -419,6 +438,32 @@ impl Evaluator {
                 }
                 Ok(projected_list(out))
             }
+        }
+    }
+
+    /// Element `i` of a list a selection projects: HTCondor evaluates a list
+    /// literal's elements where the selection is (`cur`), not where the list was
+    /// written; a record or list literal among them keeps the scope it was written
+    /// in.
+    fn select_item(
+        &mut self,
+        list: &ListVal,
+        i: usize,
+        cur: Option<&Arc<Scope>>,
+    ) -> Result<Value, Fail> {
+        match list {
+            ListVal::Lazy { list, scope } => {
+                let Node::List(items) = list.node() else {
+                    return Ok(Value::Error);
+                };
+                let saved_leak = self.leaked.take();
+                let saved = self.lexical.replace(scope.clone());
+                let r = self.eval(&list.child(items[i]), cur);
+                self.lexical = saved;
+                self.leaked = saved_leak;
+                r
+            }
+            _ => self.list_item(list, i),
         }
     }
 
@@ -473,7 +518,24 @@ impl Evaluator {
         start: &Arc<Scope>,
         name: &str,
     ) -> Result<Option<Found>, Fail> {
+        self.lookup_stopping(start, name).map(|(found, _)| found)
+    }
+
+    /// [`Self::lookup_in_scope`], also giving the scope the search stopped at
+    /// (HTCondor's `state.curAd` afterwards): where the name was found, or the
+    /// outermost scope when it was found nowhere.
+    pub(crate) fn lookup_stopping(
+        &mut self,
+        start: &Arc<Scope>,
+        name: &str,
+    ) -> Result<(Option<Found>, Arc<Scope>), Fail> {
         let mut cur = start.clone();
+        let found = self.lookup_from(&mut cur, name)?;
+        Ok((found, cur))
+    }
+
+    fn lookup_from(&mut self, at: &mut Arc<Scope>, name: &str) -> Result<Option<Found>, Fail> {
+        let cur = at;
         loop {
             if let Some(f) = cur.lookup_local(name, self.old_semantics) {
                 return Ok(Some(f));
@@ -490,7 +552,7 @@ impl Evaluator {
                 };
             }
             if is("self") || (self.old_semantics && is("MY")) {
-                return Ok(Some(Found::Ad(cur)));
+                return Ok(Some(Found::Ad(cur.clone())));
             }
             if is("parent") {
                 return Ok(parent.map(Found::Ad));
@@ -501,7 +563,7 @@ impl Evaluator {
             let Some(p) = parent else {
                 return Ok(None);
             };
-            cur = p;
+            *cur = p;
         }
     }
 
@@ -548,10 +610,11 @@ impl Evaluator {
 
     /// What an attribute reference refers to (an expression, or an ad for a name
     /// such as `self` or `TARGET`), without evaluating it, and where HTCondor's
-    /// lookup leaves its evaluation state: the scope the name was found in, or,
-    /// when it was found nowhere, the outermost ad of the chain it walked; `None`
-    /// when no lookup ran (a reference whose scope is not an ad, `.name` without a
-    /// root).
+    /// lookup leaves its evaluation state: the scope the search stopped at (where
+    /// the name was found, also a name of a match's context such as `other`, or
+    /// the first ad for `self`, `parent`, `toplevel`), or, when it was found
+    /// nowhere, the outermost ad of the chain it walked; `None` when no lookup ran
+    /// (a reference whose scope is not an ad, `.name` without a root).
     pub fn deref(
         &mut self,
         e: &ExprRef,
@@ -565,20 +628,16 @@ impl Evaluator {
         else {
             return Ok((None, None));
         };
-        let mut walked = None;
-        let found = match scope {
+        let (found, stopped) = match scope {
             Some(s) => {
                 let base = self.eval(&e.child(*s), cur)?;
                 match as_ad(&base) {
-                    Some(ad) => {
-                        walked = Some(ad.scope.root());
-                        self.lookup_in_scope(&ad.scope.clone(), name)?
-                    }
+                    Some(ad) => self.lookup_stopping(&ad.scope.clone(), name)?,
                     None => return Ok((None, None)),
                 }
             }
             None => match cur {
-                None => None,
+                None => return Ok((None, None)),
                 Some(cur) => {
                     let start = if *absolute {
                         match self.root_ad() {
@@ -588,23 +647,21 @@ impl Evaluator {
                     } else {
                         cur.clone()
                     };
-                    walked = Some(start.root());
-                    let mut f = self.lookup_in_scope(&start, name)?;
-                    if f.is_none() && !*absolute {
+                    let mut f = self.lookup_stopping(&start, name)?;
+                    if f.0.is_none() && !*absolute {
                         if let Some((pair, side)) = &start.alternate {
                             let alt = Scope::of_side(pair, *side, self.old_semantics);
-                            f = self.lookup_in_scope(&alt, name)?;
+                            let g = self.lookup_stopping(&alt, name)?;
+                            if g.0.is_some() {
+                                f = g;
+                            }
                         }
                     }
                     f
                 }
             },
         };
-        let state = match &found {
-            Some(Found::Expr(_, at)) => Some(at.clone()),
-            _ => walked,
-        };
-        Ok((found, state))
+        Ok((found, Some(stopped)))
     }
 }
 

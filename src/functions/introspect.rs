@@ -114,7 +114,10 @@ fn unresolved(c: &mut dyn Call) -> Result<Value, Fail> {
     let Ok((found, state)) = ev.deref(&arg, cur.as_ref()) else {
         return Ok(Value::Undefined);
     };
+    // The lookup leaves the evaluation's current ad where it ended (for what the
+    // caller evaluates next); the walk starts afresh, as HTCondor's own state.
     ev.leave_state_in(state);
+    let found_expr = matches!(found, Some(Found::Expr(..)));
     let target: Vec<(ExprRef, Arc<Scope>)> = match found {
         Some(Found::Expr(e, s)) => vec![(e, s)],
         Some(Found::Ad(ad)) => match ad_attrs(&ad) {
@@ -123,20 +126,27 @@ fn unresolved(c: &mut dyn Call) -> Result<Value, Fail> {
         },
         _ => return Ok(Value::Undefined),
     };
-    let mut refs = Refs {
-        ev,
-        names: Vec::new(),
-        stack: Vec::new(),
-        failed: false,
+    let walked_ad = match &target[..] {
+        [(_, scope), ..] if !found_expr => Some(frame_key(scope)),
+        _ => None,
     };
-    let mut complete = true;
-    for (expr, scope) in &target {
-        complete &= refs.walk(expr, scope);
-    }
-    if refs.failed {
+    let (complete, failed, found) = ev.without_leak(|ev| {
+        let mut refs = Refs {
+            ev,
+            names: Vec::new(),
+            stack: Vec::new(),
+            ads: walked_ad.into_iter().collect(),
+            failed: false,
+        };
+        let mut complete = true;
+        for (expr, scope) in &target {
+            complete &= refs.walk(expr, scope);
+        }
+        (complete, refs.failed, refs.names)
+    });
+    if failed {
         return Err(Fail);
     }
-    let found = std::mem::take(&mut refs.names);
     let names: Vec<&str> = if complete {
         found.iter().map(|n| strip_target(n)).collect()
     } else {
@@ -184,6 +194,8 @@ struct Refs<'a> {
     /// Attribute expressions being followed, to stop at a cycle (HTCondor recurses
     /// until its depth limit and then gives up, which ends the same way).
     stack: Vec<(usize, u32)>,
+    /// The ads whose attributes are being walked, to the same end.
+    ads: Vec<(usize, u32)>,
     /// An evaluation on the way failed (too deep): the call fails.
     failed: bool,
 }
@@ -250,7 +262,7 @@ impl Refs<'_> {
                 }
             }
         };
-        let Ok(found) = self.ev.lookup_in_scope(&start, name) else {
+        let Ok((found, stopped)) = self.ev.lookup_stopping(&start, name) else {
             self.failed = true;
             return false;
         };
@@ -269,8 +281,44 @@ impl Refs<'_> {
                 self.stack.pop();
                 ok
             }
-            Some(_) => true,
+            Some(Found::Ad(ad)) => self.ad(&ad, &stopped),
+            Some(Found::Value(_)) => true,
         }
+    }
+
+    /// A name that is an ad (`self`, `parent`, `toplevel`, `MY`; `TARGET` and
+    /// the like in a match): HTCondor walks the ad's attributes where its lookup
+    /// stopped, the first ad for a special name, the match ad for a name of a
+    /// match's context (whose `target` is `.RIGHT`, looked up there). An ad met
+    /// again is a cycle, which HTCondor follows to its depth limit and gives up;
+    /// the context and match ads themselves we do not walk (see the deviation
+    /// "unresolved() of a match's ad").
+    fn ad(&mut self, ad: &Arc<Scope>, stopped: &Arc<Scope>) -> bool {
+        let Some(attrs) = ad_attrs(ad) else {
+            return false;
+        };
+        let key = frame_key(ad);
+        if self.ads.contains(&key) || self.ads.len() + self.stack.len() >= MAX_DEPTH as usize {
+            return false;
+        }
+        let at = match stopped.frame {
+            Frame::Ctx(..) | Frame::Match(_) => stopped.root(),
+            _ => stopped.clone(),
+        };
+        self.ads.push(key);
+        let ok = attrs.iter().all(|e| self.walk(e, &at));
+        self.ads.pop();
+        ok
+    }
+}
+
+/// Identifies the ad a scope is (a document, or a record literal).
+fn frame_key(scope: &Scope) -> (usize, u32) {
+    match &scope.frame {
+        Frame::Ad(doc) => (Arc::as_ptr(doc) as usize, u32::MAX),
+        Frame::Record(r) => (Arc::as_ptr(&r.tree) as usize, r.id),
+        Frame::Ctx(pair, side) => (Arc::as_ptr(pair) as usize, *side as u32),
+        Frame::Match(pair) => (Arc::as_ptr(pair) as usize, u32::MAX - 1),
     }
 }
 

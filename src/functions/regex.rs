@@ -39,7 +39,7 @@ pub(crate) fn compile(pattern: &str, options: &str, upper: bool) -> Option<Arc<R
     if let Some(hit) = cache.lock().ok().and_then(|m| m.get(&key).cloned()) {
         return hit;
     }
-    let re = RegexBuilder::new(pattern)
+    let re = RegexBuilder::new(&literal_braces(pattern))
         .unicode(false)
         .case_insensitive(flags & 1 != 0)
         .multi_line(flags & 2 != 0)
@@ -58,6 +58,71 @@ pub(crate) fn compile(pattern: &str, options: &str, upper: bool) -> Option<Arc<R
         m.insert(key, re.clone());
     }
     re
+}
+
+/// `pattern` with every `{` that PCRE2 reads as itself escaped: outside a
+/// character class, one that does not begin a quantifier `{n}`, `{n,}` or
+/// `{n,m}` (digits only, no blanks), which the `regex` crate would refuse or read
+/// as a repetition.
+fn literal_braces(pattern: &str) -> std::borrow::Cow<'_, str> {
+    let b = pattern.as_bytes();
+    let digits = |mut j: usize| {
+        let start = j;
+        while j < b.len() && b[j].is_ascii_digit() {
+            j += 1;
+        }
+        (j > start, j)
+    };
+    let quantifier = |i: usize| {
+        let (some, mut j) = digits(i + 1);
+        if !some {
+            return false;
+        }
+        if b.get(j) == Some(&b',') {
+            j = digits(j + 1).1;
+        }
+        b.get(j) == Some(&b'}')
+    };
+    let mut literal = Vec::new();
+    let mut class = false;
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            b'\\' => i += 1,
+            b'[' if !class => {
+                class = true;
+                // A `]` first in the class (after an optional `^`) is itself.
+                if b.get(i + 1) == Some(&b'^') {
+                    i += 1;
+                }
+                if b.get(i + 1) == Some(&b']') {
+                    i += 1;
+                }
+            }
+            // A POSIX class (`[:alpha:]`) inside a class.
+            b'[' if b.get(i + 1) == Some(&b':') => {
+                if let Some(end) = pattern[i + 2..].find(":]") {
+                    i += end + 3;
+                }
+            }
+            b']' if class => class = false,
+            b'{' if !class && !quantifier(i) => literal.push(i),
+            _ => {}
+        }
+        i += 1;
+    }
+    if literal.is_empty() {
+        return pattern.into();
+    }
+    let mut out = String::with_capacity(pattern.len() + literal.len());
+    let mut from = 0;
+    for at in literal {
+        out.push_str(&pattern[from..at]);
+        out.push('\\');
+        from = at;
+    }
+    out.push_str(&pattern[from..]);
+    out.into()
 }
 
 /// Evaluates `n` arguments; `Err` holds error (any error argument) or undefined

@@ -870,6 +870,62 @@ DIFF_FINDINGS = [
 ]] + [(e, AD_A, AD_B) for e in [
     "evalInEachContext(k, lst) + x", "evalInEachContext(x, lst) + x",
     "size(evalInEachContext(z, lst)) + x", "countMatches(k, lst) + x",
+]] + [(e, '[Owner = "x"; Rank = TARGET.Memory; rec = unresolved(rightRankValue)]',
+       "[Memory = 512; Cpus = 4; Rank = MY.Cpus - TARGET.RequestCpus; "
+       'Requirements = MY.LoadAvg < 1 && TARGET.Owner == "x"]') for e in [
+    # unresolved() walks what its reference names with a state of its own:
+    # MY and TARGET in the other ad's Rank are that ad's
+    "unresolved(rightRankValue)", "unresolved(leftRankValue)", "rec",
+    "unresolved(leftMatchesRight)", "unresolved(symmetricMatch)",
+    "strcat(unresolved(Nope), unresolved(rightRankValue))",
+    "strcat(unresolved(rightRankValue), Owner, unresolved(leftMatchesRight))",
+]] + [(e, None, None) for e in [
+    # a selection over a list literal evaluates its elements where the
+    # selection is; a record or list among them keeps where it was written
+    "[x = [a = [k = 1]; L = {a}]; a = 100; q = x.L.k].q",
+    "[x = [a = [k = 1]; L = {a}]; a = [k = 2]; q = x.L.k].q",
+    "[x = [a = [k = 1]; L = {a}]; q = x.L.k].q",
+    "[x = [a = [k = 1]; L = {{a}, [k = a]}]; a = [k = 2]; q = x.L.k].q",
+    "[a = {b}; b = [c = 3]].a.c",
+    # PCRE2 reads a '{' that begins no quantifier as itself
+    'regexp("a{,2}", "a{,2}")', 'regexp("a{,2}", "aa")', 'regexp("{2}", "{2}")',
+    'regexp("a{2", "a{2")', 'regexp("a{2,", "a{2,")', 'regexp("a{2,3", "a{2,3")',
+    'regexp("a{x}", "a{x}")', 'regexp("a{ 2}", "a{ 2}")', 'regexp("a{2 }", "aa")',
+    'regexp("a{}", "a{}")', 'regexp("^{", "{")', 'regexp("({)", "{")', 'regexp("|{", "{")',
+    'regexp("a{1,2}{", "a{")', 'regexp("a*{", "a{")', 'regexp("a{,}", "a{,}")',
+    'regexp("[]{]{", "{{")', 'regexp("[[:alpha:]{]{", "{{")', 'regexp("\\\\{{", "{{")',
+    'regexp("[^]{]{2}", "aa")', 'regexp("a{3,2}", "a")', 'regexp("x{2}+", "xx")',
+    'replaceAll(strcat({ {}, 1 }), "2.5", "x")',
+]] + [(e, "[RequestCpus = 8]", "[Memory = {Target.Cpus, MY.Cpus, Cpus, [k = Cpus]}; Cpus = 5]")
+      for e in ["memory.nothere", "memory.k", "target.memory.k"]
+] + [(e, "[RequestCpus = 4; Rank = 1]", "[Cpus = 7]") for e in [
+    # unresolved() and evalInEachContext() of a name of the match's context
+    # leave the evaluation in that context ad (lCtx), of self, parent or
+    # toplevel in the ad
+    f"strcat(size({f}({n}{extra})) > -1, {p})"
+    for f, extra, names in [("unresolved", "", ["other", "target", "my", "ad", "LEFT", "self"]),
+                            ("evalInEachContext", ", {[a = 1]}",
+                             ["other", "LEFT", "lCtx", "self", "parent", "toplevel"])]
+    for n in names
+    for p in ["TARGET.Cpus", "MY.RequestCpus", "Cpus", "LEFT.RequestCpus"]
+]] + [(e, my, None) for my in [
+    "[a = (self)[1]; b = x]", "[r = [p = 1; q = z; s = (parent)[1]]; a = r.s; b = y]",
+    "[a = (toplevel)[1] + q; b = y]", "[a = (MY)[1] + q; b = y]", "[a = (TARGET)[1] + q; b = y]",
+] for e in [
+    # the walk of unresolved() walks an ad a bare name refers to, and gives up
+    # on an ad met again
+    "unresolved(a)", "unresolved(self)",
+]] + [(e, my, "[b = c; d = e]") for my in [
+    "[a = b; c = (TARGET)[1]]", "[a = b; c = (MY)[1]]", "[a = b; c = other]", "[a = b; c = LEFT]",
+] for e in ["unresolved(self)", "unresolved(c)", "unresolved(a)"]
+] + [(e, "[Memory = 65536; Requirements = (MY.LoadAvg ?: 0) < 0.5]", "[lst = {10, 20}]")
+     for e in [
+    # a reference's evaluation restores the current ad a lookup in its base
+    # (unresolved(x).y) moved
+    "isUndefined(unresolved(SELFREF).'odd name') ? Memory : 0",
+    "isUndefined(unresolved(SELFREF).'odd name') ? (My.Memory).LoadAvg : 0",
+    "isUndefined(unresolved(SELFREF)) ? Memory : 0",
+    "~(~ (unresolved(SELFREF).'odd name') & (0.0 % LEFT.LST) * (My.Memory).LoadAvg - (ad.r % 0))",
 ]]
 
 
@@ -1097,16 +1153,18 @@ def rank_value(my, target):
     Like compat_classad's EvalFloat, a Rank missing from `my` is looked up in
     `target` (evaluated there); int, real and bool values count.
     """
+    # The attribute itself is evaluated (a reference to it, not its tree, so
+    # a Rank that names itself is a cycle as in EvalFloat), in the match with
+    # `my` on the LEFT, also when it is target's.
     if "Rank" in my:
-        scope, other = my, target
+        tree = c.ExprTree("MY.Rank")
     elif "Rank" in target:
-        scope, other = target, my
+        tree = c.ExprTree("TARGET.Rank")
     else:
         return 0.0
-    tree = scope.lookup("Rank")
-    value = tree.eval(scope=scope, target=other)
+    value = tree.eval(scope=my, target=target)
     # classad2 gives a relative time as a float; it is no number to EvalFloat.
-    if isinstance(value, float) and repr(tree.simplify(scope, other)).startswith("relTime("):
+    if isinstance(value, float) and repr(tree.simplify(my, target)).startswith("relTime("):
         return 0.0
     # classad2 returns undefined and error as members of the IntEnum
     # classad2.Value, which are ints to isinstance: they are not numbers.
