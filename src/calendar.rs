@@ -42,10 +42,10 @@ pub struct Civil {
     pub yday: u32,
 }
 
-/// The wall-clock fields of `secs` shifted by `offset` seconds.
+/// The wall-clock fields of `secs` shifted by `offset` seconds (the sum wraps as
+/// C's `time_t` does); any `i64` is inside this arithmetic's range.
 pub fn civil(secs: i64, offset: i64) -> Civil {
-    // Clamp so that absurd values stay inside i64 arithmetic.
-    let local = secs.clamp(-(1 << 55), 1 << 55) + offset;
+    let local = secs.wrapping_add(offset);
     let days = local.div_euclid(86_400);
     let rem = local.rem_euclid(86_400);
     let (year, month, day) = civil_from_days(days);

@@ -195,9 +195,18 @@ fn self_reaching_evaluations_terminate() {
     let o = classad(&["eval", "[ x = r.a; r = unresolved(x) ].r"], "");
     // HTCondor 25.14.1 gives the same.
     assert_eq!(stdout(&o), "\"r.a\"\n");
-    // HTCondor gives `{ undefined }` here; we run into the depth limit instead (a
-    // documented deviation), but never recurse without end.
+    // A selection reads a list's elements where it is: here no ad, and HTCondor
+    // gives the same.
     for e in ["[ q = { q } ].q.p", "[ q = { self.q } ].q.Name"] {
+        let o = classad(&["eval", e], "");
+        assert_eq!(stdout(&o), "{ undefined }\n", "{e}");
+    }
+    // In the ad that holds the list each element is the list again: HTCondor
+    // overflows its stack (a documented deviation); we stop at the depth limit.
+    for e in [
+        "[ q = { q }; z = q.p ].z",
+        "[ q = { self.q }; z = q.Name ].z",
+    ] {
         let o = classad(&["eval", e], "");
         assert!(stdout(&o).starts_with("evaluation failed"), "{e}");
     }

@@ -316,3 +316,40 @@ fn pool_matches_and_ranks() {
     }
     judge("pools", total, failures);
 }
+
+/// The deviations `tests/htcondor_diff.py` found in generated cases and counts
+/// under their entries in `deviations.jsonl` (file `htcondor_diff.py`): each
+/// carries an example with our answer (`ours`) and HTCondor's (`htcondor`), and we
+/// must still give ours, on both engines.
+#[test]
+fn htcondor_diff_deviations() {
+    utc();
+    let entries: Vec<Json> = lines("deviations.jsonl")
+        .into_iter()
+        .filter(|d| d["file"] == "htcondor_diff.py")
+        .collect();
+    assert!(!entries.is_empty(), "no htcondor_diff.py deviations");
+    for d in &entries {
+        let key = d["key"].as_str().expect("key");
+        assert!(
+            d["reason"].as_str().is_some_and(|r| r.len() > 10),
+            "{key}: no reason"
+        );
+        let ours = d["ours"].as_str().expect("ours");
+        // HTCondor's value as repr() prints it, or how its library failed.
+        let htcondor = d["htcondor"].as_str().expect("htcondor");
+        let theirs = if htcondor == "segmentation fault" || htcondor == "eval_failure" {
+            htcondor.to_string()
+        } else {
+            format!("value {htcondor}")
+        };
+        assert_ne!(theirs, ours, "{key}: not a deviation");
+        let expr = d["expr"].as_str().expect("expr");
+        let my = ad_of(&d["my"]);
+        let target = ad_of(&d["target"]);
+        for engine in [Engine::Reference, Engine::Vm] {
+            let got = eval_outcome(engine, expr, my.as_ref(), target.as_ref());
+            assert_eq!(got, ours, "{key}: {expr} on {engine:?}");
+        }
+    }
+}

@@ -265,7 +265,7 @@ impl Gen<'_> {
                 self.node(*b, rb, d);
                 self.emit(binary_op(*op), dst, ra, u32::from(rb));
             }
-            Node::Ternary(c, a, b) => self.conditional(*c, *a, *b, dst, d),
+            Node::Ternary(c, a, b) => self.conditional(*c, *a, *b, dst, d, true),
             Node::Call { name, args } => self.call(name, args, dst, d),
             Node::List(_) | Node::Record(_) => self.reference(),
         }
@@ -457,10 +457,11 @@ impl Gen<'_> {
     }
 
     /// `c ? a : b` (also `ifThenElse(c, a, b)`).
-    fn conditional(&mut self, c: NodeId, a: NodeId, b: NodeId, dst: u16, d: u32) {
+    /// `c ? a : b` (`ternary`) or `ifThenElse(c, a, b)`.
+    fn conditional(&mut self, c: NodeId, a: NodeId, b: NodeId, dst: u16, d: u32, ternary: bool) {
         let rc = self.reg();
         self.node(c, rc, d);
-        let test = self.emit(Op::Test, dst, rc, 0);
+        let test = self.emit(if ternary { Op::TestTernary } else { Op::Test }, dst, rc, 0);
         let to_else = self.emit(Op::JumpIfNot, rc, 0, 0);
         self.node(a, dst, d);
         let end = self.emit(Op::Jump, 0, 0, 0);
@@ -477,7 +478,7 @@ impl Gen<'_> {
         };
         if b.name.eq_ignore_ascii_case("ifThenElse") {
             return match args {
-                [c, a, e] => self.conditional(*c, *a, *e, dst, d),
+                [c, a, e] => self.conditional(*c, *a, *e, dst, d, false),
                 _ => self.konst(dst, Value::Error),
             };
         }
@@ -758,6 +759,9 @@ impl Gen<'_> {
             }
             Node::Binary(BinOp::And, a, b) => {
                 let x = self.known(a)?;
+                if matches!(x, Value::Error) {
+                    return Some(Value::Error);
+                }
                 if x.as_bool_equiv() == Some(false) {
                     return Some(Value::Bool(false));
                 }
@@ -765,6 +769,9 @@ impl Gen<'_> {
             }
             Node::Binary(BinOp::Or, a, b) => {
                 let x = self.known(a)?;
+                if matches!(x, Value::Error) {
+                    return Some(Value::Error);
+                }
                 if x.as_bool_equiv() == Some(true) {
                     return Some(Value::Bool(true));
                 }
@@ -802,8 +809,14 @@ impl Gen<'_> {
                 let cond = self.known(c)?;
                 match cond {
                     Value::Undefined => Some(Value::Undefined),
+                    Value::Error => Some(Value::Error),
                     _ => match cond.as_bool_equiv() {
-                        None => Some(Value::Error),
+                        // Both branches are evaluated first (see the evaluator).
+                        None => {
+                            self.known(a)?;
+                            self.known(b)?;
+                            Some(Value::Error)
+                        }
                         Some(true) => self.known(a),
                         Some(false) => self.known(b),
                     },
@@ -1199,10 +1212,16 @@ fn without_arguments(run: crate::functions::BuiltinFn, argc: usize) -> Option<Va
                 Value::Undefined,
             )))
         }
-        fn referenced_expr(
+        fn referenced(
             &mut self,
             _: usize,
-        ) -> Result<Option<ExprRef>, crate::functions::RefError> {
+        ) -> Result<
+            (
+                Option<crate::eval::scope::Found>,
+                Option<Arc<crate::eval::scope::Scope>>,
+            ),
+            crate::functions::RefError,
+        > {
             self.asked = true;
             Err(crate::functions::RefError::Failed)
         }
@@ -1210,11 +1229,20 @@ fn without_arguments(run: crate::functions::BuiltinFn, argc: usize) -> Option<Va
             self.asked = true;
             Err(crate::eval::Fail)
         }
-        fn eval_arg_in(&mut self, _: usize, _: &Value) -> Result<Value, crate::eval::Fail> {
+        fn arg_lenient(&mut self, _: usize, _: Option<Arc<crate::eval::scope::Scope>>) -> Value {
+            self.asked = true;
+            Value::Error
+        }
+        fn eval_in_ad(
+            &mut self,
+            _: &ExprRef,
+            _: &Value,
+            _: Option<Arc<crate::eval::scope::Scope>>,
+        ) -> Result<Value, crate::eval::Fail> {
             self.asked = true;
             Err(crate::eval::Fail)
         }
-        fn list_items(&mut self, _: &Value) -> Result<Option<Vec<Value>>, crate::eval::Fail> {
+        fn list_item(&mut self, _: &Value, _: usize) -> Result<Value, crate::eval::Fail> {
             self.asked = true;
             Err(crate::eval::Fail)
         }

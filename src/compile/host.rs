@@ -23,7 +23,11 @@ impl classad_vm::Host for VmHost {
         // fewer arguments evaluated (builtins stop at an undefined or error
         // argument, but the machine evaluates them all first): let the reference
         // evaluator decide.
-        (b.run)(&mut call).map_err(|Fail| Halt::NeedReference)
+        let r = (b.run)(&mut call).map_err(|Fail| Halt::NeedReference);
+        if call.needs_scope {
+            return Err(Halt::NeedReference);
+        }
+        r
     }
 
     fn index(&mut self, a: &Value, b: &Value) -> Result<Value, Halt> {
@@ -40,18 +44,45 @@ pub(crate) fn list_values(v: &Value) -> Option<Vec<Value>> {
     Evaluator::new(true).list_items(&l).ok()
 }
 
+/// Whether `e` evaluates the same in any scope: it holds no attribute reference
+/// (so literals, operators and calls on them).
+fn scope_free(e: &ExprRef) -> bool {
+    let mut free = true;
+    let mut stack = vec![e.id];
+    while let Some(id) = stack.pop() {
+        let node = e.tree.node(id);
+        if matches!(node, crate::syntax::ast::Node::Attr { .. }) {
+            free = false;
+            break;
+        }
+        node.map_children(|c| {
+            stack.push(c);
+            c
+        });
+    }
+    free
+}
+
 /// A builtin call whose arguments are already values. Only builtins outside
 /// `SCOPED_BUILTINS` are called this way, so the scope services are never needed;
 /// they answer as an empty scope would.
 pub(crate) struct ValuesCall<'a> {
     args: &'a [Value],
     ev: &'a mut Evaluator,
+    /// A list element was read whose value depends on the scope it is evaluated
+    /// in, which HTCondor takes to be the caller's; this call does not know it, so
+    /// the result must come from the reference evaluator.
+    pub(crate) needs_scope: bool,
 }
 
 impl<'a> ValuesCall<'a> {
     /// A call of `args`; `ev` reads the elements of list arguments.
     pub(crate) fn new(args: &'a [Value], ev: &'a mut Evaluator) -> ValuesCall<'a> {
-        ValuesCall { args, ev }
+        ValuesCall {
+            args,
+            ev,
+            needs_scope: false,
+        }
     }
 }
 
@@ -68,7 +99,16 @@ impl Call for ValuesCall<'_> {
         ExprRef::root_of(Arc::new(Expr::literal(self.args[i].clone())))
     }
 
-    fn referenced_expr(&mut self, _: usize) -> Result<Option<ExprRef>, RefError> {
+    fn referenced(
+        &mut self,
+        _: usize,
+    ) -> Result<
+        (
+            Option<crate::eval::scope::Found>,
+            Option<Arc<crate::eval::scope::Scope>>,
+        ),
+        RefError,
+    > {
         Err(RefError::NotAReference)
     }
 
@@ -76,18 +116,30 @@ impl Call for ValuesCall<'_> {
         Ok(Value::Error)
     }
 
-    fn eval_arg_in(&mut self, i: usize, _: &Value) -> Result<Value, Fail> {
-        Ok(self.args[i].clone())
+    fn arg_lenient(&mut self, i: usize, _: Option<Arc<crate::eval::scope::Scope>>) -> Value {
+        self.args[i].clone()
     }
 
-    fn list_items(&mut self, v: &Value) -> Result<Option<Vec<Value>>, Fail> {
-        match crate::eval::compound::as_list(v) {
-            None => Ok(None),
-            Some(l) => {
-                let l = l.clone();
-                self.ev.list_items(&l).map(Some)
+    fn eval_in_ad(
+        &mut self,
+        _: &ExprRef,
+        _: &Value,
+        _: Option<Arc<crate::eval::scope::Scope>>,
+    ) -> Result<Value, Fail> {
+        // Only builtins outside `SCOPED_BUILTINS` are called with values.
+        Ok(Value::Error)
+    }
+
+    fn list_item(&mut self, v: &Value, i: usize) -> Result<Value, Fail> {
+        let l = crate::eval::compound::as_list(v).ok_or(Fail)?.clone();
+        if let crate::eval::compound::ListVal::Lazy { list, .. } = &l {
+            if let crate::syntax::ast::Node::List(items) = list.node() {
+                if !scope_free(&list.child(items[i])) {
+                    self.needs_scope = true;
+                }
             }
         }
+        self.ev.list_item(&l, i)
     }
 
     fn scope(&self) -> Option<std::sync::Arc<crate::eval::scope::Scope>> {

@@ -1,8 +1,8 @@
 //! How the tree-walking evaluator answers a builtin's requests ([`Call`]).
 
-use super::compound::{as_ad, as_list};
+use super::compound::{as_ad, as_list, ListVal};
 use super::evaluator::Evaluator;
-use super::scope::Scope;
+use super::scope::{Found, Scope};
 use super::Fail;
 use crate::functions::{Call, RefError};
 use crate::syntax::ast::{ExprRef, Node};
@@ -39,13 +39,17 @@ impl Call for EvalCall<'_> {
         self.call.child(self.args()[i])
     }
 
-    fn referenced_expr(&mut self, i: usize) -> Result<Option<ExprRef>, RefError> {
+    fn referenced(&mut self, i: usize) -> Result<(Option<Found>, Option<Arc<Scope>>), RefError> {
         let e = self.arg_expr(i);
         if !matches!(e.node(), Node::Attr { .. }) {
             return Err(RefError::NotAReference);
         }
-        match self.ev.find_referenced(&e, self.cur.as_ref()) {
-            Ok(found) => Ok(found.map(|(e, _)| e)),
+        match self.ev.deref(&e, self.cur.as_ref()) {
+            Ok((_, None)) => Err(RefError::Unresolved),
+            Ok((found, state)) => {
+                self.ev.leave_state_in(state.clone());
+                Ok((found, state))
+            }
             Err(Fail) => Err(RefError::Failed),
         }
     }
@@ -54,31 +58,74 @@ impl Call for EvalCall<'_> {
         match crate::syntax::parse_expr(src) {
             Err(_) => Ok(Value::Error),
             Ok(expr) => {
+                // A new tree, written where it is evaluated.
                 let e = ExprRef::root_of(Arc::new(expr));
-                self.ev.eval(&e, self.cur.as_ref())
+                let cur = self.cur.clone();
+                match &cur {
+                    Some(c) => self.ev.eval_away(&e, c, Some(c.clone())),
+                    None => self.ev.eval(&e, None),
+                }
             }
         }
     }
 
-    fn eval_arg_in(&mut self, i: usize, ad: &Value) -> Result<Value, Fail> {
+    fn arg_lenient(&mut self, i: usize, scope: Option<Arc<Scope>>) -> Value {
         let e = self.arg_expr(i);
+        let cur = scope.or_else(|| self.cur.clone());
+        match self.ev.eval(&e, cur.as_ref()) {
+            Ok(v) => v,
+            Err(Fail) => self.ev.take_residue(),
+        }
+    }
+
+    fn eval_in_ad(
+        &mut self,
+        e: &ExprRef,
+        ad: &Value,
+        lexical: Option<Arc<Scope>>,
+    ) -> Result<Value, Fail> {
         match as_ad(ad) {
             Some(ad) => {
-                let scope = ad.scope.clone();
-                self.ev.eval(&e, Some(&scope))
+                // A fresh evaluation of HTCondor's, rooted at the ad's outermost scope.
+                let mut scope = ad.scope.clone();
+                if scope.alternate.is_none() {
+                    // In a match HTCondor lends the ad the old-semantics fallback of
+                    // the side its parent belongs to (compat_classad.cpp,
+                    // evaluateInContext), so names missing from the whole chain are
+                    // looked up in the other ad.
+                    let mut up = scope.parent.clone();
+                    while let Some(s) = up {
+                        if let Some(alt) = &s.alternate {
+                            scope = Arc::new(Scope {
+                                frame: scope.frame.clone(),
+                                parent: scope.parent.clone(),
+                                alternate: Some(alt.clone()),
+                            });
+                            break;
+                        }
+                        up = s.parent.clone();
+                    }
+                }
+                let root = Some(scope.root());
+                self.ev
+                    .with_root(root, |ev| ev.eval_away(e, &scope, lexical))
             }
             None => Ok(Value::Error),
         }
     }
 
-    fn list_items(&mut self, v: &Value) -> Result<Option<Vec<Value>>, Fail> {
-        match as_list(v) {
-            None => Ok(None),
-            Some(l) => {
-                let l = l.clone();
-                self.ev.list_items(&l).map(Some)
+    fn list_item(&mut self, v: &Value, i: usize) -> Result<Value, Fail> {
+        let l = as_list(v).ok_or(Fail)?.clone();
+        // HTCondor's builtins evaluate a list literal's elements where the call
+        // is, not where the list was written (`sum(x.L)` reads `L = {a}`'s `a` in
+        // the caller's ad).
+        if let ListVal::Lazy { list, .. } = &l {
+            if let Node::List(items) = list.node() {
+                let e = list.child(items[i]);
+                return self.ev.eval(&e, self.cur.as_ref());
             }
         }
+        self.ev.list_item(&l, i)
     }
 
     fn scope(&self) -> Option<Arc<Scope>> {

@@ -19,8 +19,13 @@ pub enum ListVal {
         /// The scope its elements evaluate in (`None`: no ad at all).
         scope: Option<Arc<Scope>>,
     },
-    /// A list of values made by an operation (`split()`, selection over a list, ...).
+    /// A list of values a builtin made (`split()`, `evalInEachContext()`, ...):
+    /// HTCondor's shared-pointer list form.
     Values(Vec<Value>),
+    /// A list of values a selection over a list made (`{[a = 1]}.a`): HTCondor
+    /// builds it as an expression list, the form of a list literal, which matters
+    /// to `=?=` (see the evaluator).
+    Projected(Vec<Value>),
 }
 
 impl ListVal {
@@ -31,7 +36,7 @@ impl ListVal {
                 Node::List(items) => items.len(),
                 _ => 0,
             },
-            ListVal::Values(v) => v.len(),
+            ListVal::Values(v) | ListVal::Projected(v) => v.len(),
         }
     }
 
@@ -53,9 +58,14 @@ pub fn list_value(l: ListVal) -> Value {
     Value::List(Host::new(l))
 }
 
-/// A list of plain values.
+/// A list of plain values, as a builtin makes it.
 pub fn values_list(items: Vec<Value>) -> Value {
     list_value(ListVal::Values(items))
+}
+
+/// A list of plain values, as a selection over a list makes it.
+pub fn projected_list(items: Vec<Value>) -> Value {
+    list_value(ListVal::Projected(items))
 }
 
 /// Wraps an ad scope.

@@ -21,7 +21,7 @@ pub fn write_value(v: &Value, out: &mut String) {
     if let Some(list) = as_list(v) {
         match list {
             ListVal::Lazy { list, .. } => unparse_node(&list.tree, list.id, out),
-            ListVal::Values(items) => {
+            ListVal::Values(items) | ListVal::Projected(items) => {
                 out.push_str("{ ");
                 for (i, item) in items.iter().enumerate() {
                     if i > 0 {

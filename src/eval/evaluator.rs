@@ -1,6 +1,6 @@
 //! The tree-walking evaluator: HTCondor's `_Evaluate` methods, one match arm a node.
 
-use super::compound::{ad_value, as_ad, as_list, list_value, values_list, ListVal};
+use super::compound::{ad_value, as_ad, as_list, list_value, projected_list, ListVal};
 use super::scope::{Found, Frame, Scope};
 use super::Fail;
 use crate::syntax::ast::{BinOp, ExprRef, Node, NodeId, UnOp};
@@ -24,6 +24,31 @@ pub struct Evaluator {
     steps_left: u64,
     /// The attributes being evaluated (ad, expression), for cycle detection.
     stack: Vec<AttrKey>,
+    /// The value a failed evaluation leaves behind: HTCondor's node that fails
+    /// still writes its output value (an operator or a call sets error; an
+    /// attribute reference leaves what its target left, or nothing when the
+    /// reference itself could not be resolved). A list subscript ignores the
+    /// failure of the element it evaluates and keeps that value.
+    residue: Value,
+    /// HTCondor's `rootAd`: where `.name`, `toplevel` and `root` start. Set by
+    /// the first evaluation (the outermost ad of its scope; none without an ad),
+    /// and, as HTCondor's fresh `EvalState`s do, for the element evaluations of a
+    /// list selection, an ad subscript and `evalInEachContext`/`countMatches`.
+    /// A record literal met along the way does not become the root. The outer
+    /// `None`: not set yet.
+    root: Option<Option<Arc<Scope>>>,
+    /// While an expression is evaluated away from where it was written
+    /// (`evalInEachContext` evaluates it in each ad of a list), the scope it was
+    /// written in: HTCondor's record and list literals keep that lexical parent
+    /// rather than the ad they are evaluated in. Cleared on entering an
+    /// attribute's own expression. `None`: no such evaluation.
+    lexical: Option<Option<Arc<Scope>>>,
+    /// HTCondor's `unresolved` and `evalInEachContext` look their reference up
+    /// with the evaluation's own state and leave its current ad where the lookup
+    /// ended: names (and calls) evaluated after them in the same attribute's
+    /// expression then start there, until that attribute's evaluation returns
+    /// and the ad it started in is restored. `None`: no such lookup happened.
+    leaked: Option<Option<Arc<Scope>>>,
 }
 
 impl Evaluator {
@@ -34,12 +59,20 @@ impl Evaluator {
             depth_left: MAX_DEPTH,
             steps_left: MAX_STEPS,
             stack: Vec::new(),
+            residue: Value::Undefined,
+            root: None,
+            lexical: None,
+            leaked: None,
         }
     }
 
     /// Evaluates `e` with `cur` as the current ad (`None`: no ad at all).
     pub fn eval(&mut self, e: &ExprRef, cur: Option<&Arc<Scope>>) -> Result<Value, Fail> {
+        if self.root.is_none() {
+            self.root = Some(cur.map(|c| c.root()));
+        }
         if self.steps_left == 0 {
+            self.residue = Value::Error;
             return Err(Fail);
         }
         self.steps_left -= 1;
@@ -55,14 +88,22 @@ impl Evaluator {
                 scope: None,
                 name,
                 absolute,
-            } => self.eval_name(name, *absolute, cur),
+            } => match self.leaked.clone() {
+                Some(leaked) => self.eval_name(name, *absolute, leaked.as_ref()),
+                None => self.eval_name(name, *absolute, cur),
+            },
             _ => {
                 if self.depth_left == 0 {
+                    self.residue = Value::Error;
                     return Err(Fail);
                 }
                 self.depth_left -= 1;
                 let r = self.eval_compound(e, cur);
                 self.depth_left += 1;
+                if r.is_err() && !matches!(e.node(), Node::Attr { .. }) {
+                    // An operator or a call whose operand failed sets error.
+                    self.residue = Value::Error;
+                }
                 r
             }
         }
@@ -79,8 +120,25 @@ impl Evaluator {
                 if select_chain_len(e) > MAX_SELECT_CHAIN {
                     return Ok(Value::Error);
                 }
-                let base = self.eval(&e.child(*s), cur)?;
-                self.select(&base, name)
+                // The base and the elements of a list base are evaluated into
+                // values of their own: their failure leaves nothing behind.
+                // HTCondor restores the current ad when a reference's evaluation
+                // returns, so a lookup in the base (`unresolved(x).y`) leaves
+                // nothing behind either (see the `leaked` field).
+                let saved_leak = self.leaked.clone();
+                let base = self.eval(&e.child(*s), cur).inspect_err(|_| {
+                    self.residue = Value::Undefined;
+                });
+                let r = match base {
+                    Ok(base) => self.select(&base, name, cur).inspect_err(|_| {
+                        if matches!(base, Value::List(_)) {
+                            self.residue = Value::Undefined;
+                        }
+                    }),
+                    Err(f) => Err(f),
+                };
+                self.leaked = saved_leak;
+                r
             }
             Node::Paren(x) => self.eval(&e.child(*x), cur),
             Node::Unary(op, x) => {
@@ -97,31 +155,43 @@ impl Evaluator {
                 let cond = self.eval(&e.child(*c), cur)?;
                 match cond {
                     Value::Undefined => Ok(Value::Undefined),
+                    Value::Error => Ok(Value::Error),
                     _ => match cond.as_bool_equiv() {
                         Some(true) => self.eval(&e.child(*a), cur),
                         Some(false) => self.eval(&e.child(*b), cur),
-                        None => Ok(Value::Error),
+                        None => {
+                            // HTCondor evaluates both branches before it gives error
+                            // for a condition that is not a boolean: a branch that
+                            // fails fails the whole.
+                            self.eval(&e.child(*a), cur)?;
+                            self.eval(&e.child(*b), cur)?;
+                            Ok(Value::Error)
+                        }
                     },
                 }
             }
             Node::Call { name, .. } => match crate::functions::find(name) {
                 None => Ok(Value::Error),
                 Some(f) => {
+                    let cur = match &self.leaked {
+                        Some(leaked) => leaked.clone(),
+                        None => cur.cloned(),
+                    };
                     let mut call = super::call::EvalCall {
                         ev: self,
                         call: e.clone(),
-                        cur: cur.cloned(),
+                        cur,
                     };
                     (f.run)(&mut call)
                 }
             },
             Node::List(_) => Ok(list_value(ListVal::Lazy {
                 list: e.clone(),
-                scope: cur.cloned(),
+                scope: self.literal_parent(cur),
             })),
             Node::Record(_) => Ok(ad_value(Arc::new(Scope {
                 frame: Frame::Record(e.clone()),
-                parent: cur.cloned(),
+                parent: self.literal_parent(cur),
                 alternate: None,
             }))),
         }
@@ -136,6 +206,8 @@ impl Evaluator {
     ) -> Result<Value, Fail> {
         let x = self.eval(a, cur)?;
         match op {
+            // HTCondor 25 decides `error && x` and `error || x` without evaluating x.
+            BinOp::And | BinOp::Or if matches!(x, Value::Error) => return Ok(Value::Error),
             BinOp::And if x.as_bool_equiv() == Some(false) => return Ok(Value::Bool(false)),
             BinOp::Or if x.as_bool_equiv() == Some(true) => return Ok(Value::Bool(true)),
             BinOp::Elvis if !x.is_undefined() => return Ok(x),
@@ -166,8 +238,14 @@ impl Evaluator {
             | BinOp::Ne => strict_binary(op, &x, &y).unwrap_or(Value::Error),
             BinOp::Is | BinOp::Isnt if as_list(&x).is_some() && as_list(&y).is_some() => {
                 // HTCondor errs comparing two lists of one representation, and says
-                // "not identical" for a list literal against a list a function made.
-                let literal = |v: &Value| matches!(as_list(v), Some(ListVal::Lazy { .. }));
+                // "not identical" for a list literal (or a selection's list) against
+                // a list a function made.
+                let literal = |v: &Value| {
+                    matches!(
+                        as_list(v),
+                        Some(ListVal::Lazy { .. } | ListVal::Projected(_))
+                    )
+                };
                 if literal(&x) == literal(&y) {
                     Value::Error
                 } else {
@@ -189,7 +267,10 @@ impl Evaluator {
             // top-level evaluation of the ad.
             return match ad.scope.lookup_local(name, self.old_semantics) {
                 None => Ok(Value::Undefined),
-                Some(found) => self.eval_found(found),
+                Some(found) => {
+                    let root = Some(ad.scope.root());
+                    self.with_root(root, |ev| ev.eval_found(found))
+                }
             };
         }
         if let Some(list) = as_list(x) {
@@ -201,7 +282,12 @@ impl Evaluator {
             if i < 0 || i as usize >= list.len() {
                 return Ok(Value::Error);
             }
-            return self.list_item(list, i as usize);
+            // HTCondor ignores the failure of the element's evaluation
+            // (`ExprList::GetValueAt`) and keeps whatever value it left.
+            return Ok(match self.list_item(list, i as usize) {
+                Ok(v) => v,
+                Err(Fail) => self.take_residue(),
+            });
         }
         Ok(Value::Error)
     }
@@ -209,14 +295,42 @@ impl Evaluator {
     /// Element `i` of a list, evaluated.
     pub fn list_item(&mut self, list: &ListVal, i: usize) -> Result<Value, Fail> {
         match list {
-            ListVal::Values(v) => Ok(v[i].clone()),
+            ListVal::Values(v) | ListVal::Projected(v) => Ok(v[i].clone()),
             ListVal::Lazy { list, scope } => {
                 let Node::List(items) = list.node() else {
                     return Ok(Value::Error);
                 };
-                self.eval(&list.child(items[i]), scope.as_ref())
+                let saved = self.lexical.take();
+                let saved_leak = self.leaked.take();
+                let r = self.eval(&list.child(items[i]), scope.as_ref());
+                self.leaked = saved_leak;
+                self.lexical = saved;
+                r
             }
         }
+    }
+
+    /// The parent scope of a record or list literal evaluated in `cur` (see the
+    /// `lexical` field).
+    fn literal_parent(&self, cur: Option<&Arc<Scope>>) -> Option<Arc<Scope>> {
+        match &self.lexical {
+            Some(lexical) => lexical.clone(),
+            None => cur.cloned(),
+        }
+    }
+
+    /// Evaluates `e`, written in scope `lexical`, with `cur` as the current ad, as
+    /// `evalInEachContext` does.
+    pub fn eval_away(
+        &mut self,
+        e: &ExprRef,
+        cur: &Arc<Scope>,
+        lexical: Option<Arc<Scope>>,
+    ) -> Result<Value, Fail> {
+        let saved = self.lexical.replace(lexical);
+        let r = self.eval(e, Some(cur));
+        self.lexical = saved;
+        r
     }
 
     /// Every element of a list, evaluated.
@@ -224,24 +338,87 @@ impl Evaluator {
         (0..list.len()).map(|i| self.list_item(list, i)).collect()
     }
 
+    /// The value the last failed evaluation left behind (see the field), for a
+    /// caller that ignores the failure as HTCondor does.
+    pub fn take_residue(&mut self) -> Value {
+        std::mem::replace(&mut self.residue, Value::Undefined)
+    }
+
+    /// Runs `f` with HTCondor's `rootAd` set to `root`, as a fresh `EvalState`
+    /// of HTCondor's would have it.
+    pub fn with_root<T>(&mut self, root: Option<Arc<Scope>>, f: impl FnOnce(&mut Self) -> T) -> T {
+        let saved = self.root.replace(root);
+        let saved_leak = self.leaked.take();
+        let r = f(self);
+        self.leaked = saved_leak;
+        self.root = saved;
+        r
+    }
+
+    /// Runs `f` as a fresh `EvalState` of HTCondor's would: without the current
+    /// ad a lookup in `unresolved` or `evalInEachContext` left (see the `leaked`
+    /// field), which is there again afterwards.
+    pub fn without_leak<T>(&mut self, f: impl FnOnce(&mut Self) -> T) -> T {
+        let saved_leak = self.leaked.take();
+        let r = f(self);
+        self.leaked = saved_leak;
+        r
+    }
+
+    /// Leaves the evaluation's current ad at `scope`, as HTCondor's lookup of a
+    /// reference inside `unresolved` and `evalInEachContext` does (see the
+    /// `leaked` field); nothing when no lookup ran.
+    pub fn leave_state_in(&mut self, scope: Option<Arc<Scope>>) {
+        if let Some(s) = scope {
+            self.leaked = Some(Some(s));
+        }
+    }
+
+    /// HTCondor's `rootAd` (see the field).
+    fn root_ad(&self) -> Option<Arc<Scope>> {
+        self.root.clone().flatten()
+    }
+
     /// `base.name`: a lookup in an ad, or the same selection over each element of a
-    /// list.
-    fn select(&mut self, base: &Value, name: &str) -> Result<Value, Fail> {
+    /// list (each in an evaluation of its own, rooted where `cur` is, as HTCondor
+    /// does).
+    fn select(
+        &mut self,
+        base: &Value,
+        name: &str,
+        cur: Option<&Arc<Scope>>,
+    ) -> Result<Value, Fail> {
         match base {
             Value::Undefined => Ok(Value::Undefined),
             Value::Ad(_) => {
                 let ad = as_ad(base).ok_or(Fail)?;
                 let scope = ad.scope.clone();
-                match self.lookup_in_scope(&scope, name) {
+                match self.lookup_in_scope(&scope, name)? {
                     Some(found) => self.eval_found(found),
                     None => Ok(Value::Undefined),
                 }
             }
             Value::List(_) => {
+                let root = cur.map(|c| c.root());
+                self.with_root(root, |ev| ev.select_each(base, name, cur))
+            }
+            _ => Ok(Value::Error),
+        }
+    }
+
+    /// [`Self::select`] over the elements of a list.
+    fn select_each(
+        &mut self,
+        base: &Value,
+        name: &str,
+        cur: Option<&Arc<Scope>>,
+    ) -> Result<Value, Fail> {
+        {
+            {
                 let list = as_list(base).ok_or(Fail)?.clone();
                 let mut out = Vec::with_capacity(list.len());
                 for i in 0..list.len() {
-                    let item = self.list_item(&list, i)?;
+                    let item = self.select_item(&list, i, cur)?;
                     out.push(match item {
                         Value::List(_) => {
                             // A list can hold itself (`[q = {q}].q.p`): each nested
@@ -251,17 +428,42 @@ impl Evaluator {
                                 return Err(Fail);
                             }
                             self.depth_left -= 1;
-                            let v = self.select(&item, name);
+                            let v = self.select(&item, name, cur);
                             self.depth_left += 1;
                             v?
                         }
-                        Value::Ad(_) | Value::Undefined => self.select(&item, name)?,
+                        Value::Ad(_) | Value::Undefined => self.select(&item, name, cur)?,
                         _ => Value::Error,
                     });
                 }
-                Ok(values_list(out))
+                Ok(projected_list(out))
             }
-            _ => Ok(Value::Error),
+        }
+    }
+
+    /// Element `i` of a list a selection projects: HTCondor evaluates a list
+    /// literal's elements where the selection is (`cur`), not where the list was
+    /// written; a record or list literal among them keeps the scope it was written
+    /// in.
+    fn select_item(
+        &mut self,
+        list: &ListVal,
+        i: usize,
+        cur: Option<&Arc<Scope>>,
+    ) -> Result<Value, Fail> {
+        match list {
+            ListVal::Lazy { list, scope } => {
+                let Node::List(items) = list.node() else {
+                    return Ok(Value::Error);
+                };
+                let saved_leak = self.leaked.take();
+                let saved = self.lexical.replace(scope.clone());
+                let r = self.eval(&list.child(items[i]), cur);
+                self.lexical = saved;
+                self.leaked = saved_leak;
+                r
+            }
+            _ => self.list_item(list, i),
         }
     }
 
@@ -276,17 +478,29 @@ impl Evaluator {
             // No ad at all: HTCondor fails an absolute reference (there is no root)
             // and finds nothing for any other.
             return if absolute {
+                self.residue = Value::Undefined;
                 Err(Fail)
             } else {
                 Ok(Value::Undefined)
             };
         };
-        let start = if absolute { cur.root() } else { cur.clone() };
-        let mut found = self.lookup_in_scope(&start, name);
+        let start = if absolute {
+            match self.root_ad() {
+                Some(root) => root,
+                None => {
+                    // No root: HTCondor fails the reference.
+                    self.residue = Value::Undefined;
+                    return Err(Fail);
+                }
+            }
+        } else {
+            cur.clone()
+        };
+        let mut found = self.lookup_in_scope(&start, name)?;
         if found.is_none() && !absolute {
             if let Some((pair, side)) = &start.alternate {
                 let alt = Scope::of_side(pair, *side, self.old_semantics);
-                found = self.lookup_in_scope(&alt, name);
+                found = self.lookup_in_scope(&alt, name)?;
             }
         }
         match found {
@@ -297,28 +511,59 @@ impl Evaluator {
 
     /// HTCondor's `LookupInScope`: the current ad, then its parents up to the root;
     /// special names (`toplevel`, `root`, `self`, `parent`, and in old semantics `MY`
-    /// and `CurrentTime`) resolve at the first ad that lacks them.
-    pub fn lookup_in_scope(&self, start: &Arc<Scope>, name: &str) -> Option<Found> {
+    /// and `CurrentTime`) resolve at the first ad that lacks them. `toplevel` and
+    /// `root` fail when the evaluation has no root ad, as in HTCondor.
+    pub fn lookup_in_scope(
+        &mut self,
+        start: &Arc<Scope>,
+        name: &str,
+    ) -> Result<Option<Found>, Fail> {
+        self.lookup_stopping(start, name).map(|(found, _)| found)
+    }
+
+    /// [`Self::lookup_in_scope`], also giving the scope the search stopped at
+    /// (HTCondor's `state.curAd` afterwards): where the name was found, or the
+    /// outermost scope when it was found nowhere.
+    pub(crate) fn lookup_stopping(
+        &mut self,
+        start: &Arc<Scope>,
+        name: &str,
+    ) -> Result<(Option<Found>, Arc<Scope>), Fail> {
         let mut cur = start.clone();
+        let found = self.lookup_from(&mut cur, name)?;
+        Ok((found, cur))
+    }
+
+    fn lookup_from(&mut self, at: &mut Arc<Scope>, name: &str) -> Result<Option<Found>, Fail> {
+        let cur = at;
         loop {
             if let Some(f) = cur.lookup_local(name, self.old_semantics) {
-                return Some(f);
+                return Ok(Some(f));
             }
             let parent = cur.parent.clone();
             let is = |s: &str| name.eq_ignore_ascii_case(s);
             if is("toplevel") || is("root") {
-                return Some(Found::Ad(start.root()));
+                return match self.root_ad() {
+                    Some(root) => Ok(Some(Found::Ad(root))),
+                    None => {
+                        self.residue = Value::Undefined;
+                        Err(Fail)
+                    }
+                };
             }
             if is("self") || (self.old_semantics && is("MY")) {
-                return Some(Found::Ad(cur));
+                return Ok(Some(Found::Ad(cur.clone())));
             }
             if is("parent") {
-                return parent.map(Found::Ad);
+                return Ok(parent.map(Found::Ad));
             }
             if self.old_semantics && is("CurrentTime") {
-                return Some(Found::Value(Value::Int(crate::functions::now_secs())));
+                return Ok(Some(Found::Value(Value::Int(crate::functions::now_secs()))));
             }
-            cur = parent?;
+            let Some(p) = parent else {
+                return Ok(None);
+            };
+            *cur = p;
         }
     }
 
@@ -334,11 +579,16 @@ impl Evaluator {
                     return Ok(Value::Undefined);
                 }
                 if self.depth_left == 0 {
+                    self.residue = Value::Error;
                     return Err(Fail);
                 }
                 self.depth_left -= 1;
                 self.stack.push(key);
+                let saved = self.lexical.take();
+                let saved_leak = self.leaked.take();
                 let r = self.eval(&e, Some(&scope));
+                self.leaked = saved_leak;
+                self.lexical = saved;
                 self.stack.pop();
                 self.depth_left += 1;
                 r
@@ -351,44 +601,72 @@ impl Evaluator {
         &mut self,
         e: &ExprRef,
         cur: Option<&Arc<Scope>>,
-    ) -> Result<Option<(ExprRef, Arc<Scope>)>, Fail> {
+    ) -> Result<Option<Referenced>, Fail> {
+        self.deref(e, cur).map(|(found, _)| match found {
+            Some(Found::Expr(e, s)) => Some((e, s)),
+            _ => None,
+        })
+    }
+
+    /// What an attribute reference refers to (an expression, or an ad for a name
+    /// such as `self` or `TARGET`), without evaluating it, and where HTCondor's
+    /// lookup leaves its evaluation state: the scope the search stopped at (where
+    /// the name was found, also a name of a match's context such as `other`, or
+    /// the first ad for `self`, `parent`, `toplevel`), or, when it was found
+    /// nowhere, the outermost ad of the chain it walked; `None` when no lookup ran
+    /// (a reference whose scope is not an ad, `.name` without a root).
+    pub fn deref(
+        &mut self,
+        e: &ExprRef,
+        cur: Option<&Arc<Scope>>,
+    ) -> Result<(Option<Found>, Option<Arc<Scope>>), Fail> {
         let Node::Attr {
             scope,
             name,
             absolute,
         } = e.node()
         else {
-            return Ok(None);
+            return Ok((None, None));
         };
-        let found = match scope {
+        let (found, stopped) = match scope {
             Some(s) => {
                 let base = self.eval(&e.child(*s), cur)?;
                 match as_ad(&base) {
-                    Some(ad) => self.lookup_in_scope(&ad.scope.clone(), name),
-                    None => None,
+                    Some(ad) => self.lookup_stopping(&ad.scope.clone(), name)?,
+                    None => return Ok((None, None)),
                 }
             }
             None => match cur {
-                None => None,
+                None => return Ok((None, None)),
                 Some(cur) => {
-                    let start = if *absolute { cur.root() } else { cur.clone() };
-                    let mut f = self.lookup_in_scope(&start, name);
-                    if f.is_none() && !*absolute {
+                    let start = if *absolute {
+                        match self.root_ad() {
+                            Some(root) => root,
+                            None => return Ok((None, None)),
+                        }
+                    } else {
+                        cur.clone()
+                    };
+                    let mut f = self.lookup_stopping(&start, name)?;
+                    if f.0.is_none() && !*absolute {
                         if let Some((pair, side)) = &start.alternate {
                             let alt = Scope::of_side(pair, *side, self.old_semantics);
-                            f = self.lookup_in_scope(&alt, name);
+                            let g = self.lookup_stopping(&alt, name)?;
+                            if g.0.is_some() {
+                                f = g;
+                            }
                         }
                     }
                     f
                 }
             },
         };
-        Ok(match found {
-            Some(Found::Expr(e, s)) => Some((e, s)),
-            _ => None,
-        })
+        Ok((found, Some(stopped)))
     }
 }
+
+/// An expression a reference refers to, and the scope it was found in.
+pub type Referenced = (ExprRef, Arc<Scope>);
 
 /// How many `.name` selections are stacked at `e` (`a.b.c` has two).
 fn select_chain_len(e: &ExprRef) -> usize {

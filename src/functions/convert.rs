@@ -1,7 +1,7 @@
 //! Conversions between value types (`int`, `real`, `string`, `bool`) and the C-style
 //! number parsing they rely on.
 
-use super::text::{f64_to_i64_x86, value_text};
+use super::text::{f64_to_i32_x86, f64_to_i64_x86, value_text};
 use super::{add, arity, Builtin, Call};
 use crate::eval::Fail;
 use classad_vm::Value;
@@ -135,9 +135,10 @@ pub(crate) fn real_of(v: &Value) -> Option<f64> {
         Value::Real(r) => Some(*r),
         Value::Bool(b) => Some(f64::from(u8::from(*b))),
         Value::Str(s) => strtod(s),
-        // Times convert through C's integral `time_t`.
+        // An absolute time converts through C's integral `time_t`, a relative one
+        // through a C `int` (so -0.0 becomes 0.0, and beyond the range INT_MIN).
         Value::AbsTime(t) => Some(t.secs as f64),
-        Value::RelTime(r) => Some(r.trunc()),
+        Value::RelTime(r) => Some(f64::from(f64_to_i32_x86(*r))),
         _ => None,
     }
 }
@@ -151,7 +152,7 @@ pub(crate) fn int_of(v: &Value) -> Option<i64> {
         // Strings go through `strtod`, so `"1e3"` is 1000 and `"0x10"` is 16.
         Value::Str(s) => strtod(s).map(f64_to_i64_x86),
         Value::AbsTime(t) => Some(t.secs),
-        Value::RelTime(r) => Some(f64_to_i64_x86(*r)),
+        Value::RelTime(r) => Some(i64::from(f64_to_i32_x86(*r))),
         _ => None,
     }
 }

@@ -5,6 +5,7 @@ use super::{add, arity, Builtin, Call};
 use crate::eval::compound::values_list;
 use crate::eval::Fail;
 use classad_vm::Value;
+use std::collections::BTreeMap;
 
 pub(super) fn register(t: &mut Vec<Builtin>) {
     add(t, "envV1ToV2", env_v1_to_v2);
@@ -13,23 +14,28 @@ pub(super) fn register(t: &mut Vec<Builtin>) {
     add(t, "argsToList", args_to_list);
 }
 
-/// V2 quoting of one word: blanks go inside single quotes and a single quote is
-/// written `''''`; the empty word is `''`.
+/// V2 quoting of one word, as HTCondor writes it: each run of blanks (space, tab,
+/// newline, carriage return) and single quotes goes inside one pair of single
+/// quotes, a single quote doubled there; the empty word is `''`.
 fn quote_v2(word: &str, out: &mut String) {
     if word.is_empty() {
         out.push_str("''");
         return;
     }
+    let special = |ch: char| matches!(ch, ' ' | '\t' | '\n' | '\r' | '\'');
+    let mut quoted = false;
     for ch in word.chars() {
-        match ch {
-            ' ' | '\t' => {
-                out.push('\'');
-                out.push(ch);
-                out.push('\'');
-            }
-            '\'' => out.push_str("''''"),
-            _ => out.push(ch),
+        if special(ch) != quoted {
+            out.push('\'');
+            quoted = !quoted;
         }
+        if ch == '\'' {
+            out.push('\'');
+        }
+        out.push(ch);
+    }
+    if quoted {
+        out.push('\'');
     }
 }
 
@@ -72,9 +78,13 @@ fn parse_v2(s: &str) -> Option<Vec<String>> {
     Some(words)
 }
 
+/// An environment as HTCondor's `Env` holds it: one value a name (the last one
+/// given wins), in byte order of the names, which is the order it prints them in.
+type Env = BTreeMap<String, String>;
+
 /// `NAME=value` entries written in V2 form; an empty value is written as nothing
 /// (`A=`), not as a quoted empty word.
-fn env_text(entries: &[(String, String)]) -> String {
+fn env_text(entries: &Env) -> String {
     let mut out = String::new();
     for (i, (k, v)) in entries.iter().enumerate() {
         if i > 0 {
@@ -113,7 +123,7 @@ fn env_v1_to_v2(c: &mut dyn Call) -> Result<Value, Fail> {
     Ok(match c.arg(0)? {
         Value::Undefined => Value::Undefined,
         Value::Str(s) => match entries(s.split(';').map(str::trim_start)) {
-            Some(entries) => Value::str(env_text(&entries)),
+            Some(entries) => Value::str(env_text(&entries.into_iter().collect())),
             None => Value::Error,
         },
         _ => Value::Error,
@@ -123,7 +133,7 @@ fn env_v1_to_v2(c: &mut dyn Call) -> Result<Value, Fail> {
 /// `mergeEnvironment(e1, e2, ...)`: V2 environments merged left to right (later
 /// values win); undefined arguments are skipped.
 fn merge_environment(c: &mut dyn Call) -> Result<Value, Fail> {
-    let mut merged: Vec<(String, String)> = Vec::new();
+    let mut merged = Env::new();
     for i in 0..c.argc() {
         let s = match c.arg(i)? {
             Value::Undefined => continue,
@@ -136,34 +146,48 @@ fn merge_environment(c: &mut dyn Call) -> Result<Value, Fail> {
         let Some(new) = entries(words.iter().map(String::as_str)) else {
             return Ok(Value::Error);
         };
-        for (k, v) in new {
-            match merged.iter_mut().find(|(n, _)| *n == k) {
-                Some(slot) => slot.1 = v,
-                None => merged.push((k, v)),
-            }
-        }
+        merged.extend(new);
     }
     Ok(Value::str(env_text(&merged)))
 }
 
-/// `listToArgs(list)`: a list of strings as a V2 argument string.
+/// `listToArgs(list[, version])`: a list of strings as an argument string, V2
+/// (the default) or V1 (words joined by spaces; a word holding a blank is error).
 fn list_to_args(c: &mut dyn Call) -> Result<Value, Fail> {
-    if !arity(c, 1, 1) {
+    if !arity(c, 1, 2) {
         return Ok(Value::Error);
     }
+    // HTCondor reads the version first.
+    let v1 = if c.argc() == 2 {
+        match c.arg(1)? {
+            // Read into a C `int`, truncating.
+            Value::Int(v) if v as i32 == 1 => true,
+            Value::Int(v) if v as i32 == 2 => false,
+            _ => return Ok(Value::Error),
+        }
+    } else {
+        false
+    };
     let v = c.arg(0)?;
-    let Some(items) = c.list_items(&v)? else {
+    let Some(n) = super::list_len(&v) else {
         return Ok(Value::Error);
     };
     let mut out = String::new();
-    for (i, item) in items.iter().enumerate() {
-        let Value::Str(s) = item else {
+    for i in 0..n {
+        // Elements one at a time: a non-string ends it before the next.
+        let Value::Str(s) = c.list_item(&v, i)? else {
             return Ok(Value::Error);
         };
         if i > 0 {
             out.push(' ');
         }
-        quote_v2(s, &mut out);
+        if !v1 {
+            quote_v2(&s, &mut out);
+        } else if s.contains([' ', '\t', '\n', '\r']) {
+            return Ok(Value::Error);
+        } else {
+            out.push_str(&s);
+        }
     }
     Ok(Value::str(out))
 }
@@ -175,17 +199,19 @@ fn args_to_list(c: &mut dyn Call) -> Result<Value, Fail> {
     if !arity(c, 1, 2) {
         return Ok(Value::Error);
     }
-    let Value::Str(s) = c.arg(0)? else {
-        return Ok(Value::Error);
-    };
+    // HTCondor reads the version first.
     let v1 = if c.argc() == 2 {
         match c.arg(1)? {
-            Value::Int(1) => true,
-            Value::Int(2) => false,
+            // Read into a C `int`, truncating.
+            Value::Int(v) if v as i32 == 1 => true,
+            Value::Int(v) if v as i32 == 2 => false,
             _ => return Ok(Value::Error),
         }
     } else {
         false
+    };
+    let Value::Str(s) = c.arg(0)? else {
+        return Ok(Value::Error);
     };
     if v1 {
         let words = s.split([' ', '\t', '\n', '\r']).filter(|w| !w.is_empty());

@@ -5,7 +5,7 @@ use super::{add, arity, Builtin, Call};
 use crate::ad::ClassAd;
 use crate::eval::compound::as_ad;
 use crate::eval::evaluator::MAX_DEPTH;
-use crate::eval::scope::{Found, Scope};
+use crate::eval::scope::{Found, Frame, Scope};
 use crate::eval::{Evaluator, Fail};
 use crate::syntax::ast::{ExprRef, Node};
 use crate::syntax::unparse::{unparse_ad_pretty, unparse_node};
@@ -108,20 +108,45 @@ fn unresolved(c: &mut dyn Call) -> Result<Value, Fail> {
         Some(ev) => ev,
         None => &mut owned,
     };
-    let Some((expr, scope)) = ev.find_referenced(&arg, cur.as_ref())? else {
+    // The reference names an expression, or an ad (`self`, `MY`, `TARGET`, ...),
+    // whose attributes are then all walked.
+    // A lookup that fails (no root for `toplevel`) gives undefined, as in HTCondor.
+    let Ok((found, state)) = ev.deref(&arg, cur.as_ref()) else {
         return Ok(Value::Undefined);
     };
-    let mut refs = Refs {
-        ev,
-        names: Vec::new(),
-        stack: Vec::new(),
-        failed: false,
+    // The lookup leaves the evaluation's current ad where it ended (for what the
+    // caller evaluates next); the walk starts afresh, as HTCondor's own state.
+    ev.leave_state_in(state);
+    let found_expr = matches!(found, Some(Found::Expr(..)));
+    let target: Vec<(ExprRef, Arc<Scope>)> = match found {
+        Some(Found::Expr(e, s)) => vec![(e, s)],
+        Some(Found::Ad(ad)) => match ad_attrs(&ad) {
+            Some(attrs) => attrs.into_iter().map(|e| (e, ad.clone())).collect(),
+            None => return Ok(Value::Undefined),
+        },
+        _ => return Ok(Value::Undefined),
     };
-    let complete = refs.walk(&expr, &scope);
-    if refs.failed {
+    let walked_ad = match &target[..] {
+        [(_, scope), ..] if !found_expr => Some(frame_key(scope)),
+        _ => None,
+    };
+    let (complete, failed, found) = ev.without_leak(|ev| {
+        let mut refs = Refs {
+            ev,
+            names: Vec::new(),
+            stack: Vec::new(),
+            ads: walked_ad.into_iter().collect(),
+            failed: false,
+        };
+        let mut complete = true;
+        for (expr, scope) in &target {
+            complete &= refs.walk(expr, scope);
+        }
+        (complete, refs.failed, refs.names)
+    });
+    if failed {
         return Err(Fail);
     }
-    let found = std::mem::take(&mut refs.names);
     let names: Vec<&str> = if complete {
         found.iter().map(|n| strip_target(n)).collect()
     } else {
@@ -134,9 +159,23 @@ fn unresolved(c: &mut dyn Call) -> Result<Value, Fail> {
         return Err(Fail);
     };
     Ok(match super::regex::compile(&pattern, "i", false) {
-        Some(re) => Value::Bool(names.iter().any(|n| re.is_match(n))),
+        Some(re) => Value::Bool(names.iter().any(|n| re.is_match(n.as_bytes()))),
         None => Value::Error,
     })
+}
+
+/// The attribute expressions of an ad reached by name: a document's or a record
+/// literal's; `None` for the parts of a match (`lCtx`, the match ad), which we do
+/// not walk.
+fn ad_attrs(ad: &Arc<Scope>) -> Option<Vec<ExprRef>> {
+    match &ad.frame {
+        Frame::Ad(doc) => Some(doc.iter().map(|(_, e)| e.clone()).collect()),
+        Frame::Record(r) => match r.node() {
+            Node::Record(attrs) => Some(attrs.iter().map(|(_, id)| r.child(*id)).collect()),
+            _ => None,
+        },
+        Frame::Ctx(..) | Frame::Match(_) => None,
+    }
 }
 
 /// A reference name without a leading `TARGET.` (any case).
@@ -155,6 +194,8 @@ struct Refs<'a> {
     /// Attribute expressions being followed, to stop at a cycle (HTCondor recurses
     /// until its depth limit and then gives up, which ends the same way).
     stack: Vec<(usize, u32)>,
+    /// The ads whose attributes are being walked, to the same end.
+    ads: Vec<(usize, u32)>,
     /// An evaluation on the way failed (too deep): the call fails.
     failed: bool,
 }
@@ -221,7 +262,11 @@ impl Refs<'_> {
                 }
             }
         };
-        match self.ev.lookup_in_scope(&start, name) {
+        let Ok((found, stopped)) = self.ev.lookup_stopping(&start, name) else {
+            self.failed = true;
+            return false;
+        };
+        match found {
             None => {
                 self.insert(name.to_string());
                 true
@@ -236,8 +281,44 @@ impl Refs<'_> {
                 self.stack.pop();
                 ok
             }
-            Some(_) => true,
+            Some(Found::Ad(ad)) => self.ad(&ad, &stopped),
+            Some(Found::Value(_)) => true,
         }
+    }
+
+    /// A name that is an ad (`self`, `parent`, `toplevel`, `MY`; `TARGET` and
+    /// the like in a match): HTCondor walks the ad's attributes where its lookup
+    /// stopped, the first ad for a special name, the match ad for a name of a
+    /// match's context (whose `target` is `.RIGHT`, looked up there). An ad met
+    /// again is a cycle, which HTCondor follows to its depth limit and gives up;
+    /// the context and match ads themselves we do not walk (see the deviation
+    /// "unresolved() of a match's ad").
+    fn ad(&mut self, ad: &Arc<Scope>, stopped: &Arc<Scope>) -> bool {
+        let Some(attrs) = ad_attrs(ad) else {
+            return false;
+        };
+        let key = frame_key(ad);
+        if self.ads.contains(&key) || self.ads.len() + self.stack.len() >= MAX_DEPTH as usize {
+            return false;
+        }
+        let at = match stopped.frame {
+            Frame::Ctx(..) | Frame::Match(_) => stopped.root(),
+            _ => stopped.clone(),
+        };
+        self.ads.push(key);
+        let ok = attrs.iter().all(|e| self.walk(e, &at));
+        self.ads.pop();
+        ok
+    }
+}
+
+/// Identifies the ad a scope is (a document, or a record literal).
+fn frame_key(scope: &Scope) -> (usize, u32) {
+    match &scope.frame {
+        Frame::Ad(doc) => (Arc::as_ptr(doc) as usize, u32::MAX),
+        Frame::Record(r) => (Arc::as_ptr(&r.tree) as usize, r.id),
+        Frame::Ctx(pair, side) => (Arc::as_ptr(pair) as usize, *side as u32),
+        Frame::Match(pair) => (Arc::as_ptr(pair) as usize, u32::MAX - 1),
     }
 }
 

@@ -1,9 +1,11 @@
 //! List builtins: `member`, `identicalMember`, `sum`, `avg`, `min`, `max`,
 //! `anyCompare`, `allCompare`, `evalInEachContext`, `countMatches`.
 
-use super::{add, arity, Builtin, Call};
-use crate::eval::compound::values_list;
+use super::{add, arity, list_len, Builtin, Call};
+use crate::eval::compound::{ad_value, values_list};
+use crate::eval::scope::Found;
 use crate::eval::Fail;
+use crate::syntax::ast::Node;
 use classad_vm::ops::{self, Arith, Cmp};
 use classad_vm::Value;
 
@@ -16,8 +18,8 @@ pub(super) fn register(t: &mut Vec<Builtin>) {
     add(t, "max", |c| min_max(c, Cmp::Gt));
     add(t, "anyCompare", |c| list_compare(c, false));
     add(t, "allCompare", |c| list_compare(c, true));
-    add(t, "evalInEachContext", eval_in_each);
-    add(t, "countMatches", count_matches);
+    add(t, "evalInEachContext", |c| in_each(c, false));
+    add(t, "countMatches", |c| in_each(c, true));
 }
 
 /// `member(x, list)` with `==`, `identicalMember(x, list)` with `=?=`.
@@ -32,24 +34,34 @@ fn member(c: &mut dyn Call, identical: bool) -> Result<Value, Fail> {
     if matches!(x, Value::List(_) | Value::Ad(_)) || (!identical && x.is_error()) {
         return Ok(Value::Error);
     }
-    let Some(items) = c.list_items(&l)? else {
+    let Some(n) = list_len(&l) else {
         return Ok(Value::Error);
     };
     let op = if identical { Cmp::Is } else { Cmp::Eq };
-    let found = items
-        .iter()
-        .any(|item| matches!(ops::compare(op, item, &x), Value::Bool(true)));
-    Ok(Value::Bool(found))
+    // Elements are evaluated in turn up to the first that matches.
+    for i in 0..n {
+        if matches!(
+            ops::compare(op, &c.list_item(&l, i)?, &x),
+            Value::Bool(true)
+        ) {
+            return Ok(Value::Bool(true));
+        }
+    }
+    Ok(Value::Bool(false))
 }
 
-/// The evaluated elements of the single list argument, or the result to give
-/// instead (undefined for undefined, error for a non-list).
-fn list_arg(c: &mut dyn Call, i: usize) -> Result<Result<Vec<Value>, Value>, Fail> {
+/// The list argument `i` and its length, or the result to give instead
+/// (undefined for undefined, error for a non-list). Its elements are read one at
+/// a time (see [`Call::list_item`]).
+fn list_arg(c: &mut dyn Call, i: usize) -> Result<Result<(Value, usize), Value>, Fail> {
     let v = c.arg(i)?;
     if v.is_undefined() {
         return Ok(Err(Value::Undefined));
     }
-    Ok(c.list_items(&v)?.ok_or(Value::Error))
+    Ok(match list_len(&v) {
+        Some(n) => Ok((v, n)),
+        None => Err(Value::Error),
+    })
 }
 
 /// `sum(list)` and `avg(list)`: numbers only (a non-number is error); the empty
@@ -60,20 +72,24 @@ fn sum_avg(c: &mut dyn Call, avg: bool) -> Result<Value, Fail> {
     if !arity(c, 1, 1) {
         return Ok(Value::Error);
     }
-    let items = match list_arg(c, 0)? {
-        Ok(items) => items,
+    let (l, n) = match list_arg(c, 0)? {
+        Ok(l) => l,
         Err(v) => return Ok(v),
     };
     let mut total: Option<Value> = None;
     let mut count = 0usize;
-    for item in items.iter().filter(|v| !v.is_undefined()) {
+    for i in 0..n {
+        let item = c.list_item(&l, i)?;
+        if item.is_undefined() {
+            continue;
+        }
         count += 1;
-        if !is_numeric(item) {
+        if !is_numeric(&item) {
             return Ok(Value::Error);
         }
         total = Some(match total {
-            None => item.clone(),
-            Some(t) => ops::arith(Arith::Add, &bool_as_int(&t), &bool_as_int(item)),
+            None => item,
+            Some(t) => ops::arith(Arith::Add, &bool_as_int(&t), &bool_as_int(&item)),
         });
     }
     let total = total.unwrap_or(Value::Int(0));
@@ -109,14 +125,18 @@ fn min_max(c: &mut dyn Call, op: Cmp) -> Result<Value, Fail> {
     if !arity(c, 1, 1) {
         return Ok(Value::Error);
     }
-    let items = match list_arg(c, 0)? {
-        Ok(items) => items,
+    let (l, n) = match list_arg(c, 0)? {
+        Ok(l) => l,
         Err(v) => return Ok(v),
     };
     let mut best: Option<Value> = None;
     let mut count = 0usize;
     let mut any_real = false;
-    for item in items.into_iter().filter(|v| !v.is_undefined()) {
+    for i in 0..n {
+        let item = c.list_item(&l, i)?;
+        if item.is_undefined() {
+            continue;
+        }
         if !is_numeric(&item) {
             return Ok(Value::Error);
         }
@@ -166,13 +186,13 @@ fn list_compare(c: &mut dyn Call, all: bool) -> Result<Value, Fail> {
         },
         _ => return Ok(Value::Error),
     };
-    let items = match list_arg(c, 1)? {
-        Ok(items) => items,
+    let (l, n) = match list_arg(c, 1)? {
+        Ok(l) => l,
         Err(v) => return Ok(v),
     };
     let x = c.arg(2)?;
-    for item in items {
-        match ops::compare(op, &item, &x) {
+    for i in 0..n {
+        match ops::compare(op, &c.list_item(&l, i)?, &x) {
             Value::Bool(b) if b != all => return Ok(Value::Bool(b)),
             Value::Bool(_) => {}
             // HTCondor stops at the first non-boolean: undefined ends the scan with
@@ -184,57 +204,68 @@ fn list_compare(c: &mut dyn Call, all: bool) -> Result<Value, Fail> {
     Ok(Value::Bool(all))
 }
 
-/// The ads of `evalInEachContext`/`countMatches`'s second argument: `Err` holds the
-/// result when it is not a list (`if_undefined` when it is undefined).
-fn contexts(c: &mut dyn Call, if_undefined: Value) -> Result<Result<Vec<Value>, Value>, Fail> {
-    let l = c.arg(1)?;
-    if l.is_undefined() {
-        return Ok(Err(if_undefined));
-    }
-    Ok(c.list_items(&l)?.ok_or(Value::Error))
-}
-
-/// `evalInEachContext(expr, list of ads)`: the list of `expr`'s values in each ad
-/// (error for an element that is not an ad, undefined for an undefined element).
-fn eval_in_each(c: &mut dyn Call) -> Result<Value, Fail> {
+/// `evalInEachContext(expr, list of ads)` and `countMatches(expr, list of ads)`,
+/// as HTCondor's one function for both does it:
+///
+/// - when `expr` is an attribute reference that resolves where the call is, the
+///   expression it refers to is what gets evaluated in each ad;
+/// - the list is evaluated with its failure ignored (see [`Call::arg_lenient`]);
+///   undefined gives undefined (countMatches: 0), anything else but a list error;
+/// - each element is evaluated (a failure counts as error); in an ad, `expr` is
+///   evaluated in a fresh evaluation rooted at the ad, a failure giving error; an
+///   undefined element gives undefined and anything else error.
+///
+/// `evalInEachContext` lists the values; `countMatches` counts those that are
+/// true (or a non-zero number).
+fn in_each(c: &mut dyn Call, count: bool) -> Result<Value, Fail> {
     if !arity(c, 2, 2) {
         return Ok(Value::Error);
     }
-    let ads = match contexts(c, Value::Undefined)? {
-        Ok(a) => a,
-        Err(v) => return Ok(v),
+    // HTCondor's lookup of the reference leaves its evaluation state in the ad
+    // where the name was found, or, for a name found nowhere, in the outermost
+    // ad of the walk (the match ad in a match); the list is then evaluated there,
+    // when it is not a list literal.
+    // A name that is an ad (`MY`, `TARGET`, `self`, ...) stands for that ad in
+    // every context.
+    let mut the_ad = None;
+    let (expr, home, list_scope) = match c.referenced(0) {
+        Ok((Some(Found::Expr(e, home)), state)) => (e, Some(home), state),
+        Ok((Some(Found::Ad(ad)), state)) => {
+            the_ad = Some(ad_value(ad));
+            (c.arg_expr(0), c.scope(), state)
+        }
+        Ok((Some(Found::Value(v)), state)) => {
+            the_ad = Some(v);
+            (c.arg_expr(0), c.scope(), state)
+        }
+        Ok((None, state)) => (c.arg_expr(0), c.scope(), state),
+        Err(_) => (c.arg_expr(0), c.scope(), None),
     };
-    let mut out = Vec::with_capacity(ads.len());
-    for ad in &ads {
-        out.push(match ad {
-            Value::Ad(_) => c.eval_arg_in(0, ad)?,
+    let literal = matches!(c.arg_expr(1).node(), Node::List(_));
+    let l = c.arg_lenient(1, if literal { None } else { list_scope });
+    let Some(n) = list_len(&l) else {
+        return Ok(match l {
+            Value::Undefined if count => Value::Int(0),
             Value::Undefined => Value::Undefined,
             _ => Value::Error,
         });
+    };
+    let mut out = Vec::with_capacity(n);
+    for i in 0..n {
+        out.push(match c.list_item(&l, i) {
+            Ok(Value::Ad(_)) if the_ad.is_some() => the_ad.clone().expect("checked"),
+            Ok(ad @ Value::Ad(_)) => c
+                .eval_in_ad(&expr, &ad, home.clone())
+                .unwrap_or(Value::Error),
+            Ok(Value::Undefined) => Value::Undefined,
+            Ok(_) | Err(Fail) => Value::Error,
+        });
+    }
+    if count {
+        let matched = out.iter().filter(|v| v.as_bool_equiv() == Some(true));
+        return Ok(Value::Int(matched.count() as i64));
     }
     Ok(values_list(out))
-}
-
-/// `countMatches(expr, list of ads)`: how many ads `expr` is true in.
-fn count_matches(c: &mut dyn Call) -> Result<Value, Fail> {
-    if !arity(c, 2, 2) {
-        return Ok(Value::Error);
-    }
-    // HTCondor counts no matches in an undefined list rather than passing
-    // undefined on.
-    let ads = match contexts(c, Value::Int(0))? {
-        Ok(a) => a,
-        Err(v) => return Ok(v),
-    };
-    let mut n = 0;
-    for ad in &ads {
-        if let Value::Ad(_) = ad {
-            if c.eval_arg_in(0, ad)?.as_bool_equiv() == Some(true) {
-                n += 1;
-            }
-        }
-    }
-    Ok(Value::Int(n))
 }
 
 #[cfg(test)]

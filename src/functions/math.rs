@@ -72,11 +72,13 @@ fn quantize(c: &mut dyn Call) -> Result<Value, Fail> {
     let Some(x) = real_of(&a) else {
         return Ok(Value::Error);
     };
-    let base = match c.list_items(&b)? {
-        Some(items) => {
-            // An empty list means "do not quantize" (a real zero base).
+    let base = match super::list_len(&b) {
+        Some(n) => {
+            // An empty list means "do not quantize" (a real zero base). Elements
+            // are read one at a time, up to the one that decides.
             let mut last = Value::Real(0.0);
-            for item in items {
+            for i in 0..n {
+                let item = c.list_item(&b, i)?;
                 match real_of(&item) {
                     Some(r) if r >= x => return Ok(item),
                     Some(_) => last = item,

@@ -4,7 +4,7 @@
 //! all, `ifThenElse` evaluates only the branch it takes, and `unparse` looks at the
 //! attribute reference itself.
 
-use crate::eval::scope::Scope;
+use crate::eval::scope::{Found, Scope};
 use crate::eval::{Evaluator, Fail};
 use crate::syntax::ast::ExprRef;
 use classad_vm::Value;
@@ -20,16 +20,45 @@ pub trait Call {
     fn arg(&mut self, i: usize) -> Result<Value, Fail>;
     /// The unevaluated expression of argument `i`.
     fn arg_expr(&self, i: usize) -> ExprRef;
-    /// When argument `i` is an attribute reference, the expression it refers to
-    /// (`None` when the attribute does not exist); `Err` when it is not a reference.
-    fn referenced_expr(&mut self, i: usize) -> Result<Option<ExprRef>, RefError>;
+    /// When argument `i` is an attribute reference, what it refers to (an
+    /// expression and the scope it was found in, or an ad; `None` when nothing
+    /// is found) and where HTCondor's lookup left its evaluation state (see
+    /// [`Evaluator::deref`]); `Err` when it is not a reference.
+    fn referenced(&mut self, i: usize) -> Result<(Option<Found>, Option<Arc<Scope>>), RefError>;
     /// Parses `src` as an expression and evaluates it in the caller's scope; a parse
     /// error gives `Value::Error`.
     fn eval_source(&mut self, src: &str) -> Result<Value, Fail>;
-    /// Evaluates argument `i` with the ad `ad` as its scope.
-    fn eval_arg_in(&mut self, i: usize, ad: &Value) -> Result<Value, Fail>;
+    /// Evaluates argument `i` where HTCondor ignores the failure of that
+    /// evaluation: a failure gives the value the failing node left behind (error
+    /// from an operator or a call, undefined from a reference that did not
+    /// resolve).
+    /// `scope` replaces the caller's scope when given.
+    fn arg_lenient(&mut self, i: usize, scope: Option<Arc<Scope>>) -> Value;
+    /// Evaluates `e`, written in scope `lexical`, with the ad `ad` as its current
+    /// scope, in a fresh evaluation rooted at the ad's outermost scope (HTCondor's
+    /// `EvalState::SetScopes(ad)`). Record and list literals of `e` keep `lexical`
+    /// as their parent.
+    fn eval_in_ad(
+        &mut self,
+        e: &ExprRef,
+        ad: &Value,
+        lexical: Option<Arc<Scope>>,
+    ) -> Result<Value, Fail>;
+    /// Element `i` of list value `v` (which must be a list with that element),
+    /// evaluated. Builtins read elements one at a time, as HTCondor's do, so an
+    /// element after the one that decides the answer is never evaluated (and its
+    /// failure cannot fail the call).
+    fn list_item(&mut self, v: &Value, i: usize) -> Result<Value, Fail>;
     /// The evaluated elements of a list value; `None` when `v` is not a list.
-    fn list_items(&mut self, v: &Value) -> Result<Option<Vec<Value>>, Fail>;
+    fn list_items(&mut self, v: &Value) -> Result<Option<Vec<Value>>, Fail> {
+        let Some(n) = list_len(v) else {
+            return Ok(None);
+        };
+        (0..n)
+            .map(|i| self.list_item(v, i))
+            .collect::<Result<_, _>>()
+            .map(Some)
+    }
     /// The scope the call is evaluated in (`None`: no ad, or arguments given as
     /// values).
     fn scope(&self) -> Option<Arc<Scope>>;
@@ -39,6 +68,11 @@ pub trait Call {
     fn evaluator(&mut self) -> Option<&mut Evaluator>;
 }
 
+/// The number of elements of list value `v`; `None` when it is not a list.
+pub fn list_len(v: &Value) -> Option<usize> {
+    crate::eval::compound::as_list(v).map(|l| l.len())
+}
+
 /// Why `referenced_expr` found nothing usable.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum RefError {
@@ -46,6 +80,9 @@ pub enum RefError {
     NotAReference,
     /// Evaluating the reference's scope failed.
     Failed,
+    /// The reference's scope is not an ad (or `.name` has no root ad), so no
+    /// lookup ran.
+    Unresolved,
 }
 
 /// The signature every builtin has.
@@ -105,14 +142,15 @@ pub fn by_index(i: u32) -> Option<&'static Builtin> {
 }
 
 /// Builtins that need more than their arguments' values (the expressions themselves,
-/// or the scope they are evaluated in); compiled code leaves them to the reference
-/// evaluator.
-pub const SCOPED_BUILTINS: [&str; 5] = [
+/// the scope they are evaluated in, or what an argument whose evaluation failed
+/// left behind); compiled code leaves them to the reference evaluator.
+pub const SCOPED_BUILTINS: [&str; 6] = [
     "eval",
     "unparse",
     "unresolved",
     "evalInEachContext",
     "countMatches",
+    "stringListsIntersect",
 ];
 
 /// Builtins whose result depends on the clock or on chance (or, with no argument, on

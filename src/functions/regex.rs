@@ -2,12 +2,15 @@
 //! `replaceall`, with a small shared cache of compiled patterns.
 //!
 //! HTCondor uses PCRE2; we use the `regex` crate, so PCRE-only constructs
-//! (back-references, look-around) fail to compile and give error.
+//! (back-references, look-around) fail to compile and give error. Like PCRE2
+//! without its UTF mode, matching is on bytes: `.` is one byte, and `\w`, `\d`
+//! and case folding know ASCII only. A substitution that cuts a multi-byte
+//! character yields U+FFFD there (our strings are UTF-8 text, HTCondor's bytes).
 
 use super::{add, arity, Builtin, Call};
 use crate::eval::Fail;
 use classad_vm::Value;
-use regex::{Regex, RegexBuilder};
+use regex::bytes::{Captures, Regex, RegexBuilder};
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex, OnceLock};
 
@@ -36,7 +39,8 @@ pub(crate) fn compile(pattern: &str, options: &str, upper: bool) -> Option<Arc<R
     if let Some(hit) = cache.lock().ok().and_then(|m| m.get(&key).cloned()) {
         return hit;
     }
-    let re = RegexBuilder::new(pattern)
+    let re = RegexBuilder::new(&literal_braces(pattern))
+        .unicode(false)
         .case_insensitive(flags & 1 != 0)
         .multi_line(flags & 2 != 0)
         .dot_matches_new_line(flags & 4 != 0)
@@ -54,6 +58,71 @@ pub(crate) fn compile(pattern: &str, options: &str, upper: bool) -> Option<Arc<R
         m.insert(key, re.clone());
     }
     re
+}
+
+/// `pattern` with every `{` that PCRE2 reads as itself escaped: outside a
+/// character class, one that does not begin a quantifier `{n}`, `{n,}` or
+/// `{n,m}` (digits only, no blanks), which the `regex` crate would refuse or read
+/// as a repetition.
+fn literal_braces(pattern: &str) -> std::borrow::Cow<'_, str> {
+    let b = pattern.as_bytes();
+    let digits = |mut j: usize| {
+        let start = j;
+        while j < b.len() && b[j].is_ascii_digit() {
+            j += 1;
+        }
+        (j > start, j)
+    };
+    let quantifier = |i: usize| {
+        let (some, mut j) = digits(i + 1);
+        if !some {
+            return false;
+        }
+        if b.get(j) == Some(&b',') {
+            j = digits(j + 1).1;
+        }
+        b.get(j) == Some(&b'}')
+    };
+    let mut literal = Vec::new();
+    let mut class = false;
+    let mut i = 0;
+    while i < b.len() {
+        match b[i] {
+            b'\\' => i += 1,
+            b'[' if !class => {
+                class = true;
+                // A `]` first in the class (after an optional `^`) is itself.
+                if b.get(i + 1) == Some(&b'^') {
+                    i += 1;
+                }
+                if b.get(i + 1) == Some(&b']') {
+                    i += 1;
+                }
+            }
+            // A POSIX class (`[:alpha:]`) inside a class.
+            b'[' if b.get(i + 1) == Some(&b':') => {
+                if let Some(end) = pattern[i + 2..].find(":]") {
+                    i += end + 3;
+                }
+            }
+            b']' if class => class = false,
+            b'{' if !class && !quantifier(i) => literal.push(i),
+            _ => {}
+        }
+        i += 1;
+    }
+    if literal.is_empty() {
+        return pattern.into();
+    }
+    let mut out = String::with_capacity(pattern.len() + literal.len());
+    let mut from = 0;
+    for at in literal {
+        out.push_str(&pattern[from..at]);
+        out.push('\\');
+        from = at;
+    }
+    out.push_str(&pattern[from..]);
+    out.into()
 }
 
 /// Evaluates `n` arguments; `Err` holds error (any error argument) or undefined
@@ -94,7 +163,7 @@ fn regexp(c: &mut dyn Call) -> Result<Value, Fail> {
         return Ok(Value::Error);
     };
     Ok(match compile(p, &opts, false) {
-        Some(re) => Value::Bool(re.is_match(t)),
+        Some(re) => Value::Bool(re.is_match(t.as_bytes())),
         None => Value::Error,
     })
 }
@@ -112,16 +181,20 @@ fn regexp_member(c: &mut dyn Call) -> Result<Value, Fail> {
     let (Ok(opts), Value::Str(p)) = (options(&vals, 2), &vals[0]) else {
         return Ok(Value::Error);
     };
-    let Some(items) = c.list_items(&vals[1])? else {
+    let Some(n) = super::list_len(&vals[1]) else {
         return Ok(Value::Error);
     };
     // HTCondor matches element by element, and a pattern that does not compile
-    // simply matches nothing: false, not error.
+    // simply matches nothing: false, not error. An element whose evaluation fails
+    // is error.
     let re = compile(p, &opts, false);
     let mut maybe = false;
-    for item in items {
+    for i in 0..n {
+        let Ok(item) = c.list_item(&vals[1], i) else {
+            return Ok(Value::Error);
+        };
         match item {
-            Value::Str(s) if re.as_ref().is_some_and(|re| re.is_match(&s)) => {
+            Value::Str(s) if re.as_ref().is_some_and(|re| re.is_match(s.as_bytes())) => {
                 return Ok(Value::Bool(true))
             }
             Value::Str(_) => {}
@@ -157,59 +230,83 @@ fn subst(c: &mut dyn Call, extra: &str) -> Result<Value, Fail> {
         return Ok(Value::Error);
     };
     Ok(
-        substitute(&re, t, r, opts.contains('f'), opts.contains('g'))
-            .map_or(Value::Error, Value::str),
+        substitute(&re, t.as_bytes(), r, opts.contains('f'), opts.contains('g'))
+            .map_or(Value::Error, |out| {
+                Value::str(String::from_utf8_lossy(&out).into_owned())
+            }),
     )
 }
 
-/// The substitution itself; `None` for a reference to a group that did not take
-/// part (or does not exist), or an empty match under `g`.
-fn substitute(re: &Regex, target: &str, repl: &str, full: bool, all: bool) -> Option<String> {
-    let mut out = String::new();
-    let mut last = 0;
-    for caps in re.captures_iter(target) {
-        let m = caps.get(0)?;
-        if all && m.is_empty() {
-            return None;
+/// The substitution itself, as HTCondor's loop does it: each search starts where
+/// the last match ended; after an empty match, the next search must find a
+/// non-empty match right there, and when it does not, one byte of the target is
+/// copied over (even without `f`) and the search moves on by one. An empty match at
+/// the very end therefore runs off the target: error (HTCondor's matcher refuses
+/// the offset). `None` also for a reference to a group that did not take part (or
+/// does not exist).
+fn substitute(re: &Regex, target: &[u8], repl: &str, full: bool, all: bool) -> Option<Vec<u8>> {
+    let mut out = Vec::new();
+    let mut idx = 0;
+    let mut after_empty = false;
+    loop {
+        let caps = re.captures_at(target, idx);
+        if after_empty {
+            // PCRE's `NOTEMPTY_ATSTART | ANCHORED`: a non-empty match at `idx`.
+            let here = caps
+                .as_ref()
+                .and_then(|c| c.get(0))
+                .is_some_and(|m| m.start() == idx && !m.is_empty());
+            if !here {
+                let &b = target.get(idx)?;
+                out.push(b);
+                idx += 1;
+                after_empty = false;
+                continue;
+            }
         }
+        let Some(caps) = caps else {
+            break;
+        };
+        let m = caps.get(0)?;
         if full {
-            out.push_str(&target[last..m.start()]);
+            out.extend_from_slice(&target[idx..m.start()]);
         }
         expand(&caps, repl, &mut out)?;
-        last = m.end();
+        idx = m.end();
+        after_empty = m.is_empty();
         if !all {
             break;
         }
     }
     if full {
-        out.push_str(&target[last..]);
+        out.extend_from_slice(&target[idx..]);
     }
     Some(out)
 }
 
 /// Writes `repl` with `\N` replaced by group N. Like PCRE's substring list, only
 /// groups up to the last one that matched exist.
-fn expand(caps: &regex::Captures<'_>, repl: &str, out: &mut String) -> Option<()> {
+fn expand(caps: &Captures<'_>, repl: &str, out: &mut Vec<u8>) -> Option<()> {
     let ngroups = (0..caps.len())
         .rev()
         .find(|&g| caps.get(g).is_some())
         .map_or(1, |g| g + 1);
-    let mut chars = repl.chars().peekable();
-    while let Some(ch) = chars.next() {
-        if ch != '\\' {
-            out.push(ch);
+    let mut bytes = repl.bytes().peekable();
+    while let Some(b) = bytes.next() {
+        if b != b'\\' {
+            out.push(b);
             continue;
         }
-        match chars.peek().and_then(|d| d.to_digit(10)) {
-            Some(d) => {
-                chars.next();
-                let d = d as usize;
+        match bytes.peek().filter(|d| d.is_ascii_digit()) {
+            Some(&d) => {
+                bytes.next();
+                let d = usize::from(d - b'0');
                 if d >= ngroups {
                     return None;
                 }
-                out.push_str(caps.get(d).map_or("", |m| m.as_str()));
+                out.extend_from_slice(caps.get(d).map_or(&[][..], |m| m.as_bytes()));
             }
-            None => out.push('\\'),
+            None => out.push(b'\\'),
         }
     }
     Some(())

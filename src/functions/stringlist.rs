@@ -104,7 +104,14 @@ fn lists_intersect(c: &mut dyn Call) -> Result<Value, Fail> {
     if !arity(c, 2, 3) {
         return Ok(Value::Error);
     }
-    let vals = all_args(c)?;
+    // An argument whose evaluation fails makes error, not a failure.
+    let mut vals = Vec::with_capacity(c.argc());
+    for i in 0..c.argc() {
+        match c.arg(i) {
+            Ok(v) => vals.push(v),
+            Err(Fail) => return Ok(Value::Error),
+        }
+    }
     if vals.iter().any(Value::is_error) {
         return Ok(Value::Error);
     }
@@ -255,6 +262,12 @@ fn loose_args(vals: &[Value], delim_at: usize) -> Option<(Vec<String>, String)> 
     Some((texts, d))
 }
 
+/// Whether the first two arguments are both undefined: the member and subset
+/// functions then give undefined (one undefined alone counts as an empty string).
+fn both_undefined(vals: &[Value]) -> bool {
+    vals[0].is_undefined() && vals[1].is_undefined()
+}
+
 fn same(a: &str, b: &str, ignore_case: bool) -> bool {
     if ignore_case {
         a.eq_ignore_ascii_case(b)
@@ -272,6 +285,9 @@ fn list_member(c: &mut dyn Call, ignore_case: bool) -> Result<Value, Fail> {
     let Some((t, d)) = loose_args(&vals, 2) else {
         return Ok(Value::Error);
     };
+    if both_undefined(&vals) {
+        return Ok(Value::Undefined);
+    }
     Ok(Value::Bool(
         items(&t[1], &d).iter().any(|x| same(x, &t[0], ignore_case)),
     ))
@@ -286,6 +302,9 @@ fn subset_match(c: &mut dyn Call, ignore_case: bool) -> Result<Value, Fail> {
     let Some((t, d)) = loose_args(&vals, 2) else {
         return Ok(Value::Error);
     };
+    if both_undefined(&vals) {
+        return Ok(Value::Undefined);
+    }
     let mut sub = items(&t[0], &d);
     // A list of nothing but blanks has one empty item here, unlike stringListSize
     // (HTCondor 25.14.1: `stringListSubsetMatch(" ", "a")` is false).
@@ -318,14 +337,15 @@ fn regexp_member(c: &mut dyn Call) -> Result<Value, Fail> {
         Some(Value::Str(o)) => o.to_string(),
         Some(_) => return Ok(Value::Error),
     };
+    // The pattern is compiled first: a bad one is error even for an empty list.
+    let Some(re) = super::regex::compile(&t[0], &opts, true) else {
+        return Ok(Value::Error);
+    };
     let list = items(&t[1], &d);
     if list.is_empty() {
         return Ok(Value::Undefined);
     }
-    let Some(re) = super::regex::compile(&t[0], &opts, true) else {
-        return Ok(Value::Error);
-    };
-    Ok(Value::Bool(list.iter().any(|x| re.is_match(x))))
+    Ok(Value::Bool(list.iter().any(|x| re.is_match(x.as_bytes()))))
 }
 
 #[cfg(test)]

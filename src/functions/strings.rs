@@ -38,35 +38,54 @@ fn strcat(c: &mut dyn Call) -> Result<Value, Fail> {
 /// skipped, but a join of nothing but undefined is undefined.
 fn join(c: &mut dyn Call) -> Result<Value, Fail> {
     let n = c.argc();
-    let mut values = Vec::with_capacity(n);
-    for i in 0..n {
-        values.push(c.arg(i)?);
-    }
+    // With one or two arguments a list last argument supplies the items; the
+    // arguments (or the elements) are then read one at a time, so an error ends
+    // the join before the next one is evaluated.
+    let mut list = None;
+    let mut last = None;
     if (1..=2).contains(&n) {
-        if let Some(items) = c.list_items(&values[n - 1])? {
-            let sep = if n == 2 {
-                values[0].clone()
-            } else {
-                Value::str("")
-            };
-            values = std::iter::once(sep).chain(items).collect();
+        // HTCondor forgets a failure here: the argument is evaluated again below.
+        if let Ok(v) = c.arg(n - 1) {
+            match super::list_len(&v) {
+                Some(len) => list = Some((v, len)),
+                None => last = Some(v),
+            }
         }
     }
-    let mut parts: Vec<String> = Vec::new();
+    let count = list.as_ref().map_or(n, |(_, len)| len + 1);
+    let item = |c: &mut dyn Call, i: usize| -> Result<Value, Fail> {
+        match (&list, &last) {
+            (Some(_), _) if i == 0 && n == 1 => Ok(Value::str("")),
+            (Some(_), _) if i == 0 => c.arg(0),
+            (Some((l, _)), _) => c.list_item(l, i - 1),
+            (None, Some(v)) if i == n - 1 => Ok(v.clone()),
+            (None, _) => c.arg(i),
+        }
+    };
+    let mut out = String::new();
     let mut sep = String::new();
     let mut saw_undefined = false;
-    for (i, v) in values.iter().enumerate() {
-        match text_of(v) {
+    let mut joined = 0;
+    for i in 0..count {
+        let v = item(c, i)?;
+        match text_of(&v) {
             Ok(s) if i == 0 => sep = s,
-            Ok(s) => parts.push(s),
+            Ok(s) => {
+                // HTCondor puts the separator only after something non-empty.
+                if !out.is_empty() {
+                    out.push_str(&sep);
+                }
+                out.push_str(&s);
+                joined += 1;
+            }
             Err(Value::Undefined) => saw_undefined = true,
             Err(e) => return Ok(e),
         }
     }
-    if saw_undefined && parts.is_empty() {
+    if saw_undefined && joined == 0 {
         return Ok(Value::Undefined);
     }
-    Ok(Value::str(parts.join(&sep)))
+    Ok(Value::str(out))
 }
 
 /// `toUpper`/`toLower`: ASCII only, like C's `toupper` in the C locale.

@@ -4,7 +4,7 @@
 
 use super::text::f64_to_i32_x86;
 use super::{add, arity, now_secs, Builtin, Call};
-use crate::calendar::{civil, days_from_civil};
+use crate::calendar::civil;
 use crate::eval::compound::{as_ad, new_ad};
 use crate::eval::scope::{Found, Scope};
 use crate::eval::{Evaluator, Fail};
@@ -135,11 +135,12 @@ fn get_field(c: &mut dyn Call, f: Field) -> Result<Value, Fail> {
     })
 }
 
-/// The absolute time a number stands for in `splitTime`/`formatTime`: C's `int`
-/// conversion, shown in the local zone.
+/// The absolute time a number stands for in `splitTime`/`formatTime`, shown in
+/// the local zone: an integer is a 64-bit `time_t`, a real goes through C's `int`
+/// conversion.
 fn abs_of_number(v: &Value) -> Option<AbsTime> {
     let secs = match v {
-        Value::Int(i) => i64::from(*i as i32),
+        Value::Int(i) => *i,
         Value::Real(r) => i64::from(f64_to_i32_x86(*r)),
         Value::AbsTime(t) => return Some(*t),
         _ => return None,
@@ -166,17 +167,39 @@ fn split_time(c: &mut dyn Call) -> Result<Value, Fail> {
     Ok(abs_of_number(&v).map_or(Value::Error, split_abs))
 }
 
+/// Whether C's `gmtime`/`localtime` can break `t` down: its year less 1900 must fit
+/// a C `int`. Beyond that glibc fills in the time of day and the year (truncated to
+/// an `int`) but leaves the month and the day unset, so HTCondor reads whatever
+/// its stack held there (its answer changes from run to run); we put January 1st
+/// in their place (see [`calendar_fields`]).
+fn in_calendar(year: i64) -> bool {
+    i32::try_from(year - 1900).is_ok()
+}
+
+/// C's `tm_year`, `tm_mon` (0-11) and `tm_mday` of a broken-down time, with the
+/// stand-ins of [`in_calendar`] beyond the calendar.
+fn calendar_fields(cv: &crate::calendar::Civil) -> (i32, i32, i32) {
+    let tm_year = (cv.year - 1900) as i32;
+    if in_calendar(cv.year) {
+        (tm_year, cv.month as i32 - 1, cv.day as i32)
+    } else {
+        (tm_year, 0, 1)
+    }
+}
+
 fn attr(name: &str, v: Value) -> (Str, Value) {
     (Str::from(name), v)
 }
 
 fn split_abs(t: AbsTime) -> Value {
     let cv = civil(t.secs, i64::from(t.offset));
+    let (year, mon, mday) = calendar_fields(&cv);
     new_ad(vec![
         attr("Type", Value::str("AbsoluteTime")),
-        attr("Year", Value::Int(cv.year)),
-        attr("Month", Value::Int(i64::from(cv.month))),
-        attr("Day", Value::Int(i64::from(cv.day))),
+        // C's `tm_year + 1900`, an `int` that wraps at the calendar's end.
+        attr("Year", Value::Int(i64::from(year.wrapping_add(1900)))),
+        attr("Month", Value::Int(i64::from(mon + 1))),
+        attr("Day", Value::Int(i64::from(mday))),
         attr("Hours", Value::Int(i64::from(cv.hour))),
         attr("Minutes", Value::Int(i64::from(cv.min))),
         attr("Seconds", Value::Int(i64::from(cv.sec))),
@@ -239,28 +262,62 @@ fn format_time(c: &mut dyn Call) -> Result<Value, Fail> {
     })
 }
 
-/// A `struct tm` of the wall clock at `secs + offset`, with zone fields left zero as
-/// HTCondor leaves them.
+/// A `struct tm` of the wall clock at `secs + offset` (beyond the calendar with
+/// the stand-ins of [`in_calendar`]), with zone fields left zero as HTCondor
+/// leaves them, and the weekday and day of the year as HTCondor computes them
+/// ([`day_numbers`] of the year that `splitTime` reports).
 fn tm_of(secs: i64, offset: i32) -> libc::tm {
     let cv = civil(secs, i64::from(offset));
     // SAFETY: `tm` is plain old data, so all-zero is a valid value.
     let mut tm: libc::tm = unsafe { std::mem::zeroed() };
-    tm.tm_year = (cv.year - 1900).clamp(i64::from(i32::MIN), i64::from(i32::MAX)) as i32;
-    tm.tm_mon = cv.month as i32 - 1;
-    tm.tm_mday = cv.day as i32;
+    (tm.tm_year, tm.tm_mon, tm.tm_mday) = calendar_fields(&cv);
     tm.tm_hour = cv.hour as i32;
     tm.tm_min = cv.min as i32;
     tm.tm_sec = cv.sec as i32;
-    tm.tm_wday = cv.wday as i32;
-    tm.tm_yday = cv.yday as i32;
+    (tm.tm_wday, tm.tm_yday) =
+        day_numbers(tm.tm_year.wrapping_add(1900), tm.tm_mon + 1, tm.tm_mday);
     tm
+}
+
+/// HTCondor's `day_numbers` (its ClassAd `util.cpp`): the weekday (0 = Sunday) and
+/// day of the year of a date, counted with `fixed_from_gregorian` in C `int`
+/// arithmetic. For years past about 29 million that wraps, and the weekday falls
+/// outside 0-6 (C's `strftime` then prints `?`), as in HTCondor.
+fn day_numbers(year: i32, month: i32, day: i32) -> (i32, i32) {
+    let fixed = fixed_from_gregorian(year, month, day);
+    let jan1 = fixed_from_gregorian(year, 1, 1);
+    (fixed % 7, fixed.wrapping_sub(jan1))
+}
+
+/// Days from the start of the proleptic Gregorian calendar (1 = Monday, January 1
+/// of year 1), as HTCondor's `fixed_from_gregorian` computes them (wrapping).
+fn fixed_from_gregorian(year: i32, month: i32, day: i32) -> i32 {
+    let leap = {
+        let (mod4, mod400) = (year % 4, year % 400);
+        mod4 == 0 && mod400 != 100 && mod400 != 200 && mod400 != 300
+    };
+    let adjust = if month <= 2 {
+        0
+    } else if leap {
+        -1
+    } else {
+        -2
+    };
+    let y = year.wrapping_sub(1);
+    365i32
+        .wrapping_mul(y)
+        .wrapping_add(y / 4)
+        .wrapping_sub(y / 100)
+        .wrapping_add(y / 400)
+        .wrapping_add(367i32.wrapping_mul(month).wrapping_sub(362) / 12)
+        .wrapping_add(adjust)
+        .wrapping_add(day)
 }
 
 /// The `struct tm` HTCondor builds from an ad (as `splitTime` makes): the integer
 /// attributes `Year`, `Month`, `Day`, `Hours`, `Minutes` and `Seconds`, each left
 /// zero when missing or not an integer (so `[a = 1]` is "Jan 0 1900"), taken as they
-/// are, without normalising; only the weekday and day of the year come from the
-/// normalised date.
+/// are, without normalising; the weekday and day of the year from [`day_numbers`].
 fn tm_of_ad(scope: &Arc<Scope>) -> Result<libc::tm, Fail> {
     let mut ev = Evaluator::new(true);
     let mut field = |name: &str| -> Result<Option<i64>, Fail> {
@@ -281,8 +338,6 @@ fn tm_of_ad(scope: &Arc<Scope>) -> Result<libc::tm, Fail> {
         field("Minutes")?.unwrap_or(0),
         field("Seconds")?.unwrap_or(0),
     ];
-    let days = days_from_civil(year + 1900, mon + 1, day);
-    let norm = civil(days * 86_400 + hour * 3600 + min * 60 + sec, 0);
     // SAFETY: `tm` is plain old data, so all-zero is a valid value.
     let mut tm: libc::tm = unsafe { std::mem::zeroed() };
     tm.tm_year = year as i32;
@@ -291,8 +346,11 @@ fn tm_of_ad(scope: &Arc<Scope>) -> Result<libc::tm, Fail> {
     tm.tm_hour = hour as i32;
     tm.tm_min = min as i32;
     tm.tm_sec = sec as i32;
-    tm.tm_wday = norm.wday as i32;
-    tm.tm_yday = norm.yday as i32;
+    (tm.tm_wday, tm.tm_yday) = day_numbers(
+        tm.tm_year.wrapping_add(1900),
+        tm.tm_mon.wrapping_add(1),
+        tm.tm_mday,
+    );
     Ok(tm)
 }
 
@@ -346,6 +404,11 @@ fn abs_time(c: &mut dyn Call) -> Result<Value, Fail> {
         Value::Str(_) | Value::AbsTime(_) => return Ok(v),
         _ => return Ok(Value::Error),
     };
+    if offset == Some(-1) && matches!(v, Value::Int(_)) {
+        // HTCondor's evaluation fails for an integer time with a zone offset of -1
+        // seconds (its "no offset given" mark, taken for a failure).
+        return Err(Fail);
+    }
     Ok(Value::AbsTime(AbsTime {
         secs,
         offset: offset.unwrap_or_else(|| local_offset(secs)),

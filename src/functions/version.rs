@@ -19,7 +19,7 @@ pub(super) fn register(t: &mut Vec<Builtin>) {
 }
 
 /// HTCondor's `natural_cmp` (like `strverscmp`): the difference of the first
-/// mismatching bytes, unless the mismatch is inside digit runs, which compare as
+/// mismatching bytes (as C's signed `char`), unless the mismatch is inside digit runs, which compare as
 /// numbers (more leading zeros sort first).
 pub fn natural_cmp(a: &str, b: &str) -> i32 {
     let (s1, s2) = (a.as_bytes(), b.as_bytes());
@@ -29,7 +29,8 @@ pub fn natural_cmp(a: &str, b: &str) -> i32 {
     while at(s1, p) != 0 && at(s1, p) == at(s2, p) {
         p += 1;
     }
-    let diff = i32::from(at(s1, p)) - i32::from(at(s2, p));
+    // C's `char` is signed: bytes above 127 sort before the digits.
+    let diff = i32::from(at(s1, p) as i8) - i32::from(at(s2, p) as i8);
     if diff == 0 {
         return 0;
     }

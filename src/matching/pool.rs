@@ -179,12 +179,12 @@ impl CompiledPool {
         machine: &CompiledClassAd,
     ) -> Result<bool, Halt> {
         // The job is LEFT (side 0) and the machine RIGHT (side 1); the machine's
-        // Requirements go first, and a false one decides alone.
+        // Requirements go first, and a false (or error) one decides alone.
         let sides = Sides::new(&job.vm, Some(&machine.vm));
         let host = &mut VmHost;
         let req = self.requirements;
         let right = vm.eval_attr(1, req, REQUIREMENTS_SITE, sides, host)?;
-        if right.as_bool_equiv() == Some(false) {
+        if matches!(right, Value::Error) || right.as_bool_equiv() == Some(false) {
             return Ok(false);
         }
         let left = vm.eval_attr_more(0, req, REQUIREMENTS_SITE, sides, host)?;

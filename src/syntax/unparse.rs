@@ -229,7 +229,7 @@ impl Printer<'_> {
                 // number, so parse -> print -> parse is stable.
                 Some(s) => {
                     self.node(e, *s);
-                    if self.out.ends_with(|c: char| c.is_ascii_digit()) {
+                    if matches!(e.node(*s), Node::Lit(Value::Int(_) | Value::Real(_))) {
                         self.out.push(' ');
                     }
                     self.out.push('.');
@@ -261,9 +261,7 @@ impl Printer<'_> {
                 self.node(e, *a);
                 // HTCondor prints `-(5)` without parentheses as ` -5`, which reads
                 // back as the literal -5, another tree; a space keeps it this one.
-                if *op == UnOp::Neg
-                    && self.out[at..].starts_with(|c: char| c.is_ascii_digit() || c == '.')
-                {
+                if *op == UnOp::Neg && self.out[at..].starts_with(|c: char| c.is_ascii_digit()) {
                     self.out.insert(at, ' ');
                 }
             }

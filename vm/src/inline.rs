@@ -62,7 +62,7 @@ impl Program {
                     JumpIfFalse | JumpIfTrue | JumpIfDefined | JumpIfNot => {
                         (x(i)?, i.y, jump(i.z)?)
                     }
-                    Test => (x(i)?, y_reg(i)?, jump(i.z)?),
+                    Test | TestTernary => (x(i)?, y_reg(i)?, jump(i.z)?),
                     Jump => (i.x, i.y, jump(i.z)?),
                     Call => (x(i)?, y_reg(i)?, i.z),
                     Member => (x(i)?, y_reg(i)?, i.z + at.set_base),

@@ -18,10 +18,11 @@
 //! | `CmpK` | `x`=dst, `y`=const, `z`=src \| cmp << 8 | `r[x] = r[src] cmp consts[y]`, `cmp` a [`crate::ops::Cmp`] code |
 //! | `CmpTK` | `x`=dst, `y`=const, `z`=slot \| cmp << 24 | `r[x]` = TARGET's attribute `slot` (as `LoadTarget` gives it) `cmp consts[y]`, without copying a literal attribute |
 //! | `And` `Or` | `x`=dst, `y`=a, `z`=b | `&&`/`||` once the left side did not decide |
-//! | `JumpIfFalse` | `x`=a, `z`=target | when `r[x]` is boolean-equivalent false, store `false` in `r[x]` and jump (`&&` short-circuit) |
-//! | `JumpIfTrue` | `x`=a, `z`=target | when `r[x]` is boolean-equivalent true, store `true` in `r[x]` and jump (`\|\|`) |
+//! | `JumpIfFalse` | `x`=a, `z`=target | `&&`'s short-circuit: when `r[x]` is boolean-equivalent false, store `false` in `r[x]` and jump; when it is error, jump (HTCondor decides `false && b` and `error && b` without evaluating `b`) |
+//! | `JumpIfTrue` | `x`=a, `z`=target | `\|\|`'s: when `r[x]` is boolean-equivalent true, store `true` and jump; when it is error, jump |
 //! | `JumpIfDefined` | `x`=a, `z`=target | jump unless `r[x]` is undefined (`?:` elvis) |
-//! | `Test` | `x`=dst, `y`=cond, `z`=target | ternary condition: undefined gives `r[x]`=undefined, a non-boolean gives error, and both jump to `z` (the end); otherwise fall through |
+//! | `Test` | `x`=dst, `y`=cond, `z`=target | `ifThenElse` condition: undefined gives `r[x]`=undefined, a non-boolean gives error, and both jump to `z` (the end); otherwise fall through |
+//! | `TestTernary` | `x`=dst, `y`=cond, `z`=target | `?:` condition: as `Test` for undefined, error and booleans; any other value stops the machine with [`crate::machine::Halt::NeedReference`] (HTCondor then evaluates both branches, so a failing branch fails the whole, before giving error) |
 //! | `JumpIfNot` | `x`=cond, `z`=target | jump when `r[x]` (already tested) is false |
 //! | `Jump` | `z`=target | unconditional jump |
 //! | `Index` | `x`=dst, `y`=a, `z`=b | `a[b]`: list subscript or ad lookup (host) |
@@ -75,6 +76,7 @@ pub enum Op {
     JumpIfTrue,
     JumpIfDefined,
     Test,
+    TestTernary,
     JumpIfNot,
     Jump,
     Index,
@@ -120,7 +122,7 @@ impl fmt::Display for Instr {
             JumpIfFalse | JumpIfTrue | JumpIfDefined | JumpIfNot => {
                 write!(f, "{name:<13} r{x}, @{z}")
             }
-            Test => write!(f, "{name:<13} r{x}, r{y}, @{z}"),
+            Test | TestTernary => write!(f, "{name:<13} r{x}, r{y}, @{z}"),
             CmpK => write!(
                 f,
                 "{name:<13} r{x}, r{} {:?} k{y}",

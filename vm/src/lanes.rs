@@ -223,21 +223,53 @@ impl Machine {
                     let (a, b) = (r(y), r(z));
                     per_lane!(|lane| Some(ops::or(&regs[a][lane], &regs[b][lane])))
                 }
-                Op::JumpIfFalse => {
-                    jump_if!(|lane| regs[dst][lane].as_bool_equiv() == Some(false), {
-                        regs[dst][lane] = Value::Bool(false)
-                    })
-                }
-                Op::JumpIfTrue => {
-                    jump_if!(|lane| regs[dst][lane].as_bool_equiv() == Some(true), {
-                        regs[dst][lane] = Value::Bool(true)
-                    })
+                // `&&` and `||` decide on a false (true) left side, stored as the
+                // boolean, and on error, kept.
+                Op::JumpIfFalse | Op::JumpIfTrue => {
+                    let decides = ins.op == Op::JumpIfTrue;
+                    jump_if!(
+                        |lane| {
+                            let v = &regs[dst][lane];
+                            v.is_error() || v.as_bool_equiv() == Some(decides)
+                        },
+                        {
+                            if !regs[dst][lane].is_error() {
+                                regs[dst][lane] = Value::Bool(decides);
+                            }
+                        }
+                    )
                 }
                 Op::JumpIfDefined => jump_if!(|lane| !regs[dst][lane].is_undefined()),
                 Op::JumpIfNot => {
                     jump_if!(|lane| regs[dst][lane].as_bool_equiv() == Some(false))
                 }
                 Op::Jump => jump_if!(|lane| true),
+                Op::TestTernary => {
+                    // `?:` on a condition that is not a boolean evaluates both
+                    // branches in HTCondor: that lane goes to the caller.
+                    let cond = r(y);
+                    let mut lanes = active;
+                    while lanes != 0 {
+                        let lane = lanes.trailing_zeros() as usize & (LANES - 1);
+                        lanes &= lanes - 1;
+                        let outcome = match &regs[cond][lane] {
+                            Value::Undefined => Some(Value::Undefined),
+                            Value::Error => Some(Value::Error),
+                            c if c.as_bool_equiv().is_none() => {
+                                active &= !(1u64 << lane);
+                                continue;
+                            }
+                            _ => None,
+                        };
+                        if let Some(v) = outcome {
+                            regs[dst][lane] = v;
+                            active &= !(1u64 << lane);
+                            if forward {
+                                st.pending[target] |= 1u64 << lane;
+                            }
+                        }
+                    }
+                }
                 Op::Test => {
                     let cond = r(y);
                     let outcome = |c: &Value| match c {

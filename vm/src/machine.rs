@@ -375,14 +375,20 @@ impl Machine {
                     r!(ins.x) = v;
                 }
                 Op::JumpIfFalse => {
-                    if r!(ins.x).as_bool_equiv() == Some(false) {
+                    let v = &r!(ins.x);
+                    if v.as_bool_equiv() == Some(false) {
                         r!(ins.x) = Value::Bool(false);
+                        pc = ins.z as usize;
+                    } else if v.is_error() {
                         pc = ins.z as usize;
                     }
                 }
                 Op::JumpIfTrue => {
-                    if r!(ins.x).as_bool_equiv() == Some(true) {
+                    let v = &r!(ins.x);
+                    if v.as_bool_equiv() == Some(true) {
                         r!(ins.x) = Value::Bool(true);
+                        pc = ins.z as usize;
+                    } else if v.is_error() {
                         pc = ins.z as usize;
                     }
                 }
@@ -396,6 +402,19 @@ impl Machine {
                     let outcome = match c {
                         Value::Undefined => Some(Value::Undefined),
                         _ if c.as_bool_equiv().is_none() => Some(Value::Error),
+                        _ => None,
+                    };
+                    if let Some(v) = outcome {
+                        r!(ins.x) = v;
+                        pc = ins.z as usize;
+                    }
+                }
+                Op::TestTernary => {
+                    let c = &r!(ins.y);
+                    let outcome = match c {
+                        Value::Undefined => Some(Value::Undefined),
+                        Value::Error => Some(Value::Error),
+                        _ if c.as_bool_equiv().is_none() => return Err(Halt::NeedReference),
                         _ => None,
                     };
                     if let Some(v) = outcome {
