@@ -1,6 +1,7 @@
 //! Instruction counts (iai-callgrind), the stable figures for regressions: one job
 //! Requirements against one machine, one symmetric match with both ranks, and
-//! compiling a slot ad, each on the VM and the reference evaluator. Run with
+//! compiling a slot ad, each on the VM and the reference evaluator; and all 1,200
+//! pairs of the pool through the compiled pool's blocks of lanes. Run with
 //! `cargo bench --bench instructions` (needs `iai-callgrind-runner` 0.16.1 and
 //! valgrind).
 
@@ -91,6 +92,20 @@ fn symmetric_match_and_ranks_vm((_, _, pool, vm): &'static Fixture) -> f64 {
 }
 
 #[library_benchmark]
+#[bench::pool1(setup_warm_pool())]
+fn all_pairs_vm((_, _, pool, vm): &'static Fixture) -> usize {
+    black_box(pool.all_pairs(&mut vm.borrow_mut())).len()
+}
+
+/// The fixture, its machine warmed by one walk over all pairs (the cache of
+/// machine-only values full, as in a matcher's steady state).
+fn setup_warm_pool() -> &'static Fixture {
+    let f = setup();
+    f.2.all_pairs(&mut f.3.borrow_mut());
+    f
+}
+
+#[library_benchmark]
 #[bench::slot_ad(setup())]
 fn compile_slot_ad((_, machines, _, _): &'static Fixture) -> usize {
     let mut slots = SlotTable::new();
@@ -105,7 +120,8 @@ fn compile_slot_ad((_, machines, _, _): &'static Fixture) -> usize {
 library_benchmark_group!(
     name = evaluation;
     benchmarks = job_requirements_reference, job_requirements_vm,
-        symmetric_match_and_ranks_reference, symmetric_match_and_ranks_vm, compile_slot_ad
+        symmetric_match_and_ranks_reference, symmetric_match_and_ranks_vm, all_pairs_vm,
+        compile_slot_ad
 );
 
 main!(library_benchmark_groups = evaluation);
