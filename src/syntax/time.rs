@@ -106,10 +106,19 @@ pub fn parse_abstime(text: &str) -> Option<AbsTime> {
             i64::from(crate::functions::time::local_offset(guess))
         }
     };
-    Some(AbsTime {
+    let t = AbsTime {
         secs: local - offset,
         offset: i32::try_from(offset).ok()?,
-    })
+    };
+    // Fields past their range carry over (month 99 of 9999 is in year 10007). A
+    // year outside 0-9999 prints as text no parser reads back, HTCondor's included:
+    // such a literal is refused here rather than printed unreadably.
+    let (printed_year, _, _) =
+        civil_from_days((local - offset + i64::from(t.offset)).div_euclid(86400));
+    if !(0..=9999).contains(&printed_year) {
+        return None;
+    }
+    Some(t)
 }
 
 fn extract_zone(s: &mut Vec<u8>) -> Option<(i64, i64)> {
@@ -364,6 +373,18 @@ mod tests {
     use super::*;
 
     // Expected texts from HTCondor 25.14.1 (`repr(classad2.ExprTree(...))`).
+    #[test]
+    fn abstime_literals_beyond_four_digit_years_are_refused() {
+        // Month 99 of year 9999 carries into 10007, which prints unreadably.
+        assert!(parse_abstime("9999-99-01T00:00:00Z").is_none());
+        assert!(parse_abstime("\t999999999\t").is_none());
+        // So does month 0 of year 0, into year -1.
+        assert!(parse_abstime("0000-00-10T00:00:00Z").is_none());
+        let t = parse_abstime("9999-12-31T23:59:59Z").expect("the last readable second");
+        assert_eq!(fmt_abstime(t), "9999-12-31T23:59:59-00:00");
+        assert!(parse_abstime("0000-01-01T00:00:00Z").is_some());
+    }
+
     #[test]
     fn reltime_round_trips_like_htcondor() {
         for (src, want) in [
