@@ -614,7 +614,8 @@ impl Evaluator {
     /// the name was found, also a name of a match's context such as `other`, or
     /// the first ad for `self`, `parent`, `toplevel`), or, when it was found
     /// nowhere, the outermost ad of the chain it walked; `None` when no lookup ran
-    /// (a reference whose scope is not an ad, `.name` without a root).
+    /// (a reference whose scope is not an ad, `.name` without a root). A selection
+    /// from a list refers to the list of values it makes (no lookup ran).
     pub fn deref(
         &mut self,
         e: &ExprRef,
@@ -633,6 +634,13 @@ impl Evaluator {
                 let base = self.eval(&e.child(*s), cur)?;
                 match as_ad(&base) {
                     Some(ad) => self.lookup_stopping(&ad.scope.clone(), name)?,
+                    // A selection from a list refers to the list of what each
+                    // element gives, made where the reference is.
+                    None if matches!(base, Value::List(_)) => {
+                        let root = cur.map(|c| c.root());
+                        let v = self.with_root(root, |ev| ev.select_each(&base, name, cur))?;
+                        return Ok((Some(Found::Value(v)), None));
+                    }
                     None => return Ok((None, None)),
                 }
             }
