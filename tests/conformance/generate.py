@@ -940,6 +940,17 @@ DIFF_FINDINGS = [
     "evalInEachContext({ a && true, 7, -3 >= 53.225 }.p, { [a = 65], [a = 1; b = TARGET.CPUS] })",
     "evalInEachContext({ {a}, b }.p, { [a = 65; b = [p = 1]] })",
     "[x = 5; y = isUndefined(evalInEachContext({a}.p, {[a = 1]})) ? 0 : x].y",
+    # an ad subscript evaluates the attribute afresh: it is not marked as
+    # being evaluated, and what is around it is not known there
+    '[ x = { [k = 1] }.x ]["x"]', '[ x = { [k = 1], [p = 2] }.x ]["x"]',
+    '[ x = { [k = 1] }.x; y = self["x"] ].y', '[ x = [k = 1]["x"] ]["x"]',
+    '[x = 1; y = self["x"]].y',
+    # anyCompare/allCompare with is/isnt: a list literal against a list a
+    # function made is not identical; two of one kind are an error
+    'allCompare("is", { {1} }, split("a b"))', 'allCompare("is", { {1} }, {1, 2})',
+    'allCompare("is", { {} }, split(""))', 'anyCompare("is", { {1} }, split("a b"))',
+    'allCompare("isnt", { {1} }, split("a b"))', 'allCompare("is", { split("a") }, split("a b"))',
+    'allCompare("is", { split("a") }, {1})',
 ]]
 
 
