@@ -338,7 +338,10 @@ def invalid_utf8(outcome):
     return False
 
 
-QUOTED_SELECTION = re.compile(r"(?<=[A-Za-z0-9_)\]}'])\.'((?:[^'\\]|\\.)*)'")
+# A quoted name holds no bracket, brace, parenthesis, ';' or ',' here (the
+# generator's is 'odd name'), which keeps a match from running over text that
+# merely holds .' (a string's contents).
+QUOTED_SELECTION = re.compile(r"(?<=[A-Za-z0-9_)\]}'])\.'((?:[^'\\\[\](){};,]|\\.)*)'")
 MINUS_ON_NUMBER = re.compile(r"(?<=[\s(,{\[+\-~!]) - (?=[0-9])")
 NUMBER_BEFORE_DOT = re.compile(r"(?<=[0-9]) \.(?=[A-Za-z_'])")
 QUOTED_MINUS = re.compile(r"(?<=')-' '(?=[0-9])")

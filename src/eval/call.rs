@@ -45,7 +45,7 @@ impl Call for EvalCall<'_> {
             return Err(RefError::NotAReference);
         }
         match self.ev.deref(&e, self.cur.as_ref()) {
-            Ok((_, None)) => Err(RefError::Unresolved),
+            Ok((None, None)) => Err(RefError::Unresolved),
             Ok((found, state)) => {
                 self.ev.leave_state_in(state.clone());
                 Ok((found, state))

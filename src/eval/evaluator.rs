@@ -236,24 +236,8 @@ impl Evaluator {
             | BinOp::Ge
             | BinOp::Eq
             | BinOp::Ne => strict_binary(op, &x, &y).unwrap_or(Value::Error),
-            BinOp::Is | BinOp::Isnt if as_list(&x).is_some() && as_list(&y).is_some() => {
-                // HTCondor errs comparing two lists of one representation, and says
-                // "not identical" for a list literal (or a selection's list) against
-                // a list a function made.
-                let literal = |v: &Value| {
-                    matches!(
-                        as_list(v),
-                        Some(ListVal::Lazy { .. } | ListVal::Projected(_))
-                    )
-                };
-                if literal(&x) == literal(&y) {
-                    Value::Error
-                } else {
-                    Value::Bool(op == BinOp::Isnt)
-                }
-            }
-            BinOp::Is => ops::compare(Cmp::Is, &x, &y),
-            BinOp::Isnt => ops::compare(Cmp::Isnt, &x, &y),
+            BinOp::Is => identity(Cmp::Is, &x, &y),
+            BinOp::Isnt => identity(Cmp::Isnt, &x, &y),
         })
     }
 
@@ -264,13 +248,21 @@ impl Evaluator {
         }
         if let (Some(ad), Value::Str(name)) = (as_ad(x), y) {
             // HTCondor looks the name up in that ad alone and evaluates it as a fresh
-            // top-level evaluation of the ad.
+            // top-level evaluation of the ad (`EvaluateAttr`): a new state, so what
+            // is being evaluated around it is not known there, and the attribute
+            // itself is not marked as being evaluated (it is not reached by a
+            // reference). Where HTCondor then recurses until its stack overflows
+            // (`[x = self["x"]].x`) we stop at the depth limit.
             return match ad.scope.lookup_local(name, self.old_semantics) {
                 None => Ok(Value::Undefined),
-                Some(found) => {
+                Some(Found::Expr(e, scope)) => {
                     let root = Some(ad.scope.root());
-                    self.with_root(root, |ev| ev.eval_found(found))
+                    let outer = std::mem::take(&mut self.stack);
+                    let r = self.with_root(root, |ev| ev.eval_unmarked(&e, &scope));
+                    self.stack = outer;
+                    r
                 }
+                Some(found) => self.eval_found(found),
             };
         }
         if let Some(list) = as_list(x) {
@@ -596,6 +588,23 @@ impl Evaluator {
         }
     }
 
+    /// Evaluates an attribute's expression `e`, found in `scope`, as
+    /// [`Self::eval_found`] does but without marking it as being evaluated.
+    fn eval_unmarked(&mut self, e: &ExprRef, scope: &Arc<Scope>) -> Result<Value, Fail> {
+        if self.depth_left == 0 {
+            self.residue = Value::Error;
+            return Err(Fail);
+        }
+        self.depth_left -= 1;
+        let saved = self.lexical.take();
+        let saved_leak = self.leaked.take();
+        let r = self.eval(e, Some(scope));
+        self.leaked = saved_leak;
+        self.lexical = saved;
+        self.depth_left += 1;
+        r
+    }
+
     /// Finds, without evaluating it, the expression an attribute reference refers to.
     pub fn find_referenced(
         &mut self,
@@ -614,7 +623,8 @@ impl Evaluator {
     /// the name was found, also a name of a match's context such as `other`, or
     /// the first ad for `self`, `parent`, `toplevel`), or, when it was found
     /// nowhere, the outermost ad of the chain it walked; `None` when no lookup ran
-    /// (a reference whose scope is not an ad, `.name` without a root).
+    /// (a reference whose scope is not an ad, `.name` without a root). A selection
+    /// from a list refers to the list of values it makes (no lookup ran).
     pub fn deref(
         &mut self,
         e: &ExprRef,
@@ -633,6 +643,13 @@ impl Evaluator {
                 let base = self.eval(&e.child(*s), cur)?;
                 match as_ad(&base) {
                     Some(ad) => self.lookup_stopping(&ad.scope.clone(), name)?,
+                    // A selection from a list refers to the list of what each
+                    // element gives, made where the reference is.
+                    None if matches!(base, Value::List(_)) => {
+                        let root = cur.map(|c| c.root());
+                        let v = self.with_root(root, |ev| ev.select_each(&base, name, cur))?;
+                        return Ok((Some(Found::Value(v)), None));
+                    }
                     None => return Ok((None, None)),
                 }
             }
@@ -686,6 +703,21 @@ fn select_chain_len(e: &ExprRef) -> usize {
 /// file may share an expression tree (parsed once, as HTCondor's cache does), so the
 /// expression alone would confuse `A.x` with `B.x`.
 type AttrKey = (usize, u32, usize, NodeId);
+
+/// `x is y` (`op` `Is`) or `x isnt y` (`Isnt`). HTCondor errs comparing two lists
+/// of one representation, and says "not identical" for a list literal (or a
+/// selection's list) against a list a function made.
+pub fn identity(op: Cmp, x: &Value, y: &Value) -> Value {
+    if let (Some(a), Some(b)) = (as_list(x), as_list(y)) {
+        let literal = |l: &ListVal| matches!(l, ListVal::Lazy { .. } | ListVal::Projected(_));
+        return if literal(a) == literal(b) {
+            Value::Error
+        } else {
+            Value::Bool(op == Cmp::Isnt)
+        };
+    }
+    ops::compare(op, x, y)
+}
 
 fn attr_key(scope: &Scope, e: &ExprRef) -> AttrKey {
     let (frame, sub) = match &scope.frame {

@@ -124,6 +124,8 @@ fn unresolved(c: &mut dyn Call) -> Result<Value, Fail> {
             Some(attrs) => attrs.into_iter().map(|e| (e, ad.clone())).collect(),
             None => return Ok(Value::Undefined),
         },
+        // A selection from a list: the values it made refer to nothing.
+        Some(Found::Value(Value::List(_))) => Vec::new(),
         _ => return Ok(Value::Undefined),
     };
     let walked_ad = match &target[..] {

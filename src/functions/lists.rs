@@ -192,7 +192,12 @@ fn list_compare(c: &mut dyn Call, all: bool) -> Result<Value, Fail> {
     };
     let x = c.arg(2)?;
     for i in 0..n {
-        match ops::compare(op, &c.list_item(&l, i)?, &x) {
+        let item = c.list_item(&l, i)?;
+        let r = match op {
+            Cmp::Is | Cmp::Isnt => crate::eval::evaluator::identity(op, &item, &x),
+            _ => ops::compare(op, &item, &x),
+        };
+        match r {
             Value::Bool(b) if b != all => return Ok(Value::Bool(b)),
             Value::Bool(_) => {}
             // HTCondor stops at the first non-boolean: undefined ends the scan with

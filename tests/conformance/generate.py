@@ -926,6 +926,31 @@ DIFF_FINDINGS = [
     "isUndefined(unresolved(SELFREF).'odd name') ? (My.Memory).LoadAvg : 0",
     "isUndefined(unresolved(SELFREF)) ? Memory : 0",
     "~(~ (unresolved(SELFREF).'odd name') & (0.0 % LEFT.LST) * (My.Memory).LoadAvg - (ad.r % 0))",
+]] + [(e, None, None) for e in [
+    # evalInEachContext/countMatches/unresolved of a selection from a list: the
+    # reference is looked up first, making the list of values where the call is
+    "evalInEachContext({a}.p, {[a = [p = 3]]})", "evalInEachContext({a, [q = a]}.q, {[a = 3]})",
+    "[a = [p = 7]; r = evalInEachContext({a}.p, {[a = [p = 3]]})].r",
+    "evalInEachContext({[p = a]}.p, {[a = 3]})",
+    "[a = 7; r = evalInEachContext({[p = a]}.p, {[a = 3]})].r",
+    "countMatches({true}.p, {[a = 3]})", "countMatches({[p = true]}.p, {[a = 3], undefined, 2})",
+    "evalInEachContext({[p = true]}.p, {[a = 3], undefined, 2})",
+    "unresolved({a}.p)", "unresolved({[p = a]}.p)", "[a = 1; r = unresolved({[p = a]}.p)].r",
+    'unresolved({a}.p, "a")',
+    "evalInEachContext({ a && true, 7, -3 >= 53.225 }.p, { [a = 65], [a = 1; b = TARGET.CPUS] })",
+    "evalInEachContext({ {a}, b }.p, { [a = 65; b = [p = 1]] })",
+    "[x = 5; y = isUndefined(evalInEachContext({a}.p, {[a = 1]})) ? 0 : x].y",
+    # an ad subscript evaluates the attribute afresh: it is not marked as
+    # being evaluated, and what is around it is not known there
+    '[ x = { [k = 1] }.x ]["x"]', '[ x = { [k = 1], [p = 2] }.x ]["x"]',
+    '[ x = { [k = 1] }.x; y = self["x"] ].y', '[ x = [k = 1]["x"] ]["x"]',
+    '[x = 1; y = self["x"]].y',
+    # anyCompare/allCompare with is/isnt: a list literal against a list a
+    # function made is not identical; two of one kind are an error
+    'allCompare("is", { {1} }, split("a b"))', 'allCompare("is", { {1} }, {1, 2})',
+    'allCompare("is", { {} }, split(""))', 'anyCompare("is", { {1} }, split("a b"))',
+    'allCompare("isnt", { {1} }, split("a b"))', 'allCompare("is", { split("a") }, split("a b"))',
+    'allCompare("is", { split("a") }, {1})',
 ]]
 
 
