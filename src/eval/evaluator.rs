@@ -252,7 +252,8 @@ impl Evaluator {
             // is being evaluated around it is not known there, and the attribute
             // itself is not marked as being evaluated (it is not reached by a
             // reference). Where HTCondor then recurses until its stack overflows
-            // (`[x = self["x"]].x`) we stop at the depth limit.
+            // (`[x = self["x"]].x`) we stop at the depth limit, which fails the
+            // innermost subscript's evaluation: error.
             return match ad.scope.lookup_local(name, self.old_semantics) {
                 None => Ok(Value::Undefined),
                 Some(Found::Expr(e, scope)) => {
@@ -260,7 +261,8 @@ impl Evaluator {
                     let outer = std::mem::take(&mut self.stack);
                     let r = self.with_root(root, |ev| ev.eval_unmarked(&e, &scope));
                     self.stack = outer;
-                    r
+                    // An evaluation that fails there is error here.
+                    Ok(r.unwrap_or(Value::Error))
                 }
                 Some(found) => self.eval_found(found),
             };

@@ -945,6 +945,8 @@ DIFF_FINDINGS = [
     '[ x = { [k = 1] }.x ]["x"]', '[ x = { [k = 1], [p = 2] }.x ]["x"]',
     '[ x = { [k = 1] }.x; y = self["x"] ].y', '[ x = [k = 1]["x"] ]["x"]',
     '[x = 1; y = self["x"]].y',
+    # ... and its failure there is error
+    '[ p = (random(-1) <= 0) ]["p"]', '[ p = random(-1) ]["p"]', '[ p = random(-1) ]["p"] + 1',
     # anyCompare/allCompare with is/isnt: a list literal against a list a
     # function made is not identical; two of one kind are an error
     'allCompare("is", { {1} }, split("a b"))', 'allCompare("is", { {1} }, {1, 2})',
