@@ -374,19 +374,13 @@ impl Machine {
                     };
                     r!(ins.x) = v;
                 }
-                Op::JumpIfFalse => {
+                // `&&` (`||`) decides on a false (true) left side, stored as the
+                // boolean, and on error, kept.
+                Op::JumpIfFalse | Op::JumpIfTrue => {
+                    let decides = ins.op == Op::JumpIfTrue;
                     let v = &r!(ins.x);
-                    if v.as_bool_equiv() == Some(false) {
-                        r!(ins.x) = Value::Bool(false);
-                        pc = ins.z as usize;
-                    } else if v.is_error() {
-                        pc = ins.z as usize;
-                    }
-                }
-                Op::JumpIfTrue => {
-                    let v = &r!(ins.x);
-                    if v.as_bool_equiv() == Some(true) {
-                        r!(ins.x) = Value::Bool(true);
+                    if v.as_bool_equiv() == Some(decides) {
+                        r!(ins.x) = Value::Bool(decides);
                         pc = ins.z as usize;
                     } else if v.is_error() {
                         pc = ins.z as usize;
