@@ -97,16 +97,9 @@ def worker():
     import htcondor2  # noqa: F401  (before classad2: daemon semantics)
     import classad2 as c
 
-    def parse_expr(text):
-        # As generate.py's parse_expr: the text on its own line in an ad with a
-        # sentinel after it, so trailing junk or a `//` comment is noticed.
-        try:
-            probe = c.ClassAd("[zzexpr = " + text + "\n; zzsentinel = 1 ]")
-        except c.ClassAdException:
-            return None
-        if len(probe) != 2 or "zzsentinel" not in probe:
-            return None
-        return probe.lookup("zzexpr")
+    # The conformance generator's parser: the text on its own line in an ad with a
+    # sentinel after it, so trailing junk or a `//` comment is noticed.
+    from generate import parse_expr
 
     def outcome(tree, *scopes):
         if tree is None:

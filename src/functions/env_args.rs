@@ -158,15 +158,8 @@ fn list_to_args(c: &mut dyn Call) -> Result<Value, Fail> {
         return Ok(Value::Error);
     }
     // HTCondor reads the version first.
-    let v1 = if c.argc() == 2 {
-        match c.arg(1)? {
-            // Read into a C `int`, truncating.
-            Value::Int(v) if v as i32 == 1 => true,
-            Value::Int(v) if v as i32 == 2 => false,
-            _ => return Ok(Value::Error),
-        }
-    } else {
-        false
+    let Some(v1) = version_is_v1(c)? else {
+        return Ok(Value::Error);
     };
     let v = c.arg(0)?;
     let Some(n) = super::list_len(&v) else {
@@ -192,6 +185,20 @@ fn list_to_args(c: &mut dyn Call) -> Result<Value, Fail> {
     Ok(Value::str(out))
 }
 
+/// The optional version argument (at 1) of `listToArgs`/`argsToList`, read into a C
+/// `int` as HTCondor reads it: `Some(true)` for 1, `Some(false)` for 2 or none,
+/// `None` (the builtin gives error) for anything else.
+fn version_is_v1(c: &mut dyn Call) -> Result<Option<bool>, Fail> {
+    if c.argc() < 2 {
+        return Ok(Some(false));
+    }
+    Ok(match c.arg(1)? {
+        Value::Int(v) if v as i32 == 1 => Some(true),
+        Value::Int(v) if v as i32 == 2 => Some(false),
+        _ => None,
+    })
+}
+
 /// `argsToList(s[, version])`: an argument string split into its words. Version 2
 /// (the default) honours V2 quoting; version 1 splits on blanks only, quotes kept
 /// as text. Any other version is error.
@@ -200,15 +207,8 @@ fn args_to_list(c: &mut dyn Call) -> Result<Value, Fail> {
         return Ok(Value::Error);
     }
     // HTCondor reads the version first.
-    let v1 = if c.argc() == 2 {
-        match c.arg(1)? {
-            // Read into a C `int`, truncating.
-            Value::Int(v) if v as i32 == 1 => true,
-            Value::Int(v) if v as i32 == 2 => false,
-            _ => return Ok(Value::Error),
-        }
-    } else {
-        false
+    let Some(v1) = version_is_v1(c)? else {
+        return Ok(Value::Error);
     };
     let Value::Str(s) = c.arg(0)? else {
         return Ok(Value::Error);

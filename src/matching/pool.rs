@@ -50,9 +50,13 @@ pub struct CompiledPool {
 /// True when the machine's Requirements alone (`None`: not known yet) rules a
 /// match out, as in [`CompiledPool::symmetric_match`].
 fn decides_no(right: &Option<Value>) -> bool {
-    right
-        .as_ref()
-        .is_some_and(|r| r.as_bool_equiv() == Some(false))
+    right.as_ref().is_some_and(rules_out)
+}
+
+/// True when a machine's Requirements value rules the match out on its own: false,
+/// or error (HTCondor's `error && x` is error without evaluating `x`).
+fn rules_out(right: &Value) -> bool {
+    right.is_error() || right.as_bool_equiv() == Some(false)
 }
 
 /// HTCondor's `RIGHT.requirements && LEFT.requirements` evaluates each Requirements
@@ -184,7 +188,7 @@ impl CompiledPool {
         let host = &mut VmHost;
         let req = self.requirements;
         let right = vm.eval_attr(1, req, REQUIREMENTS_SITE, sides, host)?;
-        if matches!(right, Value::Error) || right.as_bool_equiv() == Some(false) {
+        if rules_out(&right) {
             return Ok(false);
         }
         let left = vm.eval_attr_more(0, req, REQUIREMENTS_SITE, sides, host)?;
