@@ -7,7 +7,7 @@ use classad::ad::{read_ads, ClassAd};
 use classad::compile::host::VmHost;
 use classad::matching::CompiledPool;
 use classad_vm::lanes::LANES;
-use classad_vm::{CompiledAd, Machine, Value};
+use classad_vm::{ColumnStore, CompiledAd, Machine, Value};
 use std::alloc::{GlobalAlloc, Layout, System};
 use std::cell::Cell;
 use std::sync::Arc;
@@ -138,6 +138,54 @@ fn evaluating_blocks_of_lanes_allocates_nothing() {
             again * 10 >= 2 * 9 * jobs.len() * machines.len(),
             "{name}: the lanes gave only {again} values"
         );
+        assert_eq!(during, 0, "{name}: {during} allocations");
+    }
+}
+
+/// Every machine's Requirements against blocks of jobs and every job's against
+/// blocks of machines, as verdicts over columns (`CompiledPool::all_pairs`'s
+/// tier); returns the verdicts' checksum.
+fn every_verdict(
+    (req, jobs, machines): (u32, &[&CompiledAd], &[&CompiledAd]),
+    vm: &mut Machine,
+    stores: &mut [ColumnStore; 2],
+) -> u64 {
+    let mut sum = 0u64;
+    for (mine, theirs) in [(machines, jobs), (jobs, machines)] {
+        for chunk in theirs.chunks(LANES) {
+            let mut block = stores[0].block(chunk);
+            for my in mine.iter() {
+                let v = vm.verdicts(my, req, 2, &mut block, u64::MAX, &mut VmHost);
+                sum = sum
+                    .wrapping_mul(31)
+                    .wrapping_add(v.yes ^ v.no.rotate_left(7) ^ v.unknown);
+            }
+        }
+        stores.swap(0, 1);
+    }
+    sum
+}
+
+#[test]
+fn verdicts_of_blocks_allocate_nothing() {
+    for name in ["pool1", "pool2", "pool3"] {
+        let jobs = ads(&format!("{name}.jobs.ads"));
+        let machines = ads(&format!("{name}.machines.ads"));
+        let pool = CompiledPool::new(&jobs, &machines);
+        let mut vm = Machine::new();
+        let req = pool.slots.get("Requirements").unwrap();
+        let job_ads: Vec<&CompiledAd> = pool.jobs.iter().map(|j| &j.vm).collect();
+        let machine_ads: Vec<&CompiledAd> = pool.machines.iter().map(|m| &m.vm).collect();
+        let given = (req, &job_ads[..], &machine_ads[..]);
+        let mut stores = [ColumnStore::new(), ColumnStore::new()];
+        // The first pass sizes the stores, learns the strings and fills the cache
+        // of machine-only values.
+        pool.all_pairs(&mut vm);
+        let warm = every_verdict(given, &mut vm, &mut stores);
+        let before = allocations();
+        let again = every_verdict(given, &mut vm, &mut stores);
+        let during = allocations() - before;
+        assert_eq!(warm, again);
         assert_eq!(during, 0, "{name}: {during} allocations");
     }
 }

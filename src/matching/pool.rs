@@ -5,7 +5,7 @@ use crate::compile::host::VmHost;
 use crate::compile::{compile_ad, CompiledClassAd};
 use crate::eval::Semantics;
 use classad_vm::lanes::LANES;
-use classad_vm::{ops, CompiledAd, Halt, Machine, Sides, SlotTable, Value};
+use classad_vm::{ops, ColumnStore, CompiledAd, Halt, Machine, Sides, SlotTable, Value, Verdicts};
 use std::sync::Arc;
 
 /// Jobs and machines compiled against one slot table. `Send + Sync`: share it
@@ -47,10 +47,12 @@ pub struct CompiledPool {
     id: u64,
 }
 
-/// True when the machine's Requirements alone (`None`: not known yet) rules a
-/// match out, as in [`CompiledPool::symmetric_match`].
-fn decides_no(right: &Option<Value>) -> bool {
-    right.as_ref().is_some_and(rules_out)
+/// Calls `f` with the index of every set bit of `mask`, lowest first.
+fn for_each_lane(mut mask: u64, mut f: impl FnMut(usize)) {
+    while mask != 0 {
+        f(mask.trailing_zeros() as usize);
+        mask &= mask - 1;
+    }
 }
 
 /// True when a machine's Requirements value rules the match out on its own: false,
@@ -86,80 +88,62 @@ impl CompiledPool {
     ///
     /// Works on blocks of up to [`LANES`] jobs and as many machines: each machine's
     /// Requirements is evaluated once for the whole block of jobs, and each job's
-    /// for the whole block of machines ([`Machine::eval_attr_lanes`]), so a
-    /// program's instructions are decoded once per block rather than once per
-    /// pair; the few pairs the lanes leave (expressions as attribute values, values
-    /// not yet cached) are matched one by one. Same result as
-    /// [`CompiledPool::symmetric_match`] on every pair.
+    /// for the whole block of machines ([`Machine::verdicts`]), reading each
+    /// block's attributes as columns, so that a program's instructions are decoded
+    /// once per block rather than once per pair; the few pairs the blocks leave
+    /// (expressions as attribute values, builtins) are matched one by one. Same
+    /// result as [`CompiledPool::symmetric_match`] on every pair.
     pub fn all_pairs(&self, vm: &mut Machine) -> Vec<(usize, usize)> {
         vm.cache_for(self.id);
-        let (jobs, machines) = (self.jobs.len(), self.machines.len());
-        let mut out = Vec::new();
-        let mut found: Vec<Vec<usize>> = vec![Vec::new(); LANES];
-        // right[m][j]: machine m's Requirements against job j of the block; left[j][m]
-        // the job's against the machine.
-        let mut right: Vec<Vec<Option<Value>>> = vec![Vec::new(); LANES];
-        let mut left: Vec<Vec<Option<Value>>> = vec![Vec::new(); LANES];
+        let (mut job_store, mut machine_store) = (ColumnStore::new(), ColumnStore::new());
+        let job_ads: Vec<&CompiledAd> = self.jobs.iter().map(|j| &j.vm).collect();
+        let machine_ads: Vec<&CompiledAd> = self.machines.iter().map(|m| &m.vm).collect();
         let host = &mut VmHost;
         let req = self.requirements;
-        for j0 in (0..jobs).step_by(LANES) {
-            let job_block = j0..jobs.min(j0 + LANES);
-            let job_ads: Vec<&CompiledAd> = job_block.clone().map(|j| &self.jobs[j].vm).collect();
-            for m0 in (0..machines).step_by(LANES) {
-                let machine_block = m0..machines.min(m0 + LANES);
-                let machine_ads: Vec<&CompiledAd> = machine_block
-                    .clone()
-                    .map(|m| &self.machines[m].vm)
-                    .collect();
-                let every = u64::MAX;
-                for (mi, m) in machine_block.clone().enumerate() {
-                    let ad = &self.machines[m].vm;
-                    vm.eval_attr_lanes(
-                        ad,
-                        req,
-                        REQUIREMENTS_SITE,
-                        &job_ads,
-                        every,
-                        host,
-                        &mut right[mi],
-                    );
+        // The machines' verdicts on a block's jobs, turned to be by job.
+        let mut right = [Verdicts::default(); LANES];
+        // Each job's machines, in order.
+        let mut found: Vec<Vec<u32>> = vec![Vec::new(); job_ads.len()];
+        // A block of machines stays open while every block of jobs meets it, so
+        // its columns (the attributes jobs test, many of them strings) are read
+        // once.
+        for (mb, machine_block) in machine_ads.chunks(LANES).enumerate() {
+            let m0 = mb * LANES;
+            let mut machines = machine_store.block(machine_block);
+            for (jb, job_block) in job_ads.chunks(LANES).enumerate() {
+                let j0 = jb * LANES;
+                let mut jobs = job_store.block(job_block);
+                right.fill(Verdicts::default());
+                for (mi, ad) in machine_block.iter().enumerate() {
+                    let v = vm.verdicts(ad, req, REQUIREMENTS_SITE, &mut jobs, u64::MAX, host);
+                    let bit = 1u64 << mi;
+                    for_each_lane(v.yes, |ji| right[ji].yes |= bit);
+                    for_each_lane(v.no, |ji| right[ji].no |= bit);
+                    for_each_lane(v.unknown, |ji| right[ji].unknown |= bit);
                 }
-                for (ji, j) in job_block.clone().enumerate() {
-                    // As in a single match, a job's Requirements is only needed where
-                    // the machine's did not already say no.
-                    let wanted = (0..machine_ads.len())
-                        .filter(|&mi| !decides_no(&right[mi][ji]))
-                        .fold(0u64, |w, mi| w | 1 << mi);
-                    let ad = &self.jobs[j].vm;
-                    vm.eval_attr_lanes(
-                        ad,
-                        req,
-                        REQUIREMENTS_SITE,
-                        &machine_ads,
-                        wanted,
-                        host,
-                        &mut left[ji],
-                    );
-                }
-                for (ji, j) in job_block.clone().enumerate() {
-                    for (mi, m) in machine_block.clone().enumerate() {
-                        let matched = match (&right[mi][ji], &left[ji][mi]) {
-                            (r, _) if decides_no(r) => false,
-                            (Some(r), Some(l)) => ops::and(r, l).as_bool_equiv() == Some(true),
-                            _ => self.symmetric_match(vm, j, m),
-                        };
-                        if matched {
-                            found[ji].push(m);
+                for (ji, ad) in job_block.iter().enumerate() {
+                    let r = right[ji];
+                    // As in a single match, a job's Requirements is only needed
+                    // where the machine's did not already say no.
+                    let l = vm.verdicts(ad, req, REQUIREMENTS_SITE, &mut machines, !r.no, host);
+                    let mut matched = r.yes & l.yes;
+                    // A match needs both sides' yes: only pairs with an unknown side
+                    // and no other verdict against them are left to decide.
+                    let unsure = (r.unknown & (l.yes | l.unknown)) | (l.unknown & r.yes);
+                    for_each_lane(unsure, |mi| {
+                        if self.symmetric_match(vm, j0 + ji, m0 + mi) {
+                            matched |= 1 << mi;
                         }
-                    }
+                    });
+                    for_each_lane(matched, |mi| found[j0 + ji].push((m0 + mi) as u32));
                 }
-            }
-            // Machine blocks came in order, so each job's list is sorted.
-            for (ji, j) in job_block.enumerate() {
-                out.extend(found[ji].drain(..).map(|m| (j, m)));
             }
         }
-        out
+        found
+            .into_iter()
+            .enumerate()
+            .flat_map(|(j, ms)| ms.into_iter().map(move |m| (j, m as usize)))
+            .collect()
     }
 
     /// True when job `j` and machine `m` match, exactly as
@@ -288,6 +272,120 @@ mod tests {
         assert!(expected.len() > 5 && expected.len() < jobs.len() * machines.len() - 5);
         assert_eq!(pool.all_pairs(&mut vm), expected);
         assert_eq!(pool.all_pairs(&mut vm), expected, "warm");
+    }
+
+    /// The bit-mask tier alone, lane by lane against the machine pair by pair, on
+    /// machines whose attributes take every type (and are missing, or
+    /// expressions); literal-only Requirements must be decided in the tier.
+    #[test]
+    fn mask_tier_agrees_lane_by_lane() {
+        let reqs = [
+            ("TARGET.Cpus >= 2 && TARGET.Arch == \"x86_64\"", true),
+            ("TARGET.Cpus > 1.5 || TARGET.Arch != \"aarch64\"", true),
+            ("!(TARGET.Cpus < 1) && TARGET.HasX", true),
+            ("TARGET.HasX || TARGET.Cpus == 4", true),
+            ("TARGET.Cpus =?= 4 || TARGET.Arch =!= undefined", true),
+            ("TARGET.Arch is \"X86_64\" && TARGET.Cpus isnt 2.5", true),
+            (
+                "ifThenElse(TARGET.Cpus > 2, TARGET.HasX, TARGET.Cpus >= 1)",
+                true,
+            ),
+            (
+                "TARGET.Cpus ? TARGET.Arch == \"aarch64\" : TARGET.HasX",
+                true,
+            ),
+            ("member(TARGET.Arch, { \"X86_64\", \"aarch64\", 3 })", true),
+            ("stringListMember(TARGET.Arch, \"x86_64,aarch64\")", true),
+            ("(TARGET.Arch == MY.Arch) && TARGET.Cpus <= MY.Cpus", true),
+            ("TARGET.Cpus", true),
+            ("TARGET.HasX == true", true),
+            ("TARGET.Arch < \"b\" && TARGET.Cpus < TARGET.Memory", false),
+            (
+                "versionGE(split(TARGET.Version)[1], \"2.0\") || TARGET.Cpus > 3",
+                false,
+            ),
+        ];
+        let jobs: String = reqs
+            .iter()
+            .map(|(r, _)| format!("Requirements = {r}\nArch = \"X86_64\"\nCpus = 2\n\n"))
+            .collect();
+        let cpus = [
+            "4",
+            "1",
+            "0",
+            "-2",
+            "2.5",
+            "\"many\"",
+            "true",
+            "undefined",
+            "error",
+            "",
+            "{ 1 }",
+            "MY.Memory / 512",
+            "0.0",
+            "2",
+        ];
+        let arch = [
+            "\"X86_64\"",
+            "\"x86_64\"",
+            "\"aarch64\"",
+            "\"\"",
+            "3",
+            "",
+            "undefined",
+            "\"X86_64 \"",
+        ];
+        let has_x = [
+            "true", "false", "1", "0", "\"yes\"", "", "error", "Cpus > 2", "2.5",
+        ];
+        let version = ["\"v 2.1\"", "\"v 1.0\"", "", "3"];
+        let mut machines = String::new();
+        for i in 0..60 {
+            for (name, options) in [
+                ("Cpus", &cpus[..]),
+                ("Arch", &arch[..]),
+                ("HasX", &has_x[..]),
+                ("Version", &version[..]),
+            ] {
+                let v = options[(i * 5 + name.len()) % options.len()];
+                if !v.is_empty() {
+                    machines.push_str(&format!("{name} = {v}\n"));
+                }
+            }
+            machines.push_str("Memory = 1024\nRequirements = true\n\n");
+        }
+        let (jobs, machines) = (ads(&jobs), ads(&machines));
+        let pool = CompiledPool::new(&jobs, &machines);
+        let mut vm = Machine::new();
+        vm.cache_for(pool.id);
+        let req = pool.requirements;
+        let targets: Vec<&CompiledAd> = pool.machines.iter().map(|m| &m.vm).collect();
+        let mut store = ColumnStore::new();
+        let mut block = store.block(&targets);
+        for (j, (text, literal_only)) in reqs.iter().enumerate() {
+            let my = &pool.jobs[j].vm;
+            let (v, escaped) = vm.mask_verdicts(my, req, 2, &mut block, u64::MAX, &mut VmHost);
+            for (m, machine) in pool.machines.iter().enumerate() {
+                let lane = 1u64 << m;
+                if escaped & lane != 0 {
+                    continue;
+                }
+                let sides = Sides::new(my, Some(&machine.vm));
+                let want = vm.eval_attr(0, req, 2, sides, &mut VmHost).unwrap();
+                let yes = ops::and(&want, &Value::Bool(true)).as_bool_equiv() == Some(true);
+                assert_eq!(v.yes & lane != 0, yes, "{text} on machine {m}: {want:?}");
+                assert_eq!(
+                    v.no & lane != 0,
+                    rules_out(&want),
+                    "{text} on machine {m}: {want:?}"
+                );
+            }
+            // Lanes leave the tier for expressions (a machine in 9 has one) and
+            // values its registers do not hold.
+            if *literal_only {
+                assert!(escaped.count_ones() <= 20, "{text}: {escaped:#b}");
+            }
+        }
     }
 
     #[test]

@@ -23,7 +23,7 @@ use crate::value::Value;
 pub const LANES: usize = 64;
 
 /// HTCondor's nesting limit (as in the machine).
-const MAX_DEPTH: u32 = 400;
+pub(crate) const MAX_DEPTH: u32 = 400;
 
 /// The registers and jump bookkeeping of lane evaluations, kept between calls.
 #[derive(Debug, Default)]
@@ -330,7 +330,7 @@ impl Machine {
 /// The depth a lane's evaluation of `p` reaches below the attribute reference,
 /// reading literals only (as the machine computes it): `None` when `p` uses an
 /// instruction whose depth the lanes do not account for.
-fn lane_depth(p: &Program) -> Option<u32> {
+pub(crate) fn lane_depth(p: &Program) -> Option<u32> {
     // Both Requirements of a match share the machine's step budget (10% of it here
     // each leaves ample room for the literal loads).
     if u64::from(p.nodes) > crate::machine::STEP_BOUND / 10 {

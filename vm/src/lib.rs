@@ -5,19 +5,24 @@
 //! [`machine::Host`].
 
 pub mod ad;
+pub mod columns;
 pub mod inline;
 pub mod instr;
 pub mod lanes;
+pub mod logic;
 pub mod machine;
 pub mod ops;
 pub mod program;
 pub mod sets;
 pub mod slots;
 pub mod value;
+pub mod verdicts;
 
 pub use ad::{Attr, CompiledAd};
+pub use columns::{ColumnStore, TargetBlock};
 pub use inline::Placement;
 pub use instr::{Instr, Op};
+pub use logic::{Logic, Verdicts};
 pub use machine::{Halt, Host, Machine, Sides};
 pub use program::{Program, TargetOnly};
 pub use sets::ConstSet;

@@ -72,6 +72,8 @@ pub struct Machine {
     pub(crate) target_cache: ahash::AHashMap<(usize, u64), Value>,
     /// State of [`Machine::eval_attr_lanes`].
     pub(crate) lanes: crate::lanes::LaneState,
+    /// State of [`Machine::verdicts`].
+    pub(crate) masks: crate::verdicts::MaskState,
     /// Set when an evaluation read an attribute that is not a literal.
     read_code: bool,
     /// Who the cache belongs to (see [`Machine::cache_for`]).
@@ -122,6 +124,30 @@ impl Machine {
             self.target_cache.clear();
             self.cache_owner = owner;
         }
+    }
+
+    /// Computes a TARGET-only subexpression of a program of `my` for `target`,
+    /// on its own, and caches its value as evaluating the program would (unless
+    /// cached already, or the value read an attribute that is not a literal).
+    pub(crate) fn prime_target_only(
+        &mut self,
+        sub: &crate::program::TargetOnly,
+        my: &CompiledAd,
+        target: &CompiledAd,
+        host: &mut dyn Host,
+    ) {
+        let key = (target as *const CompiledAd as usize, sub.key);
+        if self.target_cache.contains_key(&key) {
+            return;
+        }
+        self.reset();
+        self.read_code = false;
+        if let Ok((v, _)) = self.run(&sub.code, 0, Sides::new(my, Some(target)), host) {
+            if !self.read_code {
+                self.target_cache.insert(key, v);
+            }
+        }
+        self.reset();
     }
 
     fn reset(&mut self) {

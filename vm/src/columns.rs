@@ -1,0 +1,690 @@
+//! A block of TARGET ads read column by column: each attribute a program reads, for
+//! every ad of the block at once, sorted by type into bit masks and flat arrays, so
+//! that comparing it with a constant is a loop over plain integers.
+
+use crate::ad::{Attr, CompiledAd};
+use crate::lanes::LANES;
+use crate::logic::Logic;
+use crate::ops::{self, Cmp};
+use crate::sets::ConstSet;
+use crate::value::{Str, Value};
+
+/// Where a column's values come from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum ColSrc {
+    /// TARGET's attribute in this slot.
+    Slot(u32),
+    /// The cached value of the TARGET-only subexpression with this key.
+    Cached(u64),
+}
+
+/// One attribute (or TARGET-only value) of every ad of a block.
+#[derive(Debug)]
+pub(crate) struct Column {
+    pub(crate) src: ColSrc,
+    /// Every lane's value as the logical operators see it.
+    pub(crate) logic: Logic,
+    /// Lanes holding an integer, a real, a string, a boolean.
+    pub(crate) int: u64,
+    pub(crate) real: u64,
+    pub(crate) str: u64,
+    pub(crate) boolean: u64,
+    /// Lanes whose value is not known here: an expression (the lanes only read
+    /// literals) or a value not in the machine's cache.
+    pub(crate) escape: u64,
+    /// The integers, in the lanes of `int`, and the booleans as 0 and 1 (as
+    /// comparisons promote them), in the lanes of `boolean`.
+    pub(crate) ints: [i64; LANES],
+    /// The numbers as reals (integers and booleans promoted as HTCondor promotes
+    /// them), in the lanes of `int | real | boolean`.
+    pub(crate) reals: [f64; LANES],
+    /// The strings' identities ignoring ASCII case, in the lanes of `str`.
+    pub(crate) ids: [u32; LANES],
+}
+
+impl Column {
+    fn new(src: ColSrc) -> Column {
+        Column {
+            src,
+            logic: Logic::default(),
+            int: 0,
+            real: 0,
+            str: 0,
+            boolean: 0,
+            escape: 0,
+            ints: [0; LANES],
+            reals: [0.0; LANES],
+            ids: [0; LANES],
+        }
+    }
+
+    /// Puts `v` in lane `l` (`None`: not known here).
+    fn set(&mut self, l: usize, v: Option<&Value>, ids: &mut StringIds) {
+        let bit = 1u64 << l;
+        let Some(v) = v else {
+            self.escape |= bit;
+            return;
+        };
+        *self.logic.mask_of(v) |= bit;
+        match v {
+            Value::Int(i) => {
+                self.int |= bit;
+                self.ints[l] = *i;
+                self.reals[l] = *i as f64;
+            }
+            Value::Real(r) => {
+                self.real |= bit;
+                self.reals[l] = *r;
+            }
+            Value::Str(s) => {
+                self.str |= bit;
+                self.ids[l] = ids.intern(s);
+            }
+            Value::Bool(b) => {
+                self.boolean |= bit;
+                self.ints[l] = i64::from(*b);
+                self.reals[l] = f64::from(u8::from(*b));
+            }
+            _ => {}
+        }
+    }
+
+    /// `value(lane) cmp k` for the lanes of `lanes` that are known here (the
+    /// others come back in the second mask). Numbers and booleans against numbers
+    /// and booleans, strings tested for equality, and identity with a scalar are
+    /// compared in bulk; the rest one by one with `value`, which gives lane `l`'s
+    /// value.
+    pub(crate) fn compare<'v>(
+        &self,
+        cmp: Cmp,
+        k: &Value,
+        lanes: u64,
+        ids: &StringIds,
+        value: impl Fn(usize) -> &'v Value,
+    ) -> (Logic, u64) {
+        let escaped = lanes & self.escape;
+        let lanes = lanes & !self.escape;
+        let mut out = Logic::default();
+        let mut rest = lanes;
+        if matches!(cmp, Cmp::Is | Cmp::Isnt) {
+            if let Some(same) = self.identical(k, lanes, ids, &value) {
+                out.t = if cmp == Cmp::Is { same } else { lanes & !same };
+                out.f = lanes & !out.t;
+                return (out, escaped);
+            }
+        } else {
+            let mut bulk = |mask: u64, t: u64| {
+                out.t |= mask & t;
+                out.f |= mask & !t;
+                rest &= !mask;
+            };
+            // Booleans promote to 0 and 1 against numbers, as HTCondor's do.
+            let integral = self.int | self.boolean;
+            match k {
+                Value::Int(_) | Value::Bool(_) => {
+                    let kv = match k {
+                        Value::Int(i) => *i,
+                        _ => i64::from(k.as_bool_equiv() == Some(true)),
+                    };
+                    let ints = lanes & integral;
+                    if ints != 0 {
+                        bulk(ints, ints_cmp(&self.ints, ints, cmp, kv));
+                    }
+                    let reals = lanes & self.real;
+                    if reals != 0 {
+                        bulk(reals, reals_cmp(&self.reals, reals, cmp, kv as f64));
+                    }
+                }
+                Value::Real(kv) => {
+                    let numbers = lanes & (integral | self.real);
+                    if numbers != 0 {
+                        bulk(numbers, reals_cmp(&self.reals, numbers, cmp, *kv));
+                    }
+                }
+                Value::Str(ks) if matches!(cmp, Cmp::Eq | Cmp::Ne) => {
+                    let strs = lanes & self.str;
+                    if strs != 0 {
+                        let same = ids.get(ks).map_or(0, |id| ids_in(&self.ids, strs, &[id]));
+                        bulk(strs, if cmp == Cmp::Eq { same } else { !same });
+                    }
+                }
+                _ => {}
+            }
+            // Undefined and error are single values: one comparison serves all.
+            for (mask, v) in [
+                (self.logic.u, Value::Undefined),
+                (self.logic.e, Value::Error),
+            ] {
+                let these = rest & mask;
+                if these != 0 {
+                    *out.mask_of(&ops::compare(cmp, &v, k)) |= these;
+                    rest &= !these;
+                }
+            }
+        }
+        let mut one_by_one = rest;
+        while one_by_one != 0 {
+            let l = one_by_one.trailing_zeros() as usize;
+            one_by_one &= one_by_one - 1;
+            *out.mask_of(&ops::compare(cmp, value(l), k)) |= 1 << l;
+        }
+        (out, escaped)
+    }
+
+    /// The lanes of `lanes` whose value is identical (`=?=`) to `k`, when `k` is
+    /// a scalar, which no value of another type is identical to.
+    fn identical<'v>(
+        &self,
+        k: &Value,
+        lanes: u64,
+        ids: &StringIds,
+        value: &impl Fn(usize) -> &'v Value,
+    ) -> Option<u64> {
+        Some(match k {
+            Value::Int(kv) => select(&self.ints, lanes & self.int, |a| a == *kv),
+            Value::Real(kv) => select(&self.reals, lanes & self.real, |a| a == *kv),
+            Value::Bool(true) => lanes & self.boolean & self.logic.t,
+            Value::Bool(false) => lanes & self.boolean & self.logic.f,
+            Value::Str(ks) => {
+                let alike = ids
+                    .get(ks)
+                    .map_or(0, |id| ids_in(&self.ids, lanes & self.str, &[id]));
+                exactly(alike, value, |s| s == ks.as_str())
+            }
+            _ => return None,
+        })
+    }
+
+    /// Membership of each lane's value in `set`, as [`ConstSet::contains`]
+    /// answers, for the lanes of `lanes` known here (the others come back in the
+    /// second mask). Strings are looked up in bulk by their identities.
+    pub(crate) fn member<'v>(
+        &self,
+        set: &ConstSet,
+        lanes: u64,
+        ids: &StringIds,
+        value: impl Fn(usize) -> &'v Value,
+    ) -> (Logic, u64) {
+        let escaped = lanes & self.escape;
+        let lanes = lanes & !self.escape;
+        let mut out = Logic::default();
+        let mut rest = lanes;
+        let strs = lanes & self.str;
+        // The identities of the set's strings that some column holds (no lane can
+        // equal any other string); only small sets are worth it.
+        let mut known = [0u32; 16];
+        let mut n = 0;
+        let mut small = true;
+        let mut learn = |t: &str| {
+            if let Some(id) = ids.get(t) {
+                if n < known.len() {
+                    known[n] = id;
+                    n += 1;
+                } else {
+                    small = false;
+                }
+            }
+        };
+        match set {
+            ConstSet::Strings { items, .. } => items.iter().for_each(|t| learn(t)),
+            ConstSet::Values { items, .. } => items.iter().for_each(|v| {
+                if let Value::Str(t) = v {
+                    learn(t)
+                }
+            }),
+        }
+        if small && strs != 0 {
+            let alike = ids_in(&self.ids, strs, &known[..n]);
+            // `stringListMember` and `identicalMember` compare with case; `member`
+            // and `stringListIMember` without, as the identities do. (A string is
+            // never `==` to a value of another type.)
+            let found = match set {
+                ConstSet::Strings {
+                    items,
+                    ignore_case: false,
+                } => exactly(alike, &value, |s| items.iter().any(|t| t.as_str() == s)),
+                ConstSet::Values {
+                    items,
+                    identical: true,
+                } => exactly(alike, &value, |s| {
+                    items
+                        .iter()
+                        .any(|i| matches!(i, Value::Str(t) if t.as_str() == s))
+                }),
+                _ => alike,
+            };
+            out.t = found;
+            out.f = strs & !found;
+            rest &= !strs;
+        }
+        let mut one_by_one = rest;
+        while one_by_one != 0 {
+            let l = one_by_one.trailing_zeros() as usize;
+            one_by_one &= one_by_one - 1;
+            *out.mask_of(&set.contains(value(l))) |= 1 << l;
+        }
+        (out, escaped)
+    }
+}
+
+/// The lanes of `lanes` (which hold strings) whose string passes `test`.
+fn exactly<'v>(
+    lanes: u64,
+    value: &impl Fn(usize) -> &'v Value,
+    test: impl Fn(&str) -> bool,
+) -> u64 {
+    let (mut m, mut rest) = (0u64, lanes);
+    while rest != 0 {
+        let l = rest.trailing_zeros() as usize;
+        rest &= rest - 1;
+        if matches!(value(l), Value::Str(s) if test(s.as_str())) {
+            m |= 1 << l;
+        }
+    }
+    m
+}
+
+/// Lanes (of `lanes`) where `xs[l] cmp k`.
+fn ints_cmp(xs: &[i64; LANES], lanes: u64, cmp: Cmp, k: i64) -> u64 {
+    // Each arm is its own loop, so that the test inside is a single instruction.
+    match cmp {
+        Cmp::Lt => select(xs, lanes, |a| a < k),
+        Cmp::Le => select(xs, lanes, |a| a <= k),
+        Cmp::Gt => select(xs, lanes, |a| a > k),
+        Cmp::Ge => select(xs, lanes, |a| a >= k),
+        Cmp::Eq | Cmp::Is => select(xs, lanes, |a| a == k),
+        Cmp::Ne | Cmp::Isnt => select(xs, lanes, |a| a != k),
+    }
+}
+
+/// As [`ints_cmp`] for reals, with C's rules for NaN (only `!=` holds).
+fn reals_cmp(xs: &[f64; LANES], lanes: u64, cmp: Cmp, k: f64) -> u64 {
+    match cmp {
+        Cmp::Lt => select(xs, lanes, |a| a < k),
+        Cmp::Le => select(xs, lanes, |a| a <= k),
+        Cmp::Gt => select(xs, lanes, |a| a > k),
+        Cmp::Ge => select(xs, lanes, |a| a >= k),
+        Cmp::Eq | Cmp::Is => select(xs, lanes, |a| a == k),
+        Cmp::Ne | Cmp::Isnt => select(xs, lanes, |a| a != k),
+    }
+}
+
+/// The lanes of `lanes` whose identity is one of `wanted`.
+fn ids_in(ids: &[u32; LANES], lanes: u64, wanted: &[u32]) -> u64 {
+    match wanted {
+        [] => 0,
+        [id] => select(ids, lanes, |a| a == *id),
+        _ => select(ids, lanes, |a| wanted.contains(&a)),
+    }
+}
+
+/// The lanes of `lanes` where `test(xs[l])` holds: lane by lane when there are
+/// few, else testing every lane in a loop without branches.
+#[inline(always)]
+fn select<T: Copy>(xs: &[T; LANES], lanes: u64, test: impl Fn(T) -> bool) -> u64 {
+    if lanes.count_ones() <= 8 {
+        let (mut m, mut rest) = (0u64, lanes);
+        while rest != 0 {
+            let l = rest.trailing_zeros() as usize & (LANES - 1);
+            rest &= rest - 1;
+            m |= u64::from(test(xs[l])) << l;
+        }
+        m
+    } else {
+        every(xs, test) & lanes
+    }
+}
+
+/// The lanes where `test` holds, testing all of them.
+#[inline(always)]
+fn every<T: Copy>(xs: &[T; LANES], test: impl Fn(T) -> bool) -> u64 {
+    let mut m = 0u64;
+    for (l, &x) in xs.iter().enumerate() {
+        m |= u64::from(test(x)) << l;
+    }
+    m
+}
+
+/// Identities of strings ignoring ASCII case, as `==` compares them: equal
+/// identities, equal strings.
+#[derive(Debug, Default)]
+pub(crate) struct StringIds {
+    /// By a hash of the folded text; each bucket lists the strings with that hash.
+    by_hash: ahash::AHashMap<u64, Vec<(Str, u32)>>,
+    next: u32,
+}
+
+impl StringIds {
+    /// The identity of `s`, made on first sight.
+    pub(crate) fn intern(&mut self, s: &Str) -> u32 {
+        let bucket = self.by_hash.entry(folded_hash(s)).or_default();
+        if let Some((_, id)) = bucket.iter().find(|(t, _)| same_ignoring_case(t, s)) {
+            return *id;
+        }
+        let id = self.next;
+        self.next += 1;
+        bucket.push((s.clone(), id));
+        id
+    }
+
+    /// The identity of `s` if any column holds it.
+    pub(crate) fn get(&self, s: &str) -> Option<u32> {
+        self.by_hash
+            .get(&folded_hash(s))?
+            .iter()
+            .find(|(t, _)| same_ignoring_case(t, s))
+            .map(|(_, id)| *id)
+    }
+}
+
+fn same_ignoring_case(a: &str, b: &str) -> bool {
+    a.len() == b.len() && a.eq_ignore_ascii_case(b)
+}
+
+/// A hash of `s` with ASCII letters folded to lower case, eight bytes at a time.
+fn folded_hash(s: &str) -> u64 {
+    const K: u64 = 0x51_7c_c1_b7_27_22_0a_95;
+    let mut h = s.len() as u64;
+    for chunk in s.as_bytes().chunks(8) {
+        let mut word = [0u8; 8];
+        word[..chunk.len()].copy_from_slice(chunk);
+        h = (h.rotate_left(5) ^ fold_ascii(u64::from_le_bytes(word))).wrapping_mul(K);
+    }
+    h
+}
+
+/// Eight bytes with `A`-`Z` made lower case (other bytes unchanged).
+fn fold_ascii(x: u64) -> u64 {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = 0x8080_8080_8080_8080;
+    let low7 = x & !HIGH;
+    // Per byte, the high bit says: at least `A`; above `Z`.
+    let ge_a = low7 + ONES * (0x80 - u64::from(b'A'));
+    let gt_z = low7 + ONES * (0x80 - u64::from(b'Z') - 1);
+    let upper = ge_a & !gt_z & !x & HIGH;
+    x | (upper >> 2)
+}
+
+/// Column storage for blocks of TARGET ads, reused from block to block so that
+/// matching a warm pool allocates nothing. One per block a matcher keeps open.
+#[derive(Debug, Default)]
+pub struct ColumnStore {
+    cols: Vec<Column>,
+    used: usize,
+    ids: StringIds,
+    /// The column of each slot in the open block: `(block, column)`, valid when
+    /// `block` is the open block's number.
+    by_slot: Vec<(u64, u32)>,
+    /// The open block's number (0: none yet).
+    opened: u64,
+}
+
+impl ColumnStore {
+    /// An empty store.
+    pub fn new() -> ColumnStore {
+        ColumnStore::default()
+    }
+
+    /// Opens a block of at most [`LANES`] TARGET ads; its columns are built as
+    /// programs read them, and kept while the block lives.
+    pub fn block<'a>(&'a mut self, targets: &'a [&'a CompiledAd]) -> TargetBlock<'a> {
+        assert!(targets.len() <= LANES, "at most {LANES} targets");
+        self.used = 0;
+        self.opened += 1;
+        TargetBlock {
+            targets,
+            store: self,
+        }
+    }
+}
+
+/// A block of TARGET ads and the columns built from them so far.
+#[derive(Debug)]
+pub struct TargetBlock<'a> {
+    pub(crate) targets: &'a [&'a CompiledAd],
+    pub(crate) store: &'a mut ColumnStore,
+}
+
+impl<'a> TargetBlock<'a> {
+    /// The ads of the block.
+    pub fn targets(&self) -> &'a [&'a CompiledAd] {
+        self.targets
+    }
+
+    /// The column of `src` if built.
+    pub(crate) fn find(&self, src: ColSrc) -> Option<usize> {
+        self.store.cols[..self.store.used]
+            .iter()
+            .position(|c| c.src == src)
+    }
+
+    /// Builds the column of `src` from each lane's value (`None`: not known here).
+    pub(crate) fn build<'v>(
+        &mut self,
+        src: ColSrc,
+        value: impl Fn(&'a CompiledAd) -> Option<&'v Value>,
+    ) -> usize {
+        let store = &mut *self.store;
+        if store.used == store.cols.len() {
+            store.cols.push(Column::new(src));
+        }
+        let col = &mut store.cols[store.used];
+        col.src = src;
+        col.logic = Logic::default();
+        (col.int, col.real, col.str, col.boolean, col.escape) = (0, 0, 0, 0, 0);
+        for (l, &ad) in self.targets.iter().enumerate() {
+            col.set(l, value(ad), &mut store.ids);
+        }
+        store.used += 1;
+        store.used - 1
+    }
+
+    /// The column of TARGET's attribute `slot`.
+    pub(crate) fn slot(&mut self, slot: u32) -> usize {
+        let i = slot as usize;
+        let opened = self.store.opened;
+        if let Some(&(block, c)) = self.store.by_slot.get(i) {
+            if block == opened {
+                return c as usize;
+            }
+        }
+        let c = self.build(ColSrc::Slot(slot), |ad| match ad.get(slot) {
+            Attr::Absent => Some(&Value::Undefined),
+            Attr::Value(v) => Some(v),
+            Attr::Code(_) => None,
+        });
+        let by_slot = &mut self.store.by_slot;
+        if by_slot.len() <= i {
+            by_slot.resize(i + 1, (0, 0));
+        }
+        by_slot[i] = (opened, c as u32);
+        c
+    }
+
+    /// Column `i`.
+    pub(crate) fn col(&self, i: usize) -> &Column {
+        &self.store.cols[i]
+    }
+
+    /// The string identities of the block's columns.
+    pub(crate) fn ids(&self) -> &StringIds {
+        &self.store.ids
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn folding_lowers_ascii_letters_only() {
+        let all: Vec<u8> = (0..=255).collect();
+        for chunk in all.chunks(8) {
+            let x = u64::from_le_bytes(chunk.try_into().unwrap());
+            let want: Vec<u8> = chunk.iter().map(u8::to_ascii_lowercase).collect();
+            assert_eq!(fold_ascii(x).to_le_bytes().to_vec(), want);
+        }
+    }
+
+    #[test]
+    fn string_ids_ignore_ascii_case_only() {
+        let mut ids = StringIds::default();
+        let a = ids.intern(&Str::new("X86_64"));
+        assert_eq!(ids.intern(&Str::new("x86_64")), a);
+        assert_eq!(ids.get("X86_64"), Some(a));
+        assert_ne!(ids.intern(&Str::new("X86_6")), a);
+        assert_ne!(ids.intern(&Str::new("É")), ids.intern(&Str::new("é")));
+        assert_eq!(ids.get("never seen"), None);
+        assert_eq!(ids.get(""), None);
+        let e = ids.intern(&Str::new(""));
+        assert_eq!(ids.get(""), Some(e));
+    }
+
+    fn grid() -> Vec<Value> {
+        let mut g = vec![
+            Value::Undefined,
+            Value::Error,
+            Value::Bool(true),
+            Value::Bool(false),
+            Value::Str(Str::new("LINUX")),
+            Value::Str(Str::new("linux")),
+            Value::Str(Str::new("X86_64")),
+            Value::Str(Str::new("")),
+            Value::Real(f64::NAN),
+            Value::Real(-0.0),
+            Value::Real(7.5),
+            Value::Real(9_007_199_254_740_993.0),
+            Value::RelTime(3.0),
+        ];
+        for i in [0, 1, 7, 8, -1, i64::MAX, i64::MIN, 9_007_199_254_740_993] {
+            g.push(Value::Int(i));
+        }
+        g
+    }
+
+    /// Every value of a grid against every constant of it, with every comparison,
+    /// in bulk and lane by lane, against the machine's operator.
+    #[test]
+    fn columns_compare_as_the_operator() {
+        let grid = grid();
+        let ads: Vec<CompiledAd> = grid
+            .iter()
+            .map(|v| {
+                let mut ad = CompiledAd::new();
+                ad.set(0, Attr::Value(v.clone()));
+                ad
+            })
+            .collect();
+        let targets: Vec<&CompiledAd> = ads.iter().collect();
+        let mut store = ColumnStore::new();
+        let mut block = store.block(&targets);
+        let c = block.slot(0);
+        // Constants a column has not seen still compare.
+        let mut constants = grid.clone();
+        constants.push(Value::Str(Str::new("unseen")));
+        let all = (1u64 << grid.len()) - 1;
+        for k in &constants {
+            for cmp in Cmp::ALL {
+                // All lanes (in bulk), and a few (lane by lane).
+                for lanes in [all, 0b1010_0110_0101] {
+                    let (got, escaped) = block
+                        .col(c)
+                        .compare(cmp, k, lanes, block.ids(), |l| &grid[l]);
+                    assert_eq!(escaped, 0);
+                    for (l, v) in grid.iter().enumerate() {
+                        let want = Logic::of(&ops::compare(cmp, v, k), lanes & 1 << l);
+                        assert_eq!(got.only(1 << l), want, "{v:?} {cmp:?} {k:?}");
+                    }
+                }
+            }
+        }
+    }
+
+    /// Every value of the grid in every kind of constant set, in bulk, against
+    /// the set's own answer.
+    #[test]
+    fn columns_test_membership_as_the_sets() {
+        let grid = grid();
+        let ads: Vec<CompiledAd> = grid
+            .iter()
+            .map(|v| {
+                let mut ad = CompiledAd::new();
+                ad.set(0, Attr::Value(v.clone()));
+                ad
+            })
+            .collect();
+        let targets: Vec<&CompiledAd> = ads.iter().collect();
+        let mut store = ColumnStore::new();
+        let mut block = store.block(&targets);
+        let c = block.slot(0);
+        let strs = |xs: &[&str]| xs.iter().map(|x| Str::new(*x)).collect::<Vec<_>>();
+        let mixed = vec![
+            Value::Str(Str::new("linux")),
+            Value::Int(7),
+            Value::Str(Str::new("unseen")),
+            Value::Bool(true),
+        ];
+        let many: Vec<Str> = (0..40)
+            .map(|i| Str::new(format!("s{i}")))
+            .chain(strs(&["LINUX"]))
+            .collect();
+        let sets = [
+            ConstSet::Strings {
+                items: strs(&["LINUX", "x86_64"]),
+                ignore_case: false,
+            },
+            ConstSet::Strings {
+                items: strs(&["LINUX", "x86_64"]),
+                ignore_case: true,
+            },
+            ConstSet::Strings {
+                items: many.clone(),
+                ignore_case: true,
+            },
+            ConstSet::Strings {
+                items: vec![],
+                ignore_case: false,
+            },
+            ConstSet::Values {
+                items: mixed.clone(),
+                identical: false,
+            },
+            ConstSet::Values {
+                items: mixed,
+                identical: true,
+            },
+        ];
+        let all = (1u64 << grid.len()) - 1;
+        for set in &sets {
+            for lanes in [all, 0b1010_0110_0101] {
+                let (got, escaped) = block.col(c).member(set, lanes, block.ids(), |l| &grid[l]);
+                assert_eq!(escaped, 0);
+                for (l, v) in grid.iter().enumerate() {
+                    let want = Logic::of(&set.contains(v), lanes & 1 << l);
+                    assert_eq!(got.only(1 << l), want, "{v:?} in {set:?}");
+                }
+            }
+        }
+    }
+
+    #[test]
+    fn expressions_are_not_read() {
+        let mut ad = CompiledAd::new();
+        ad.set(0, Attr::Code(Default::default()));
+        let (plain, missing) = (CompiledAd::new(), CompiledAd::new());
+        let targets = [&ad, &plain, &missing];
+        let mut store = ColumnStore::new();
+        let mut block = store.block(&targets);
+        let c = block.slot(0);
+        let (got, escaped) =
+            block
+                .col(c)
+                .compare(Cmp::Eq, &Value::Int(1), 0b111, block.ids(), |_| {
+                    &Value::Undefined
+                });
+        assert_eq!(escaped, 0b001);
+        assert_eq!(got.u, 0b110);
+        // A second read finds the column built.
+        assert_eq!(block.slot(0), c);
+    }
+}
