@@ -5,7 +5,9 @@ use crate::compile::host::VmHost;
 use crate::compile::{compile_ad, CompiledClassAd};
 use crate::eval::Semantics;
 use classad_vm::lanes::LANES;
-use classad_vm::{ops, ColumnStore, CompiledAd, Halt, Machine, Sides, SlotTable, Value, Verdicts};
+use classad_vm::{
+    ops, ColumnStore, CompiledAd, Halt, Machine, Sides, SlotTable, TargetBlock, Value, Verdicts,
+};
 use std::sync::Arc;
 
 /// Jobs and machines compiled against one slot table. `Send + Sync`: share it
@@ -95,27 +97,34 @@ impl CompiledPool {
     /// result as [`CompiledPool::symmetric_match`] on every pair.
     pub fn all_pairs(&self, vm: &mut Machine) -> Vec<(usize, usize)> {
         vm.cache_for(self.id);
-        let (mut job_store, mut machine_store) = (ColumnStore::new(), ColumnStore::new());
         let job_ads: Vec<&CompiledAd> = self.jobs.iter().map(|j| &j.vm).collect();
         let machine_ads: Vec<&CompiledAd> = self.machines.iter().map(|m| &m.vm).collect();
+        // Every block stays open (with its columns: the attributes the other
+        // side's Requirements test, many of them strings) while it meets every
+        // block of the other side, so each column is read once.
+        let mut machine_store = ColumnStore::new();
+        let mut job_stores: Vec<ColumnStore> =
+            job_ads.chunks(LANES).map(|_| ColumnStore::new()).collect();
+        let mut job_blocks: Vec<TargetBlock<'_>> = job_stores
+            .iter_mut()
+            .zip(job_ads.chunks(LANES))
+            .map(|(store, block)| store.block(block))
+            .collect();
         let host = &mut VmHost;
         let req = self.requirements;
         // The machines' verdicts on a block's jobs, turned to be by job.
         let mut right = [Verdicts::default(); LANES];
         // Each job's machines, in order.
         let mut found: Vec<Vec<u32>> = vec![Vec::new(); job_ads.len()];
-        // A block of machines stays open while every block of jobs meets it, so
-        // its columns (the attributes jobs test, many of them strings) are read
-        // once.
         for (mb, machine_block) in machine_ads.chunks(LANES).enumerate() {
             let m0 = mb * LANES;
             let mut machines = machine_store.block(machine_block);
             for (jb, job_block) in job_ads.chunks(LANES).enumerate() {
                 let j0 = jb * LANES;
-                let mut jobs = job_store.block(job_block);
+                let jobs = &mut job_blocks[jb];
                 right.fill(Verdicts::default());
                 for (mi, ad) in machine_block.iter().enumerate() {
-                    let v = vm.verdicts(ad, req, REQUIREMENTS_SITE, &mut jobs, u64::MAX, host);
+                    let v = vm.verdicts(ad, req, REQUIREMENTS_SITE, jobs, u64::MAX, host);
                     let bit = 1u64 << mi;
                     for_each_lane(v.yes, |ji| right[ji].yes |= bit);
                     for_each_lane(v.no, |ji| right[ji].no |= bit);

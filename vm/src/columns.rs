@@ -40,6 +40,9 @@ pub(crate) struct Column {
     pub(crate) reals: [f64; LANES],
     /// The strings' identities ignoring ASCII case, in the lanes of `str`.
     pub(crate) ids: [u32; LANES],
+    /// The lanes holding each identity, sorted by identity: a constant string
+    /// finds its lanes by a binary search.
+    by_id: Vec<(u32, u64)>,
 }
 
 impl Column {
@@ -55,6 +58,7 @@ impl Column {
             ints: [0; LANES],
             reals: [0.0; LANES],
             ids: [0; LANES],
+            by_id: Vec::new(),
         }
     }
 
@@ -144,7 +148,7 @@ impl Column {
                 Value::Str(ks) if matches!(cmp, Cmp::Eq | Cmp::Ne) => {
                     let strs = lanes & self.str;
                     if strs != 0 {
-                        let same = ids.get(ks).map_or(0, |id| ids_in(&self.ids, strs, &[id]));
+                        let same = ids.get_const(ks).map_or(0, |id| self.lanes_with(id) & strs);
                         bulk(strs, if cmp == Cmp::Eq { same } else { !same });
                     }
                 }
@@ -171,6 +175,33 @@ impl Column {
         (out, escaped)
     }
 
+    /// The lanes whose string has identity `id`.
+    fn lanes_with(&self, id: u32) -> u64 {
+        match self.by_id.binary_search_by_key(&id, |&(i, _)| i) {
+            Ok(i) => self.by_id[i].1,
+            Err(_) => 0,
+        }
+    }
+
+    /// Indexes the lanes by their strings' identities.
+    fn index_ids(&mut self) {
+        self.by_id.clear();
+        let mut rest = self.str;
+        while rest != 0 {
+            let l = rest.trailing_zeros() as usize;
+            rest &= rest - 1;
+            self.by_id.push((self.ids[l], 1 << l));
+        }
+        self.by_id.sort_unstable_by_key(|&(id, _)| id);
+        self.by_id.dedup_by(|later, first| {
+            let same = later.0 == first.0;
+            if same {
+                first.1 |= later.1;
+            }
+            same
+        });
+    }
+
     /// The lanes of `lanes` whose value is identical (`=?=`) to `k`, when `k` is
     /// a scalar, which no value of another type is identical to.
     fn identical<'v>(
@@ -183,12 +214,14 @@ impl Column {
         Some(match k {
             Value::Int(kv) => select(&self.ints, lanes & self.int, |a| a == *kv),
             Value::Real(kv) => select(&self.reals, lanes & self.real, |a| a == *kv),
+            Value::Undefined => lanes & self.logic.u,
+            Value::Error => lanes & self.logic.e,
             Value::Bool(true) => lanes & self.boolean & self.logic.t,
             Value::Bool(false) => lanes & self.boolean & self.logic.f,
             Value::Str(ks) => {
                 let alike = ids
                     .get(ks)
-                    .map_or(0, |id| ids_in(&self.ids, lanes & self.str, &[id]));
+                    .map_or(0, |id| self.lanes_with(id) & lanes & self.str);
                 exactly(alike, value, |s| s == ks.as_str())
             }
             _ => return None,
@@ -210,31 +243,24 @@ impl Column {
         let mut out = Logic::default();
         let mut rest = lanes;
         let strs = lanes & self.str;
-        // The identities of the set's strings that some column holds (no lane can
-        // equal any other string); only small sets are worth it.
-        let mut known = [0u32; 16];
-        let mut n = 0;
-        let mut small = true;
-        let mut learn = |t: &str| {
-            if let Some(id) = ids.get(t) {
-                if n < known.len() {
-                    known[n] = id;
-                    n += 1;
-                } else {
-                    small = false;
+        if strs != 0 {
+            // The lanes holding one of the set's strings, ignoring case (no lane
+            // holds a string no column has).
+            let mut alike = 0;
+            let mut learn = |t: &Str| {
+                if let Some(id) = ids.get_const(t) {
+                    alike |= self.lanes_with(id);
                 }
+            };
+            match set {
+                ConstSet::Strings { items, .. } => items.iter().for_each(&mut learn),
+                ConstSet::Values { items, .. } => items.iter().for_each(|v| {
+                    if let Value::Str(t) = v {
+                        learn(t)
+                    }
+                }),
             }
-        };
-        match set {
-            ConstSet::Strings { items, .. } => items.iter().for_each(|t| learn(t)),
-            ConstSet::Values { items, .. } => items.iter().for_each(|v| {
-                if let Value::Str(t) = v {
-                    learn(t)
-                }
-            }),
-        }
-        if small && strs != 0 {
-            let alike = ids_in(&self.ids, strs, &known[..n]);
+            let alike = alike & strs;
             // `stringListMember` and `identicalMember` compare with case; `member`
             // and `stringListIMember` without, as the identities do. (A string is
             // never `==` to a value of another type.)
@@ -309,15 +335,6 @@ fn reals_cmp(xs: &[f64; LANES], lanes: u64, cmp: Cmp, k: f64) -> u64 {
     }
 }
 
-/// The lanes of `lanes` whose identity is one of `wanted`.
-fn ids_in(ids: &[u32; LANES], lanes: u64, wanted: &[u32]) -> u64 {
-    match wanted {
-        [] => 0,
-        [id] => select(ids, lanes, |a| a == *id),
-        _ => select(ids, lanes, |a| wanted.contains(&a)),
-    }
-}
-
 /// The lanes of `lanes` where `test(xs[l])` holds: lane by lane when there are
 /// few, else testing every lane in a loop without branches.
 #[inline(always)]
@@ -345,6 +362,10 @@ fn every<T: Copy>(xs: &[T; LANES], test: impl Fn(T) -> bool) -> u64 {
     m
 }
 
+/// A constant string, its identity if known, and the count of identities when
+/// it was looked up.
+type ConstId = (Str, Option<u32>, u32);
+
 /// Identities of strings ignoring ASCII case, as `==` compares them: equal
 /// identities, equal strings.
 #[derive(Debug, Default)]
@@ -352,6 +373,12 @@ pub(crate) struct StringIds {
     /// By a hash of the folded text; each bucket lists the strings with that hash.
     by_hash: ahash::AHashMap<u64, Vec<(Str, u32)>>,
     next: u32,
+    /// The identities of programs' constant strings, by address (the entry keeps
+    /// the string alive, so the address is not reused): a constant is looked up
+    /// once per block and program, far more often than columns learn strings.
+    /// A constant no column holds is remembered with the count of identities at
+    /// the time, and looked up again once a column learns more.
+    consts: std::cell::RefCell<ahash::AHashMap<usize, ConstId>>,
 }
 
 impl StringIds {
@@ -364,6 +391,20 @@ impl StringIds {
         let id = self.next;
         self.next += 1;
         bucket.push((s.clone(), id));
+        id
+    }
+
+    /// The identity of constant `s` if any column holds it (as [`StringIds::get`]).
+    pub(crate) fn get_const(&self, s: &Str) -> Option<u32> {
+        let key = s.as_str().as_ptr() as usize;
+        let mut consts = self.consts.borrow_mut();
+        if let Some((_, id, seen)) = consts.get(&key) {
+            if id.is_some() || *seen == self.next {
+                return *id;
+            }
+        }
+        let id = self.get(s);
+        consts.insert(key, (s.clone(), id, self.next));
         id
     }
 
@@ -475,6 +516,7 @@ impl<'a> TargetBlock<'a> {
         for (l, &ad) in self.targets.iter().enumerate() {
             col.set(l, value(ad), &mut store.ids);
         }
+        col.index_ids();
         store.used += 1;
         store.used - 1
     }

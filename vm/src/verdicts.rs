@@ -286,7 +286,9 @@ impl Machine {
                     let decides = ins.op == Op::JumpIfTrue;
                     let v = regs[dst].logic;
                     let stored = active & if decides { v.t } else { v.f };
-                    regs[dst].set_value(&Value::Bool(decides), stored);
+                    // Those lanes' class stays; their value is now exactly it.
+                    regs[dst].raw &= !stored;
+                    regs[dst].opaque &= !stored;
                     jump!(stored | (active & v.e));
                 }
                 Op::JumpIfDefined => jump!(active & !regs[dst].logic.u),
