@@ -103,8 +103,10 @@ impl CompiledPool {
         // side's Requirements test, many of them strings) while it meets every
         // block of the other side, so each column is read once.
         let mut machine_store = ColumnStore::new();
-        let mut job_stores: Vec<ColumnStore> =
-            job_ads.chunks(LANES).map(|_| ColumnStore::new()).collect();
+        let mut job_stores: Vec<ColumnStore> = job_ads
+            .chunks(LANES)
+            .map(|_| machine_store.sibling())
+            .collect();
         let mut job_blocks: Vec<TargetBlock<'_>> = job_stores
             .iter_mut()
             .zip(job_ads.chunks(LANES))
@@ -114,8 +116,9 @@ impl CompiledPool {
         let req = self.requirements;
         // The machines' verdicts on a block's jobs, turned to be by job.
         let mut right = [Verdicts::default(); LANES];
-        // Each job's machines, in order.
-        let mut found: Vec<Vec<u32>> = vec![Vec::new(); job_ads.len()];
+        // found[j * blocks + mb]: job j's matches in block mb of machines.
+        let blocks = machine_ads.len().div_ceil(LANES);
+        let mut found = vec![0u64; job_ads.len() * blocks];
         for (mb, machine_block) in machine_ads.chunks(LANES).enumerate() {
             let m0 = mb * LANES;
             let mut machines = machine_store.block(machine_block);
@@ -144,15 +147,16 @@ impl CompiledPool {
                             matched |= 1 << mi;
                         }
                     });
-                    for_each_lane(matched, |mi| found[j0 + ji].push((m0 + mi) as u32));
+                    found[(j0 + ji) * blocks + mb] = matched;
                 }
             }
         }
-        found
-            .into_iter()
-            .enumerate()
-            .flat_map(|(j, ms)| ms.into_iter().map(move |m| (j, m as usize)))
-            .collect()
+        let mut out = Vec::with_capacity(found.iter().map(|m| m.count_ones() as usize).sum());
+        for (i, &matched) in found.iter().enumerate() {
+            let (j, m0) = (i / blocks, i % blocks * LANES);
+            for_each_lane(matched, |mi| out.push((j, m0 + mi)));
+        }
+        out
     }
 
     /// True when job `j` and machine `m` match, exactly as

@@ -38,11 +38,19 @@ pub(crate) struct Column {
     /// The numbers as reals (integers and booleans promoted as HTCondor promotes
     /// them), in the lanes of `int | real | boolean`.
     pub(crate) reals: [f64; LANES],
-    /// The strings' identities ignoring ASCII case, in the lanes of `str`.
-    pub(crate) ids: [u32; LANES],
+    /// The strings' identities, ignoring ASCII case and exact, in the lanes of
+    /// `str`.
+    ids: [Ids; LANES],
     /// The lanes holding each identity, sorted by identity: a constant string
     /// finds its lanes by a binary search.
-    by_id: Vec<(u32, u64)>,
+    by_folded: Vec<(u32, u64)>,
+    by_exact: Vec<(u32, u64)>,
+    /// The lanes of `int | boolean` by integer, and of `int | real | boolean` by
+    /// real (NaN aside): a comparison with a constant is two binary searches.
+    by_int: Sorted<i64>,
+    by_real: Sorted<f64>,
+    /// Lanes holding NaN, which compares unequal to everything.
+    nan: u64,
 }
 
 impl Column {
@@ -57,13 +65,17 @@ impl Column {
             escape: 0,
             ints: [0; LANES],
             reals: [0.0; LANES],
-            ids: [0; LANES],
-            by_id: Vec::new(),
+            ids: [Ids::default(); LANES],
+            by_folded: Vec::new(),
+            by_exact: Vec::new(),
+            by_int: Sorted::default(),
+            by_real: Sorted::default(),
+            nan: 0,
         }
     }
 
     /// Puts `v` in lane `l` (`None`: not known here).
-    fn set(&mut self, l: usize, v: Option<&Value>, ids: &mut StringIds) {
+    fn set(&mut self, l: usize, v: Option<&Value>, ids: &StringIds) {
         let bit = 1u64 << l;
         let Some(v) = v else {
             self.escape |= bit;
@@ -111,7 +123,7 @@ impl Column {
         let mut out = Logic::default();
         let mut rest = lanes;
         if matches!(cmp, Cmp::Is | Cmp::Isnt) {
-            if let Some(same) = self.identical(k, lanes, ids, &value) {
+            if let Some(same) = self.identical(k, lanes, ids) {
                 out.t = if cmp == Cmp::Is { same } else { lanes & !same };
                 out.f = lanes & !out.t;
                 return (out, escaped);
@@ -132,23 +144,23 @@ impl Column {
                     };
                     let ints = lanes & integral;
                     if ints != 0 {
-                        bulk(ints, ints_cmp(&self.ints, ints, cmp, kv));
+                        bulk(ints, self.by_int.lanes(cmp, kv));
                     }
                     let reals = lanes & self.real;
                     if reals != 0 {
-                        bulk(reals, reals_cmp(&self.reals, reals, cmp, kv as f64));
+                        bulk(reals, self.reals_where(cmp, kv as f64));
                     }
                 }
                 Value::Real(kv) => {
                     let numbers = lanes & (integral | self.real);
                     if numbers != 0 {
-                        bulk(numbers, reals_cmp(&self.reals, numbers, cmp, *kv));
+                        bulk(numbers, self.reals_where(cmp, *kv));
                     }
                 }
                 Value::Str(ks) if matches!(cmp, Cmp::Eq | Cmp::Ne) => {
                     let strs = lanes & self.str;
                     if strs != 0 {
-                        let same = ids.get_const(ks).map_or(0, |id| self.lanes_with(id) & strs);
+                        let same = self.lanes_with(ids.get_const(ks), false) & strs;
                         bulk(strs, if cmp == Cmp::Eq { same } else { !same });
                     }
                 }
@@ -175,55 +187,85 @@ impl Column {
         (out, escaped)
     }
 
-    /// The lanes whose string has identity `id`.
-    fn lanes_with(&self, id: u32) -> u64 {
-        match self.by_id.binary_search_by_key(&id, |&(i, _)| i) {
-            Ok(i) => self.by_id[i].1,
-            Err(_) => 0,
+    /// The lanes whose string is `s` (exactly, or ignoring case), given its
+    /// identities.
+    fn lanes_with(&self, s: Ids, exact: bool) -> u64 {
+        let (index, id) = if exact {
+            (&self.by_exact, s.exact)
+        } else {
+            (&self.by_folded, s.folded)
+        };
+        match index.binary_search_by_key(&id, |&(i, _)| i) {
+            Ok(i) if id != Ids::NONE => index[i].1,
+            _ => 0,
         }
+    }
+
+    /// The lanes (of `int | real | boolean`) whose number, as a real, `cmp k`,
+    /// with C's rules for NaN (only `!=` holds).
+    fn reals_where(&self, cmp: Cmp, k: f64) -> u64 {
+        let ne = matches!(cmp, Cmp::Ne | Cmp::Isnt);
+        if k.is_nan() {
+            return if ne { self.by_real.all() | self.nan } else { 0 };
+        }
+        self.by_real.lanes(cmp, k) | if ne { self.nan } else { 0 }
+    }
+
+    /// Indexes the lanes by their numbers and by their strings' identities.
+    fn index(&mut self) {
+        let integral = self.int | self.boolean;
+        self.by_int.index(&self.ints, integral);
+        self.nan = 0;
+        let mut rest = self.real;
+        while rest != 0 {
+            let l = rest.trailing_zeros() as usize;
+            rest &= rest - 1;
+            if self.reals[l].is_nan() {
+                self.nan |= 1 << l;
+            }
+        }
+        self.by_real
+            .index(&self.reals, (integral | self.real) & !self.nan);
+        self.index_ids();
     }
 
     /// Indexes the lanes by their strings' identities.
     fn index_ids(&mut self) {
-        self.by_id.clear();
-        let mut rest = self.str;
-        while rest != 0 {
-            let l = rest.trailing_zeros() as usize;
-            rest &= rest - 1;
-            self.by_id.push((self.ids[l], 1 << l));
-        }
-        self.by_id.sort_unstable_by_key(|&(id, _)| id);
-        self.by_id.dedup_by(|later, first| {
-            let same = later.0 == first.0;
-            if same {
-                first.1 |= later.1;
+        for (index, exact) in [(&mut self.by_folded, false), (&mut self.by_exact, true)] {
+            index.clear();
+            let mut rest = self.str;
+            while rest != 0 {
+                let l = rest.trailing_zeros() as usize;
+                rest &= rest - 1;
+                let id = if exact {
+                    self.ids[l].exact
+                } else {
+                    self.ids[l].folded
+                };
+                index.push((id, 1 << l));
             }
-            same
-        });
+            index.sort_unstable_by_key(|&(id, _)| id);
+            index.dedup_by(|later, first| {
+                let same = later.0 == first.0;
+                if same {
+                    first.1 |= later.1;
+                }
+                same
+            });
+        }
     }
 
     /// The lanes of `lanes` whose value is identical (`=?=`) to `k`, when `k` is
     /// a scalar, which no value of another type is identical to.
-    fn identical<'v>(
-        &self,
-        k: &Value,
-        lanes: u64,
-        ids: &StringIds,
-        value: &impl Fn(usize) -> &'v Value,
-    ) -> Option<u64> {
+    fn identical(&self, k: &Value, lanes: u64, ids: &StringIds) -> Option<u64> {
         Some(match k {
-            Value::Int(kv) => select(&self.ints, lanes & self.int, |a| a == *kv),
-            Value::Real(kv) => select(&self.reals, lanes & self.real, |a| a == *kv),
+            Value::Int(kv) => self.by_int.lanes(Cmp::Eq, *kv) & lanes & self.int,
+            Value::Real(kv) => self.reals_where(Cmp::Eq, *kv) & lanes & self.real,
             Value::Undefined => lanes & self.logic.u,
             Value::Error => lanes & self.logic.e,
             Value::Bool(true) => lanes & self.boolean & self.logic.t,
             Value::Bool(false) => lanes & self.boolean & self.logic.f,
-            Value::Str(ks) => {
-                let alike = ids
-                    .get(ks)
-                    .map_or(0, |id| self.lanes_with(id) & lanes & self.str);
-                exactly(alike, value, |s| s == ks.as_str())
-            }
+            Value::Str(ks) => self.lanes_with(ids.get_const(ks), true) & lanes & self.str,
             _ => return None,
         })
     }
@@ -244,14 +286,21 @@ impl Column {
         let mut rest = lanes;
         let strs = lanes & self.str;
         if strs != 0 {
-            // The lanes holding one of the set's strings, ignoring case (no lane
-            // holds a string no column has).
-            let mut alike = 0;
-            let mut learn = |t: &Str| {
-                if let Some(id) = ids.get_const(t) {
-                    alike |= self.lanes_with(id);
+            // `stringListMember` and `identicalMember` compare with case; `member`
+            // and `stringListIMember` without. (A string is never `==` to a value
+            // of another type; no lane holds a string no column has.)
+            let exact = matches!(
+                set,
+                ConstSet::Strings {
+                    ignore_case: false,
+                    ..
+                } | ConstSet::Values {
+                    identical: true,
+                    ..
                 }
-            };
+            );
+            let mut found = 0;
+            let mut learn = |t: &Str| found |= self.lanes_with(ids.get_const(t), exact);
             match set {
                 ConstSet::Strings { items, .. } => items.iter().for_each(&mut learn),
                 ConstSet::Values { items, .. } => items.iter().for_each(|v| {
@@ -260,25 +309,7 @@ impl Column {
                     }
                 }),
             }
-            let alike = alike & strs;
-            // `stringListMember` and `identicalMember` compare with case; `member`
-            // and `stringListIMember` without, as the identities do. (A string is
-            // never `==` to a value of another type.)
-            let found = match set {
-                ConstSet::Strings {
-                    items,
-                    ignore_case: false,
-                } => exactly(alike, &value, |s| items.iter().any(|t| t.as_str() == s)),
-                ConstSet::Values {
-                    items,
-                    identical: true,
-                } => exactly(alike, &value, |s| {
-                    items
-                        .iter()
-                        .any(|i| matches!(i, Value::Str(t) if t.as_str() == s))
-                }),
-                _ => alike,
-            };
+            let found = found & strs;
             out.t = found;
             out.f = strs & !found;
             rest &= !strs;
@@ -293,128 +324,156 @@ impl Column {
     }
 }
 
-/// The lanes of `lanes` (which hold strings) whose string passes `test`.
-fn exactly<'v>(
-    lanes: u64,
-    value: &impl Fn(usize) -> &'v Value,
-    test: impl Fn(&str) -> bool,
-) -> u64 {
-    let (mut m, mut rest) = (0u64, lanes);
-    while rest != 0 {
-        let l = rest.trailing_zeros() as usize;
-        rest &= rest - 1;
-        if matches!(value(l), Value::Str(s) if test(s.as_str())) {
-            m |= 1 << l;
-        }
-    }
-    m
-}
-
-/// Lanes (of `lanes`) where `xs[l] cmp k`.
-fn ints_cmp(xs: &[i64; LANES], lanes: u64, cmp: Cmp, k: i64) -> u64 {
-    // Each arm is its own loop, so that the test inside is a single instruction.
-    match cmp {
-        Cmp::Lt => select(xs, lanes, |a| a < k),
-        Cmp::Le => select(xs, lanes, |a| a <= k),
-        Cmp::Gt => select(xs, lanes, |a| a > k),
-        Cmp::Ge => select(xs, lanes, |a| a >= k),
-        Cmp::Eq | Cmp::Is => select(xs, lanes, |a| a == k),
-        Cmp::Ne | Cmp::Isnt => select(xs, lanes, |a| a != k),
-    }
-}
-
-/// As [`ints_cmp`] for reals, with C's rules for NaN (only `!=` holds).
-fn reals_cmp(xs: &[f64; LANES], lanes: u64, cmp: Cmp, k: f64) -> u64 {
-    match cmp {
-        Cmp::Lt => select(xs, lanes, |a| a < k),
-        Cmp::Le => select(xs, lanes, |a| a <= k),
-        Cmp::Gt => select(xs, lanes, |a| a > k),
-        Cmp::Ge => select(xs, lanes, |a| a >= k),
-        Cmp::Eq | Cmp::Is => select(xs, lanes, |a| a == k),
-        Cmp::Ne | Cmp::Isnt => select(xs, lanes, |a| a != k),
-    }
-}
-
-/// The lanes of `lanes` where `test(xs[l])` holds: lane by lane when there are
-/// few, else testing every lane in a loop without branches.
-#[inline(always)]
-fn select<T: Copy>(xs: &[T; LANES], lanes: u64, test: impl Fn(T) -> bool) -> u64 {
-    if lanes.count_ones() <= 8 {
-        let (mut m, mut rest) = (0u64, lanes);
-        while rest != 0 {
-            let l = rest.trailing_zeros() as usize & (LANES - 1);
-            rest &= rest - 1;
-            m |= u64::from(test(xs[l])) << l;
-        }
-        m
-    } else {
-        every(xs, test) & lanes
-    }
-}
-
-/// The lanes where `test` holds, testing all of them.
-#[inline(always)]
-fn every<T: Copy>(xs: &[T; LANES], test: impl Fn(T) -> bool) -> u64 {
-    let mut m = 0u64;
-    for (l, &x) in xs.iter().enumerate() {
-        m |= u64::from(test(x)) << l;
-    }
-    m
-}
-
-/// A constant string, its identity if known, and the count of identities when
-/// it was looked up.
-type ConstId = (Str, Option<u32>, u32);
-
-/// Identities of strings ignoring ASCII case, as `==` compares them: equal
-/// identities, equal strings.
+/// Lanes sorted by a number: `below[i]` holds the lanes of the `i` smallest.
 #[derive(Debug, Default)]
-pub(crate) struct StringIds {
+struct Sorted<T> {
+    values: Vec<T>,
+    below: Vec<u64>,
+    scratch: Vec<(T, u8)>,
+}
+
+impl<T: Copy + PartialOrd> Sorted<T> {
+    /// Sorts the lanes of `lanes` by `xs` (which holds no NaN there).
+    fn index(&mut self, xs: &[T; LANES], lanes: u64) {
+        self.scratch.clear();
+        let mut rest = lanes;
+        while rest != 0 {
+            let l = rest.trailing_zeros() as usize;
+            rest &= rest - 1;
+            self.scratch.push((xs[l], l as u8));
+        }
+        self.scratch
+            .sort_unstable_by(|a, b| a.0.partial_cmp(&b.0).unwrap_or(std::cmp::Ordering::Equal));
+        self.values.clear();
+        self.below.clear();
+        self.below.push(0);
+        for &(v, l) in &self.scratch {
+            self.values.push(v);
+            let prev = self.below[self.below.len() - 1];
+            self.below.push(prev | 1 << l);
+        }
+    }
+
+    /// Every lane indexed.
+    fn all(&self) -> u64 {
+        self.below.last().copied().unwrap_or(0)
+    }
+
+    /// The lanes whose value `cmp k` (`k` not NaN).
+    fn lanes(&self, cmp: Cmp, k: T) -> u64 {
+        let below = |n: usize| self.below.get(n).copied().unwrap_or(0);
+        let less = || below(self.values.partition_point(|v| *v < k));
+        let at_most = || below(self.values.partition_point(|v| *v <= k));
+        match cmp {
+            Cmp::Lt => less(),
+            Cmp::Le => at_most(),
+            Cmp::Gt => self.all() & !at_most(),
+            Cmp::Ge => self.all() & !less(),
+            Cmp::Eq | Cmp::Is => at_most() & !less(),
+            Cmp::Ne | Cmp::Isnt => self.all() & !(at_most() & !less()),
+        }
+    }
+}
+
+/// A string's identities: ignoring ASCII case (as `==` compares strings) and
+/// exact (as `=?=` and the case-sensitive string lists compare them). Equal
+/// identities, equal strings.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) struct Ids {
+    folded: u32,
+    exact: u32,
+}
+
+impl Ids {
+    /// The identity of a string no column holds.
+    const NONE: u32 = u32::MAX;
+}
+
+impl Default for Ids {
+    fn default() -> Ids {
+        Ids {
+            folded: Ids::NONE,
+            exact: Ids::NONE,
+        }
+    }
+}
+
+/// The identities of the strings a store has seen: every string of its columns,
+/// and every constant compared with them (so that a constant's identities, once
+/// made, never change).
+#[derive(Debug, Default)]
+pub(crate) struct StringIds(std::cell::RefCell<Interner>);
+
+#[derive(Debug, Default)]
+struct Interner {
     /// By a hash of the folded text; each bucket lists the strings with that hash.
     by_hash: ahash::AHashMap<u64, Vec<(Str, u32)>>,
-    next: u32,
-    /// The identities of programs' constant strings, by address (the entry keeps
-    /// the string alive, so the address is not reused): a constant is looked up
-    /// once per block and program, far more often than columns learn strings.
-    /// A constant no column holds is remembered with the count of identities at
-    /// the time, and looked up again once a column learns more.
-    consts: std::cell::RefCell<ahash::AHashMap<usize, ConstId>>,
+    folded: u32,
+    exact: ahash::AHashMap<Str, u32>,
+    /// Programs' constant strings and their identities, by address (an entry
+    /// keeps its string alive, so the address is not reused): a constant is
+    /// looked up once per block and program, far more often than columns learn
+    /// strings, and this spares hashing its text.
+    consts: std::collections::HashMap<usize, (Str, Ids), BuildAddressHasher>,
 }
 
+/// Hashes an address with one multiplication: addresses are already unique.
+#[derive(Debug, Default, Clone, Copy)]
+struct AddressHasher(u64);
+
+impl std::hash::Hasher for AddressHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 = (self.0.rotate_left(8) ^ u64::from(b)).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+        }
+    }
+
+    fn write_usize(&mut self, n: usize) {
+        self.0 = (n as u64 >> 4).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    }
+}
+
+type BuildAddressHasher = std::hash::BuildHasherDefault<AddressHasher>;
+
 impl StringIds {
-    /// The identity of `s`, made on first sight.
-    pub(crate) fn intern(&mut self, s: &Str) -> u32 {
-        let bucket = self.by_hash.entry(folded_hash(s)).or_default();
-        if let Some((_, id)) = bucket.iter().find(|(t, _)| same_ignoring_case(t, s)) {
-            return *id;
-        }
-        let id = self.next;
-        self.next += 1;
-        bucket.push((s.clone(), id));
-        id
+    /// The identities of `s`, made on first sight.
+    pub(crate) fn intern(&self, s: &Str) -> Ids {
+        self.0.borrow_mut().intern(s)
     }
 
-    /// The identity of constant `s` if any column holds it (as [`StringIds::get`]).
-    pub(crate) fn get_const(&self, s: &Str) -> Option<u32> {
+    /// The identities of constant `s`, made on first sight and remembered by
+    /// address.
+    pub(crate) fn get_const(&self, s: &Str) -> Ids {
         let key = s.as_str().as_ptr() as usize;
-        let mut consts = self.consts.borrow_mut();
-        if let Some((_, id, seen)) = consts.get(&key) {
-            if id.is_some() || *seen == self.next {
-                return *id;
-            }
+        let mut inner = self.0.borrow_mut();
+        if let Some((_, ids)) = inner.consts.get(&key) {
+            return *ids;
         }
-        let id = self.get(s);
-        consts.insert(key, (s.clone(), id, self.next));
-        id
+        let ids = inner.intern(s);
+        inner.consts.insert(key, (s.clone(), ids));
+        ids
     }
+}
 
-    /// The identity of `s` if any column holds it.
-    pub(crate) fn get(&self, s: &str) -> Option<u32> {
-        self.by_hash
-            .get(&folded_hash(s))?
-            .iter()
-            .find(|(t, _)| same_ignoring_case(t, s))
-            .map(|(_, id)| *id)
+impl Interner {
+    fn intern(&mut self, s: &Str) -> Ids {
+        let bucket = self.by_hash.entry(folded_hash(s)).or_default();
+        let folded = match bucket.iter().find(|(t, _)| same_ignoring_case(t, s)) {
+            Some((_, id)) => *id,
+            None => {
+                let id = self.folded;
+                self.folded += 1;
+                bucket.push((s.clone(), id));
+                id
+            }
+        };
+        let next = self.exact.len() as u32;
+        let exact = *self.exact.entry(s.clone()).or_insert(next);
+        Ids { folded, exact }
     }
 }
 
@@ -452,7 +511,8 @@ fn fold_ascii(x: u64) -> u64 {
 pub struct ColumnStore {
     cols: Vec<Column>,
     used: usize,
-    ids: StringIds,
+    /// Shared with the store's siblings: one identity per string across them.
+    ids: std::rc::Rc<StringIds>,
     /// The column of each slot in the open block: `(block, column)`, valid when
     /// `block` is the open block's number.
     by_slot: Vec<(u64, u32)>,
@@ -464,6 +524,16 @@ impl ColumnStore {
     /// An empty store.
     pub fn new() -> ColumnStore {
         ColumnStore::default()
+    }
+
+    /// Another store whose columns give strings the same identities as this
+    /// one's: a matcher that keeps many blocks open gives each its own store,
+    /// all siblings, so that a constant string is identified once for them all.
+    pub fn sibling(&self) -> ColumnStore {
+        ColumnStore {
+            ids: self.ids.clone(),
+            ..ColumnStore::default()
+        }
     }
 
     /// Opens a block of at most [`LANES`] TARGET ads; its columns are built as
@@ -514,9 +584,9 @@ impl<'a> TargetBlock<'a> {
         col.logic = Logic::default();
         (col.int, col.real, col.str, col.boolean, col.escape) = (0, 0, 0, 0, 0);
         for (l, &ad) in self.targets.iter().enumerate() {
-            col.set(l, value(ad), &mut store.ids);
+            col.set(l, value(ad), &store.ids);
         }
-        col.index_ids();
+        col.index();
         store.used += 1;
         store.used - 1
     }
@@ -569,17 +639,32 @@ mod tests {
     }
 
     #[test]
-    fn string_ids_ignore_ascii_case_only() {
-        let mut ids = StringIds::default();
+    fn string_ids_fold_ascii_case_only() {
+        let ids = StringIds::default();
         let a = ids.intern(&Str::new("X86_64"));
-        assert_eq!(ids.intern(&Str::new("x86_64")), a);
-        assert_eq!(ids.get("X86_64"), Some(a));
-        assert_ne!(ids.intern(&Str::new("X86_6")), a);
-        assert_ne!(ids.intern(&Str::new("É")), ids.intern(&Str::new("é")));
-        assert_eq!(ids.get("never seen"), None);
-        assert_eq!(ids.get(""), None);
+        let b = ids.intern(&Str::new("x86_64"));
+        assert_eq!(a.folded, b.folded);
+        assert_ne!(a.exact, b.exact);
+        assert_eq!(ids.intern(&Str::new("X86_64")), a);
+        assert_ne!(ids.intern(&Str::new("X86_6")).folded, a.folded);
+        let (e1, e2) = (ids.intern(&Str::new("É")), ids.intern(&Str::new("é")));
+        assert_ne!(e1.folded, e2.folded);
         let e = ids.intern(&Str::new(""));
-        assert_eq!(ids.get(""), Some(e));
+        assert_ne!(e.folded, a.folded);
+    }
+
+    /// A constant is remembered by address, with the identities its text has.
+    #[test]
+    fn constants_share_their_texts_identities() {
+        let ids = StringIds::default();
+        let k = Str::new("LINUX");
+        let first = ids.get_const(&k);
+        let lower = ids.intern(&Str::new("linux"));
+        assert_eq!(lower.folded, first.folded);
+        assert_ne!(lower.exact, first.exact);
+        assert_eq!(ids.intern(&Str::new("LINUX")), first);
+        assert_eq!(ids.get_const(&k), first, "remembered");
+        assert_eq!(ids.get_const(&Str::new("LINUX")), first, "another address");
     }
 
     fn grid() -> Vec<Value> {

@@ -36,6 +36,14 @@ impl Deref for Str {
     }
 }
 
+// `Str`'s hash and equality are its text's, so maps keyed by `Str` can be
+// searched with a `&str`.
+impl std::borrow::Borrow<str> for Str {
+    fn borrow(&self) -> &str {
+        &self.0
+    }
+}
+
 impl fmt::Display for Str {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(&self.0)
