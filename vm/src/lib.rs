@@ -1,6 +1,8 @@
 //! `classad-vm`: the ClassAd machine. Values and HTCondor's operator semantics on
 //! them, a register bytecode (`instr`, `program`), ads compiled to slot-indexed
-//! attributes (`ad`, `slots`), and the dispatch loop (`machine`). It knows nothing of
+//! attributes (`ad`, `slots`), and the dispatch loop (`machine`); for matchers, one
+//! program against a block of ads: as bit masks over typed columns (`verdicts`,
+//! `columns`, `logic`), or as values (`lanes`). It knows nothing of
 //! ClassAd syntax: the front end compiles to it and supplies builtins through
 //! [`machine::Host`].
 
