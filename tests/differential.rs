@@ -396,6 +396,39 @@ fn pools_match_as_brute_force() {
     println!("{pairs} pairs in pools of {SIDE} x {SIDE}");
 }
 
+/// As [`pools_match_as_brute_force`], on a pool of several blocks a side (with a
+/// partial last block), so that blocks stay open across each other, columns and
+/// string identities are shared between blocks, and the matches of each job are
+/// gathered from every block of machines.
+#[test]
+fn pools_of_many_blocks_match_as_brute_force() {
+    const SIDE: usize = 150;
+    let corpus = pair_corpus();
+    assert!(corpus.len() >= 2 * SIDE);
+    let jobs: Vec<_> = corpus[..SIDE]
+        .iter()
+        .map(|c| parse_case_ad(&c.job))
+        .collect();
+    let machines: Vec<_> = corpus[SIDE..2 * SIDE]
+        .iter()
+        .map(|c| parse_case_ad(&c.machine))
+        .collect();
+    let mut brute = Vec::new();
+    for (j, job) in jobs.iter().enumerate() {
+        for (m, machine) in machines.iter().enumerate() {
+            if ref_match(job, machine) {
+                brute.push((j, m));
+            }
+        }
+    }
+    assert!(brute.len() > SIDE, "a pool with matches: {}", brute.len());
+    let pool = CompiledPool::new(&jobs, &machines);
+    let mut vm = Machine::new();
+    for round in 0..2 {
+        assert_eq!(pool.all_pairs(&mut vm), brute, "round {round}");
+    }
+}
+
 #[test]
 fn the_generator_is_deterministic() {
     let master = master_seed();
