@@ -7,6 +7,15 @@
 //! builtins in [`SCOPED_BUILTINS`]) compiles to `Reference`, which hands the whole
 //! evaluation to the reference evaluator: exactness first, speed where it matters.
 
+/// The membership builtins that compile to `Member` when their list is a
+/// constant (see `const_set`).
+const MEMBERSHIP_BUILTINS: [&str; 4] = [
+    "stringListMember",
+    "stringListIMember",
+    "member",
+    "identicalMember",
+];
+
 use crate::ad::ClassAd;
 use crate::eval::Evaluator;
 use crate::functions::{find, find_index, IMPURE_BUILTINS, SCOPED_BUILTINS};
@@ -435,15 +444,11 @@ impl Gen<'_> {
     fn has_call(&self, id: NodeId) -> bool {
         match self.e.tree.node(id) {
             Node::Call { name, args } => {
-                let cheap = [
-                    "ifThenElse",
-                    "member",
-                    "identicalMember",
-                    "stringListMember",
-                    "stringListIMember",
-                ];
-                !cheap.iter().any(|c| c.eq_ignore_ascii_case(name))
-                    || args.iter().any(|a| self.has_call(*a))
+                let cheap = name.eq_ignore_ascii_case("ifThenElse")
+                    || MEMBERSHIP_BUILTINS
+                        .iter()
+                        .any(|c| c.eq_ignore_ascii_case(name));
+                !cheap || args.iter().any(|a| self.has_call(*a))
             }
             Node::Lit(_) | Node::Attr { scope: None, .. } => false,
             Node::Attr { scope: Some(a), .. } | Node::Unary(_, a) | Node::Paren(a) => {
@@ -456,7 +461,6 @@ impl Gen<'_> {
         }
     }
 
-    /// `c ? a : b` (also `ifThenElse(c, a, b)`).
     /// `c ? a : b` (`ternary`) or `ifThenElse(c, a, b)`.
     fn conditional(&mut self, c: NodeId, a: NodeId, b: NodeId, dst: u16, d: u32, ternary: bool) {
         let rc = self.reg();
@@ -521,7 +525,8 @@ impl Gen<'_> {
     fn const_set(&mut self, name: &str, args: &[NodeId]) -> Option<classad_vm::ConstSet> {
         use crate::functions::stringlist::{items, loose_text, DEFAULT_DELIMS};
         let is = |s: &str| name.eq_ignore_ascii_case(s);
-        if is("stringListMember") || is("stringListIMember") {
+        let [string_list, string_list_i, member, identical_member] = MEMBERSHIP_BUILTINS;
+        if is(string_list) || is(string_list_i) {
             let list = loose_text(&self.known(*args.get(1)?)?)?;
             let delims = match args.get(2) {
                 None => DEFAULT_DELIMS.to_string(),
@@ -539,13 +544,13 @@ impl Gen<'_> {
             let items = items(&list, &delims).into_iter().map(Str::new).collect();
             Some(classad_vm::ConstSet::Strings {
                 items,
-                ignore_case: is("stringListIMember"),
+                ignore_case: is(string_list_i),
             })
-        } else if (is("member") || is("identicalMember")) && args.len() == 2 {
+        } else if (is(member) || is(identical_member)) && args.len() == 2 {
             let list = self.known(args[1])?;
             Some(classad_vm::ConstSet::Values {
                 items: super::host::list_values(&list)?,
-                identical: is("identicalMember"),
+                identical: is(identical_member),
             })
         } else {
             None
