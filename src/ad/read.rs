@@ -280,14 +280,17 @@ impl OldAdBuilder<'_> {
             .map(|(n, _)| n.as_str().as_ptr() as usize)
             .collect();
         let ad = match self.perms.get(&order) {
-            Some(perm) => ClassAd::from_sorted_unique(
-                perm.iter()
-                    .map(|&i| {
-                        let (n, slot) = &self.attrs[i];
-                        (n.clone(), expr_of(slot))
+            Some(perm) => {
+                let names = perm.iter().map(|&i| self.attrs[i].0.clone()).collect();
+                let slots = perm
+                    .iter()
+                    .map(|&i| match &self.attrs[i].1 {
+                        Slot::Arena(id) => super::classad::Slot::local(*id),
+                        Slot::Shared(e) => super::classad::Slot::shared(e.clone()),
                     })
-                    .collect(),
-            ),
+                    .collect();
+                ClassAd::from_parts(Arc::new(names), slots, tree)
+            }
             None => {
                 let mut perm: Vec<usize> = (0..self.attrs.len()).collect();
                 perm.sort_by(|&a, &b| attr_order(&self.attrs[a].0, &self.attrs[b].0));
@@ -466,8 +469,8 @@ mod tests {
         let src = "x = y > 0 ? TARGET.x : 5\ny = 1\n\nx = y > 0 ? TARGET.x : 5\ny = 0\n";
         let ads = read_ads(src, "f").unwrap();
         assert!(Arc::ptr_eq(
-            &ads[0].get("x").unwrap().tree,
-            &ads[1].get("x").unwrap().tree
+            ads[0].get("x").unwrap().tree,
+            ads[1].get("x").unwrap().tree
         ));
         let a = Arc::new(ads[0].clone());
         let b = Arc::new(ads[1].clone());
