@@ -156,11 +156,12 @@ struct AdBuilder<'s> {
     prev: Vec<Memo<'s>>,
     /// The previous chunk's arena, when the previous ad is in it.
     prev_chunk: Option<Arc<Expr>>,
-    names: NameOrders,
+    names: NameOrders<'s>,
     /// Each distinct expression text, parsed once.
     exprs: ahash::AHashMap<&'s str, u32>,
     trees: Vec<ExprRef>,
-    strings: ahash::AHashMap<Box<str>, Str>,
+    /// Keyed by the text's first occurrence in the file, which outlives the map.
+    strings: ahash::AHashMap<&'s str, Str>,
 }
 
 impl<'s> AdBuilder<'s> {
@@ -171,10 +172,11 @@ impl<'s> AdBuilder<'s> {
             lines: Vec::new(),
             prev: Vec::new(),
             prev_chunk: None,
-            names: NameOrders::default(),
-            exprs: ahash::AHashMap::new(),
+            names: NameOrders::new(),
+            // Sized for a pool, so that reading one file seldom rehashes.
+            exprs: ahash::AHashMap::with_capacity(64),
             trees: Vec::new(),
-            strings: ahash::AHashMap::new(),
+            strings: ahash::AHashMap::with_capacity(256),
         }
     }
 
@@ -251,16 +253,14 @@ impl<'s> AdBuilder<'s> {
 
     /// Short strings (`"LINUX"`, `"X86_64"`, owners, sites) recur across the ads of a
     /// pool; share them.
-    fn string(&mut self, s: &str) -> Str {
+    fn string(&mut self, s: &'s str) -> Str {
         if s.len() > 32 {
             return Str::from(s);
         }
-        if let Some(v) = self.strings.get(s) {
-            return v.clone();
-        }
-        let v = Str::from(s);
-        self.strings.insert(s.into(), v.clone());
-        v
+        self.strings
+            .entry(s)
+            .or_insert_with(|| Str::from(s))
+            .clone()
     }
 
     /// Ends the ad being read, if it has any attributes.

@@ -51,12 +51,12 @@ impl Order {
 }
 
 /// The name orders of one file, and the names of the ad being read.
-#[derive(Default)]
-pub(super) struct NameOrders {
+pub(super) struct NameOrders<'s> {
     orders: Vec<Order>,
     /// Orders by their names' identities (interned, so addresses name them).
     by_names: ahash::AHashMap<Vec<usize>, usize>,
-    interned: ahash::AHashMap<Box<str>, Str>,
+    /// Keyed by the text's first occurrence in the file, which outlives the map.
+    interned: ahash::AHashMap<&'s str, Str>,
     /// The known order whose first names this ad has listed so far.
     following: Option<usize>,
     /// The order of the previous ad, if it was kept.
@@ -69,9 +69,23 @@ pub(super) struct NameOrders {
     spare: Option<Order>,
 }
 
-impl NameOrders {
+impl<'s> NameOrders<'s> {
+    pub(super) fn new() -> NameOrders<'s> {
+        NameOrders {
+            orders: Vec::new(),
+            by_names: ahash::AHashMap::new(),
+            // Sized for a pool's names, so that reading one file seldom rehashes.
+            interned: ahash::AHashMap::with_capacity(256),
+            following: None,
+            last: None,
+            fresh: Vec::new(),
+            count: 0,
+            spare: None,
+        }
+    }
+
     /// Takes the next name of the ad being read.
-    pub(super) fn push(&mut self, name: &str) {
+    pub(super) fn push(&mut self, name: &'s str) {
         let i = self.count;
         self.count += 1;
         if let Some(k) = self.following {
@@ -93,7 +107,7 @@ impl NameOrders {
 
     /// Takes the next name of the ad being read, known to be the name the previous
     /// ad had at the same place.
-    pub(super) fn push_as_before(&mut self, name: &str) {
+    pub(super) fn push_as_before(&mut self, name: &'s str) {
         if self.following.is_some() && self.following == self.last {
             // This ad has so far listed the previous ad's names, and this is its next.
             self.count += 1;
@@ -111,13 +125,11 @@ impl NameOrders {
         })
     }
 
-    fn intern(&mut self, name: &str) -> Str {
-        if let Some(s) = self.interned.get(name) {
-            return s.clone();
-        }
-        let s = Str::from(name);
-        self.interned.insert(name.into(), s.clone());
-        s
+    fn intern(&mut self, name: &'s str) -> Str {
+        self.interned
+            .entry(name)
+            .or_insert_with(|| Str::from(name))
+            .clone()
     }
 
     /// Ends the ad being read: the order of its names (at least one).
@@ -158,7 +170,7 @@ impl NameOrders {
 mod tests {
     use super::*;
 
-    fn read(orders: &mut NameOrders, names: &[&str]) -> (Vec<String>, Vec<u32>) {
+    fn read<'s>(orders: &mut NameOrders<'s>, names: &[&'s str]) -> (Vec<String>, Vec<u32>) {
         for n in names {
             orders.push(n);
         }
@@ -171,7 +183,7 @@ mod tests {
 
     #[test]
     fn sorts_and_keeps_first_spelling_and_last_value_of_repeats() {
-        let mut o = NameOrders::default();
+        let mut o = NameOrders::new();
         let (names, take) = read(&mut o, &["Zeta", "b", "a", "B", "aa"]);
         assert_eq!(names, ["a", "b", "aa", "Zeta"]);
         assert_eq!(take, [2, 3, 4, 0]);
@@ -179,7 +191,7 @@ mod tests {
 
     #[test]
     fn orders_are_shared_and_switched_between() {
-        let mut o = NameOrders::default();
+        let mut o = NameOrders::new();
         let p = ["MyType", "Name", "PartitionableSlot", "Cpus"];
         let d = ["MyType", "Name", "DynamicSlot", "Cpus", "ParentSlot"];
         let first = {
@@ -207,7 +219,7 @@ mod tests {
 
     #[test]
     fn names_as_before_follow_the_previous_order_or_are_checked() {
-        let mut o = NameOrders::default();
+        let mut o = NameOrders::new();
         read(&mut o, &["b", "a", "c"]);
         // Same order as the previous ad: taken on trust.
         o.push_as_before("b");
@@ -228,11 +240,11 @@ mod tests {
 
     #[test]
     fn too_many_orders_still_read_correctly() {
-        let mut o = NameOrders::default();
-        for i in 0..MAX_ORDERS + 5 {
-            let name = format!("n{i}");
-            let (names, take) = read(&mut o, &[&name, "a"]);
-            assert_eq!(names, ["a", name.as_str()]);
+        let names: Vec<String> = (0..MAX_ORDERS + 5).map(|i| format!("n{i}")).collect();
+        let mut o = NameOrders::new();
+        for name in &names {
+            let (sorted, take) = read(&mut o, &[name, "a"]);
+            assert_eq!(sorted, ["a", name.as_str()]);
             assert_eq!(take, [1, 0]);
         }
         assert_eq!(o.orders.len(), MAX_ORDERS);
