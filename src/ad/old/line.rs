@@ -252,6 +252,16 @@ pub(super) fn common_prefix(a: &[u8], b: &[u8]) -> usize {
         }
         i += 8;
     }
+    // Fewer than eight bytes remain: compare the last eight, whose first ones are
+    // already known to be equal.
+    if let (Some(x), Some(y)) = (a.last_chunk::<8>(), b.last_chunk::<8>()) {
+        let diff = u64::from_le_bytes(*x) ^ u64::from_le_bytes(*y);
+        return if diff == 0 {
+            n
+        } else {
+            n - 8 + (diff.trailing_zeros() / 8) as usize
+        };
+    }
     while i < n && a[i] == b[i] {
         i += 1;
     }
