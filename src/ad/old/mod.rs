@@ -2,9 +2,10 @@
 //! `Name = expr` per line, a blank line between ads, `#` comment lines.
 //!
 //! This is the hot path of loading a pool. Each line is first held against the same
-//! line of the previous ad, which in a pool it usually repeats (slots of one machine,
-//! jobs of one cluster): a repeated line takes the previous value, and a line that
-//! repeats only the name skips reading it. Other lines are read in one pass. The
+//! line of the last ad of the same kind (the same names in the same order), which in
+//! a pool it usually repeats (slots of one machine, jobs of one cluster): a repeated
+//! line takes that ad's value, and a line that repeats only the name skips reading
+//! it. Other lines are read in one pass. The
 //! common literals skip the parser and go into one node arena per ad; every other
 //! distinct expression text is parsed once per file and shared, as HTCondor's
 //! classad cache does; the sorted names are shared by the ads that list them in one
@@ -40,7 +41,7 @@ pub(super) fn read_old(src: &str, file: &str) -> Result<Vec<ClassAd>, ReadError>
             column: column as u32,
             message,
         };
-        if let Some(m) = b.prev.get(b.lines.len()).copied() {
+        if let Some(m) = b.memo() {
             let prev = &bytes[m.start..(m.start + m.len).min(bytes.len())];
             let same = common_prefix(&bytes[start..], prev);
             if same == prev.len() && prev.last() == Some(&b'\n') {
@@ -113,8 +114,8 @@ impl Span {
     }
 }
 
-/// An attribute line of the ad being read (or of the previous ad), for the next ad
-/// to repeat cheaply.
+/// An attribute line of the ad being read (or of the last ad of a kind), for the
+/// next ad of that kind to repeat cheaply.
 #[derive(Clone, Copy)]
 struct Memo<'s> {
     /// Where the line starts.
@@ -125,6 +126,15 @@ struct Memo<'s> {
     rhs_off: usize,
     name: &'s str,
     value: Held,
+}
+
+/// The last ad of one kind, for the next ad of that kind to repeat.
+#[derive(Default)]
+struct LastOfKind<'s> {
+    lines: Vec<Memo<'s>>,
+    /// The arena its literal values are in, once its chunk is closed (until then,
+    /// they are in the chunk being built).
+    arena: Option<Arc<Expr>>,
 }
 
 /// Where a line's value is while its ad is read.
@@ -152,10 +162,8 @@ struct AdBuilder<'s> {
     pending: Vec<(Arc<Vec<Str>>, Vec<Slot>)>,
     /// The ad's attribute lines, in file order.
     lines: Vec<Memo<'s>>,
-    /// The previous ad's attribute lines.
-    prev: Vec<Memo<'s>>,
-    /// The previous chunk's arena, when the previous ad is in it.
-    prev_chunk: Option<Arc<Expr>>,
+    /// For each known name order, the lines of the last ad listing it.
+    kinds: Vec<LastOfKind<'s>>,
     names: NameOrders<'s>,
     /// Each distinct expression text, parsed once.
     exprs: ahash::AHashMap<&'s str, u32>,
@@ -170,8 +178,7 @@ impl<'s> AdBuilder<'s> {
             nodes: Vec::new(),
             pending: Vec::with_capacity(CHUNK_ADS),
             lines: Vec::new(),
-            prev: Vec::new(),
-            prev_chunk: None,
+            kinds: Vec::new(),
             names: NameOrders::new(),
             // Sized for a pool, so that reading one file seldom rehashes.
             exprs: ahash::AHashMap::with_capacity(64),
@@ -210,7 +217,7 @@ impl<'s> AdBuilder<'s> {
             })?),
         };
         if as_before {
-            self.names.push_as_before(name);
+            self.names.push_followed();
         } else {
             self.names.push(name);
         }
@@ -224,10 +231,21 @@ impl<'s> AdBuilder<'s> {
         Ok(())
     }
 
-    /// Takes a line that repeats the previous ad's line `m` exactly.
+    /// The line at this place in the last ad of the kind this ad has shown so far.
+    fn memo(&self) -> Option<Memo<'s>> {
+        let kind = self.kinds.get(self.names.following()?)?;
+        kind.lines.get(self.lines.len()).copied()
+    }
+
+    /// Takes a line that repeats the line `m` of the last ad of its kind exactly.
     fn repeat(&mut self, m: Memo<'s>, start: usize) {
-        let value = match (m.value, &self.prev_chunk) {
-            // The previous ad is in an arena already closed: copy the value over.
+        let arena = self
+            .names
+            .following()
+            .and_then(|k| self.kinds.get(k))
+            .and_then(|kind| kind.arena.as_ref());
+        let value = match (m.value, arena) {
+            // That ad is in an arena already closed: copy the value over.
             (Held::Local(id), Some(chunk)) => {
                 let node = chunk.node(id).clone();
                 self.nodes.push(node);
@@ -235,7 +253,7 @@ impl<'s> AdBuilder<'s> {
             }
             (held, _) => held,
         };
-        self.names.push_as_before(m.name);
+        self.names.push_followed();
         self.lines.push(Memo { start, value, ..m });
     }
 
@@ -268,7 +286,7 @@ impl<'s> AdBuilder<'s> {
         if self.lines.is_empty() {
             return;
         }
-        let order = self.names.finish();
+        let (kind, order) = self.names.finish();
         let slots = order
             .take
             .iter()
@@ -278,9 +296,15 @@ impl<'s> AdBuilder<'s> {
             })
             .collect();
         self.pending.push((order.sorted.clone(), slots));
-        std::mem::swap(&mut self.prev, &mut self.lines);
+        if let Some(k) = kind {
+            if self.kinds.len() <= k {
+                self.kinds.resize_with(k + 1, LastOfKind::default);
+            }
+            let last = &mut self.kinds[k];
+            std::mem::swap(&mut last.lines, &mut self.lines);
+            last.arena = None;
+        }
         self.lines.clear();
-        self.prev_chunk = None;
         if self.pending.len() == CHUNK_ADS {
             self.close_chunk(ads);
         }
@@ -303,7 +327,11 @@ impl<'s> AdBuilder<'s> {
                 .drain(..)
                 .map(|(names, slots)| ClassAd::from_parts(names, slots, local.clone())),
         );
-        self.prev_chunk = Some(local);
+        for kind in &mut self.kinds {
+            if kind.arena.is_none() && !kind.lines.is_empty() {
+                kind.arena = Some(local.clone());
+            }
+        }
     }
 }
 
@@ -483,19 +511,25 @@ mod tests {
         }
     }
 
-    /// A file of ads that mostly repeat the previous ad, line by line, with changed
-    /// values, spacing, order, line ends, comments, repeated names and, rarely, a
-    /// bad line.
+    /// A file of ads of up to three kinds, in random turns, each ad mostly repeating
+    /// the last of its kind line by line, with changed values, spacing, order, line
+    /// ends, comments, repeated names and, rarely, a bad line.
     fn file(rng: &mut Rng, bad: bool) -> String {
-        let mut ad: Vec<(String, String, String)> = (0..rng.below(8) + 1)
+        let mut kinds: Vec<Vec<(String, String, String)>> = (0..rng.below(3) + 1)
             .map(|_| {
-                let n = rng.pick(NAMES).to_string();
-                (n, " = ".to_string(), rng.pick(VALUES).to_string())
+                (0..rng.below(8) + 1)
+                    .map(|_| {
+                        let n = rng.pick(NAMES).to_string();
+                        (n, " = ".to_string(), rng.pick(VALUES).to_string())
+                    })
+                    .collect()
             })
             .collect();
         let mut out = String::new();
         for _ in 0..rng.below(40) + 1 {
-            for line in &mut ad {
+            let k = rng.below(kinds.len());
+            let ad = &mut kinds[k];
+            for line in ad.iter_mut() {
                 match rng.below(12) {
                     0 => line.2 = rng.pick(VALUES).to_string(),
                     1 => line.1 = rng.pick(&[" = ", "=", " =\t", "\t= ", "= "]).to_string(),
@@ -514,7 +548,7 @@ mod tests {
                 2 => ad.push((rng.pick(NAMES).to_string(), "=".into(), "1".into())),
                 _ => {}
             }
-            for (n, eq, v) in &ad {
+            for (n, eq, v) in ad.iter() {
                 let end = if rng.below(5) == 0 { "\r\n" } else { "\n" };
                 if rng.below(20) == 0 {
                     out.push_str(rng.pick(&["# comment", "  #x = 1", "\t"]));

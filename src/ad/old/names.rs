@@ -59,8 +59,6 @@ pub(super) struct NameOrders<'s> {
     interned: ahash::AHashMap<&'s str, Str>,
     /// The known order whose first names this ad has listed so far.
     following: Option<usize>,
-    /// The order of the previous ad, if it was kept.
-    last: Option<usize>,
     /// This ad's names once it has left every known order.
     fresh: Vec<Str>,
     /// How many names this ad has listed.
@@ -77,7 +75,6 @@ impl<'s> NameOrders<'s> {
             // Sized for a pool's names, so that reading one file seldom rehashes.
             interned: ahash::AHashMap::with_capacity(256),
             following: None,
-            last: None,
             fresh: Vec::new(),
             count: 0,
             spare: None,
@@ -105,15 +102,18 @@ impl<'s> NameOrders<'s> {
         self.fresh.push(name);
     }
 
-    /// Takes the next name of the ad being read, known to be the name the previous
-    /// ad had at the same place.
-    pub(super) fn push_as_before(&mut self, name: &'s str) {
-        if self.following.is_some() && self.following == self.last {
-            // This ad has so far listed the previous ad's names, and this is its next.
-            self.count += 1;
-        } else {
-            self.push(name);
-        }
+    /// The known order (its index) whose first names this ad has listed so far.
+    pub(super) fn following(&self) -> Option<usize> {
+        self.following
+    }
+
+    /// Takes the next name of the ad being read, known (by the caller, from an ad
+    /// of that order) to be the next name of the order being followed.
+    pub(super) fn push_followed(&mut self) {
+        debug_assert!(self
+            .following
+            .is_some_and(|k| self.orders[k].file.len() > self.count));
+        self.count += 1;
     }
 
     /// A known order that starts like order `k` for `i` names and then has `name`.
@@ -132,13 +132,13 @@ impl<'s> NameOrders<'s> {
             .clone()
     }
 
-    /// Ends the ad being read: the order of its names (at least one).
-    pub(super) fn finish(&mut self) -> &Order {
+    /// Ends the ad being read: the order of its names (at least one), and its
+    /// index when it is kept.
+    pub(super) fn finish(&mut self) -> (Option<usize>, &Order) {
         let n = std::mem::take(&mut self.count);
         if let Some(k) = self.following {
             if self.orders[k].file.len() == n {
-                self.last = Some(k);
-                return &self.orders[k];
+                return (Some(k), &self.orders[k]);
             }
             // The ad stopped early: its names are a prefix of that order.
             self.fresh.clear();
@@ -155,14 +155,12 @@ impl<'s> NameOrders<'s> {
             }
             None => {
                 self.following = None;
-                self.last = None;
-                return self.spare.insert(Order::new(names));
+                return (None, self.spare.insert(Order::new(names)));
             }
         };
         // The next ad most likely lists the same names again.
         self.following = Some(k);
-        self.last = Some(k);
-        &self.orders[k]
+        (Some(k), &self.orders[k])
     }
 }
 
@@ -174,7 +172,7 @@ mod tests {
         for n in names {
             orders.push(n);
         }
-        let o = orders.finish();
+        let (_, o) = orders.finish();
         (
             o.sorted.iter().map(|s| s.to_string()).collect(),
             o.take.clone(),
@@ -199,14 +197,14 @@ mod tests {
             for n in p {
                 o.push(n);
             }
-            o.finish().sorted.clone()
+            o.finish().1.sorted.clone()
         };
         read(&mut o, &d);
         for n in p {
             o.push(n);
         }
         // The same names in the same order share one sorted list.
-        assert!(Arc::ptr_eq(&first, &o.finish().sorted));
+        assert!(Arc::ptr_eq(&first, &o.finish().1.sorted));
         assert_eq!(o.orders.len(), 2);
         // A prefix of a known order, and a known order left half way.
         let (names, _) = read(&mut o, &["MyType", "Name"]);
@@ -218,24 +216,23 @@ mod tests {
     }
 
     #[test]
-    fn names_as_before_follow_the_previous_order_or_are_checked() {
+    fn followed_names_count_as_the_order_being_followed() {
         let mut o = NameOrders::new();
         read(&mut o, &["b", "a", "c"]);
-        // Same order as the previous ad: taken on trust.
-        o.push_as_before("b");
-        o.push_as_before("a");
-        o.push_as_before("c");
-        assert_eq!(o.finish().take, [1, 0, 2]);
-        // Left the previous order for another: checked like any name.
+        assert_eq!(o.following(), Some(0));
+        o.push_followed();
+        o.push_followed();
+        o.push_followed();
+        assert_eq!(o.finish().0, Some(0));
+        // Another order shows itself; names then follow it.
         read(&mut o, &["b", "x"]);
-        read(&mut o, &["b", "a", "c"]);
         o.push("b");
-        o.push("x");
-        o.push_as_before("c");
-        let order = o.finish();
-        let names: Vec<&str> = order.sorted.iter().map(|s| s.as_str()).collect();
-        assert_eq!(names, ["b", "c", "x"]);
-        assert_eq!(order.take, [0, 2, 1]);
+        assert_eq!(o.following(), Some(1));
+        o.push("a");
+        assert_eq!(o.following(), Some(0));
+        o.push_followed();
+        let (k, order) = o.finish();
+        assert_eq!((k, order.take.as_slice()), (Some(0), [1, 0, 2].as_slice()));
     }
 
     #[test]
