@@ -390,7 +390,9 @@ pub struct Lexer<'s> {
     src: &'s str,
     inner: logos::Lexer<'s, Raw>,
     pending: Option<RawItem>,
-    prev: Option<Tok>,
+    /// Whether the previous token ends an operand (all that `-` needs to know of
+    /// it; keeping the token itself cost a copy of every name).
+    prev_ends_operand: bool,
 }
 
 impl<'s> Lexer<'s> {
@@ -400,7 +402,7 @@ impl<'s> Lexer<'s> {
             src,
             inner: Raw::lexer_with_extras(src, mode),
             pending: None,
-            prev: None,
+            prev_ends_operand: false,
         }
     }
 
@@ -422,7 +424,7 @@ impl<'s> Lexer<'s> {
     /// The next token; `Tok::Eof` at the end, and again after it.
     pub fn next_token(&mut self) -> Result<Token, LexError> {
         let t = self.lex_one()?;
-        self.prev = Some(t.tok.clone());
+        self.prev_ends_operand = t.tok.ends_operand();
         Ok(t)
     }
 
@@ -517,7 +519,7 @@ impl<'s> Lexer<'s> {
             start: span.start,
             end: span.end,
         };
-        if self.prev.as_ref().is_some_and(Tok::ends_operand) {
+        if self.prev_ends_operand {
             return Ok(operator);
         }
         let glued = match self.peek_raw() {
