@@ -1,5 +1,6 @@
 //! The ClassAd lexer: `logos` raw tokens plus HTCondor's context-dependent fix-ups.
 
+use classad_vm::Str;
 use logos::Logos;
 
 /// Which string-literal rules apply.
@@ -200,11 +201,11 @@ pub enum Tok {
     /// A real literal.
     Real(f64),
     /// A string literal, escapes processed, adjacent literals joined.
-    Str(String),
+    Str(Str),
     /// A bare identifier.
-    Name(String),
+    Name(Str),
     /// A `'quoted'` attribute name.
-    QName(String),
+    QName(Str),
     /// `true`
     True,
     /// `false`
@@ -584,9 +585,9 @@ impl<'s> Lexer<'s> {
             message: "escapes in the literal do not form valid UTF-8".into(),
         })?;
         let tok = if raw == Raw::Str {
-            Tok::Str(text)
+            Tok::Str(Str::from(text))
         } else {
-            Tok::QName(text)
+            Tok::QName(Str::from(text))
         };
         Ok(Token {
             tok,
@@ -615,7 +616,8 @@ fn keyword_or_name(text: &str) -> Tok {
     } else if kw("isnt") {
         Tok::Isnt
     } else {
-        Tok::Name(text.to_string())
+        // Made once, as the value the tree keeps.
+        Tok::Name(Str::from(text))
     }
 }
 
