@@ -277,6 +277,7 @@ fn expressions_in_ads_agree() {
             (Sides::MachineJob, &machine, &job),
         ] {
             for (name, e) in my.iter() {
+                let e = &e.to_expr_ref();
                 evaluations += 1;
                 if let Some(diff) = both(
                     || outcome(ref_eval(e, my, Some(other))),

@@ -1,9 +1,10 @@
 //! `ClassAd`: a set of named, unevaluated expressions, ordered as HTCondor orders them.
 
-use crate::syntax::ast::{Expr, ExprRef};
-use classad_vm::Str;
+use crate::syntax::ast::{Expr, ExprRef, ExprView, NodeId};
+use classad_vm::{Str, Value};
 use std::cmp::Ordering;
-use std::sync::Arc;
+use std::fmt;
+use std::sync::{Arc, OnceLock};
 
 /// A ClassAd: attribute names mapped to expressions.
 ///
@@ -11,18 +12,85 @@ use std::sync::Arc;
 /// length, then case-insensitively. That is also the order HTCondor prints them in.
 /// Lookups ignore case; re-inserting a name replaces the expression but keeps the first
 /// spelling, as HTCondor does.
-#[derive(Clone, Debug, Default)]
+///
+/// The sorted names are shared (copied on write) by the ads of a file that list the
+/// same names, and the literal values of an ad live in one arena of its own, so that
+/// reading or dropping an ad takes no reference-count operation per attribute.
+#[derive(Clone)]
 pub struct ClassAd {
-    attrs: Vec<(Str, ExprRef)>,
+    names: Arc<Vec<Str>>,
+    /// One per name, in the same order.
+    slots: Vec<Slot>,
+    /// The nodes that slots without a tree of their own point into.
+    local: Arc<Expr>,
+}
+
+/// Where one attribute's expression lives: a node of the ad's own arena, or a node
+/// of a tree of its own (usually shared with other ads).
+#[derive(Clone, Debug)]
+pub(crate) struct Slot {
+    tree: Option<Arc<Expr>>,
+    id: NodeId,
+}
+
+impl Slot {
+    /// Node `id` of the ad's own arena.
+    pub(crate) fn local(id: NodeId) -> Slot {
+        Slot { tree: None, id }
+    }
+
+    /// A node of another tree.
+    pub(crate) fn shared(e: ExprRef) -> Slot {
+        Slot {
+            tree: Some(e.tree),
+            id: e.id,
+        }
+    }
 }
 
 /// HTCondor's attribute order: shorter names first, then ASCII case-insensitive.
 pub fn attr_order(a: &str, b: &str) -> Ordering {
+    // A plain loop: the iterator chain of `Iterator::cmp` costs several times more,
+    // and every lookup and every sort of an ad's names runs this.
     a.len().cmp(&b.len()).then_with(|| {
-        a.bytes()
-            .map(|c| c.to_ascii_lowercase())
-            .cmp(b.bytes().map(|c| c.to_ascii_lowercase()))
+        for (x, y) in a.bytes().zip(b.bytes()) {
+            let (x, y) = (x.to_ascii_lowercase(), y.to_ascii_lowercase());
+            if x != y {
+                return x.cmp(&y);
+            }
+        }
+        Ordering::Equal
     })
+}
+
+/// The arena and name list of ads that have none of their own, made once.
+fn empty_parts() -> &'static (Arc<Vec<Str>>, Arc<Expr>) {
+    static EMPTY: OnceLock<(Arc<Vec<Str>>, Arc<Expr>)> = OnceLock::new();
+    EMPTY.get_or_init(|| {
+        (
+            Arc::new(Vec::new()),
+            Arc::new(Expr::literal(Value::Undefined)),
+        )
+    })
+}
+
+impl Default for ClassAd {
+    fn default() -> ClassAd {
+        let (names, local) = empty_parts();
+        ClassAd {
+            names: names.clone(),
+            slots: Vec::new(),
+            local: local.clone(),
+        }
+    }
+}
+
+impl fmt::Debug for ClassAd {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_map()
+            .entries(self.iter().map(|(n, e)| (n, e.node())))
+            .finish()
+    }
 }
 
 impl ClassAd {
@@ -32,7 +100,14 @@ impl ClassAd {
     }
 
     fn position(&self, name: &str) -> Result<usize, usize> {
-        self.attrs.binary_search_by(|(n, _)| attr_order(n, name))
+        self.names.binary_search_by(|n| attr_order(n, name))
+    }
+
+    fn view<'a>(&'a self, slot: &'a Slot) -> ExprView<'a> {
+        ExprView {
+            tree: slot.tree.as_ref().unwrap_or(&self.local),
+            id: slot.id,
+        }
     }
 
     /// Builds an ad from attributes in any order: sorted once, and for a repeated name
@@ -40,14 +115,24 @@ impl ClassAd {
     pub fn from_attrs(mut attrs: Vec<(Str, ExprRef)>) -> ClassAd {
         // A stable sort keeps repeats in input order, so the first spelling leads.
         attrs.sort_by(|a, b| attr_order(&a.0, &b.0));
-        let mut out: Vec<(Str, ExprRef)> = Vec::with_capacity(attrs.len());
+        let mut names: Vec<Str> = Vec::with_capacity(attrs.len());
+        let mut slots: Vec<Slot> = Vec::with_capacity(attrs.len());
         for (name, e) in attrs {
-            match out.last_mut() {
-                Some(last) if attr_order(&last.0, &name) == Ordering::Equal => last.1 = e,
-                _ => out.push((name, e)),
+            match (names.last(), slots.last_mut()) {
+                (Some(last), Some(slot)) if attr_order(last, &name).is_eq() => {
+                    *slot = Slot::shared(e)
+                }
+                _ => {
+                    names.push(name);
+                    slots.push(Slot::shared(e));
+                }
             }
         }
-        ClassAd { attrs: out }
+        ClassAd {
+            names: Arc::new(names),
+            slots,
+            local: empty_parts().1.clone(),
+        }
     }
 
     /// Builds an ad from attributes already in HTCondor's order, without repeats.
@@ -55,15 +140,40 @@ impl ClassAd {
         debug_assert!(attrs
             .windows(2)
             .all(|w| attr_order(&w[0].0, &w[1].0) == Ordering::Less));
-        ClassAd { attrs }
+        let (names, slots) = attrs.into_iter().map(|(n, e)| (n, Slot::shared(e))).unzip();
+        ClassAd {
+            names: Arc::new(names),
+            slots,
+            local: empty_parts().1.clone(),
+        }
+    }
+
+    /// Builds an ad from names in HTCondor's order without repeats (shared with other
+    /// ads), one slot per name, and the arena that local slots point into.
+    pub(crate) fn from_parts(names: Arc<Vec<Str>>, slots: Vec<Slot>, local: Arc<Expr>) -> ClassAd {
+        debug_assert_eq!(names.len(), slots.len());
+        debug_assert!(names
+            .windows(2)
+            .all(|w| attr_order(&w[0], &w[1]) == Ordering::Less));
+        debug_assert!(slots
+            .iter()
+            .all(|s| s.tree.is_some() || (s.id as usize) < local.nodes().len()));
+        ClassAd {
+            names,
+            slots,
+            local,
+        }
     }
 
     /// Sets `name` to `expr`, replacing (but keeping the spelling of) an existing one.
     pub fn insert(&mut self, name: impl Into<Str>, expr: ExprRef) {
         let name = name.into();
         match self.position(&name) {
-            Ok(i) => self.attrs[i].1 = expr,
-            Err(i) => self.attrs.insert(i, (name, expr)),
+            Ok(i) => self.slots[i] = Slot::shared(expr),
+            Err(i) => {
+                Arc::make_mut(&mut self.names).insert(i, name);
+                self.slots.insert(i, Slot::shared(expr));
+            }
         }
     }
 
@@ -73,20 +183,26 @@ impl ClassAd {
     }
 
     /// The expression of `name`, ignoring case.
-    pub fn get(&self, name: &str) -> Option<&ExprRef> {
-        self.position(name).ok().map(|i| &self.attrs[i].1)
+    pub fn get(&self, name: &str) -> Option<ExprView<'_>> {
+        self.position(name).ok().map(|i| self.view(&self.slots[i]))
+    }
+
+    /// True when the ad has `name`, ignoring case.
+    pub fn contains(&self, name: &str) -> bool {
+        self.position(name).is_ok()
     }
 
     /// The spelling of `name` as stored, ignoring case.
     pub fn spelling(&self, name: &str) -> Option<&Str> {
-        self.position(name).ok().map(|i| &self.attrs[i].0)
+        self.position(name).ok().map(|i| &self.names[i])
     }
 
     /// Removes `name`; true when it was there.
     pub fn remove(&mut self, name: &str) -> bool {
         match self.position(name) {
             Ok(i) => {
-                self.attrs.remove(i);
+                Arc::make_mut(&mut self.names).remove(i);
+                self.slots.remove(i);
                 true
             }
             Err(_) => false,
@@ -94,18 +210,21 @@ impl ClassAd {
     }
 
     /// The attributes in HTCondor's order.
-    pub fn iter(&self) -> impl Iterator<Item = (&Str, &ExprRef)> {
-        self.attrs.iter().map(|(n, e)| (n, e))
+    pub fn iter(&self) -> impl Iterator<Item = (&Str, ExprView<'_>)> {
+        self.names
+            .iter()
+            .zip(&self.slots)
+            .map(|(n, s)| (n, self.view(s)))
     }
 
     /// The number of attributes.
     pub fn len(&self) -> usize {
-        self.attrs.len()
+        self.slots.len()
     }
 
     /// True when the ad has no attributes.
     pub fn is_empty(&self) -> bool {
-        self.attrs.is_empty()
+        self.slots.is_empty()
     }
 }
 
@@ -162,5 +281,52 @@ mod tests {
         ));
         assert!(ad.remove("memory"));
         assert!(ad.is_empty());
+    }
+
+    #[test]
+    fn ads_sharing_names_copy_them_on_write() {
+        let names = Arc::new(vec![Str::from("a"), Str::from("Bc")]);
+        let arena = |x: i64| {
+            Arc::new(Expr::from_parts(
+                vec![
+                    crate::syntax::ast::Node::Lit(Value::Int(x)),
+                    crate::syntax::ast::Node::Lit(Value::Int(x + 1)),
+                ],
+                0,
+            ))
+        };
+        let shared = ExprRef::root_of(Arc::new(lit(7)));
+        let mut one = ClassAd::from_parts(
+            names.clone(),
+            vec![Slot::local(1), Slot::shared(shared.clone())],
+            arena(10),
+        );
+        let two = ClassAd::from_parts(
+            names.clone(),
+            vec![Slot::shared(shared), Slot::local(0)],
+            arena(20),
+        );
+        let int = |ad: &ClassAd, n: &str| match ad.get(n).map(|e| e.node()) {
+            Some(crate::syntax::ast::Node::Lit(Value::Int(i))) => Some(*i),
+            _ => None,
+        };
+        assert_eq!((int(&one, "A"), int(&one, "bc")), (Some(11), Some(7)));
+        assert_eq!((int(&two, "a"), int(&two, "BC")), (Some(7), Some(20)));
+        one.insert_expr("z", lit(3));
+        assert!(one.remove("a"));
+        assert_eq!((int(&one, "z"), int(&one, "a")), (Some(3), None));
+        // The other ad, and the list they shared, are untouched.
+        assert_eq!((int(&two, "a"), two.len()), (Some(7), 2));
+        assert_eq!(names.len(), 2);
+        assert!(two.contains("bc") && !two.contains("z"));
+        let owned: ExprRef = two.get("bc").unwrap().into();
+        assert!(matches!(
+            owned.node(),
+            crate::syntax::ast::Node::Lit(Value::Int(20))
+        ));
+        assert_eq!(
+            format!("{two:?}"),
+            "{\"a\": Lit(Int(7)), \"Bc\": Lit(Int(20))}"
+        );
     }
 }

@@ -137,7 +137,7 @@ fn number(text: &str) -> Value {
 pub fn unparse_ad_json(ad: &ClassAd) -> String {
     let mut out = String::new();
     write_object(
-        ad.iter().map(|(n, e)| (n.as_str(), &*e.tree, e.id)),
+        ad.iter().map(|(n, e)| (n.as_str(), &**e.tree, e.id)),
         0,
         &mut out,
     );

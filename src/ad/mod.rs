@@ -2,6 +2,7 @@
 
 pub mod classad;
 pub mod json;
+mod old;
 pub mod read;
 
 pub use classad::ClassAd;

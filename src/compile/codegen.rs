@@ -613,7 +613,7 @@ impl Gen<'_> {
         let Some(facts) = self.facts.as_deref_mut() else {
             return false;
         };
-        let Some(e) = facts.ad.get(name).cloned() else {
+        let Some(e) = facts.ad.get(name).map(ExprRef::from) else {
             return false;
         };
         let key = name.to_ascii_lowercase();
@@ -923,7 +923,7 @@ fn logical(my: Option<&ClassAd>, e: &ExprRef, id: NodeId, fuel: u32) -> bool {
         fuel > 0
             && my
                 .and_then(|m| m.get(name))
-                .is_some_and(|a| logical(my, a, a.id, fuel - 1))
+                .is_some_and(|a| logical(my, &a.to_expr_ref(), a.id, fuel - 1))
     };
     match e.tree.node(id) {
         Node::Paren(a) => logical(my, e, *a, fuel),
@@ -1100,7 +1100,7 @@ impl MyFacts {
     }
 
     fn compute_constant(&mut self, name: &str) -> Option<(Value, u32, u32)> {
-        let e = self.ad.get(name)?.clone();
+        let e = self.ad.get(name)?.to_expr_ref();
         if let Node::Lit(v) = e.node() {
             let v = match v {
                 Value::RelTime(r) => Value::Real(*r),
@@ -1152,7 +1152,7 @@ impl MyFacts {
             })
         };
         let reach = |name: &str, site: u32, me: &mut MyFacts, v: &mut Vec<(usize, NodeId)>| {
-            let target = me.ad.get(name)?.clone();
+            let target = me.ad.get(name)?.to_expr_ref();
             let (d, n) = me.attr_cost(&target, v)?;
             Some((site + 1 + d, n.checked_add(1)?))
         };

@@ -58,7 +58,11 @@ pub fn compile_ad(ad: &Arc<ClassAd>, slots: &mut SlotTable) -> CompiledClassAd {
         let attr = match e.node() {
             crate::syntax::ast::Node::Lit(Value::RelTime(r)) => Attr::Value(Value::Real(*r)),
             crate::syntax::ast::Node::Lit(v) => Attr::Value(v.clone()),
-            _ => Attr::Code(Arc::new(codegen::compile_with(e, Some(&mut facts), slots))),
+            _ => Attr::Code(Arc::new(codegen::compile_with(
+                &e.to_expr_ref(),
+                Some(&mut facts),
+                slots,
+            ))),
         };
         vm.set(slot, attr);
     }

@@ -122,6 +122,6 @@ pub fn eval_attr(
 ) -> Result<Value, Fail> {
     match my.get(name) {
         None => Ok(Value::Undefined),
-        Some(e) => eval_in(&e.clone(), my, target, sem),
+        Some(e) => eval_in(&e.to_expr_ref(), my, target, sem),
     }
 }

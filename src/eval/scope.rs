@@ -146,7 +146,9 @@ impl Scope {
     /// Looks `name` up in this frame only.
     pub fn lookup_local(self: &Arc<Scope>, name: &str, old_semantics: bool) -> Option<Found> {
         match &self.frame {
-            Frame::Ad(ad) => ad.get(name).map(|e| Found::Expr(e.clone(), self.clone())),
+            Frame::Ad(ad) => ad
+                .get(name)
+                .map(|e| Found::Expr(e.to_expr_ref(), self.clone())),
             Frame::Record(r) => record_attr(r, name).map(|e| Found::Expr(e, self.clone())),
             Frame::Ctx(pair, side) => {
                 let which = if eq_ic(name, "my") || eq_ic(name, "ad") {

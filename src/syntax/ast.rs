@@ -258,4 +258,43 @@ impl ExprRef {
             id,
         }
     }
+
+    /// The same node, borrowed.
+    pub fn view(&self) -> ExprView<'_> {
+        ExprView {
+            tree: &self.tree,
+            id: self.id,
+        }
+    }
+}
+
+/// A node of a shared expression tree, borrowed: how a ClassAd lends its attributes
+/// out without touching reference counts (an atomic operation each).
+#[derive(Clone, Copy, Debug)]
+pub struct ExprView<'a> {
+    /// The tree.
+    pub tree: &'a Arc<Expr>,
+    /// The node inside it.
+    pub id: NodeId,
+}
+
+impl<'a> ExprView<'a> {
+    /// The node this refers to.
+    pub fn node(&self) -> &'a Node {
+        self.tree.node(self.id)
+    }
+
+    /// An owned reference to the same node, for keeping beyond the borrow.
+    pub fn to_expr_ref(&self) -> ExprRef {
+        ExprRef {
+            tree: self.tree.clone(),
+            id: self.id,
+        }
+    }
+}
+
+impl From<ExprView<'_>> for ExprRef {
+    fn from(v: ExprView<'_>) -> ExprRef {
+        v.to_expr_ref()
+    }
 }

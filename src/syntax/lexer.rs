@@ -1,5 +1,6 @@
 //! The ClassAd lexer: `logos` raw tokens plus HTCondor's context-dependent fix-ups.
 
+use classad_vm::Str;
 use logos::Logos;
 
 /// Which string-literal rules apply.
@@ -200,11 +201,11 @@ pub enum Tok {
     /// A real literal.
     Real(f64),
     /// A string literal, escapes processed, adjacent literals joined.
-    Str(String),
+    Str(Str),
     /// A bare identifier.
-    Name(String),
+    Name(Str),
     /// A `'quoted'` attribute name.
-    QName(String),
+    QName(Str),
     /// `true`
     True,
     /// `false`
@@ -390,7 +391,9 @@ pub struct Lexer<'s> {
     src: &'s str,
     inner: logos::Lexer<'s, Raw>,
     pending: Option<RawItem>,
-    prev: Option<Tok>,
+    /// Whether the previous token ends an operand (all that `-` needs to know of
+    /// it; keeping the token itself cost a copy of every name).
+    prev_ends_operand: bool,
 }
 
 impl<'s> Lexer<'s> {
@@ -400,7 +403,7 @@ impl<'s> Lexer<'s> {
             src,
             inner: Raw::lexer_with_extras(src, mode),
             pending: None,
-            prev: None,
+            prev_ends_operand: false,
         }
     }
 
@@ -422,7 +425,7 @@ impl<'s> Lexer<'s> {
     /// The next token; `Tok::Eof` at the end, and again after it.
     pub fn next_token(&mut self) -> Result<Token, LexError> {
         let t = self.lex_one()?;
-        self.prev = Some(t.tok.clone());
+        self.prev_ends_operand = t.tok.ends_operand();
         Ok(t)
     }
 
@@ -517,7 +520,7 @@ impl<'s> Lexer<'s> {
             start: span.start,
             end: span.end,
         };
-        if self.prev.as_ref().is_some_and(Tok::ends_operand) {
+        if self.prev_ends_operand {
             return Ok(operator);
         }
         let glued = match self.peek_raw() {
@@ -582,9 +585,9 @@ impl<'s> Lexer<'s> {
             message: "escapes in the literal do not form valid UTF-8".into(),
         })?;
         let tok = if raw == Raw::Str {
-            Tok::Str(text)
+            Tok::Str(Str::from(text))
         } else {
-            Tok::QName(text)
+            Tok::QName(Str::from(text))
         };
         Ok(Token {
             tok,
@@ -613,7 +616,8 @@ fn keyword_or_name(text: &str) -> Tok {
     } else if kw("isnt") {
         Tok::Isnt
     } else {
-        Tok::Name(text.to_string())
+        // Made once, as the value the tree keeps.
+        Tok::Name(Str::from(text))
     }
 }
 

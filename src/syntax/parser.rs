@@ -258,7 +258,7 @@ impl<'s> Parser<'s> {
                     self.advance()?;
                     return Ok(());
                 }
-                Tok::Name(n) | Tok::QName(n) => Str::from(n.as_str()),
+                Tok::Name(n) | Tok::QName(n) => n.clone(),
                 _ => return Err(self.expected("an attribute name or ']'")),
             };
             attrs += 1;
@@ -396,11 +396,10 @@ impl<'s> Parser<'s> {
 
     fn attr_name_after_dot(&mut self) -> PResult<Str> {
         match &self.tok.tok {
-            Tok::Name(n) | Tok::QName(n) => {
-                let s = Str::from(n.as_str());
-                self.advance()?;
-                Ok(s)
-            }
+            Tok::Name(_) | Tok::QName(_) => match self.advance()? {
+                Tok::Name(n) | Tok::QName(n) => Ok(n),
+                _ => Err(self.expected("an attribute name after '.'")),
+            },
             _ => Err(self.expected("an attribute name after '.'")),
         }
     }
@@ -409,7 +408,7 @@ impl<'s> Parser<'s> {
         let lit = match &self.tok.tok {
             Tok::Int(i) => Value::Int(*i),
             Tok::Real(r) => Value::Real(*r),
-            Tok::Str(s) => Value::str(s.as_str()),
+            Tok::Str(s) => Value::Str(s.clone()),
             Tok::True => Value::Bool(true),
             Tok::False => Value::Bool(false),
             Tok::Undefined => Value::Undefined,
@@ -459,7 +458,7 @@ impl<'s> Parser<'s> {
         if self.tok.tok != Tok::LParen {
             return Ok(self.push(Node::Attr {
                 scope: None,
-                name: Str::from(name),
+                name,
                 absolute: false,
             }));
         }
@@ -486,10 +485,7 @@ impl<'s> Parser<'s> {
         if let Some(folded) = self.fold_time(&name, &args, start)? {
             return Ok(folded);
         }
-        Ok(self.push(Node::Call {
-            name: Str::from(name),
-            args,
-        }))
+        Ok(self.push(Node::Call { name, args }))
     }
 
     /// `absTime("...")` and `relTime("...")` with one string literal become time

@@ -425,7 +425,7 @@ pub fn unparse_old(expr: &Expr) -> String {
 
 fn ad_items(ad: &ClassAd) -> Vec<(&str, Option<(&Expr, NodeId)>)> {
     ad.iter()
-        .map(|(n, r)| (n.as_str(), Some((&*r.tree, r.id))))
+        .map(|(n, r)| (n.as_str(), Some((&**r.tree, r.id))))
         .collect()
 }
 
@@ -465,7 +465,7 @@ pub fn unparse_ad_old(ad: &ClassAd) -> String {
         first = false;
         write_attr_name(name, true, &mut s);
         s.push_str(" = ");
-        unparse_old_node(&r.tree, r.id, &mut s);
+        unparse_old_node(r.tree, r.id, &mut s);
     }
     s.push('\n');
     s

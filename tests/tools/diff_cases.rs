@@ -185,6 +185,7 @@ fn pair_line(seed: u64, index: usize) -> Json {
     for (my, other) in [("job", "machine"), ("machine", "job")] {
         let (m, o) = (of(my), of(other));
         for (name, e) in m.iter() {
+            let e = &e.to_expr_ref();
             let mut obj = Map::new();
             obj.insert("ad".into(), my.into());
             obj.insert("name".into(), name.as_str().into());
