@@ -689,19 +689,24 @@ mod tests {
         g
     }
 
-    /// Every value of a grid against every constant of it, with every comparison,
-    /// in bulk and lane by lane, against the machine's operator.
-    #[test]
-    fn columns_compare_as_the_operator() {
-        let grid = grid();
-        let ads: Vec<CompiledAd> = grid
+    /// An ad holding each value in slot 0.
+    fn one_ad_each(values: &[Value]) -> Vec<CompiledAd> {
+        values
             .iter()
             .map(|v| {
                 let mut ad = CompiledAd::new();
                 ad.set(0, Attr::Value(v.clone()));
                 ad
             })
-            .collect();
+            .collect()
+    }
+
+    /// Every value of a grid against every constant of it, with every comparison,
+    /// on all lanes and on a few, against the machine's operator.
+    #[test]
+    fn columns_compare_as_the_operator() {
+        let grid = grid();
+        let ads = one_ad_each(&grid);
         let targets: Vec<&CompiledAd> = ads.iter().collect();
         let mut store = ColumnStore::new();
         let mut block = store.block(&targets);
@@ -712,7 +717,7 @@ mod tests {
         let all = (1u64 << grid.len()) - 1;
         for k in &constants {
             for cmp in Cmp::ALL {
-                // All lanes (in bulk), and a few (lane by lane).
+                // All lanes, and a few.
                 for lanes in [all, 0b1010_0110_0101] {
                     let (got, escaped) = block
                         .col(c)
@@ -727,19 +732,12 @@ mod tests {
         }
     }
 
-    /// Every value of the grid in every kind of constant set, in bulk, against
-    /// the set's own answer.
+    /// Every value of the grid in every kind of constant set, against the set's
+    /// own answer.
     #[test]
     fn columns_test_membership_as_the_sets() {
         let grid = grid();
-        let ads: Vec<CompiledAd> = grid
-            .iter()
-            .map(|v| {
-                let mut ad = CompiledAd::new();
-                ad.set(0, Attr::Value(v.clone()));
-                ad
-            })
-            .collect();
+        let ads = one_ad_each(&grid);
         let targets: Vec<&CompiledAd> = ads.iter().collect();
         let mut store = ColumnStore::new();
         let mut block = store.block(&targets);
