@@ -5,6 +5,7 @@ use crate::compile::host::VmHost;
 use crate::compile::{compile_ad, CompiledClassAd};
 use crate::eval::Semantics;
 use classad_vm::lanes::LANES;
+use classad_vm::logic::for_each_lane;
 use classad_vm::{
     ops, ColumnStore, CompiledAd, Halt, Machine, Sides, SlotTable, TargetBlock, Value, Verdicts,
 };
@@ -47,14 +48,6 @@ pub struct CompiledPool {
     /// Unique for the process: a machine's cache of TARGET-only values belongs to
     /// one pool.
     id: u64,
-}
-
-/// Calls `f` with the index of every set bit of `mask`, lowest first.
-fn for_each_lane(mut mask: u64, mut f: impl FnMut(usize)) {
-    while mask != 0 {
-        f(mask.trailing_zeros() as usize);
-        mask &= mask - 1;
-    }
 }
 
 /// True when a machine's Requirements value rules the match out on its own: false,
@@ -312,6 +305,11 @@ mod tests {
             ("(TARGET.Arch == MY.Arch) && TARGET.Cpus <= MY.Cpus", true),
             ("TARGET.Cpus", true),
             ("TARGET.HasX == true", true),
+            // One register holding two columns (or a constant) in different lanes,
+            // then compared: lanes whose column was replaced must leave the tier.
+            ("(TARGET.Cpus > 2 ? TARGET.Arch : TARGET.Version) == \"x86_64\"", false),
+            ("(TARGET.Cpus > 2 ? 5 : TARGET.Cpus) == 5", false),
+            ("(TARGET.HasX ?: TARGET.Arch) =?= \"X86_64\"", false),
             ("TARGET.Arch < \"b\" && TARGET.Cpus < TARGET.Memory", false),
             (
                 "versionGE(split(TARGET.Version)[1], \"2.0\") || TARGET.Cpus > 3",

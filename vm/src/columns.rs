@@ -4,7 +4,7 @@
 
 use crate::ad::{Attr, CompiledAd};
 use crate::lanes::LANES;
-use crate::logic::Logic;
+use crate::logic::{for_each_lane, Logic};
 use crate::ops::{self, Cmp};
 use crate::sets::ConstSet;
 use crate::value::{Str, Value};
@@ -178,12 +178,9 @@ impl Column {
                 }
             }
         }
-        let mut one_by_one = rest;
-        while one_by_one != 0 {
-            let l = one_by_one.trailing_zeros() as usize;
-            one_by_one &= one_by_one - 1;
+        for_each_lane(rest, |l| {
             *out.mask_of(&ops::compare(cmp, value(l), k)) |= 1 << l;
-        }
+        });
         (out, escaped)
     }
 
@@ -215,15 +212,13 @@ impl Column {
     fn index(&mut self) {
         let integral = self.int | self.boolean;
         self.by_int.index(&self.ints, integral);
-        self.nan = 0;
-        let mut rest = self.real;
-        while rest != 0 {
-            let l = rest.trailing_zeros() as usize;
-            rest &= rest - 1;
+        let mut nan = 0;
+        for_each_lane(self.real, |l| {
             if self.reals[l].is_nan() {
-                self.nan |= 1 << l;
+                nan |= 1 << l;
             }
-        }
+        });
+        self.nan = nan;
         self.by_real
             .index(&self.reals, (integral | self.real) & !self.nan);
         self.index_ids();
@@ -233,17 +228,11 @@ impl Column {
     fn index_ids(&mut self) {
         for (index, exact) in [(&mut self.by_folded, false), (&mut self.by_exact, true)] {
             index.clear();
-            let mut rest = self.str;
-            while rest != 0 {
-                let l = rest.trailing_zeros() as usize;
-                rest &= rest - 1;
-                let id = if exact {
-                    self.ids[l].exact
-                } else {
-                    self.ids[l].folded
-                };
+            let ids = &self.ids;
+            for_each_lane(self.str, |l| {
+                let id = if exact { ids[l].exact } else { ids[l].folded };
                 index.push((id, 1 << l));
-            }
+            });
             index.sort_unstable_by_key(|&(id, _)| id);
             index.dedup_by(|later, first| {
                 let same = later.0 == first.0;
@@ -314,12 +303,7 @@ impl Column {
             out.f = strs & !found;
             rest &= !strs;
         }
-        let mut one_by_one = rest;
-        while one_by_one != 0 {
-            let l = one_by_one.trailing_zeros() as usize;
-            one_by_one &= one_by_one - 1;
-            *out.mask_of(&set.contains(value(l))) |= 1 << l;
-        }
+        for_each_lane(rest, |l| *out.mask_of(&set.contains(value(l))) |= 1 << l);
         (out, escaped)
     }
 }
@@ -336,12 +320,8 @@ impl<T: Copy + PartialOrd> Sorted<T> {
     /// Sorts the lanes of `lanes` by `xs` (which holds no NaN there).
     fn index(&mut self, xs: &[T; LANES], lanes: u64) {
         self.scratch.clear();
-        let mut rest = lanes;
-        while rest != 0 {
-            let l = rest.trailing_zeros() as usize;
-            rest &= rest - 1;
-            self.scratch.push((xs[l], l as u8));
-        }
+        let scratch = &mut self.scratch;
+        for_each_lane(lanes, |l| scratch.push((xs[l], l as u8)));
         self.scratch
             .sort_unstable_by(|a, b| a.0.partial_cmp(&b.0).unwrap_or(std::cmp::Ordering::Equal));
         self.values.clear();

@@ -115,6 +115,15 @@ impl Logic {
     }
 }
 
+/// Calls `f` with the index of every lane set in `mask`, lowest first.
+#[inline(always)]
+pub fn for_each_lane(mut mask: u64, mut f: impl FnMut(usize)) {
+    while mask != 0 {
+        f(mask.trailing_zeros() as usize);
+        mask &= mask - 1;
+    }
+}
+
 /// What a Requirements value says about a match, lane by lane.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct Verdicts {
