@@ -307,7 +307,10 @@ mod tests {
             ("TARGET.HasX == true", true),
             // One register holding two columns (or a constant) in different lanes,
             // then compared: lanes whose column was replaced must leave the tier.
-            ("(TARGET.Cpus > 2 ? TARGET.Arch : TARGET.Version) == \"x86_64\"", false),
+            (
+                "(TARGET.Cpus > 2 ? TARGET.Arch : TARGET.Version) == \"x86_64\"",
+                false,
+            ),
             ("(TARGET.Cpus > 2 ? 5 : TARGET.Cpus) == 5", false),
             ("(TARGET.HasX ?: TARGET.Arch) =?= \"X86_64\"", false),
             ("TARGET.Arch < \"b\" && TARGET.Cpus < TARGET.Memory", false),
