@@ -591,6 +591,12 @@ impl Gen<'_> {
     /// but MY (a literal, or a pure expression of MY's own attributes), else a load.
     fn load_my(&mut self, name: &str, dst: u16, site: u16) {
         if let Some(facts) = self.facts.as_deref_mut() {
+            if facts.certainly_fails(name) {
+                // Exponential work that fails alike against every slot: fail
+                // without doing it (HTCondor would spend its whole step budget).
+                self.emit(Op::Fail, 0, 0, 0);
+                return;
+            }
             if let Some((v, depth, nodes)) = facts.constant(name) {
                 // HTCondor still dereferences and evaluates it: keep the bounds.
                 self.extra_depth = self.extra_depth.max(u32::from(site) + 1 + depth);
@@ -1064,8 +1070,8 @@ fn ancestors_depth(
 /// (see [`MyFacts::constant`]), memoized, because attributes reach each other.
 pub(crate) struct MyFacts {
     ad: Arc<ClassAd>,
-    /// Attribute expression (tree, node) -> `(depth, steps)` when it only reaches MY.
-    closed: std::collections::HashMap<(usize, NodeId), Option<(u32, u32)>>,
+    /// Attribute expression (tree, node) -> its cost when it only reaches MY.
+    closed: std::collections::HashMap<(usize, NodeId), Option<Cost>>,
     constants: std::collections::HashMap<String, Option<(Value, u32, u32)>>,
     /// The attributes being inlined, outermost first (lower case).
     inlining: Vec<String>,
@@ -1109,22 +1115,32 @@ impl MyFacts {
             return Some((v, 0, 1));
         }
         let mut visiting = Vec::new();
-        let (depth, nodes) = self.attr_cost(&e, &mut visiting)?;
-        if depth > 300 || nodes > 100_000 {
+        let Cost { depth, most, .. } = self.attr_cost(&e, &mut visiting)?;
+        if depth > 300 || most > 100_000 {
             return None;
         }
         let v =
             crate::eval::eval_attr(&self.ad, name, None, crate::eval::Semantics::Htcondor).ok()?;
-        Some((v, depth, nodes))
+        Some((v, depth, most as u32))
     }
 
-    /// `(depth, steps)` of evaluating attribute expression `e` when it only reaches
-    /// MY's attributes; `None` otherwise, or on a cycle.
-    fn attr_cost(
-        &mut self,
-        e: &ExprRef,
-        visiting: &mut Vec<(usize, NodeId)>,
-    ) -> Option<(u32, u32)> {
+    /// True when evaluating MY's attribute `name` certainly fails, in any match:
+    /// it depends on nothing but MY, and evaluates more nodes than HTCondor's step
+    /// limit allows even along the operands every evaluation of it must evaluate
+    /// (`A0 = A1 + A1; ... A30 = 1`). Whatever the evaluation spent before reaching
+    /// it only brings the limit closer, so the answer is the same for every slot
+    /// and needs no evaluation at all.
+    fn certainly_fails(&mut self, name: &str) -> bool {
+        let Some(e) = self.ad.get(name).map(|e| e.to_expr_ref()) else {
+            return false;
+        };
+        self.attr_cost(&e, &mut Vec::new())
+            .is_some_and(|c| c.least > crate::eval::evaluator::MAX_STEPS)
+    }
+
+    /// The cost of evaluating attribute expression `e` when it only reaches MY's
+    /// attributes; `None` otherwise, or on a cycle.
+    fn attr_cost(&mut self, e: &ExprRef, visiting: &mut Vec<(usize, NodeId)>) -> Option<Cost> {
         let key = (Arc::as_ptr(&e.tree) as usize, e.id);
         if let Some(c) = self.closed.get(&key) {
             return *c;
@@ -1144,20 +1160,37 @@ impl MyFacts {
         e: &ExprRef,
         id: NodeId,
         visiting: &mut Vec<(usize, NodeId)>,
-    ) -> Option<(u32, u32)> {
-        let kids = |ids: &[NodeId], me: &mut MyFacts, v: &mut Vec<(usize, NodeId)>| {
-            ids.iter().try_fold((0u32, 1u32), |(d, n), &c| {
-                let (cd, cn) = me.cost(e, c, v)?;
-                Some((d.max(cd + 1), n.checked_add(cn)?))
-            })
-        };
+    ) -> Option<Cost> {
+        // `mandatory` of the children are evaluated whenever the node is (the rest
+        // only on some paths: the right side of `&&`, a branch, a call's arguments).
+        let kids =
+            |ids: &[NodeId], mandatory: usize, me: &mut MyFacts, v: &mut Vec<(usize, NodeId)>| {
+                ids.iter()
+                    .enumerate()
+                    .try_fold(Cost::leaf(), |acc, (i, &c)| {
+                        let k = me.cost(e, c, v)?;
+                        Some(Cost {
+                            depth: acc.depth.max(k.depth + 1),
+                            most: acc.most.saturating_add(k.most),
+                            least: if i < mandatory {
+                                acc.least.saturating_add(k.least)
+                            } else {
+                                acc.least
+                            },
+                        })
+                    })
+            };
         let reach = |name: &str, site: u32, me: &mut MyFacts, v: &mut Vec<(usize, NodeId)>| {
             let target = me.ad.get(name)?.to_expr_ref();
-            let (d, n) = me.attr_cost(&target, v)?;
-            Some((site + 1 + d, n.checked_add(1)?))
+            let c = me.attr_cost(&target, v)?;
+            Some(Cost {
+                depth: site + 1 + c.depth,
+                most: c.most.saturating_add(1),
+                least: c.least.saturating_add(1),
+            })
         };
         match e.tree.node(id) {
-            Node::Lit(_) => Some((0, 1)),
+            Node::Lit(_) => Some(Cost::leaf()),
             Node::Attr {
                 scope: None,
                 name,
@@ -1181,16 +1214,45 @@ impl MyFacts {
                 _ => None,
             },
             Node::Attr { .. } | Node::List(_) | Node::Record(_) => None,
-            Node::Unary(_, a) | Node::Paren(a) => kids(&[*a], self, visiting),
-            Node::Binary(_, a, b) => kids(&[*a, *b], self, visiting),
-            Node::Ternary(a, b, c) => kids(&[*a, *b, *c], self, visiting),
+            Node::Unary(_, a) | Node::Paren(a) => kids(&[*a], 1, self, visiting),
+            Node::Binary(op, a, b) => {
+                let mandatory = match op {
+                    BinOp::And | BinOp::Or | BinOp::Elvis => 1,
+                    _ => 2,
+                };
+                kids(&[*a, *b], mandatory, self, visiting)
+            }
+            Node::Ternary(a, b, c) => kids(&[*a, *b, *c], 1, self, visiting),
             Node::Call { name, args } => {
                 let listed = |list: &[&str]| list.iter().any(|s| s.eq_ignore_ascii_case(name));
                 if listed(&IMPURE_BUILTINS) || listed(&SCOPED_BUILTINS) {
                     return None;
                 }
-                kids(args, self, visiting)
+                // A builtin may leave its arguments unevaluated (a wrong count,
+                // `ifThenElse`): none counts as certain.
+                kids(args, 0, self, visiting)
             }
+        }
+    }
+}
+
+/// What evaluating an expression of MY's own attributes costs HTCondor: the depth it
+/// reaches, and the nodes it evaluates at most (every operand and branch) and at
+/// least (only the operands every evaluation evaluates). Node counts saturate.
+#[derive(Clone, Copy, Debug)]
+struct Cost {
+    depth: u32,
+    most: u64,
+    least: u64,
+}
+
+impl Cost {
+    /// One node, no depth below it.
+    fn leaf() -> Cost {
+        Cost {
+            depth: 0,
+            most: 1,
+            least: 1,
         }
     }
 }
@@ -1366,6 +1428,45 @@ mod tests {
         compiled("member(TARGET.G, MY.Nums)", my, "G = 2.5");
         let p = compiled("member(1, TARGET.L)", "A = 1", "L = { 1 }");
         assert!(!ops(&p).contains(&Op::Member), "{p}");
+    }
+
+    /// `A0 = A1 + A1; ... A{n} = 1`: `A{k}` evaluates about 3 * 2^(n-k) nodes.
+    fn doubling_ad(n: usize, requirements: &str) -> String {
+        let mut s: String = (0..n)
+            .map(|i| format!("A{i} = A{} + A{}\n", i + 1, i + 1))
+            .collect();
+        s.push_str(&format!("A{n} = 1\nRequirements = {requirements}\n"));
+        s
+    }
+
+    #[test]
+    fn my_attributes_past_the_step_limit_fail_without_evaluation() {
+        let my = doubling_ad(30, "A0 > 0 && TARGET.Cpus > 0");
+        // Every evaluation must evaluate A0's 3 * 2^30 nodes: it fails against any
+        // slot, as HTCondor's does at its 10,000,000th step.
+        let p = compiled("Requirements", &my, "Cpus = 1");
+        assert!(ops(&p).contains(&Op::Fail), "{p}");
+        // A8 must evaluate about 12.6 million nodes, A9 6.3 million: A9 has a value.
+        let program = |name: &str| {
+            let e = ExprRef::root_of(Arc::new(parse_expr(name).unwrap()));
+            compile_expr(&e, Some(&ad(&my)), &mut SlotTable::new())
+        };
+        assert!(ops(&program("A8")).contains(&Op::Fail));
+        assert!(
+            !ops(&program("A9")).contains(&Op::Fail),
+            "{}",
+            program("A9")
+        );
+        // The failure comes only where the operand is evaluated, and is HTCondor's
+        // whatever surrounds it (`compiled` holds the VM against the reference).
+        for expr in [
+            "A30 > 0 || A0",
+            "ifThenElse(TARGET.Cpus > 0, 1, A0)",
+            "false ? A0 : 2",
+        ] {
+            compiled(expr, &my, "Cpus = 1");
+        }
+        compiled("ifThenElse(TARGET.Cpus > 0, 1, A0)", &my, "Cpus = 0");
     }
 
     #[test]

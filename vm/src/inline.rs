@@ -69,7 +69,7 @@ impl Program {
                     InlineEnter => (x(i)?, i.y, i.z),
                     InlineLeave => (i.x, i.y, i.z),
                     TargetCached => (x(i)?, site(i.y), i.z + at.sub_base),
-                    Reference => (i.x, i.y, i.z),
+                    Fail | Reference => (i.x, i.y, i.z),
                     Ret => return None,
                 };
                 Some(Instr::new(i.op, x, y, z))

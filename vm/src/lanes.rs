@@ -315,7 +315,8 @@ impl Machine {
                 // Lanes read literals only, so nothing is being evaluated that an
                 // inlined attribute could come back to.
                 Op::InlineEnter | Op::InlineLeave => {}
-                Op::Reference => active = 0,
+                // A failing lane is left to the pair-by-pair machine, which fails.
+                Op::Reference | Op::Fail => active = 0,
                 op => {
                     let (a, b) = (r(y), r(z));
                     per_lane!(|lane| binary(op, &regs[a][lane], &regs[b][lane]))
@@ -338,7 +339,7 @@ pub(crate) fn lane_depth(p: &Program) -> Option<u32> {
     }
     p.code.iter().try_fold(p.max_depth, |d, i| match i.op {
         Op::LoadMy | Op::LoadTarget => Some(d.max(u32::from(i.y) + 1)),
-        Op::Reference => None,
+        Op::Reference | Op::Fail => None,
         _ => Some(d),
     })
 }

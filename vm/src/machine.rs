@@ -20,7 +20,8 @@ use crate::value::Value;
 /// Why the machine stopped without a value.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Halt {
-    /// The evaluation failed (a builtin said so, as HTCondor's `random(0)` does).
+    /// The evaluation failed, as HTCondor's does when it reaches its step limit
+    /// (the compiler proved it would: see `Op::Fail`).
     Fail,
     /// The evaluation must be done by the reference evaluator: it uses a construct
     /// the compiler leaves to it, or it may reach HTCondor's depth or step limits.
@@ -509,6 +510,7 @@ impl Machine {
                         *m = Memo::Empty;
                     }
                 }
+                Op::Fail => return Err(Halt::Fail),
                 Op::Reference => return Err(Halt::NeedReference),
                 Op::Ret => return Ok((std::mem::take(&mut r!(ins.z)), depth)),
             }

@@ -1,0 +1,65 @@
+//! Jobs whose own attributes reach HTCondor's step limit: the work depends only on
+//! the job, so the compiled pool decides it once per job (the compiler proves the
+//! failure) rather than once per slot, and still gives HTCondor's answer.
+
+use classad::ad::read_ads;
+use classad::eval::Semantics;
+use classad::matching::{rank, symmetric_match, CompiledPool};
+use classad_vm::Machine;
+use std::sync::Arc;
+
+fn ads(text: &str) -> Vec<Arc<classad::ad::ClassAd>> {
+    read_ads(text, "t")
+        .unwrap()
+        .into_iter()
+        .map(Arc::new)
+        .collect()
+}
+
+/// `A0 = A1 + A1; ... A30 = 1`: A0 needs about 3 * 2^30 evaluation steps.
+fn exponential_job(requirements: &str, rank: &str) -> String {
+    let mut s: String = (0..30)
+        .map(|i| format!("A{i} = A{} + A{}\n", i + 1, i + 1))
+        .collect();
+    s.push_str(&format!(
+        "A30 = 1\nRequirements = {requirements}\nRank = {rank}\n"
+    ));
+    s
+}
+
+#[test]
+fn jobs_past_the_step_limit_match_as_htcondor_decides() {
+    let mut jobs = exponential_job("A0 > 0 && TARGET.Cpus > 0", "A0");
+    jobs.push('\n');
+    // Past the limit only when TARGET.Cpus is 0.
+    jobs.push_str(&exponential_job(
+        "TARGET.Cpus > 0 || A0 > 0",
+        "TARGET.Cpus + 1",
+    ));
+    jobs.push_str("\nRequirements = TARGET.Cpus >= 1\n");
+    let slots = "Cpus = 0\nRequirements = true\n\nCpus = 4\nRequirements = MY.Cpus > 3\n";
+    let (jobs, machines) = (ads(&jobs), ads(slots));
+    let pool = CompiledPool::new(&jobs, &machines);
+    let mut vm = Machine::new();
+    let mut expected = Vec::new();
+    for (j, job) in jobs.iter().enumerate() {
+        for (m, machine) in machines.iter().enumerate() {
+            let reference = symmetric_match(job, machine, Semantics::Htcondor);
+            assert_eq!(
+                pool.symmetric_match(&mut vm, j, m),
+                reference,
+                "job {j}, slot {m}"
+            );
+            assert_eq!(
+                pool.rank(&mut vm, j, m, true),
+                rank(job, machine, Semantics::Htcondor),
+                "rank of job {j} for slot {m}"
+            );
+            if reference {
+                expected.push((j, m));
+            }
+        }
+    }
+    assert_eq!(expected, [(1, 1), (2, 1)]);
+    assert_eq!(pool.all_pairs(&mut vm), expected);
+}
