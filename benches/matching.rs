@@ -3,7 +3,9 @@
 //!
 //! (a) one job's Requirements against one machine, (b) one symmetric match with
 //! both Rank values, (c) compiling one typical slot ad, and (d) all pairs of the
-//! pool (30 jobs x 40 slots).
+//! pool (30 jobs x 40 slots); (e) a job whose own attributes are past HTCondor's
+//! step limit (`A0 = A1 + A1; ... A30 = 1`) against 200 slots, pair by pair (the
+//! reference would spend its whole 10,000,000-step budget on every pair).
 
 use classad::ad::{read_ads_as, ClassAd, Format};
 use classad::compile::compile_ad;
@@ -124,11 +126,39 @@ fn all_pairs(c: &mut Criterion) {
     g.finish();
 }
 
+fn job_past_the_step_limit(c: &mut Criterion) {
+    let mut job: String = (0..30)
+        .map(|i| format!("A{i} = A{} + A{}\n", i + 1, i + 1))
+        .collect();
+    job.push_str("A30 = 1\nRequirements = A0 > 0 && TARGET.Cpus > 0\n");
+    let slots: String = (0..200)
+        .map(|i| format!("Cpus = {}\nRequirements = true\n\n", i % 8))
+        .collect();
+    let ads = |text: &str| -> Vec<Arc<ClassAd>> {
+        read_ads_as(text, "bench", Format::Old)
+            .unwrap()
+            .into_iter()
+            .map(Arc::new)
+            .collect()
+    };
+    let (jobs, machines) = (ads(&job), ads(&slots));
+    let compiled = CompiledPool::new(&jobs, &machines);
+    let mut vm = Machine::new();
+    c.bench_function("job_past_step_limit_200_slots", |b| {
+        b.iter(|| {
+            (0..machines.len())
+                .filter(|&m| compiled.symmetric_match(&mut vm, 0, m))
+                .count()
+        })
+    });
+}
+
 criterion_group!(
     benches,
     requirements,
     symmetric_match_with_ranks,
     compile_time,
-    all_pairs
+    all_pairs,
+    job_past_the_step_limit
 );
 criterion_main!(benches);
