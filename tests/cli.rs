@@ -46,6 +46,23 @@ fn eval_prints_one_line_per_expression() {
     );
 }
 
+/// Issue 9: the string-list membership of an undefined value in an undefined
+/// list is undefined (HTCondor 25), not false, on the default engine (the VM).
+#[test]
+fn eval_of_membership_in_an_undefined_list() {
+    let o = classad(
+        &[
+            "eval",
+            "!stringListMember(x, undefined)",
+            "stringListIMember(x, undefined, \",\")",
+            "stringListMember(\"a\", undefined)",
+        ],
+        "",
+    );
+    assert!(o.status.success());
+    assert_eq!(stdout(&o), "undefined\nundefined\nfalse\n");
+}
+
 #[test]
 fn eval_reads_stdin_line_by_line_and_reports_parse_errors() {
     let o = classad(&["eval"], "1 + 1\n(1 +\n\n\"abc\" == \"ABC\"\n");

@@ -21,7 +21,7 @@ use classad::matching::{rank, symmetric_match, CompiledPool};
 use classad::syntax::ast::{BinOp, Expr, ExprRef, Node, UnOp};
 use classad::syntax::{parse_classad, parse_expr};
 use classad::Value;
-use classad_vm::Machine;
+use classad_vm::{ConstSet, Machine, Op, Program, SlotTable};
 use gen::builtins::{family_of, BUILTINS, CLOCK_WRAPPERS, FAMILIES, NONDETERMINISTIC};
 use gen::{expr_case, master_seed, pair_case, scaled, ExprCase, PairCase, Sides};
 use std::collections::{BTreeMap, BTreeSet};
@@ -762,6 +762,132 @@ fn the_generator_covers_the_language() {
     assert!(
         missing.is_empty(),
         "the corpus does not cover:\n  {}",
+        missing.join("\n  ")
+    );
+}
+
+/// The compile-time specialisations a program uses whose compile-time value is
+/// not an ordinary one (see [`the_generator_reaches_every_specialisation`]).
+fn specialisations(p: &Program, inlined: bool, seen: &mut BTreeSet<String>) {
+    let mut inside = 0usize;
+    let mut note = |what: String, inside: usize| {
+        if inlined || inside > 0 {
+            seen.insert(format!("{what} (inlined)"));
+        }
+        seen.insert(what);
+    };
+    for ins in &p.code {
+        match ins.op {
+            Op::InlineEnter => {
+                inside += 1;
+                note("an inlined attribute".into(), inside);
+            }
+            Op::InlineLeave => inside = inside.saturating_sub(1),
+            Op::Member => {
+                let what = match &p.sets[ins.z as usize] {
+                    ConstSet::Strings {
+                        list_undefined: true,
+                        ..
+                    } => "Member in an undefined string list",
+                    ConstSet::Strings { items, .. } if items.is_empty() => {
+                        "Member in an empty string list"
+                    }
+                    ConstSet::Strings { .. } => "Member in a string list",
+                    ConstSet::Values { items, .. } if items.is_empty() => "Member in an empty list",
+                    ConstSet::Values { .. } => "Member in a list",
+                };
+                note(what.into(), inside);
+            }
+            Op::CmpK | Op::CmpTK => {
+                let kind = match &p.consts[usize::from(ins.y)] {
+                    Value::Undefined => "undefined",
+                    Value::Error => "error",
+                    Value::Str(s) if s.is_empty() => "the empty string",
+                    _ => "a value",
+                };
+                note(format!("{:?} with {kind}", ins.op), inside);
+            }
+            Op::TargetCached => note("a cached TARGET-only call".into(), inside),
+            _ => {}
+        }
+    }
+    for sub in &p.target_only {
+        specialisations(&sub.code, inlined || inside > 0, seen);
+    }
+}
+
+/// The generator must make the compile-time values the VM specialises on reach
+/// every specialised instruction, alone and in ads (issue 9: an undefined list made
+/// a constant set that read an undefined value as the empty string, and neither
+/// this generator nor the fuzz targets could reach it). Checked on the compiled
+/// programs themselves, so it cannot pass on shapes that compile otherwise.
+#[test]
+fn the_generator_reaches_every_specialisation() {
+    let mut alone = BTreeSet::new();
+    for case in expr_corpus() {
+        let e = ExprRef::root_of(parse_case_expr(&case.text));
+        let p = classad::compile::compile_expr(&e, None, &mut SlotTable::new());
+        specialisations(&p, false, &mut alone);
+    }
+    let mut in_ads = BTreeSet::new();
+    for case in pair_corpus() {
+        let mut slots = SlotTable::new();
+        for text in [&case.job, &case.machine] {
+            let ad = parse_case_ad(text);
+            let compiled = classad::compile::compile_ad(&ad, &mut slots);
+            for (name, _) in ad.iter() {
+                if let classad_vm::Attr::Code(p) = compiled.vm.get(slots.intern(name)) {
+                    specialisations(p, false, &mut in_ads);
+                }
+            }
+            for pe in &case.exprs {
+                let e = ExprRef::root_of(parse_case_expr(&pe.text));
+                let p = classad::compile::compile_expr(&e, Some(&ad), &mut slots);
+                specialisations(&p, false, &mut in_ads);
+            }
+        }
+    }
+    let mut missing = Vec::new();
+    let mut need = |seen: &BTreeSet<String>, what: &str, place: &str| {
+        if !seen.contains(what) {
+            missing.push(format!("{what} {place}"));
+        }
+    };
+    for what in [
+        "Member in an undefined string list",
+        "Member in an empty string list",
+        "Member in a string list",
+        "Member in an empty list",
+        "Member in a list",
+        "CmpK with undefined",
+        "CmpK with error",
+        "CmpK with the empty string",
+    ] {
+        need(&alone, what, "alone");
+    }
+    for what in [
+        "Member in an undefined string list",
+        "Member in an undefined string list (inlined)",
+        "Member in an empty string list",
+        "Member in a string list",
+        "Member in an empty list",
+        "Member in a list",
+        "CmpK with undefined",
+        "CmpK with error",
+        "CmpK with the empty string",
+        "CmpTK with undefined",
+        "CmpTK with error",
+        "CmpTK with the empty string",
+        "CmpTK with undefined (inlined)",
+        "a cached TARGET-only call",
+        "a cached TARGET-only call (inlined)",
+        "an inlined attribute",
+    ] {
+        need(&in_ads, what, "in ads");
+    }
+    assert!(
+        missing.is_empty(),
+        "the generator does not reach:\n  {}\n(alone: {alone:?}\nin ads: {in_ads:?})",
         missing.join("\n  ")
     );
 }

@@ -527,7 +527,8 @@ impl Gen<'_> {
         let is = |s: &str| name.eq_ignore_ascii_case(s);
         let [string_list, string_list_i, member, identical_member] = MEMBERSHIP_BUILTINS;
         if is(string_list) || is(string_list_i) {
-            let list = loose_text(&self.known(*args.get(1)?)?)?;
+            let list_value = self.known(*args.get(1)?)?;
+            let list = loose_text(&list_value)?;
             let delims = match args.get(2) {
                 None => DEFAULT_DELIMS.to_string(),
                 Some(&d) => {
@@ -545,6 +546,8 @@ impl Gen<'_> {
             Some(classad_vm::ConstSet::Strings {
                 items,
                 ignore_case: is(string_list_i),
+                // An undefined list reads as empty, except to an undefined value.
+                list_undefined: list_value.is_undefined(),
             })
         } else if (is(member) || is(identical_member)) && args.len() == 2 {
             let list = self.known(args[1])?;
@@ -1467,6 +1470,26 @@ mod tests {
             compiled(expr, &my, "Cpus = 1");
         }
         compiled("ifThenElse(TARGET.Cpus > 0, 1, A0)", &my, "Cpus = 0");
+    }
+
+    #[test]
+    fn membership_in_an_undefined_list_keeps_undefined_undefined() {
+        // HTCondor: both first arguments undefined give undefined; the set made of
+        // an undefined list must say so, not read the value as "" (issue 9).
+        let my = "Undef = undefined\nNone = \"\"";
+        for target in ["G = \"a\"", "G = undefined", "G = 1", "G = error", "X = 1"] {
+            for expr in [
+                "stringListMember(TARGET.G, undefined)",
+                "!stringListMember(TARGET.G, MY.Missing)",
+                "stringListIMember(TARGET.G, MY.Undef)",
+                "stringListMember(TARGET.G, Undef, \",\")",
+                "stringListIMember(TARGET.G, undefined, undefined)",
+                "stringListMember(TARGET.G, MY.None)",
+            ] {
+                let p = compiled(expr, my, target);
+                assert!(ops(&p).contains(&Op::Member), "{expr}\n{p}");
+            }
+        }
     }
 
     #[test]

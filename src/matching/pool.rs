@@ -402,6 +402,41 @@ mod tests {
         }
     }
 
+    /// Issue 9: a slot's START testing the job's group against a list the slot
+    /// leaves undefined. A job without the group gives undefined (no match), as in
+    /// HTCondor 25, on every tier of the pool and pair by pair.
+    #[test]
+    fn a_start_over_an_undefined_list_matches_as_htcondor() {
+        let start = "START = !stringListMember(TARGET.AcctGroup, MY.BlockedGroups)\n\
+                     Requirements = START\n";
+        let machines = ads(&format!(
+            "{start}\nBlockedGroups = undefined\n{start}\nBlockedGroups = \"a, b\"\n{start}"
+        ));
+        let jobs = ads("Requirements = true\n\nAcctGroup = \"a\"\nRequirements = true\n\n\
+             AcctGroup = \"c\"\nRequirements = true\n\nAcctGroup = undefined\nRequirements = true\n");
+        // HTCondor 25's `symmetricMatch` of each pair.
+        let htcondor = vec![(0, 2), (1, 0), (1, 1), (2, 0), (2, 1), (2, 2), (3, 2)];
+        let pool = CompiledPool::new(&jobs, &machines);
+        let mut vm = Machine::new();
+        let mut reference = Vec::new();
+        for (j, job) in jobs.iter().enumerate() {
+            for (m, machine) in machines.iter().enumerate() {
+                let r = super::super::symmetric_match(job, machine, Semantics::Htcondor);
+                assert_eq!(
+                    pool.symmetric_match(&mut vm, j, m),
+                    r,
+                    "job {j} machine {m}"
+                );
+                if r {
+                    reference.push((j, m));
+                }
+            }
+        }
+        assert_eq!(reference, htcondor);
+        assert_eq!(pool.all_pairs(&mut vm), htcondor);
+        assert_eq!(pool.all_pairs(&mut vm), htcondor, "warm");
+    }
+
     #[test]
     fn compiled_pool_matches_like_the_reference() {
         let jobs = ads("Requirements = TARGET.Cpus >= 2 && Memory > 0\nMemory = 5\nRank = TARGET.Cpus\n\nRequirements = undefined\n");

@@ -24,6 +24,8 @@ const JOB_NAMES: &[&str] = &[
     "a1",
     "b1",
     "selfref",
+    "AcctGroup",
+    "Groups",
 ];
 
 /// Job names that machine Requirements and Rank read.
@@ -48,6 +50,9 @@ const MACHINE_NAMES: &[&str] = &[
     "rec",
     "a1",
     "b1",
+    "BlockedGroups",
+    "Groups",
+    "Start",
 ];
 
 /// Every name an expression in a pair may refer to: in the job, the machine, both
@@ -80,6 +85,29 @@ pub const PAIR_NAMES: &[&str] = &[
     "Missing",
     "nothere",
     "Undeclared",
+    "AcctGroup",
+    "Groups",
+    "BlockedGroups",
+    "Start",
+];
+
+/// Values of the list attributes (`Groups`, `BlockedGroups`): delimited string
+/// lists, empty ones, lists, undefined and error, as literals and as constant
+/// expressions, all known when MY's expressions are compiled.
+const GROUP_LISTS: &[&str] = &[
+    "\"a, b\"",
+    "\"group_b;A\"",
+    "\"a\"",
+    "\"\"",
+    "\"  \"",
+    "undefined",
+    "error",
+    "{}",
+    "{\"a\", \"b\"}",
+    "{undefined}",
+    "strcat(\"a\", \", b\")",
+    "undefined ?: \"b\"",
+    "MY.Missing",
 ];
 
 /// Limits for attribute values: small, and with few references each, so chains of
@@ -293,6 +321,19 @@ fn attr_value(rng: &mut Rng, name: &str) -> String {
             ])
             .to_string(),
         "selfref" => "selfref + 1".to_string(),
+        "AcctGroup" => rng
+            .pick(&[
+                "\"a\"",
+                "\"group_b\"",
+                "\"A\"",
+                "\"\"",
+                "undefined",
+                "error",
+                "1",
+            ])
+            .to_string(),
+        "Groups" | "BlockedGroups" => rng.pick(GROUP_LISTS).to_string(),
+        "Start" => known_clause(rng, false),
         "a1" | "b1" => {
             let other = if name == "a1" { "b1" } else { "a1" };
             rng.pick(&[other, "TARGET.a1", "3"]).to_string()
@@ -332,7 +373,24 @@ fn requirements(rng: &mut Rng, job: bool) -> String {
         "TARGET.RequestCpus isnt error",
         "RequestCpus ?: 1 > 0",
     ];
-    match rng.below(10) {
+    match rng.below(12) {
+        // A slot's Requirements is often its START, inlined where it is used.
+        10 if !job => rng
+            .pick(&[
+                "START",
+                "Start && TARGET.RequestCpus <= MY.Cpus",
+                "MY.Start",
+            ])
+            .to_string(),
+        10 | 11 => {
+            let clause = known_clause(rng, job);
+            if rng.one_in(2) {
+                clause
+            } else {
+                let pool = if job { JOB_CLAUSES } else { MACHINE_CLAUSES };
+                format!("{} && {clause}", rng.pick(pool))
+            }
+        }
         0 => rng
             .pick(&[
                 "true",
@@ -354,6 +412,80 @@ fn requirements(rng: &mut Rng, job: bool) -> String {
             let joiner = if rng.one_in(5) { " || " } else { " && " };
             clauses.join(joiner)
         }
+    }
+}
+
+/// A clause testing the other ad's attribute against a value MY knows when its
+/// expressions are compiled (its list attributes, a missing attribute, literal
+/// undefined, error, empty strings and lists): each of the VM's specialised
+/// instructions (`Member` on a constant set, `CmpK`, `CmpTK`, a cached TARGET-only
+/// call) meets a compile-time value that is not an ordinary one.
+fn known_clause(rng: &mut Rng, job: bool) -> String {
+    let (theirs, mine): (&[&str], &[&str]) = if job {
+        (
+            &[
+                "TARGET.Arch",
+                "TARGET.Groups",
+                "TARGET.BlockedGroups",
+                "TARGET.Missing",
+                "Arch",
+            ],
+            &["MY.Groups", "Groups"],
+        )
+    } else {
+        (
+            &[
+                "TARGET.AcctGroup",
+                "TARGET.Owner",
+                "TARGET.Groups",
+                "TARGET.Missing",
+                "AcctGroup",
+            ],
+            &["MY.BlockedGroups", "BlockedGroups", "MY.Groups"],
+        )
+    };
+    let x = *rng.pick(theirs);
+    let known = match rng.below(3) {
+        0 => *rng.pick(mine),
+        1 => *rng.pick(&["MY.Missing", "undefined", "error", "\"\"", "{}"]),
+        _ => *rng.pick(GROUP_LISTS),
+    };
+    let not = if rng.one_in(2) { "!" } else { "" };
+    match rng.below(5) {
+        0 | 1 => {
+            let f = rng.pick(&["stringListMember", "stringListIMember"]);
+            let delims = match rng.below(4) {
+                0 => ", \";\"".to_string(),
+                1 => format!(
+                    ", {}",
+                    rng.pick(&["undefined", "\"\"", "MY.Missing", "error"])
+                ),
+                _ => String::new(),
+            };
+            format!("{not}{f}({x}, {known}{delims})")
+        }
+        2 => {
+            let f = rng.pick(&["member", "identicalMember"]);
+            format!("{not}{f}({x}, {known})")
+        }
+        3 => {
+            let op = rng.pick(&["==", "!=", "=?=", "=!=", "<", ">="]);
+            if rng.one_in(2) {
+                format!("{x} {op} {known}")
+            } else {
+                format!("{known} {op} {x}")
+            }
+        }
+        // Calls that read only TARGET, cached per TARGET.
+        _ => rng
+            .pick(&[
+                format!("size({x}) > 0"),
+                format!("strcat({x}, \"\") == \"a\""),
+                format!("{not}isUndefined(toUpper({x}))"),
+                format!("stringListSize({x}) >= 1"),
+                format!("{not}stringListSubsetMatch({x}, \"a, b\")"),
+            ])
+            .clone(),
     }
 }
 

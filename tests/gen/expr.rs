@@ -272,6 +272,42 @@ const ENVS: &[&str] = &[
 const ARGS: &[&str] = &["a b 'c d'", "\"a\" b", r"a\ b", "", "'unterminated", "one"];
 const AT_NAMES: &[&str] = &["joe@wisc.edu", "slot1@host", "joe", "@host", "a@b@c", ""];
 
+/// Values known when an expression is compiled, which the VM specialises on
+/// (constant sets for `Member`, constants of `CmpK` and `CmpTK`, folding): the
+/// literal undefined and error, the empty string, empty and constant lists.
+const KNOWN_VALUES: &[&str] = &[
+    "undefined",
+    "error",
+    "UNDEFINED",
+    "Error",
+    "\"\"",
+    "{}",
+    "{ \"a\", \"B\" }",
+    "{ \"\" }",
+    "{ undefined }",
+    "{ \"a\", 1, undefined, error }",
+    "{ 2.5, \"b\", true }",
+];
+
+/// Where the lists of [`KNOWN_VALUES`] start.
+const KNOWN_LISTS: usize = 5;
+
+/// Constant expressions that fold at compile time to undefined, error, the empty
+/// string or a list (so the folded value, not the literal, reaches the
+/// specialised instruction).
+const KNOWN_FOLDS: &[&str] = &[
+    "(undefined)",
+    "undefined + 1",
+    "error && true",
+    "strcat(\"\", \"\")",
+    "ifThenElse(true, undefined, 1)",
+    "undefined ?: \"a, b\"",
+    "-undefined",
+];
+
+/// Names no ad defines: `MY.` of one is undefined at compile time.
+const MISSING_NAMES: &[&str] = &["Missing", "nothere", "MISSING"];
+
 /// Writes `s` as a new-syntax string literal.
 pub fn quote(s: &str) -> String {
     let mut out = String::with_capacity(s.len() + 2);
@@ -347,12 +383,12 @@ impl<'a> Gen<'a> {
     fn compound(&mut self, depth: u32, want: Want) -> String {
         self.nodes_left = self.nodes_left.saturating_sub(1);
         // unary, binary, ternary, elvis, subscript, select, paren, list, record,
-        // call, clock/random wrapper
-        let weights: [u32; 11] = match want {
-            Want::Bool => [4, 34, 4, 3, 3, 4, 3, 0, 0, 20, 1],
-            Want::Num | Want::Int => [8, 30, 4, 3, 4, 4, 3, 0, 0, 16, 0],
-            Want::Str => [0, 4, 3, 3, 4, 4, 2, 0, 0, 30, 0],
-            Want::Any => [6, 26, 4, 4, 5, 6, 3, 5, 4, 24, 1],
+        // call, clock/random wrapper, call with compile-time arguments
+        let weights: [u32; 12] = match want {
+            Want::Bool => [4, 34, 4, 3, 3, 4, 3, 0, 0, 20, 1, 4],
+            Want::Num | Want::Int => [8, 30, 4, 3, 4, 4, 3, 0, 0, 16, 0, 2],
+            Want::Str => [0, 4, 3, 3, 4, 4, 2, 0, 0, 30, 0, 4],
+            Want::Any => [6, 26, 4, 4, 5, 6, 3, 5, 4, 24, 1, 4],
         };
         match self.rng.weighted(&weights) {
             0 => self.unary(depth, want),
@@ -374,7 +410,8 @@ impl<'a> Gen<'a> {
             7 => self.list(depth, Want::Any),
             8 => self.record(depth),
             9 => self.call(depth),
-            _ => self.clock_wrapper(),
+            10 => self.clock_wrapper(),
+            _ => self.known_call(depth),
         }
     }
 
@@ -416,6 +453,16 @@ impl<'a> Gen<'a> {
         } else {
             Want::Any
         };
+        if (group == COMPARE || group == META) && self.rng.one_in(4) {
+            // A run-time value against one known at compile time: `CmpK`, or
+            // `CmpTK` for a TARGET attribute, with the constant on either side.
+            let (x, k) = (self.runtime_ref(), self.known(Arg::Any));
+            return if self.rng.one_in(2) {
+                format!("{x} {op} {k}")
+            } else {
+                format!("{k} {op} {x}")
+            };
+        }
         let l = self.operand(depth, operand_want);
         let r = self.operand(depth, operand_want);
         format!("{l} {op} {r}")
@@ -538,6 +585,43 @@ impl<'a> Gen<'a> {
         }
     }
 
+    /// A reference whose value is only known at run time in a match: TARGET's
+    /// attribute, a bare name (MY's, else TARGET's), or MY's attribute.
+    fn runtime_ref(&mut self) -> String {
+        let name = self.name();
+        match self.rng.below(4) {
+            0 | 1 => format!("TARGET.{name}"),
+            2 => name,
+            _ => format!("MY.{name}"),
+        }
+    }
+
+    /// An argument or operand known when the expression is compiled: a literal
+    /// (undefined, error, the empty string, an empty or constant list), a constant
+    /// that folds, MY's attribute (a constant when the attribute is one) or a
+    /// missing one, or a constant of the kind the position wants (a delimited
+    /// list, delimiters).
+    fn known(&mut self, kind: Arg) -> String {
+        match self.rng.below(7) {
+            0 | 1 => self.rng.pick(KNOWN_VALUES).to_string(),
+            2 => self.rng.pick(KNOWN_FOLDS).to_string(),
+            3 => format!("MY.{}", self.name()),
+            4 => {
+                let scope = self.rng.pick(&["MY", "my", "self"]);
+                format!("{scope}.{}", self.rng.pick(MISSING_NAMES))
+            }
+            5 => match kind {
+                Arg::DelimList => quote(self.rng.pick_copy(DELIM_LISTS)),
+                Arg::Delims => quote(self.rng.pick_copy(DELIMS)),
+                Arg::List | Arg::StrListValue | Arg::NumList => {
+                    self.rng.pick(&KNOWN_VALUES[KNOWN_LISTS..]).to_string()
+                }
+                _ => "\"\"".to_string(),
+            },
+            _ => self.leaf(Want::Any),
+        }
+    }
+
     fn leaf(&mut self, want: Want) -> String {
         let reference_odds = match want {
             Want::Any => 3,
@@ -656,9 +740,57 @@ impl<'a> Gen<'a> {
         format!("{name}({})", args.join(", "))
     }
 
+    /// A call whose first argument is only known at run time and whose others
+    /// are mostly known at compile time: the shapes the VM specialises (a
+    /// membership test in a constant collection, a call cached per TARGET, a
+    /// folded argument), with undefined, error, empty strings and lists among the
+    /// compile-time values. Half are the membership builtins, whose list argument
+    /// makes a constant set.
+    fn known_call(&mut self, depth: u32) -> String {
+        const MEMBERSHIP: &[&str] = &[
+            "stringListMember",
+            "stringListIMember",
+            "member",
+            "identicalMember",
+        ];
+        let b: &Builtin = if self.rng.one_in(2) {
+            let name = *self.rng.pick(MEMBERSHIP);
+            BUILTINS
+                .iter()
+                .find(|b| b.name == name)
+                .expect("the membership builtins are in the table")
+        } else {
+            self.rng.pick(BUILTINS)
+        };
+        let argc = if b.variadic {
+            self.rng.range(b.min.max(1), b.min + 3)
+        } else {
+            self.rng.range(b.min, b.args.len())
+        };
+        let args: Vec<String> = (0..argc)
+            .map(|i| {
+                let kind = b.args.get(i).or(b.args.last()).copied().unwrap_or(Arg::Any);
+                match (i, self.rng.below(3)) {
+                    (0, 0 | 1) => self.runtime_ref(),
+                    (_, 0 | 1) => self.known(kind),
+                    _ => self.arg(kind, depth),
+                }
+            })
+            .collect();
+        format!("{}({})", b.name, args.join(", "))
+    }
+
     fn arg(&mut self, kind: Arg, depth: u32) -> String {
-        if kind != Arg::AttrRef && self.rng.one_in(7) {
-            return self.expr(depth + 1, Want::Any);
+        if kind != Arg::AttrRef {
+            // Any builtin's argument may be known at compile time (the VM then
+            // specialises the call: a constant set, folding), or only at run time
+            // (a TARGET-only call is cached per TARGET).
+            match self.rng.below(14) {
+                0 | 1 => return self.expr(depth + 1, Want::Any),
+                2 | 3 => return self.known(kind),
+                4 => return self.runtime_ref(),
+                _ => {}
+            }
         }
         let pool = |g: &mut Self, xs: &[&str]| quote(g.rng.pick_copy(xs));
         match kind {

@@ -737,18 +737,27 @@ mod tests {
             ConstSet::Strings {
                 items: strs(&["LINUX", "x86_64"]),
                 ignore_case: false,
+                list_undefined: false,
             },
             ConstSet::Strings {
                 items: strs(&["LINUX", "x86_64"]),
                 ignore_case: true,
+                list_undefined: false,
             },
             ConstSet::Strings {
                 items: many.clone(),
                 ignore_case: true,
+                list_undefined: false,
             },
             ConstSet::Strings {
                 items: vec![],
                 ignore_case: false,
+                list_undefined: false,
+            },
+            ConstSet::Strings {
+                items: vec![],
+                ignore_case: true,
+                list_undefined: true,
             },
             ConstSet::Values {
                 items: mixed.clone(),

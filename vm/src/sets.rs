@@ -15,6 +15,11 @@ pub enum ConstSet {
         items: Vec<Str>,
         /// Compare ignoring ASCII case.
         ignore_case: bool,
+        /// The list argument was undefined (its items are then none). HTCondor's
+        /// string-list builtins give undefined when their first two arguments
+        /// both are, so an undefined value is undefined in this set, where in any
+        /// other it counts as the empty string, which no item is.
+        list_undefined: bool,
     },
     /// The element values of a constant list: `member` (`identical` false, `==`)
     /// or `identicalMember` (`=?=`).
@@ -31,11 +36,17 @@ impl ConstSet {
     /// collection as its list argument.
     pub fn contains(&self, x: &Value) -> Value {
         match self {
-            ConstSet::Strings { items, ignore_case } => {
+            ConstSet::Strings {
+                items,
+                ignore_case,
+                list_undefined,
+            } => {
                 // The string-list builtins read undefined as the empty string, which
-                // no item is; anything else but a string is an error.
+                // no item is, unless the list was undefined too; anything else but a
+                // string is an error.
                 let x = match x {
                     Value::Str(s) => s,
+                    Value::Undefined if *list_undefined => return Value::Undefined,
                     Value::Undefined => return Value::Bool(false),
                     _ => return Value::Error,
                 };
@@ -73,6 +84,7 @@ mod tests {
         let set = ConstSet::Strings {
             items: vec![Str::new("a"), Str::new("B")],
             ignore_case: false,
+            list_undefined: false,
         };
         assert!(matches!(set.contains(&Value::str("a")), Value::Bool(true)));
         assert!(matches!(set.contains(&Value::str("b")), Value::Bool(false)));
@@ -84,8 +96,27 @@ mod tests {
         let set = ConstSet::Strings {
             items: vec![Str::new("a"), Str::new("B")],
             ignore_case: true,
+            list_undefined: false,
         };
         assert!(matches!(set.contains(&Value::str("b")), Value::Bool(true)));
+    }
+
+    #[test]
+    fn an_undefined_list_keeps_an_undefined_value_undefined() {
+        // `stringListMember(x, undefined)`: undefined for an undefined `x` (both
+        // undefined), false for a string (the list is empty), error otherwise.
+        for ignore_case in [false, true] {
+            let set = ConstSet::Strings {
+                items: vec![],
+                ignore_case,
+                list_undefined: true,
+            };
+            assert!(set.contains(&Value::Undefined).is_undefined());
+            assert!(matches!(set.contains(&Value::str("")), Value::Bool(false)));
+            assert!(matches!(set.contains(&Value::str("a")), Value::Bool(false)));
+            assert!(set.contains(&Value::Int(1)).is_error());
+            assert!(set.contains(&Value::Error).is_error());
+        }
     }
 
     #[test]
