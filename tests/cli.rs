@@ -235,3 +235,251 @@ fn self_reaching_evaluations_terminate() {
         assert_eq!(stdout(&o), "error\n", "{e}");
     }
 }
+
+/// Runs classad with `stdin` as its standard input, failing the test if it runs
+/// longer than `limit` (endless input must be refused, not read whole).
+fn classad_within(args: &[&str], stdin: Stdio, limit: std::time::Duration) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_classad"))
+        .args(args)
+        .stdin(stdin)
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("run classad");
+    let start = std::time::Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if start.elapsed() > limit {
+            child.kill().unwrap();
+            panic!("classad {args:?} still running after {limit:?}");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    child.wait_with_output().unwrap()
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+#[test]
+fn endless_zeros_are_refused_at_once_as_a_file_and_on_stdin() {
+    let limit = std::time::Duration::from_secs(20);
+    let zero = || std::fs::File::open("/dev/zero").unwrap().into();
+    let o = classad_within(&["format", "/dev/zero"], Stdio::null(), limit);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("/dev/zero:1:1: a NUL byte"),
+        "{}",
+        stderr(&o)
+    );
+    for args in [
+        &["format", "-"][..],
+        &["query", "--constraint", "true", "-"],
+    ] {
+        let o = classad_within(args, zero(), limit);
+        assert_eq!(o.status.code(), Some(2), "{args:?}");
+        assert!(
+            stderr(&o).contains("<stdin>:1:1: a NUL byte"),
+            "{}",
+            stderr(&o)
+        );
+    }
+    // `eval` answers the line and stops: binary input has no more lines.
+    let o = classad_within(&["eval"], zero(), limit);
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(
+        stdout(&o),
+        "parse error: line 1, column 1: a NUL byte: this is binary data, not text; stopped reading\n"
+    );
+    let o = classad_within(&["eval", "--my", "/dev/zero", "1"], Stdio::null(), limit);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains("/dev/zero:1:1"), "{}", stderr(&o));
+}
+
+#[test]
+fn files_that_are_not_ads_text_fail_at_the_bad_line() {
+    let nul = tmp("nul.ads", "A = 1\nB = \"x\0y\"\n\nC = 3\n");
+    let o = classad(&["format", &nul], "");
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("nul.ads:2:7: a NUL byte"),
+        "{}",
+        stderr(&o)
+    );
+    let prose = tmp(
+        "prose.txt",
+        "# a heading\n\nThis is prose, not ads.\nA = 1 is mentioned later\n",
+    );
+    let o = classad(&["query", "--constraint", "true", &prose], "");
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("prose.txt:3:1: expected `Name = expression`"),
+        "{}",
+        stderr(&o)
+    );
+    let o = classad(&["format", "-"], "A = 1\nB = \"\u{e9}\"\n\n");
+    assert_eq!(stdout(&o), "A = 1\nB = \"\u{e9}\"\n");
+}
+
+#[test]
+fn eval_gives_a_line_that_is_not_utf8_an_error_line_and_goes_on() {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_classad"))
+        .arg("eval")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut input = child.stdin.take().unwrap();
+    input.write_all(b"1 + 1\n\"a\xff\"\n2 * 3\r\n").unwrap();
+    drop(input);
+    let o = child.wait_with_output().unwrap();
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(
+        stdout(&o),
+        "2\nparse error: line 2, column 3: not UTF-8 text\n6\n"
+    );
+}
+
+#[test]
+fn options_work_after_expressions_and_dash_expressions_follow_two_dashes() {
+    let my = tmp("opts.ad", "Memory = 2048\nRequirements = Memory > 1024\n");
+    for args in [
+        &["eval", "Requirements", "Memory", "--my", &my][..],
+        &["eval", "--my", &my, "Requirements", "Memory"],
+        &["eval", "Requirements", "-file", &my, "Memory"],
+        &["eval", "Requirements", "Memory", "-file", &my],
+    ] {
+        let o = classad(args, "");
+        assert!(o.status.success(), "{args:?}: {}", stderr(&o));
+        assert_eq!(stdout(&o), "true\n2048\n", "{args:?}");
+    }
+    let o = classad(&["eval", "--my", &my, "--", "-Memory", "-1 + 2"], "");
+    assert_eq!(stdout(&o), "-2048\n1\n");
+    // After `--`, HTCondor's one-dash spelling is an expression too.
+    let o = classad(&["eval", "--", "-file"], "");
+    assert_eq!(stdout(&o), "undefined\n");
+    // Without `--` a leading `-` is an unknown option: an error that says what to do.
+    let o = classad(&["eval", "1", "-1 + 2"], "");
+    assert_eq!(o.status.code(), Some(2));
+    assert_eq!(stdout(&o), "");
+    let err = stderr(&o);
+    assert!(
+        err.contains("unexpected argument '-1'") && err.contains("use '-- -1'"),
+        "{err}"
+    );
+}
+
+/// Runs classad, reads one line of its output and closes the pipe.
+fn read_one_line_then_close(args: &[&str], stdin: Vec<u8>) -> Output {
+    use std::io::BufRead;
+    let mut child = Command::new(env!("CARGO_BIN_EXE_classad"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut input = child.stdin.take().unwrap();
+    // classad may stop reading once its output is closed: a failed write is fine.
+    let writer = std::thread::spawn(move || {
+        let _ = input.write_all(&stdin);
+    });
+    let mut out = std::io::BufReader::new(child.stdout.take().unwrap());
+    let mut first = String::new();
+    out.read_line(&mut first).unwrap();
+    assert!(!first.is_empty(), "{args:?} printed nothing");
+    drop(out);
+    let o = child.wait_with_output().unwrap();
+    writer.join().unwrap();
+    o
+}
+
+#[test]
+fn a_closed_output_pipe_ends_every_command_quietly() {
+    // Every output is far beyond a pipe's buffer, so writes fail once it is closed.
+    let many_ads = tmp("many.ads", &"A = 1\nRequirements = true\n\n".repeat(20_000));
+    let few_ads = tmp("few.ads", &"Requirements = true\n\n".repeat(300));
+    let lines = "1 + 1\n".repeat(200_000).into_bytes();
+    let runs: [(&[&str], Vec<u8>); 5] = [
+        (&["eval"], lines),
+        (&["format", &many_ads], vec![]),
+        (&["query", "--constraint", "A == 1", &many_ads], vec![]),
+        (
+            &[
+                "match",
+                "--jobs",
+                &few_ads,
+                "--machines",
+                &few_ads,
+                "--all-pairs",
+            ],
+            vec![],
+        ),
+        (
+            &["match", "--jobs", &many_ads, "--machines", &few_ads],
+            vec![],
+        ),
+    ];
+    for (args, input) in runs {
+        let o = read_one_line_then_close(args, input);
+        assert_eq!(stderr(&o), "", "{args:?}");
+        assert_eq!(o.status.code(), Some(0), "{args:?}");
+    }
+}
+
+#[test]
+fn query_and_match_say_when_an_expression_was_error() {
+    let ads = tmp(
+        "err.ads",
+        "Name = \"a\"\nCpus = 1\n\nName = \"b\"\nCpus = \"many\"\n\nName = \"c\"\nCpus = \"x\"\n",
+    );
+    let o = classad(
+        &["query", "--constraint", "Cpus + 1 > 1", "--new", &ads],
+        "",
+    );
+    assert_eq!(stdout(&o), "[ Cpus = 1; Name = \"a\" ]\n");
+    assert!(o.status.success());
+    assert!(
+        stderr(&o).contains("warning: the constraint was error for 2 of 3 ads (first: ")
+            && stderr(&o).contains("err.ads, ad 1 counting from 0)"),
+        "{}",
+        stderr(&o)
+    );
+    let o = classad(&["query", "--constraint", "Name == \"a\"", &ads], "");
+    assert_eq!(stderr(&o), "", "no error, no warning");
+
+    let jobs = tmp(
+        "errjobs.ads",
+        "Requirements = true\n\nRequirements = \"a\" + 1\n\nRequirements = error\n",
+    );
+    let machines = tmp(
+        "errmachines.ads",
+        "Requirements = TARGET.x\n\nRequirements = 1 / 0\n",
+    );
+    for engine in ["vm", "reference"] {
+        let o = classad(
+            &[
+                "match",
+                "--jobs",
+                &jobs,
+                "--machines",
+                &machines,
+                "--engine",
+                engine,
+            ],
+            "",
+        );
+        assert_eq!(stdout(&o), "", "{engine}");
+        let err = stderr(&o);
+        assert!(
+            err.contains("was error for 2 of 3 jobs (first: ")
+                && err.contains("errjobs.ads, ad 1 counting from 0)")
+                && err.contains("was error for 1 of 2 machines (first: ")
+                && err.contains("errmachines.ads, ad 1 counting from 0)"),
+            "{err}"
+        );
+    }
+    let o = classad(&["match"], "");
+    assert_eq!(stderr(&o), "", "the built-in pool has no error");
+}

@@ -4,6 +4,8 @@ pub mod classad;
 pub mod json;
 mod old;
 pub mod read;
+pub mod stream;
 
 pub use classad::ClassAd;
 pub use read::{read_ads, read_ads_as, Format, ReadError};
+pub use stream::{read_ads_from, ReadLimits};

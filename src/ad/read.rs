@@ -61,18 +61,68 @@ pub fn detect(src: &str) -> Format {
         .map(str::trim_start)
         .find(|l| !l.is_empty() && !l.starts_with('#'))
         .unwrap_or("");
-    let mut chars = body.chars();
-    let first = chars.next();
+    let first = body.chars().next();
     let next = src[src.len() - src.trim_start().len()..]
         .chars()
         .skip(1)
         .find(|c| !c.is_whitespace());
+    decide(first, next)
+}
+
+/// The syntax from the first character of the first line that is not blank or a
+/// comment, and the second character of the text that is not white space.
+fn decide(first: Option<char>, next: Option<char>) -> Format {
     match (first, next) {
         (Some('{'), Some('[')) => Format::New,
         (Some('{'), _) => Format::Json,
         (Some('['), Some('{')) => Format::Json,
         (Some('['), _) => Format::New,
         _ => Format::Old,
+    }
+}
+
+/// [`detect`] fed one line at a time, deciding as soon as the lines so far decide
+/// it: at the first significant line, or the next character that is not white
+/// space when that line opens with `{` or `[`. Decides what [`detect`] decides on
+/// the whole text.
+#[derive(Debug, Default)]
+pub(super) struct Detector {
+    /// The first character of the first line that is neither blank nor a comment.
+    first: Option<char>,
+    /// Whether the text's first character that is not white space has been seen.
+    seen_one: bool,
+    /// The text's second character that is not white space.
+    next: Option<char>,
+}
+
+impl Detector {
+    /// Takes the next line (without its `\n`); the syntax once it is decided.
+    pub(super) fn feed(&mut self, line: &str) -> Option<Format> {
+        if self.next.is_none() {
+            for c in line.chars().filter(|c| !c.is_whitespace()) {
+                if self.seen_one {
+                    self.next = Some(c);
+                    break;
+                }
+                self.seen_one = true;
+            }
+        }
+        if self.first.is_none() {
+            let body = line.trim_start();
+            if !body.starts_with('#') {
+                self.first = body.chars().next();
+            }
+        }
+        match self.first {
+            Some('{' | '[') if self.next.is_none() => None,
+            Some(_) => Some(decide(self.first, self.next)),
+            None => None,
+        }
+    }
+
+    /// The syntax at the end of the text, when no line decided it.
+    pub(super) fn finish(&self) -> Format {
+        decide(self.first, self.next)
     }
 }
 
@@ -121,6 +171,25 @@ mod tests {
         assert_eq!(detect("{\"a\": 1}"), Format::Json);
         assert_eq!(detect("[ {\"a\": 1} ]"), Format::Json);
         assert_eq!(detect(""), Format::Old);
+    }
+
+    #[test]
+    fn the_line_by_line_detector_decides_as_detect_does() {
+        for src in [
+            "# c\nA = 1\n",
+            "\n [ a = 1 ]",
+            "{\n\n  [ a = 1 ], [ b = 2 ] }",
+            "{\"a\": 1}",
+            "[\n {\"a\": 1} ]",
+            "# [ c\n[a = 1]\n",
+            "\n\n",
+            "[",
+            "",
+        ] {
+            let mut d = Detector::default();
+            let early = src.lines().find_map(|l| d.feed(l));
+            assert_eq!(early.unwrap_or_else(|| d.finish()), detect(src), "{src:?}");
+        }
     }
 
     #[test]

@@ -1,13 +1,15 @@
 //! `classad eval`: evaluate expressions, one output line per expression.
 
-use super::io::load_one_ad;
+use super::io::{load_one_ad, output_error};
+use super::Failure;
+use crate::ad::stream::{ReadLimits, TextLines};
 use crate::ad::ClassAd;
 use crate::eval::display::unparse_value;
 use crate::eval::{eval_alone_with, eval_in_with, Engine, Semantics};
 use crate::syntax::ast::ExprRef;
 use crate::syntax::parse_expr;
 use clap::Args;
-use std::io::{BufRead, Write};
+use std::io::Write;
 use std::process::ExitCode;
 use std::sync::Arc;
 
@@ -26,17 +28,19 @@ pub struct EvalArgs {
     /// Which evaluator to use.
     #[arg(long, value_enum, default_value_t)]
     engine: super::EngineArg,
-    /// Expressions; with none, one expression per line of standard input.
-    #[arg(allow_hyphen_values = true)]
+    /// Expressions; with none, one expression per line of standard input. Options
+    /// may follow them; an expression that begins with `-` goes after `--`.
     exprs: Vec<String>,
 }
 
 /// Runs `classad eval`.
-pub fn run(a: EvalArgs) -> Result<ExitCode, String> {
+pub fn run(a: EvalArgs) -> Result<ExitCode, Failure> {
     let my = a.my.as_deref().map(load_one_ad).transpose()?;
     let target = a.target.as_deref().map(load_one_ad).transpose()?;
     if target.is_some() && my.is_none() {
-        return Err("--target needs --my (the ad the expression belongs to)".into());
+        return Err(Failure::Message(
+            "--target needs --my (the ad the expression belongs to)".into(),
+        ));
     }
     let sem = if a.strict {
         Semantics::Strict
@@ -47,22 +51,44 @@ pub fn run(a: EvalArgs) -> Result<ExitCode, String> {
     let mut out = std::io::BufWriter::new(stdout.lock());
     let mut ok = true;
     let engine: Engine = a.engine.into();
-    let mut emit = |line: &str, out: &mut dyn Write| -> Result<(), String> {
-        let (text, good) = eval_line(engine, line, my.as_ref(), target.as_ref(), sem);
+    let mut emit = |text: &str, good: bool, out: &mut dyn Write| -> Result<(), Failure> {
         ok &= good;
-        writeln!(out, "{text}").map_err(|e| e.to_string())
+        writeln!(out, "{text}").map_err(output_error)
     };
+    let eval = |line: &str| eval_line(engine, line, my.as_ref(), target.as_ref(), sem);
     if a.exprs.is_empty() {
-        for line in std::io::stdin().lock().lines() {
-            let line = line.map_err(|e| format!("<stdin>: {e}"))?;
-            emit(&line, &mut out)?;
+        // One output line per input line: a line that cannot be read as text gets
+        // an error line and the next is read, unless reading had to stop (a NUL
+        // byte: binary input).
+        let mut lines = TextLines::new(std::io::stdin().lock(), ReadLimits::default());
+        while let Some(line) = lines.next_line() {
+            match line {
+                Ok(line) => {
+                    let text = line.text.strip_suffix('\r').unwrap_or(line.text);
+                    let (result, good) = eval(text);
+                    emit(&result, good, &mut out)?;
+                }
+                Err(e) => {
+                    let stop = if e.is_fatal() {
+                        "; stopped reading"
+                    } else {
+                        ""
+                    };
+                    let text = format!(
+                        "parse error: line {}, column {}: {}{stop}",
+                        e.line, e.column, e.problem
+                    );
+                    emit(&text, false, &mut out)?;
+                }
+            }
         }
     } else {
         for e in &a.exprs {
-            emit(e, &mut out)?;
+            let (result, good) = eval(e);
+            emit(&result, good, &mut out)?;
         }
     }
-    out.flush().map_err(|e| e.to_string())?;
+    out.flush().map_err(output_error)?;
     Ok(if ok {
         ExitCode::SUCCESS
     } else {

@@ -1,6 +1,7 @@
 //! `classad format`: convert a file of ads between old, new and JSON syntax.
 
-use super::io::load_ads;
+use super::io::{load_ads, output_error};
+use super::Failure;
 use crate::ad::json::unparse_ad_json;
 use crate::ad::ClassAd;
 use crate::syntax::{unparse_ad, unparse_ad_old};
@@ -89,12 +90,12 @@ pub fn write_ads<'a>(
 }
 
 /// Runs `classad format`.
-pub fn run(a: FormatArgs) -> Result<ExitCode, String> {
+pub fn run(a: FormatArgs) -> Result<ExitCode, Failure> {
     let ads = load_ads(&a.file)?;
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
     write_ads(ads.iter(), OutSyntax::from_flags(a.new, a.json), &mut out)
         .and_then(|_| out.flush())
-        .map_err(|e| e.to_string())?;
+        .map_err(output_error)?;
     Ok(ExitCode::SUCCESS)
 }

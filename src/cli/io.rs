@@ -1,25 +1,23 @@
-//! Reading ad files for the commands, with errors that name the file.
+//! Reading ad files for the commands, with errors that name the file, and what a
+//! failed write to standard output means.
 
-use crate::ad::{read_ads, ClassAd};
+use super::Failure;
+use crate::ad::{read_ads_from, ClassAd, ReadLimits};
+use std::io::BufReader;
 use std::sync::Arc;
 
-/// Reads every ad of `path` (`-` is standard input).
+/// Reads every ad of `path` (`-` is standard input), a buffer at a time under the
+/// default [`ReadLimits`]: input that is not text or not ads fails at its first bad
+/// line.
 pub fn load_ads(path: &str) -> Result<Vec<ClassAd>, String> {
-    let text = if path == "-" {
-        let mut s = String::new();
-        std::io::Read::read_to_string(&mut std::io::stdin(), &mut s)
-            .map_err(|e| format!("<stdin>: {e}"))?;
-        s
+    let limits = ReadLimits::default();
+    let read = if path == "-" {
+        read_ads_from(std::io::stdin().lock(), "<stdin>", limits)
     } else {
-        let bytes = std::fs::read(path).map_err(|e| format!("{path}: {e}"))?;
-        String::from_utf8(bytes).map_err(|e| {
-            format!(
-                "{path}: not UTF-8 text (invalid byte at offset {})",
-                e.utf8_error().valid_up_to()
-            )
-        })?
+        let file = std::fs::File::open(path).map_err(|e| format!("{path}: {e}"))?;
+        read_ads_from(BufReader::with_capacity(1 << 16, file), path, limits)
     };
-    read_ads(&text, path).map_err(|e| e.to_string())
+    read.map_err(|e| e.to_string())
 }
 
 /// Reads a file that must hold exactly one ad.
@@ -29,5 +27,16 @@ pub fn load_one_ad(path: &str) -> Result<Arc<ClassAd>, String> {
         1 => Ok(Arc::new(ads.remove(0))),
         0 => Err(format!("{path}: no ad in the file")),
         n => Err(format!("{path}: expected one ad, found {n}")),
+    }
+}
+
+/// A failed write to standard output: a reader that went away (`classad ... |
+/// head`) ends the command quietly, as it ends Unix tools; anything else is an
+/// error.
+pub fn output_error(e: std::io::Error) -> Failure {
+    if e.kind() == std::io::ErrorKind::BrokenPipe {
+        Failure::OutputClosed
+    } else {
+        Failure::Message(format!("standard output: {e}"))
     }
 }

@@ -1,7 +1,9 @@
 //! `classad match`: every matching job-machine pair, or a negotiator-style
 //! assignment.
 
-use super::io::load_ads;
+use super::error_count::requirements_errors;
+use super::io::{load_ads, output_error};
+use super::Failure;
 use crate::ad::{read_ads, ClassAd};
 use crate::eval::{Engine, Semantics};
 use crate::matching::{rank, symmetric_match, CompiledPool};
@@ -34,16 +36,23 @@ pub struct MatchArgs {
 }
 
 /// Runs `classad match`.
-pub fn run(a: MatchArgs) -> Result<ExitCode, String> {
-    let (jobs, machines) = match (&a.jobs, &a.machines) {
-        (Some(j), Some(m)) => (load_ads(j)?, load_ads(m)?),
+pub fn run(a: MatchArgs) -> Result<ExitCode, Failure> {
+    let (jobs, machines, job_file, machine_file) = match (&a.jobs, &a.machines) {
+        (Some(j), Some(m)) => (load_ads(j)?, load_ads(m)?, j.as_str(), m.as_str()),
         _ => (
             read_ads(DEFAULT_JOBS, "<built-in jobs>").map_err(|e| e.to_string())?,
             read_ads(DEFAULT_MACHINES, "<built-in machines>").map_err(|e| e.to_string())?,
+            "<built-in jobs>",
+            "<built-in machines>",
         ),
     };
     let jobs: Vec<Arc<ClassAd>> = jobs.into_iter().map(Arc::new).collect();
     let machines: Vec<Arc<ClassAd>> = machines.into_iter().map(Arc::new).collect();
+    // Error on its own, a Requirements matches nothing: say so rather than print
+    // no pairs in silence.
+    let alone = "Requirements (evaluated alone, with no TARGET)";
+    requirements_errors(&jobs).warn(alone, "jobs", job_file);
+    requirements_errors(&machines).warn(alone, "machines", machine_file);
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
     let matcher = Matcher::new(a.engine.into(), &jobs, &machines);
@@ -53,9 +62,9 @@ pub fn run(a: MatchArgs) -> Result<ExitCode, String> {
         assign(&matcher, jobs.len(), machines.len())
     };
     for (j, m) in lines {
-        writeln!(out, "{j} {m}").map_err(|e| e.to_string())?;
+        writeln!(out, "{j} {m}").map_err(output_error)?;
     }
-    out.flush().map_err(|e| e.to_string())?;
+    out.flush().map_err(output_error)?;
     Ok(ExitCode::SUCCESS)
 }
 

@@ -1,5 +1,6 @@
 //! The `classad` command line: argument parsing and one module per subcommand.
 
+mod error_count;
 mod eval_cmd;
 mod format_cmd;
 mod io;
@@ -48,11 +49,33 @@ impl From<EngineArg> for crate::eval::Engine {
     }
 }
 
-/// HTCondor's `classad_eval` spells its options with one dash; accept those too.
+/// Why a command stopped before its end.
+#[derive(Debug)]
+pub enum Failure {
+    /// An error, printed on standard error (exit status 2).
+    Message(String),
+    /// Standard output was closed by its reader: the command ends quietly with
+    /// exit status 0, as `classad ... | head` expects.
+    OutputClosed,
+}
+
+impl From<String> for Failure {
+    fn from(message: String) -> Failure {
+        Failure::Message(message)
+    }
+}
+
+/// HTCondor's `classad_eval` spells its options with one dash; accept those too,
+/// in any position before `--` (after it every argument is an expression).
 fn normalize_args(args: impl Iterator<Item = String>) -> Vec<String> {
+    let mut options = true;
     args.map(|a| match a.as_str() {
-        "-file" => "--my".to_string(),
-        "-target-file" => "--target".to_string(),
+        "--" => {
+            options = false;
+            a
+        }
+        "-file" if options => "--my".to_string(),
+        "-target-file" if options => "--target".to_string(),
         _ => a,
     })
     .collect()
@@ -69,7 +92,8 @@ pub fn main() -> ExitCode {
     };
     match result {
         Ok(code) => code,
-        Err(msg) => {
+        Err(Failure::OutputClosed) => ExitCode::SUCCESS,
+        Err(Failure::Message(msg)) => {
             eprintln!("classad: {msg}");
             ExitCode::from(2)
         }

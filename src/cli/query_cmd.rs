@@ -1,8 +1,10 @@
 //! `classad query`: print the ads for which a constraint is true, like
 //! `condor_status -constraint`.
 
+use super::error_count::ErrorCount;
 use super::format_cmd::{write_ads, OutSyntax};
-use super::io::load_ads;
+use super::io::{load_ads, output_error};
+use super::Failure;
 use crate::eval::{eval_in, Semantics};
 use crate::syntax::ast::ExprRef;
 use crate::syntax::parse_expr;
@@ -29,18 +31,20 @@ pub struct QueryArgs {
 }
 
 /// Runs `classad query`.
-pub fn run(a: QueryArgs) -> Result<ExitCode, String> {
+pub fn run(a: QueryArgs) -> Result<ExitCode, Failure> {
     let expr = parse_expr(&a.constraint).map_err(|e| format!("--constraint: {e}"))?;
     let expr = ExprRef::root_of(Arc::new(expr));
     let ads: Vec<_> = load_ads(&a.file)?.into_iter().map(Arc::new).collect();
-    let selected: Vec<_> = ads
-        .iter()
-        .filter(|ad| {
-            matches!(eval_in(&expr, ad, None, Semantics::Htcondor),
-                     Ok(v) if v.as_bool_equiv() == Some(true))
-        })
-        .map(|ad| &**ad)
-        .collect();
+    let mut errors = ErrorCount::default();
+    let mut selected = Vec::new();
+    for (i, ad) in ads.iter().enumerate() {
+        let v = eval_in(&expr, ad, None, Semantics::Htcondor);
+        errors.note(i, v.as_ref().map_or(true, |v| v.is_error()));
+        if matches!(v, Ok(v) if v.as_bool_equiv() == Some(true)) {
+            selected.push(&**ad);
+        }
+    }
+    errors.warn("the constraint", "ads", &a.file);
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
     write_ads(
@@ -49,6 +53,6 @@ pub fn run(a: QueryArgs) -> Result<ExitCode, String> {
         &mut out,
     )
     .and_then(|_| out.flush())
-    .map_err(|e| e.to_string())?;
+    .map_err(output_error)?;
     Ok(ExitCode::SUCCESS)
 }

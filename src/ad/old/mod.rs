@@ -67,10 +67,7 @@ pub(super) fn read_old(src: &str, file: &str) -> Result<Vec<ClassAd>, ReadError>
                 b.finish(&mut ads);
             }
             Line::Comment => {}
-            Line::Malformed(t) => {
-                let message = format!("expected `Name = expression`, found `{}`", clip(t));
-                return Err(err((1, message)));
-            }
+            Line::Malformed(t) => return Err(err((1, malformed(t)))),
             Line::Attr {
                 name,
                 rhs_start,
@@ -88,6 +85,26 @@ pub(super) fn read_old(src: &str, file: &str) -> Result<Vec<ClassAd>, ReadError>
     b.finish(&mut ads);
     b.close_chunk(&mut ads);
     Ok(ads)
+}
+
+/// Checks one line (without its `\n`) of a text being read as old syntax, before
+/// the whole text is held: a line that is not blank, a `#` comment or `Name = ...`
+/// fails here with the error `read_old` would give it, so a file that is not ads
+/// is refused at its first such line. `read_old` calls a line malformed exactly
+/// when this does (lines end at `\n` in both).
+pub(in crate::ad) fn check_line(line: &str) -> Result<(), String> {
+    let rest = line.trim_start_matches([' ', '\t', '\r', '\x0c']);
+    match rest.as_bytes().first() {
+        None | Some(b'#') => Ok(()),
+        Some(b'=') => Err(malformed(rest.trim_ascii_end())),
+        Some(_) if memchr::memchr(b'=', rest.as_bytes()).is_some() => Ok(()),
+        Some(_) => Err(malformed(rest.trim_ascii_end())),
+    }
+}
+
+/// The error of a line that is not `Name = expression` (given trimmed).
+fn malformed(line: &str) -> String {
+    format!("expected `Name = expression`, found `{}`", clip(line))
 }
 
 fn clip(s: &str) -> String {

@@ -1,0 +1,432 @@
+//! Reading ads and text lines from a stream (a file, standard input) with limits:
+//! the input is taken a buffer at a time and checked as it arrives, so that input
+//! that is not text, or not ads, is refused at its first bad line instead of being
+//! held whole. A NUL byte, bytes that are not UTF-8 and a line longer than
+//! [`ReadLimits::max_line_bytes`] are each an error naming the line and column.
+
+use super::classad::ClassAd;
+use super::old::check_line;
+use super::read::{read_ads_as, Detector, Format, ReadError};
+use std::fmt;
+use std::io::{BufRead, ErrorKind};
+
+/// The longest line the readers accept by default, in bytes: 64 MiB. Real ads
+/// have lines of some megabytes at most (a 24 MB expression on one line is
+/// legitimate and is read); HTCondor has no such limit.
+pub const DEFAULT_MAX_LINE_BYTES: usize = 64 << 20;
+
+/// The limits of the stream readers ([`read_ads_from`], [`TextLines`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ReadLimits {
+    /// The longest line accepted, in bytes, without its `\n`; memory held for a
+    /// line never exceeds it. [`DEFAULT_MAX_LINE_BYTES`] by default.
+    pub max_line_bytes: usize,
+}
+
+impl Default for ReadLimits {
+    fn default() -> ReadLimits {
+        ReadLimits {
+            max_line_bytes: DEFAULT_MAX_LINE_BYTES,
+        }
+    }
+}
+
+/// What was wrong with a line of input.
+#[derive(Debug)]
+pub enum LineProblem {
+    /// A NUL byte: the input is binary data, not text. Reading stops.
+    Nul,
+    /// A byte sequence that is not UTF-8. The rest of the line was read past.
+    NotUtf8,
+    /// The line is longer than the limit (in bytes). What remains of it is skipped
+    /// by the next read, without being held.
+    TooLong(usize),
+    /// Reading failed. Reading stops.
+    Io(std::io::Error),
+}
+
+/// A line that could not be read: its 1-based number and column (in characters of
+/// the line's text before the fault), and what was wrong.
+#[derive(Debug)]
+pub struct LineError {
+    /// 1-based line.
+    pub line: u32,
+    /// 1-based column, in characters.
+    pub column: u32,
+    /// What was wrong.
+    pub problem: LineProblem,
+    /// Whether reading stopped here.
+    stopped: bool,
+}
+
+impl LineError {
+    /// Whether reading stopped here: after a NUL byte (or bytes that are not UTF-8
+    /// on the same line before it) or a failed read nothing more is read; after the
+    /// other problems the next line can be.
+    pub fn is_fatal(&self) -> bool {
+        self.stopped
+    }
+
+    /// The same error as a [`ReadError`] of the named file.
+    pub fn in_file(&self, file: &str) -> ReadError {
+        ReadError {
+            file: file.to_string(),
+            line: self.line,
+            column: self.column,
+            message: self.problem.to_string(),
+        }
+    }
+}
+
+impl fmt::Display for LineProblem {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            LineProblem::Nul => write!(f, "a NUL byte: this is binary data, not text"),
+            LineProblem::NotUtf8 => write!(f, "not UTF-8 text"),
+            LineProblem::TooLong(limit) => write!(
+                f,
+                "the line is longer than the limit of {limit} bytes (ReadLimits::max_line_bytes)"
+            ),
+            LineProblem::Io(e) => write!(f, "read failed: {e}"),
+        }
+    }
+}
+
+impl fmt::Display for LineError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}:{}: {}", self.line, self.column, self.problem)
+    }
+}
+
+/// One line of text, without its `\n`.
+#[derive(Debug, Clone, Copy)]
+pub struct Line<'a> {
+    /// The text (a `\r` before the `\n` is kept).
+    pub text: &'a str,
+    /// 1-based line number.
+    pub number: u32,
+    /// Whether a `\n` ended it (only the input's last line may lack one).
+    pub newline: bool,
+}
+
+/// The lines of a stream, each checked as it is read: at most
+/// [`ReadLimits::max_line_bytes`] of a line is ever held.
+///
+/// ```
+/// use classad::ad::stream::{LineProblem, ReadLimits, TextLines};
+/// let mut lines = TextLines::new(&b"1 + 1\n\xff\n2\n"[..], ReadLimits::default());
+/// assert_eq!(lines.next_line().unwrap().unwrap().text, "1 + 1");
+/// let e = lines.next_line().unwrap().unwrap_err();
+/// assert!(matches!(e.problem, LineProblem::NotUtf8) && e.line == 2);
+/// assert_eq!(lines.next_line().unwrap().unwrap().text, "2");
+/// assert!(lines.next_line().is_none());
+/// ```
+pub struct TextLines<R> {
+    reader: R,
+    limits: ReadLimits,
+    buf: Vec<u8>,
+    number: u32,
+    /// The last line was too long: its rest is skipped first.
+    skipping: bool,
+    /// How many bytes of that line were read so far.
+    read_of_long_line: usize,
+    /// The end, or a fatal error, was reached.
+    done: bool,
+}
+
+impl<R: BufRead> TextLines<R> {
+    /// Lines of `reader` under `limits`.
+    pub fn new(reader: R, limits: ReadLimits) -> TextLines<R> {
+        TextLines {
+            reader,
+            limits,
+            buf: Vec::new(),
+            number: 0,
+            skipping: false,
+            read_of_long_line: 0,
+            done: false,
+        }
+    }
+
+    /// The next line, or what was wrong with it; `None` at the end (and after a
+    /// fatal error).
+    pub fn next_line(&mut self) -> Option<Result<Line<'_>, LineError>> {
+        if self.done {
+            return None;
+        }
+        if self.skipping {
+            if let Err(e) = self.skip_rest() {
+                return Some(Err(e));
+            }
+            if self.done {
+                return None;
+            }
+        }
+        self.buf.clear();
+        self.number += 1;
+        let mut newline = false;
+        loop {
+            let chunk = match self.reader.fill_buf() {
+                Ok(c) => c,
+                Err(e) if e.kind() == ErrorKind::Interrupted => continue,
+                Err(e) => return Some(Err(self.fatal(self.buf.len(), LineProblem::Io(e)))),
+            };
+            if chunk.is_empty() {
+                self.done = true;
+                if self.buf.is_empty() {
+                    return None;
+                }
+                break;
+            }
+            let end = memchr::memchr(b'\n', chunk);
+            let part = &chunk[..end.unwrap_or(chunk.len())];
+            if let Some(z) = memchr::memchr(0, part) {
+                self.buf.extend_from_slice(&part[..z]);
+                let at = self.buf.len();
+                // An earlier byte that is not UTF-8 is the first fault.
+                let problem = match std::str::from_utf8(&self.buf) {
+                    Ok(_) => LineProblem::Nul,
+                    Err(_) => LineProblem::NotUtf8,
+                };
+                return Some(Err(self.fatal(at, problem)));
+            }
+            let taken = part.len() + usize::from(end.is_some());
+            let room = self.limits.max_line_bytes - self.buf.len();
+            if part.len() > room {
+                // Held up to the limit, so that the column is the first byte over.
+                self.buf.extend_from_slice(&part[..room]);
+                self.read_of_long_line = self.buf.len() + part.len() - room;
+                self.reader.consume(taken);
+                self.skipping = end.is_none();
+                return Some(Err(self.error(
+                    self.buf.len(),
+                    LineProblem::TooLong(self.limits.max_line_bytes),
+                )));
+            }
+            self.buf.extend_from_slice(part);
+            self.reader.consume(taken);
+            if end.is_some() {
+                newline = true;
+                break;
+            }
+        }
+        match std::str::from_utf8(&self.buf) {
+            Ok(text) => Some(Ok(Line {
+                text,
+                number: self.number,
+                newline,
+            })),
+            Err(e) => Some(Err(self.error(e.valid_up_to(), LineProblem::NotUtf8))),
+        }
+    }
+
+    /// Reads past the rest of a line that was too long, holding none of it.
+    fn skip_rest(&mut self) -> Result<(), LineError> {
+        let mut skipped = self.read_of_long_line;
+        loop {
+            let chunk = match self.reader.fill_buf() {
+                Ok(c) => c,
+                Err(e) if e.kind() == ErrorKind::Interrupted => continue,
+                Err(e) => return Err(self.fatal(0, LineProblem::Io(e))),
+            };
+            if chunk.is_empty() {
+                self.done = true;
+                break;
+            }
+            let end = memchr::memchr(b'\n', chunk);
+            let part = &chunk[..end.unwrap_or(chunk.len())];
+            if let Some(z) = memchr::memchr(0, part) {
+                // Past the limit the characters are not counted: the column is
+                // the byte's.
+                let column = skipped + z + 1;
+                self.done = true;
+                return Err(LineError {
+                    line: self.number,
+                    column: u32::try_from(column).unwrap_or(u32::MAX),
+                    problem: LineProblem::Nul,
+                    stopped: true,
+                });
+            }
+            let taken = part.len() + usize::from(end.is_some());
+            skipped += part.len();
+            self.reader.consume(taken);
+            if end.is_some() {
+                break;
+            }
+        }
+        self.skipping = false;
+        Ok(())
+    }
+
+    /// An error at byte `at` of the line held so far, after which reading stops.
+    fn fatal(&mut self, at: usize, problem: LineProblem) -> LineError {
+        self.done = true;
+        self.error(at, problem)
+    }
+
+    /// An error at byte `at` of the line held so far.
+    fn error(&self, at: usize, problem: LineProblem) -> LineError {
+        let before = &self.buf[..at.min(self.buf.len())];
+        let valid = match std::str::from_utf8(before) {
+            Ok(s) => s,
+            // The column of a fault after bytes that are not UTF-8 is the first
+            // of those bytes' (the first fault is reported).
+            Err(e) => std::str::from_utf8(&before[..e.valid_up_to()]).unwrap_or_default(),
+        };
+        let column = valid.chars().count() + 1;
+        LineError {
+            line: self.number,
+            column: u32::try_from(column).unwrap_or(u32::MAX),
+            problem,
+            stopped: self.done,
+        }
+    }
+}
+
+/// Reads every ad from a stream, detecting the syntax as [`super::read_ads`] does;
+/// `file` names the source in errors. Each line is checked as it arrives (see
+/// [`TextLines`]), and in old syntax each line must be blank, a `#` comment or
+/// `Name = ...`: a file that is not ads fails at its first line that is not, before
+/// the rest is read.
+///
+/// ```
+/// use classad::ad::stream::{read_ads_from, ReadLimits};
+/// let ads = read_ads_from(&b"A = 1\n\nB = 2\n"[..], "f", ReadLimits::default()).unwrap();
+/// assert_eq!(ads.len(), 2);
+/// let e = read_ads_from(&b"A = 1\nB\0 = 2\n"[..], "f", ReadLimits::default()).unwrap_err();
+/// assert_eq!((e.line, e.column), (2, 2));
+/// ```
+pub fn read_ads_from(
+    reader: impl BufRead,
+    file: &str,
+    limits: ReadLimits,
+) -> Result<Vec<ClassAd>, ReadError> {
+    let mut lines = TextLines::new(reader, limits);
+    let mut text = String::new();
+    let mut detector = Detector::default();
+    let mut format = None;
+    while let Some(line) = lines.next_line() {
+        let line = line.map_err(|e| e.in_file(file))?;
+        if format.is_none() {
+            format = detector.feed(line.text);
+        }
+        if format == Some(Format::Old) {
+            check_line(line.text).map_err(|message| ReadError {
+                file: file.to_string(),
+                line: line.number,
+                column: 1,
+                message,
+            })?;
+        }
+        text.push_str(line.text);
+        if line.newline {
+            text.push('\n');
+        }
+    }
+    let format = format.unwrap_or_else(|| detector.finish());
+    read_ads_as(&text, file, format)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn small(max_line_bytes: usize) -> ReadLimits {
+        ReadLimits { max_line_bytes }
+    }
+
+    /// Every line of `src` as its text or its error's `(line, column, is fatal)`.
+    fn lines(src: &[u8], limits: ReadLimits) -> Vec<Result<String, (u32, u32, bool)>> {
+        // A one-byte buffer makes every line span many reads.
+        let mut r = TextLines::new(std::io::BufReader::with_capacity(1, src), limits);
+        let mut out = Vec::new();
+        while let Some(l) = r.next_line() {
+            out.push(
+                l.map(|l| l.text.to_string())
+                    .map_err(|e| (e.line, e.column, e.is_fatal())),
+            );
+        }
+        out
+    }
+
+    #[test]
+    fn lines_are_split_and_checked() {
+        assert_eq!(
+            lines(b"a\n\nb", ReadLimits::default()),
+            vec![Ok("a".into()), Ok("".into()), Ok("b".into())]
+        );
+        let bad = lines(b"\xc3\xa9x\xff\nok\n", ReadLimits::default());
+        assert_eq!(bad, vec![Err((1, 3, false)), Ok("ok".into())]);
+        let nul = lines(b"ok\nab\0c\nnever\n", ReadLimits::default());
+        assert_eq!(nul, vec![Ok("ok".into()), Err((2, 3, true))]);
+        // Bytes that are not UTF-8 before the NUL are the first fault.
+        let both = lines(b"\xff\xfe\0A", ReadLimits::default());
+        assert!(matches!(both[..], [Err((1, 1, true))]), "{both:?}");
+    }
+
+    #[test]
+    fn a_line_over_the_limit_is_an_error_and_the_next_is_read() {
+        let got = lines(b"1234\n12345\n123456789\nok\n", small(4));
+        assert_eq!(
+            got,
+            vec![
+                Ok("1234".into()),
+                Err((2, 5, false)),
+                Err((3, 5, false)),
+                Ok("ok".into())
+            ]
+        );
+        // A NUL in the part skipped still stops the reading.
+        let got = lines(b"123456\0x\nok\n", small(4));
+        assert_eq!(got, vec![Err((1, 5, false)), Err((1, 7, true))]);
+    }
+
+    #[test]
+    fn endless_zeros_stop_at_the_first_byte() {
+        let zeros = std::io::BufReader::new(std::io::repeat(0));
+        let e = read_ads_from(zeros, "/dev/zero", ReadLimits::default()).unwrap_err();
+        assert_eq!((e.line, e.column), (1, 1));
+        assert!(e.message.contains("NUL"), "{e}");
+    }
+
+    #[test]
+    fn endless_text_that_is_not_ads_stops_at_its_first_line() {
+        use std::io::Read;
+        let endless = std::io::repeat(b'x').take(u64::MAX);
+        let e = read_ads_from(std::io::BufReader::new(endless), "x", small(1000)).unwrap_err();
+        assert_eq!((e.line, e.column), (1, 1001), "{e}");
+        assert!(e.message.contains("limit of 1000 bytes"), "{e}");
+        let lines = std::io::repeat(b'\n')
+            .take(3)
+            .chain(&b"this is prose, not ads\n"[..])
+            .chain(std::io::repeat(b'y'));
+        let e = read_ads_from(std::io::BufReader::new(lines), "p", small(1000)).unwrap_err();
+        assert_eq!((e.line, e.column), (4, 1), "{e}");
+        assert!(e.message.contains("expected `Name = expression`"), "{e}");
+    }
+
+    #[test]
+    fn ads_read_as_from_text() {
+        for src in [
+            "# c\nA = 1\nB = \"x\"\n\nC = 2",
+            "{\n [ a = 1 ],\n [ b = 2 ]\n}\n",
+            "[\n{\"a\": 1},\n{\"b\": 2}\n]",
+            "[a=1]\n[b=]\n",
+            "A = 1\nB = (1 +\n",
+        ] {
+            let printed = |ads: Vec<ClassAd>| -> Vec<String> {
+                ads.iter().map(crate::syntax::unparse_ad).collect()
+            };
+            let streamed = read_ads_from(src.as_bytes(), "f", small(64)).map(printed);
+            let whole = super::super::read_ads(src, "f").map(printed);
+            assert_eq!(streamed, whole, "{src:?}");
+        }
+        let e = read_ads_from(&b"A = 1\n= 2\n"[..], "f", small(64)).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "f:2:1: expected `Name = expression`, found `= 2`"
+        );
+        let e = read_ads_from(&b"A = 1\nB = 123456\n"[..], "f", small(6)).unwrap_err();
+        assert_eq!((e.line, e.column), (2, 7));
+    }
+}

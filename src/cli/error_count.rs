@@ -1,0 +1,56 @@
+//! Counting the ads for which an expression was error, so that `query` and `match`
+//! say so on standard error instead of silently selecting nothing.
+
+use crate::ad::ClassAd;
+use crate::eval::{eval_in, Semantics};
+use crate::syntax::ast::ExprRef;
+use crate::syntax::parse_expr;
+use std::sync::Arc;
+
+/// How many of a file's ads an expression was error for, and the first of them.
+#[derive(Debug, Default)]
+pub struct ErrorCount {
+    /// Ads for which the value was error (or the evaluation failed).
+    pub errors: usize,
+    /// Ads looked at.
+    pub total: usize,
+    /// The index (from 0) of the first ad in error.
+    pub first: Option<usize>,
+}
+
+impl ErrorCount {
+    /// Notes the outcome for the ad at `index`.
+    pub fn note(&mut self, index: usize, is_error: bool) {
+        self.total += 1;
+        if is_error {
+            self.errors += 1;
+            self.first.get_or_insert(index);
+        }
+    }
+
+    /// Prints `warning: <what> was error for N of M <ads> (first: FILE ad I ...)`
+    /// on standard error, when it was for any.
+    pub fn warn(&self, what: &str, ads: &str, file: &str) {
+        if let Some(first) = self.first {
+            eprintln!(
+                "warning: {what} was error for {} of {} {ads} (first: {file}, ad {first} counting from 0)",
+                self.errors, self.total
+            );
+        }
+    }
+}
+
+/// Each ad's `Requirements` evaluated in the ad alone (no TARGET): the count of
+/// those that are error without any other ad. A Requirements that is error only
+/// for some targets is not counted: the VM's block matcher folds error into "no
+/// match" per pair and a per-pair count would cost a second matching.
+pub fn requirements_errors(ads: &[Arc<ClassAd>]) -> ErrorCount {
+    let requirements =
+        ExprRef::root_of(Arc::new(parse_expr("Requirements").expect("a name parses")));
+    let mut count = ErrorCount::default();
+    for (i, ad) in ads.iter().enumerate() {
+        let v = eval_in(&requirements, ad, None, Semantics::Htcondor);
+        count.note(i, v.as_ref().map_or(true, |v| v.is_error()));
+    }
+    count
+}
