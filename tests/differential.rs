@@ -16,6 +16,7 @@ mod gen;
 
 use classad::ad::ClassAd;
 use classad::eval::display::unparse_value;
+use classad::eval::independent::IndependentParts;
 use classad::eval::{eval_alone, eval_alone_with, eval_in, eval_in_with, Engine, Fail, Semantics};
 use classad::matching::{rank, symmetric_match, CompiledPool};
 use classad::syntax::ast::{BinOp, Expr, ExprRef, Node, UnOp};
@@ -890,4 +891,55 @@ fn the_generator_reaches_every_specialisation() {
         "the generator does not reach:\n  {}\n(alone: {alone:?}\nin ads: {in_ads:?})",
         missing.join("\n  ")
     );
+}
+
+/// `classad query`'s constraint evaluated in ad after ad with
+/// [`IndependentParts`]: what it replays of one ad's evaluation in the next must be
+/// what evaluating again gives, for every generated expression (standalone ones,
+/// whose closed parts are replayed, and those written for ads, which read them).
+#[test]
+fn constraints_over_many_ads_replay_exactly() {
+    let pairs = pair_corpus();
+    let ads: Vec<Arc<ClassAd>> = pairs
+        .iter()
+        .take(3)
+        .flat_map(|c| [parse_case_ad(&c.job), parse_case_ad(&c.machine)])
+        .collect();
+    let texts = expr_corpus().into_iter().map(|c| c.text).chain(
+        pairs
+            .iter()
+            .flat_map(|c| c.exprs.iter().map(|e| e.text.clone())),
+    );
+    // The clock moves between two evaluations: not comparable.
+    let clock = |t: &str| {
+        let t = t.to_ascii_lowercase();
+        NONDETERMINISTIC
+            .iter()
+            .any(|(n, _, _)| t.contains(&n.to_ascii_lowercase()))
+            || t.contains("currenttime")
+    };
+    let (mut bad, mut evaluations, mut replayable) = (Mismatches::default(), 0, 0);
+    for text in texts.filter(|t| !clock(t)) {
+        let e = ExprRef::root_of(parse_case_expr(&text));
+        let mut parts = IndependentParts::new(&e);
+        for (i, ad) in ads.iter().enumerate() {
+            evaluations += 1;
+            if let Some(diff) = both(
+                || outcome(eval_in(&e, ad, None, Semantics::Htcondor)),
+                || outcome(parts.eval_in(ad, Semantics::Htcondor)),
+            ) {
+                let case = format!(
+                    "classad query --constraint {} (ad {i} of the first 3 pair cases' ads)",
+                    gen::shell_quote(&text),
+                );
+                bad.record("a constraint over ads", &case, diff);
+            }
+        }
+        replayable += (parts.recorded() > 0) as usize;
+    }
+    assert!(
+        replayable > evaluations / ads.len() / 10,
+        "the corpus must reach the replay: {replayable} expressions"
+    );
+    bad.check("constraints_over_many_ads_replay_exactly", evaluations);
 }

@@ -5,7 +5,8 @@ use super::error_count::ErrorCount;
 use super::format_cmd::{write_ads, OutSyntax};
 use super::io::{load_ads, output_error};
 use super::Failure;
-use crate::eval::{eval_in, Semantics};
+use crate::eval::independent::IndependentParts;
+use crate::eval::Semantics;
 use crate::syntax::ast::ExprRef;
 use crate::syntax::parse_expr;
 use clap::Args;
@@ -37,8 +38,10 @@ pub fn run(a: QueryArgs) -> Result<ExitCode, Failure> {
     let ads: Vec<_> = load_ads(&a.file)?.into_iter().map(Arc::new).collect();
     let mut errors = ErrorCount::default();
     let mut selected = Vec::new();
+    // The constraint's parts that read nothing of the ad are evaluated once.
+    let mut parts = IndependentParts::new(&expr);
     for (i, ad) in ads.iter().enumerate() {
-        let v = eval_in(&expr, ad, None, Semantics::Htcondor);
+        let v = parts.eval_in(ad, Semantics::Htcondor);
         errors.note(i, v.as_ref().map_or(true, |v| v.is_error()));
         if matches!(v, Ok(v) if v.as_bool_equiv() == Some(true)) {
             selected.push(&**ad);

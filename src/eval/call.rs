@@ -107,8 +107,7 @@ impl Call for EvalCall<'_> {
                     }
                 }
                 let root = Some(scope.root());
-                self.ev
-                    .with_root(root, |ev| ev.eval_away(e, &scope, lexical))
+                self.ev.fresh(root, |ev| ev.eval_away(e, &scope, lexical))
             }
             None => Ok(Value::Error),
         }

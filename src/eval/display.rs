@@ -39,7 +39,10 @@ pub fn write_value(v: &Value, out: &mut String) {
 
 fn write_scope(scope: &Arc<Scope>, out: &mut String) {
     match &scope.frame {
-        Frame::Ad(ad) => out.push_str(&unparse_ad(ad)),
+        Frame::Ad(ad) => {
+            super::independent::note_ad_read();
+            out.push_str(&unparse_ad(ad))
+        }
         Frame::Record(r) => unparse_node(&r.tree, r.id, out),
         Frame::Ctx(_, side) => write_ctx(*side, out),
         Frame::Match(pair) => {

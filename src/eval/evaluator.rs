@@ -14,6 +14,16 @@ pub const MAX_DEPTH: u32 = 400;
 pub const MAX_SELECT_CHAIN: usize = 400;
 /// HTCondor's budget of node evaluations for one top-level evaluation.
 pub const MAX_STEPS: u64 = 10_000_000;
+/// Our bound on the node evaluations of one top-level evaluation together with the
+/// fresh evaluations it starts (ad subscripts, `evalInEachContext`, `countMatches`),
+/// each of which HTCondor gives a budget of its own: nested, they multiply, and
+/// HTCondor then runs without bound. Past it the evaluation fails.
+pub const MAX_TOTAL_STEPS: u64 = 100_000_000;
+/// Our bound on the nesting of one top-level evaluation together with the fresh
+/// evaluations it starts, each of which HTCondor gives a depth of its own (where a
+/// subscript reaches itself, `[x = self["x"]].x`, HTCondor recurses until its stack
+/// overflows). Past it the evaluation fails.
+pub const MAX_TOTAL_DEPTH: u32 = 1_000;
 
 /// State of one top-level evaluation: HTCondor's `EvalState`.
 pub struct Evaluator {
@@ -22,6 +32,11 @@ pub struct Evaluator {
     pub old_semantics: bool,
     depth_left: u32,
     steps_left: u64,
+    /// What is left of [`MAX_TOTAL_STEPS`].
+    total_steps_left: u64,
+    /// The depth the evaluations around the current fresh one consume (see
+    /// [`MAX_TOTAL_DEPTH`]).
+    outer_depth: u32,
     /// The attributes being evaluated (ad, expression), for cycle detection.
     stack: Vec<AttrKey>,
     /// The value a failed evaluation leaves behind: HTCondor's node that fails
@@ -49,6 +64,10 @@ pub struct Evaluator {
     /// expression then start there, until that attribute's evaluation returns
     /// and the ad it started in is restored. `None`: no such lookup happened.
     leaked: Option<Option<Arc<Scope>>>,
+    /// What [`super::independent::IndependentParts`] recorded of the expression
+    /// whose tree is `parts_tree`, when evaluating it in ad after ad.
+    pub(crate) parts: Option<std::collections::HashMap<NodeId, super::independent::Recorded>>,
+    pub(crate) parts_tree: usize,
 }
 
 impl Evaluator {
@@ -58,11 +77,15 @@ impl Evaluator {
             old_semantics,
             depth_left: MAX_DEPTH,
             steps_left: MAX_STEPS,
+            total_steps_left: MAX_TOTAL_STEPS,
+            outer_depth: 0,
             stack: Vec::new(),
             residue: Value::Undefined,
             root: None,
             lexical: None,
             leaked: None,
+            parts: None,
+            parts_tree: 0,
         }
     }
 
@@ -71,11 +94,69 @@ impl Evaluator {
         if self.root.is_none() {
             self.root = Some(cur.map(|c| c.root()));
         }
-        if self.steps_left == 0 {
+        if self.parts.is_some() && self.at_top(e, cur) {
+            return self.eval_recorded(e, cur);
+        }
+        self.eval_node(e, cur)
+    }
+
+    /// Whether `e` is a subexpression of the recorded expression evaluated in the
+    /// state every ad's evaluation of it shares (see [`super::independent`]).
+    fn at_top(&self, e: &ExprRef, cur: Option<&Arc<Scope>>) -> bool {
+        Arc::as_ptr(&e.tree) as usize == self.parts_tree
+            && !matches!(e.node(), Node::Lit(_))
+            && self.stack.is_empty()
+            && self.lexical.is_none()
+            && self.leaked.is_none()
+            && matches!((&self.root, cur), (Some(Some(root)), Some(cur)) if Arc::ptr_eq(root, cur))
+    }
+
+    /// Replays `e`'s recorded evaluation when that is exact, or evaluates it and
+    /// records it when it read nothing of the ad.
+    fn eval_recorded(&mut self, e: &ExprRef, cur: Option<&Arc<Scope>>) -> Result<Value, Fail> {
+        use super::independent::{ad_reads, Recorded};
+        let depth = (self.depth_left, self.outer_depth);
+        let budgets = [self.steps_left, self.total_steps_left];
+        if let Some(rec) = self.parts.as_ref().and_then(|p| p.get(&e.id)) {
+            if rec.replays_at(depth, budgets) {
+                let rec = rec.clone();
+                self.steps_left -= rec.used[0];
+                self.total_steps_left -= rec.used[1];
+                if rec.result.is_err() {
+                    self.residue = rec.residue;
+                }
+                return rec.result;
+            }
+        }
+        let reads = ad_reads();
+        let result = self.eval_node(e, cur);
+        let unchanged = self.leaked.is_none() && self.stack.is_empty() && self.lexical.is_none();
+        if ad_reads() == reads && unchanged && Recorded::keepable(&result) {
+            let rec = Recorded {
+                result: result.clone(),
+                depth,
+                budgets,
+                used: [
+                    budgets[0] - self.steps_left,
+                    budgets[1] - self.total_steps_left,
+                ],
+                residue: self.residue.clone(),
+            };
+            if let Some(parts) = self.parts.as_mut() {
+                parts.insert(e.id, rec);
+            }
+        }
+        result
+    }
+
+    /// [`Self::eval`] of one node.
+    fn eval_node(&mut self, e: &ExprRef, cur: Option<&Arc<Scope>>) -> Result<Value, Fail> {
+        if self.steps_left == 0 || self.total_steps_left == 0 {
             self.residue = Value::Error;
             return Err(Fail);
         }
         self.steps_left -= 1;
+        self.total_steps_left -= 1;
         match e.node() {
             // A list or record literal evaluates to itself without evaluating anything
             // inside, so like any literal it does not count against the depth limit.
@@ -173,6 +254,13 @@ impl Evaluator {
             Node::Call { name, .. } => match crate::functions::find(name) {
                 None => Ok(Value::Error),
                 Some(f) => {
+                    if crate::functions::IMPURE_BUILTINS
+                        .iter()
+                        .any(|i| i.eq_ignore_ascii_case(name))
+                    {
+                        // The clock or chance: not the same in every ad's evaluation.
+                        super::independent::note_ad_read();
+                    }
                     let cur = match &self.leaked {
                         Some(leaked) => leaked.clone(),
                         None => cur.cloned(),
@@ -252,15 +340,14 @@ impl Evaluator {
             // is being evaluated around it is not known there, and the attribute
             // itself is not marked as being evaluated (it is not reached by a
             // reference). Where HTCondor then recurses until its stack overflows
-            // (`[x = self["x"]].x`) we stop at the depth limit, which fails the
-            // innermost subscript's evaluation: error.
+            // (`[x = self["x"]].x`) we stop at our bound on the total depth
+            // (`MAX_TOTAL_DEPTH`), which fails the innermost subscript's
+            // evaluation: error.
             return match ad.scope.lookup_local(name, self.old_semantics) {
                 None => Ok(Value::Undefined),
                 Some(Found::Expr(e, scope)) => {
                     let root = Some(ad.scope.root());
-                    let outer = std::mem::take(&mut self.stack);
-                    let r = self.with_root(root, |ev| ev.eval_unmarked(&e, &scope));
-                    self.stack = outer;
+                    let r = self.fresh(root, |ev| ev.eval_unmarked(&e, &scope));
                     // An evaluation that fails there is error here.
                     Ok(r.unwrap_or(Value::Error))
                 }
@@ -336,6 +423,31 @@ impl Evaluator {
     /// caller that ignores the failure as HTCondor does.
     pub fn take_residue(&mut self) -> Value {
         std::mem::replace(&mut self.residue, Value::Undefined)
+    }
+
+    /// Runs `f` as a fresh top-level evaluation of HTCondor's (a new `EvalState`):
+    /// rooted at `root`, nothing being evaluated around it, and a depth and a step
+    /// budget of its own, within our bounds on the whole ([`MAX_TOTAL_DEPTH`],
+    /// [`MAX_TOTAL_STEPS`]). HTCondor's ad subscripts (`EvaluateAttr`) and the
+    /// element evaluations of `evalInEachContext` and `countMatches` are such.
+    pub fn fresh<T>(&mut self, root: Option<Arc<Scope>>, f: impl FnOnce(&mut Self) -> T) -> T {
+        let outer = (
+            std::mem::take(&mut self.stack),
+            self.depth_left,
+            self.steps_left,
+            self.outer_depth,
+        );
+        self.outer_depth += MAX_DEPTH - self.depth_left;
+        self.depth_left = MAX_DEPTH.min(MAX_TOTAL_DEPTH.saturating_sub(self.outer_depth));
+        self.steps_left = MAX_STEPS;
+        let r = self.with_root(root, f);
+        (
+            self.stack,
+            self.depth_left,
+            self.steps_left,
+            self.outer_depth,
+        ) = outer;
+        r
     }
 
     /// Runs `f` with HTCondor's `rootAd` set to `root`, as a fresh `EvalState`
@@ -538,7 +650,7 @@ impl Evaluator {
             let is = |s: &str| name.eq_ignore_ascii_case(s);
             if is("toplevel") || is("root") {
                 return match self.root_ad() {
-                    Some(root) => Ok(Some(Found::Ad(root))),
+                    Some(root) => Ok(Some(Found::Ad(noting_ad(root)))),
                     None => {
                         self.residue = Value::Undefined;
                         Err(Fail)
@@ -546,12 +658,13 @@ impl Evaluator {
                 };
             }
             if is("self") || (self.old_semantics && is("MY")) {
-                return Ok(Some(Found::Ad(cur.clone())));
+                return Ok(Some(Found::Ad(noting_ad(cur.clone()))));
             }
             if is("parent") {
-                return Ok(parent.map(Found::Ad));
+                return Ok(parent.map(|p| Found::Ad(noting_ad(p))));
             }
             if self.old_semantics && is("CurrentTime") {
+                super::independent::note_ad_read();
                 return Ok(Some(Found::Value(Value::Int(crate::functions::now_secs()))));
             }
             let Some(p) = parent else {
@@ -682,6 +795,15 @@ impl Evaluator {
         };
         Ok((found, Some(stopped)))
     }
+}
+
+/// `scope`, counted as a read of an ad document when it is one (see
+/// [`super::independent`]).
+fn noting_ad(scope: Arc<Scope>) -> Arc<Scope> {
+    if matches!(scope.frame, Frame::Ad(_)) {
+        super::independent::note_ad_read();
+    }
+    scope
 }
 
 /// An expression a reference refers to, and the scope it was found in.

@@ -146,9 +146,11 @@ impl Scope {
     /// Looks `name` up in this frame only.
     pub fn lookup_local(self: &Arc<Scope>, name: &str, old_semantics: bool) -> Option<Found> {
         match &self.frame {
-            Frame::Ad(ad) => ad
-                .get(name)
-                .map(|e| Found::Expr(e.to_expr_ref(), self.clone())),
+            Frame::Ad(ad) => {
+                super::independent::note_ad_read();
+                ad.get(name)
+                    .map(|e| Found::Expr(e.to_expr_ref(), self.clone()))
+            }
             Frame::Record(r) => record_attr(r, name).map(|e| Found::Expr(e, self.clone())),
             Frame::Ctx(pair, side) => {
                 let which = if eq_ic(name, "my") || eq_ic(name, "ad") {
@@ -180,7 +182,10 @@ impl Scope {
     /// The names this frame defines, in HTCondor's order, with what they hold.
     pub fn attributes(self: &Arc<Scope>, old_semantics: bool) -> Vec<(String, Found)> {
         let names: Vec<String> = match &self.frame {
-            Frame::Ad(ad) => ad.iter().map(|(n, _)| n.to_string()).collect(),
+            Frame::Ad(ad) => {
+                super::independent::note_ad_read();
+                ad.iter().map(|(n, _)| n.to_string()).collect()
+            }
             Frame::Record(r) => record_names(r),
             Frame::Ctx(..) => ["ad", "my", "other", "target"].map(String::from).to_vec(),
             Frame::Match(_) => {

@@ -171,7 +171,10 @@ fn unresolved(c: &mut dyn Call) -> Result<Value, Fail> {
 /// not walk.
 fn ad_attrs(ad: &Arc<Scope>) -> Option<Vec<ExprRef>> {
     match &ad.frame {
-        Frame::Ad(doc) => Some(doc.iter().map(|(_, e)| e.to_expr_ref()).collect()),
+        Frame::Ad(doc) => {
+            crate::eval::independent::note_ad_read();
+            Some(doc.iter().map(|(_, e)| e.to_expr_ref()).collect())
+        }
         Frame::Record(r) => match r.node() {
             Node::Record(attrs) => Some(attrs.iter().map(|(_, id)| r.child(*id)).collect()),
             _ => None,

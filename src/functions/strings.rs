@@ -213,7 +213,10 @@ fn size(c: &mut dyn Call) -> Result<Value, Fail> {
 /// The number of attributes of an ad value.
 pub(crate) fn ad_size(v: &Value) -> usize {
     match as_ad(v).map(|a| &a.scope.frame) {
-        Some(Frame::Ad(ad)) => ad.len(),
+        Some(Frame::Ad(ad)) => {
+            crate::eval::independent::note_ad_read();
+            ad.len()
+        }
         Some(Frame::Record(r)) => record_names(r).len(),
         Some(_) => as_ad(v).map_or(0, |a| a.scope.attributes(true).len()),
         None => 0,
