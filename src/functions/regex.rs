@@ -594,6 +594,7 @@ fn expand(groups: &Groups, target: &[u8], repl: &str, out: &mut Vec<u8>) -> Opti
 #[cfg(test)]
 mod tests {
     use super::super::testing::{eval, list, s};
+    use super::{build, route, Route};
     use classad_vm::Value;
 
     // Expected results from HTCondor 25.14.1.
@@ -648,6 +649,121 @@ mod tests {
             "error"
         );
         assert_eq!(eval("regexps", vec![s("a"), s("a"), s("\\9")]), "error");
+    }
+
+    /// Which engine `pattern` (no options) runs on.
+    fn engine(pattern: &str) -> Option<Route> {
+        let re = build(pattern, 0)?;
+        Some(if re.linear.is_some() {
+            Route::Linear
+        } else {
+            Route::Backtracking
+        })
+    }
+
+    #[test]
+    fn routing() {
+        for linear in [
+            "^a.c$",
+            "(\\w+)@(\\w+)",
+            "a{,2}",
+            "[[:alpha:]]+",
+            "(?i)abc",
+            "a+?b",
+            "a{2}?",
+            "(?P<n_1>a)",
+            "[]a-]",
+            "\\x41",
+        ] {
+            assert_eq!(engine(linear), Some(Route::Linear), "{linear}");
+        }
+        for backtracking in [
+            // The regex crate refuses these.
+            "(a)\\1",
+            "(?<=a)b",
+            "a(?=b)",
+            "(?>a+)",
+            "a\\Kb",
+            "(?R)|a",
+            "\\Qa.b\\E",
+            "\\h",
+            "\\R",
+            "\\x",
+            // ... and reads these differently.
+            "a++",
+            "a?+a",
+            "a{2}+",
+            "\\v",
+            "\\<a",
+            "\\b{start}",
+            "[[a]]",
+            "[a&&b]",
+            "[[:<:]]",
+            "\\x{41}",
+            "\\pL",
+        ] {
+            assert_eq!(
+                engine(backtracking),
+                Some(Route::Backtracking),
+                "{backtracking}"
+            );
+        }
+        assert_eq!(route("a b", true), Route::Backtracking);
+        assert_eq!(engine("(a"), None);
+        // PCRE2 refuses these, as HTCondor's does.
+        assert_eq!(engine("a**"), None);
+        assert_eq!(engine("a{2}{3}"), None);
+        // ... and these, which the regex crate would take.
+        assert_eq!(route("\\u0041", false), Route::Backtracking);
+        assert_eq!(engine("\\u0041"), None);
+        for refused in ["(?u)a", "(?<a.b>x)"] {
+            assert_eq!(route(refused, false), Route::Backtracking);
+            assert_eq!(engine(refused), None);
+        }
+        assert_eq!(engine("\\x{100}"), None);
+        assert_eq!(engine("a+?+"), None);
+        // PCRE2 refuses what the regex crate refuses here.
+        assert_eq!(engine("(?<=a+)b"), None);
+    }
+
+    // Expected results from HTCondor 25.14.1.
+    #[test]
+    fn pcre_only_constructs() {
+        assert_eq!(eval("regexp", vec![s("(a)\\1"), s("aa")]), "true");
+        assert_eq!(eval("regexp", vec![s("(?<=a)b"), s("cb")]), "false");
+        assert_eq!(eval("regexp", vec![s("a++a"), s("aaa")]), "false");
+        assert_eq!(eval("replace", vec![s("a\\Kb"), s("ab"), s("X")]), "\"aX\"");
+        assert_eq!(
+            eval("replaceAll", vec![s("(?=b)|b"), s("abc"), s("-")]),
+            "\"a--c\""
+        );
+        assert_eq!(
+            eval("replaceAll", vec![s("(?=b)|b"), s("ab"), s("-")]),
+            "error"
+        );
+    }
+
+    // Expected results from HTCondor 25.14.1: a linear pattern asks PCRE2 about
+    // a target that ends in a newline.
+    #[test]
+    fn anchors_next_to_a_final_newline() {
+        assert_eq!(eval("regexp", vec![s("a$"), s("a\n")]), "true");
+        assert_eq!(eval("regexp", vec![s("^$"), s("a\n"), s("m")]), "false");
+        assert_eq!(eval("replace", vec![s("$"), s("a\n"), s("-")]), "\"a-\\n\"");
+        assert_eq!(eval("regexp", vec![s("a$"), s("a\n\n")]), "false");
+    }
+
+    #[test]
+    fn a_runaway_match_is_error_or_no_match() {
+        // The back-reference sends the pattern to PCRE2, which gives up.
+        let (p, t) = ("(a+)+\\1$", "aaaaaaaaaaaaaaaaaaaaaaaaaaaaab");
+        assert_eq!(eval("regexp", vec![s(p), s(t)]), "error");
+        assert_eq!(eval("regexps", vec![s(p), s(t), s("x")]), "error");
+        assert_eq!(eval("regexpMember", vec![s(p), list(vec![s(t)])]), "false");
+        assert_eq!(
+            eval("regexpMember", vec![s(p), list(vec![s(t), s("aa")])]),
+            "true"
+        );
     }
 
     // Expected results from HTCondor 25.14.1.
