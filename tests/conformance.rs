@@ -118,12 +118,23 @@ fn eval_outcome(
 
 #[test]
 fn eval_cases() {
-    eval_cases_on(Engine::Reference);
+    eval_cases_on("eval.jsonl", Engine::Reference);
 }
 
 #[test]
 fn eval_cases_on_the_vm() {
-    eval_cases_on(Engine::Vm);
+    eval_cases_on("eval.jsonl", Engine::Vm);
+}
+
+/// PCRE2 constructs, made by `tests/conformance/generate_regex.py`.
+#[test]
+fn regex_cases() {
+    eval_cases_on("regex.jsonl", Engine::Reference);
+}
+
+#[test]
+fn regex_cases_on_the_vm() {
+    eval_cases_on("regex.jsonl", Engine::Vm);
 }
 
 /// The VM agreeing would prove little if it handed most cases to the reference
@@ -152,9 +163,9 @@ fn most_eval_cases_run_natively_on_the_vm() {
     );
 }
 
-fn eval_cases_on(engine: Engine) {
+fn eval_cases_on(file: &str, engine: Engine) {
     utc();
-    let cases = lines("eval.jsonl");
+    let cases = lines(file);
     let mut failures = Vec::new();
     for c in &cases {
         let expr = c["expr"].as_str().unwrap();
@@ -179,7 +190,7 @@ fn eval_cases_on(engine: Engine) {
             ));
         }
     }
-    judge("eval.jsonl", cases.len(), failures);
+    judge(file, cases.len(), failures);
 }
 
 #[test]

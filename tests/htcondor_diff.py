@@ -297,10 +297,6 @@ UNRESOLVED_OF_MATCH = re.compile(
     r"unresolved\s*\(\s*(ad|left|right|other|target|lctx|rctx|toplevel|root|parent"
     r"|self|my)\s*[,)]", re.IGNORECASE)
 MINUS_HEX = re.compile(r"-0[xX][0-9a-fA-F]")
-# A regex builtin whose pattern holds ^, and an options string with m.
-REGEX_CARET = re.compile(r'(?i)\b(regexps?|replace(all)?|regexpmember|stringlist_regexpmember)'
-                         r'\s*\(\s*"(?:[^"\\]|\\.)*\^')
-MULTILINE_OPTION = re.compile(r'"[A-Za-z]*[mM][A-Za-z]*"\s*\)')
 EVAL_CALL = re.compile(r"(?i)\beval\s*\(")
 LIST_SELECTION = re.compile(r"\}\s*\.\s*[A-Za-z_']")
 CALENDAR_FUNCTION = re.compile(r"\b(splittime|formattime)\s*\(", re.IGNORECASE)
@@ -406,9 +402,6 @@ DEVIATIONS = [
     ("beyond the calendar",
      lambda d: any(CALENDAR_FUNCTION.search(t) for t in d["texts"])
      and any(HUGE_INTEGER.search(t) for t in d["texts"])),
-    ("multiline ^ after a final newline",
-     lambda d: any(REGEX_CARET.search(t) for t in d["texts"])
-     and any(MULTILINE_OPTION.search(t) for t in d["texts"])),
     ("eval() reads back HTCondor's printing",
      lambda d: d.get("ours") is not None and any(EVAL_CALL.search(t) for t in d["texts"])
      and unpadded_years(as_htcondor_prints(d["ours"], False)) != d["ours"]),

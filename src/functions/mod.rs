@@ -226,6 +226,7 @@ mod env_args;
 mod introspect;
 mod lists;
 mod math;
+mod pcre;
 mod regex;
 pub(crate) mod stringlist;
 mod strings;
