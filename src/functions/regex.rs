@@ -272,6 +272,10 @@ fn substitute(re: &Regex, target: &[u8], repl: &str, full: bool, all: bool) -> O
             out.extend_from_slice(&target[idx..m.start()]);
         }
         expand(&caps, repl, &mut out)?;
+        if crate::limits::too_big(out.len()) {
+            // Past the memory budget: the result is error, so stop copying.
+            return None;
+        }
         idx = m.end();
         after_empty = m.is_empty();
         if !all {
