@@ -26,6 +26,7 @@ pub mod cli;
 pub mod compile;
 pub mod eval;
 pub mod functions;
+pub mod limits;
 pub mod matching;
 pub mod syntax;
 

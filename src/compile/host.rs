@@ -23,7 +23,7 @@ impl classad_vm::Host for VmHost {
         // fewer arguments evaluated (builtins stop at an undefined or error
         // argument, but the machine evaluates them all first): let the reference
         // evaluator decide.
-        let r = (b.run)(&mut call).map_err(|Fail| Halt::NeedReference);
+        let r = crate::functions::run_builtin(b, &mut call).map_err(|Fail| Halt::NeedReference);
         if call.needs_scope {
             return Err(Halt::NeedReference);
         }
@@ -40,8 +40,8 @@ impl classad_vm::Host for VmHost {
 /// The element values of list value `v`; `None` when it is not a list or an
 /// element fails to evaluate.
 pub(crate) fn list_values(v: &Value) -> Option<Vec<Value>> {
-    let l = crate::eval::compound::as_list(v)?.clone();
-    Evaluator::new(true).list_items(&l).ok()
+    let l = crate::eval::compound::as_list(v)?;
+    Evaluator::new(true).list_items(l).ok()
 }
 
 /// Whether `e` evaluates the same in any scope: it holds no attribute reference
@@ -131,15 +131,16 @@ impl Call for ValuesCall<'_> {
     }
 
     fn list_item(&mut self, v: &Value, i: usize) -> Result<Value, Fail> {
-        let l = crate::eval::compound::as_list(v).ok_or(Fail)?.clone();
-        if let crate::eval::compound::ListVal::Lazy { list, .. } = &l {
+        // Borrowed, not cloned: a copy of the list per element read is quadratic.
+        let l = crate::eval::compound::as_list(v).ok_or(Fail)?;
+        if let crate::eval::compound::ListVal::Lazy { list, .. } = l {
             if let crate::syntax::ast::Node::List(items) = list.node() {
                 if !scope_free(&list.child(items[i])) {
                     self.needs_scope = true;
                 }
             }
         }
-        self.ev.list_item(&l, i)
+        self.ev.list_item(l, i)
     }
 
     fn scope(&self) -> Option<std::sync::Arc<crate::eval::scope::Scope>> {

@@ -114,17 +114,19 @@ impl Call for EvalCall<'_> {
     }
 
     fn list_item(&mut self, v: &Value, i: usize) -> Result<Value, Fail> {
-        let l = as_list(v).ok_or(Fail)?.clone();
+        // Borrowed, not cloned: a builtin reads every element this way, and a copy
+        // of the list per element made `join(",", split(s))` quadratic.
+        let l = as_list(v).ok_or(Fail)?;
         // HTCondor's builtins evaluate a list literal's elements where the call
         // is, not where the list was written (`sum(x.L)` reads `L = {a}`'s `a` in
         // the caller's ad).
-        if let ListVal::Lazy { list, .. } = &l {
+        if let ListVal::Lazy { list, .. } = l {
             if let Node::List(items) = list.node() {
                 let e = list.child(items[i]);
                 return self.ev.eval(&e, self.cur.as_ref());
             }
         }
-        self.ev.list_item(&l, i)
+        self.ev.list_item(l, i)
     }
 
     fn scope(&self) -> Option<Arc<Scope>> {

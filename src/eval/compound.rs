@@ -58,13 +58,21 @@ pub fn list_value(l: ListVal) -> Value {
     Value::List(Host::new(l))
 }
 
-/// A list of plain values, as a builtin makes it.
+/// A list of plain values, as a builtin makes it; error when it is larger than the
+/// memory budget allows (see [`crate::limits`]).
 pub fn values_list(items: Vec<Value>) -> Value {
+    if crate::limits::too_big(crate::limits::items_size(&items)) {
+        return Value::Error;
+    }
     list_value(ListVal::Values(items))
 }
 
-/// A list of plain values, as a selection over a list makes it.
+/// A list of plain values, as a selection over a list makes it; error when it is
+/// larger than the memory budget allows (see [`crate::limits`]).
 pub fn projected_list(items: Vec<Value>) -> Value {
+    if crate::limits::too_big(crate::limits::items_size(&items)) {
+        return Value::Error;
+    }
     list_value(ListVal::Projected(items))
 }
 

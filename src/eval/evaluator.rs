@@ -270,7 +270,7 @@ impl Evaluator {
                         call: e.clone(),
                         cur,
                     };
-                    (f.run)(&mut call)
+                    crate::functions::run_builtin(f, &mut call)
                 }
             },
             Node::List(_) => Ok(list_value(ListVal::Lazy {
@@ -521,10 +521,10 @@ impl Evaluator {
     ) -> Result<Value, Fail> {
         {
             {
-                let list = as_list(base).ok_or(Fail)?.clone();
+                let list = as_list(base).ok_or(Fail)?;
                 let mut out = Vec::with_capacity(list.len());
                 for i in 0..list.len() {
-                    let item = self.select_item(&list, i, cur)?;
+                    let item = self.select_item(list, i, cur)?;
                     out.push(match item {
                         Value::List(_) => {
                             // A list can hold itself (`[q = {q}].q.p`): each nested

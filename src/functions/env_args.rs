@@ -2,7 +2,6 @@
 //! `mergeEnvironment`, `listToArgs`, `argsToList`.
 
 use super::{add, arity, Builtin, Call};
-use crate::eval::compound::values_list;
 use crate::eval::Fail;
 use classad_vm::Value;
 use std::collections::BTreeMap;
@@ -215,10 +214,10 @@ fn args_to_list(c: &mut dyn Call) -> Result<Value, Fail> {
     };
     if v1 {
         let words = s.split([' ', '\t', '\n', '\r']).filter(|w| !w.is_empty());
-        return Ok(values_list(words.map(Value::str).collect()));
+        return Ok(crate::limits::collect_list(words.map(Value::str)));
     }
     Ok(match parse_v2(&s) {
-        Some(words) => values_list(words.into_iter().map(Value::str).collect()),
+        Some(words) => crate::limits::collect_list(words.into_iter().map(Value::str)),
         None => Value::Error,
     })
 }

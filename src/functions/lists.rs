@@ -255,22 +255,36 @@ fn in_each(c: &mut dyn Call, count: bool) -> Result<Value, Fail> {
             _ => Value::Error,
         });
     };
-    let mut out = Vec::with_capacity(n);
+    // Counting keeps no values; listing drops them once the list passes the memory
+    // budget (the rest are still evaluated, as they would be without it).
+    let mut out = Vec::with_capacity(if count { 0 } else { n });
+    let mut matched = 0;
+    let mut tally = crate::limits::Tally::new();
     for i in 0..n {
-        out.push(match c.list_item(&l, i) {
+        let v = match c.list_item(&l, i) {
             Ok(Value::Ad(_)) if the_ad.is_some() => the_ad.clone().expect("checked"),
             Ok(ad @ Value::Ad(_)) => c
                 .eval_in_ad(&expr, &ad, home.clone())
                 .unwrap_or(Value::Error),
             Ok(Value::Undefined) => Value::Undefined,
             Ok(_) | Err(Fail) => Value::Error,
-        });
+        };
+        if count {
+            matched += i64::from(v.as_bool_equiv() == Some(true));
+        } else if tally.add(crate::limits::LIST_ELEMENT_BYTES + crate::limits::value_size(&v)) {
+            out.push(v);
+        } else {
+            out = Vec::new();
+        }
     }
     if count {
-        let matched = out.iter().filter(|v| v.as_bool_equiv() == Some(true));
-        return Ok(Value::Int(matched.count() as i64));
+        return Ok(Value::Int(matched));
     }
-    Ok(values_list(out))
+    Ok(if tally.over() {
+        Value::Error
+    } else {
+        values_list(out)
+    })
 }
 
 #[cfg(test)]

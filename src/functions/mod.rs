@@ -193,6 +193,17 @@ pub fn find(name: &str) -> Option<&'static Builtin> {
         .filter(|b| !b.exact_case || b.name == name)
 }
 
+/// Runs builtin `b` on call `c` under the memory budget (see [`crate::limits`]): a
+/// string result larger than the cap is error. (Lists are held to the cap where
+/// they are made, by [`crate::eval::compound::values_list`].) Every engine calls
+/// builtins through here, so they all apply the same rule.
+pub fn run_builtin(b: &Builtin, c: &mut dyn Call) -> Result<Value, Fail> {
+    (b.run)(c).map(|v| match &v {
+        Value::Str(s) if crate::limits::too_big(s.len()) => Value::Error,
+        _ => v,
+    })
+}
+
 /// Adds a builtin to a table under construction.
 pub(crate) fn add(t: &mut Vec<Builtin>, name: &'static str, run: BuiltinFn) {
     t.push(Builtin {

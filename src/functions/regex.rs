@@ -545,6 +545,10 @@ fn substitute(re: &Pattern, target: &[u8], repl: &str, full: bool, all: bool) ->
             out.extend_from_slice(&target[idx..m.start]);
         }
         expand(&groups, target, repl, &mut out)?;
+        if crate::limits::too_big(out.len()) {
+            // Past the memory budget: the result is error, so stop copying.
+            return None;
+        }
         idx = m.end;
         // After an empty match HTCondor keeps asking for a non-empty match where
         // the last one ended until one such search fails

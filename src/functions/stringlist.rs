@@ -4,6 +4,7 @@
 use super::{add, arity, Builtin, Call};
 use crate::eval::compound::values_list;
 use crate::eval::Fail;
+use crate::limits::{Tally, LIST_ELEMENT_BYTES};
 use classad_vm::Value;
 
 pub(super) fn register(t: &mut Vec<Builtin>) {
@@ -29,10 +30,30 @@ pub(crate) const DEFAULT_DELIMS: &str = ", ";
 /// HTCondor's `StringList` items: split at any delimiter, white space trimmed,
 /// empty items dropped.
 pub(crate) fn items<'a>(s: &'a str, delims: &str) -> Vec<&'a str> {
-    s.split(|ch| delims.contains(ch))
+    let is_delim = delimiter_test(delims);
+    s.split(is_delim)
         .map(str::trim)
         .filter(|x| !x.is_empty())
         .collect()
+}
+
+/// A test for membership in a set of delimiter characters that costs the same
+/// however many there are (a long delimiter string made every split quadratic).
+pub(crate) fn delimiter_test(delims: &str) -> impl Fn(char) -> bool {
+    let mut ascii = [false; 128];
+    let mut others = ahash::AHashSet::new();
+    for ch in delims.chars() {
+        match usize::try_from(u32::from(ch)) {
+            Ok(i) if i < 128 => ascii[i] = true,
+            _ => {
+                others.insert(ch);
+            }
+        }
+    }
+    move |ch| match usize::try_from(u32::from(ch)) {
+        Ok(i) if i < 128 => ascii[i],
+        _ => !others.is_empty() && others.contains(&ch),
+    }
 }
 
 /// Evaluates every argument.
@@ -55,31 +76,38 @@ fn split(c: &mut dyn Call) -> Result<Value, Fail> {
         Some(Value::Str(x)) => x.to_string(),
         Some(_) => return Ok(Value::Error),
     };
-    Ok(values_list(
-        split_pieces(s, &seps).into_iter().map(Value::str).collect(),
-    ))
+    Ok(split_pieces(s, &seps).map_or(Value::Error, values_list))
 }
 
-/// HTCondor's `splitArb_func` walk.
-fn split_pieces(s: &str, seps: &str) -> Vec<String> {
+/// HTCondor's `splitArb_func` walk; `None` as soon as the list passes the memory
+/// budget (see [`crate::limits`]), so that no more pieces are made.
+fn split_pieces(s: &str, seps: &str) -> Option<Vec<Value>> {
     let mut out = Vec::new();
+    let mut tally = Tally::new();
+    let mut push = |piece: &str| {
+        out.push(Value::str(piece));
+        tally.add(LIST_ELEMENT_BYTES + piece.len())
+    };
     let mut last = 0;
     let mut prev: Option<char> = None;
-    for (ix, ch) in s.char_indices().filter(|(_, ch)| seps.contains(*ch)) {
+    let is_sep = delimiter_test(seps);
+    for (ix, ch) in s.char_indices().filter(|&(_, ch)| is_sep(ch)) {
         if ix > last {
-            out.push(s[last..ix].to_string());
-        } else if prev == Some(ch) && !ch.is_ascii_whitespace() {
-            out.push(String::new());
+            if !push(&s[last..ix]) {
+                return None;
+            }
+        } else if prev == Some(ch) && !ch.is_ascii_whitespace() && !push("") {
+            return None;
         }
         if !ch.is_ascii_whitespace() {
             prev = Some(ch);
         }
         last = ix + ch.len_utf8();
     }
-    if s.len() > last {
-        out.push(s[last..].to_string());
+    if s.len() > last && !push(&s[last..]) {
+        return None;
     }
-    out
+    Some(out)
 }
 
 /// `splitUserName`/`splitSlotName`: the two sides of the first `@`; without one, the
@@ -127,14 +155,13 @@ fn lists_intersect(c: &mut dyn Call) -> Result<Value, Fail> {
         Some(Value::Str(d)) => d.to_string(),
         Some(_) => return Ok(Value::Error),
     };
-    let pieces = |s: &str| -> Vec<String> {
-        s.split(|ch| delims.contains(ch))
+    let is_delim = delimiter_test(&delims);
+    let right: ahash::AHashSet<&str> = b.split(&is_delim).filter(|x| !x.is_empty()).collect();
+    Ok(Value::Bool(
+        a.split(&is_delim)
             .filter(|x| !x.is_empty())
-            .map(String::from)
-            .collect()
-    };
-    let right = pieces(b);
-    Ok(Value::Bool(pieces(a).iter().any(|x| right.contains(x))))
+            .any(|x| right.contains(x)),
+    ))
 }
 
 /// The list text and delimiters of a `stringListX(list[, delims])` call, strictly
@@ -293,6 +320,16 @@ fn list_member(c: &mut dyn Call, ignore_case: bool) -> Result<Value, Fail> {
     ))
 }
 
+/// `x`, in ASCII lower case when `ignore_case`: equal after folding exactly when
+/// `eq_ignore_ascii_case`.
+fn fold_case(x: &str, ignore_case: bool) -> std::borrow::Cow<'_, str> {
+    if ignore_case && x.bytes().any(|b| b.is_ascii_uppercase()) {
+        x.to_ascii_lowercase().into()
+    } else {
+        x.into()
+    }
+}
+
 /// `stringListSubsetMatch(a, b[, delims])`: every item of `a` is in `b`.
 fn subset_match(c: &mut dyn Call, ignore_case: bool) -> Result<Value, Fail> {
     if !arity(c, 2, 3) {
@@ -311,11 +348,11 @@ fn subset_match(c: &mut dyn Call, ignore_case: bool) -> Result<Value, Fail> {
     if sub.is_empty() && !t[0].is_empty() {
         sub.push("");
     }
-    let sup = items(&t[1], &d);
-    Ok(Value::Bool(
-        sub.iter()
-            .all(|x| sup.iter().any(|y| same(x, y, ignore_case))),
-    ))
+    // A set of `b`'s items, so the test is linear rather than m*n; folding ASCII
+    // case for the I-variant is exactly `eq_ignore_ascii_case`.
+    let fold = |x| fold_case(x, ignore_case);
+    let sup: ahash::AHashSet<_> = items(&t[1], &d).into_iter().map(fold).collect();
+    Ok(Value::Bool(sub.iter().all(|x| sup.contains(&fold(x)))))
 }
 
 /// `stringList_regexpMember(pattern, list[, delims[, options]])`. Unlike the other

@@ -6,6 +6,7 @@ use super::{add, arity, Builtin, Call};
 use crate::eval::compound::{as_ad, as_list};
 use crate::eval::scope::{record_names, Frame};
 use crate::eval::Fail;
+use crate::limits::Tally;
 use classad_vm::Value;
 use std::cmp::Ordering;
 
@@ -22,16 +23,24 @@ pub(super) fn register(t: &mut Vec<Builtin>) {
 }
 
 /// `strcat(...)`: every argument as text; the first undefined or error argument
-/// decides the result.
+/// decides the result. A result larger than the memory budget is error; the text
+/// is dropped as soon as it passes the budget (the remaining arguments are still
+/// evaluated, since an undefined one among them decides the result).
 fn strcat(c: &mut dyn Call) -> Result<Value, Fail> {
     let mut out = String::new();
+    let mut tally = Tally::new();
     for i in 0..c.argc() {
         match text_of(&c.arg(i)?) {
-            Ok(s) => out.push_str(&s),
+            Ok(s) if tally.add(s.len()) => out.push_str(&s),
+            Ok(_) => out = String::new(),
             Err(v) => return Ok(v),
         }
     }
-    Ok(Value::str(out))
+    Ok(if tally.over() {
+        Value::Error
+    } else {
+        Value::str(out)
+    })
 }
 
 /// `join(sep, items...)`, `join(sep, list)` or `join(list)`: undefined items are
@@ -66,16 +75,24 @@ fn join(c: &mut dyn Call) -> Result<Value, Fail> {
     let mut sep = String::new();
     let mut saw_undefined = false;
     let mut joined = 0;
+    // The text is dropped once it passes the memory budget; the items are still
+    // read, since an error among them decides the result.
+    let mut tally = Tally::new();
+    let mut empty_so_far = true;
     for i in 0..count {
         let v = item(c, i)?;
         match text_of(&v) {
             Ok(s) if i == 0 => sep = s,
             Ok(s) => {
                 // HTCondor puts the separator only after something non-empty.
-                if !out.is_empty() {
-                    out.push_str(&sep);
+                let sep = if empty_so_far { "" } else { sep.as_str() };
+                empty_so_far &= s.is_empty();
+                if tally.add(sep.len() + s.len()) {
+                    out.push_str(sep);
+                    out.push_str(&s);
+                } else {
+                    out = String::new();
                 }
-                out.push_str(&s);
                 joined += 1;
             }
             Err(Value::Undefined) => saw_undefined = true,
@@ -85,7 +102,11 @@ fn join(c: &mut dyn Call) -> Result<Value, Fail> {
     if saw_undefined && joined == 0 {
         return Ok(Value::Undefined);
     }
-    Ok(Value::str(out))
+    Ok(if tally.over() {
+        Value::Error
+    } else {
+        Value::str(out)
+    })
 }
 
 /// `toUpper`/`toLower`: ASCII only, like C's `toupper` in the C locale.

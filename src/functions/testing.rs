@@ -14,7 +14,7 @@ pub(crate) fn run(name: &str, args: Vec<Value>) -> Value {
 pub(crate) fn try_run(name: &str, args: Vec<Value>) -> Result<Value, Fail> {
     let f = super::find(name).unwrap_or_else(|| panic!("no builtin {name}"));
     let mut ev = Evaluator::new(true);
-    (f.run)(&mut ValuesCall::new(&args, &mut ev))
+    super::run_builtin(f, &mut ValuesCall::new(&args, &mut ev))
 }
 
 /// A string value.

@@ -1,0 +1,213 @@
+//! The memory budget of an evaluation: the largest string or list value an
+//! evaluation may make.
+//!
+//! HTCondor has no such limit: a string doubled ten times over (`D0 = strcat(D1,
+//! D1)`, ...) grows until allocation fails and the process aborts. Here a builtin
+//! (or a selection over a list) whose result would be larger than
+//! [`max_value_bytes`] gives `error` instead, and the builtins that build big
+//! values (`strcat`, `join`, `split`, the regular-expression substitutions, ...)
+//! stop copying as soon as they pass it, so the oversized value is never made.
+//!
+//! The rule looks only at the value being made, never at how much work an engine
+//! did to get there, so the bytecode machine (which computes each attribute once
+//! per evaluation and folds constants when it compiles) and the reference
+//! evaluator (which re-evaluates every reference, as HTCondor does) give the same
+//! answer for every expression.
+//!
+//! The size of a value ([`value_size`]): a string counts its bytes; a list a builtin
+//! or a selection made counts [`LIST_ELEMENT_BYTES`] per element plus the sizes of
+//! its elements; everything else (numbers, times, and the list and record literals
+//! of the ad itself, which evaluating does not copy) counts nothing.
+//!
+//! The cap is process-wide ([`set_max_value_bytes`], or the environment variable
+//! [`ENV_VAR`] through [`apply_env`], which the command line reads at start-up),
+//! and a thread can run code under a cap of its own ([`with_max_value_bytes`]).
+//! It applies when a value is made, so constants folded when an expression is
+//! compiled follow the cap in force then: set it before compiling.
+
+use crate::eval::compound::{as_list, ListVal};
+use classad_vm::Value;
+use std::cell::Cell;
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// The default cap: 16 MiB, sixteen times the largest attribute values seen in
+/// practice, and small enough that the values alive at once in an evaluation stay
+/// far below the memory of a machine (see README's compatibility list).
+pub const DEFAULT_MAX_VALUE_BYTES: usize = 16 << 20;
+
+/// What a list element counts towards the cap, besides its own size: about what
+/// one element costs in memory (the value and the allocation behind a string).
+pub const LIST_ELEMENT_BYTES: usize = 32;
+
+/// The environment variable the command line reads the cap from (a number of
+/// bytes).
+pub const ENV_VAR: &str = "CLASSAD_MAX_VALUE_BYTES";
+
+static PROCESS_CAP: AtomicUsize = AtomicUsize::new(DEFAULT_MAX_VALUE_BYTES);
+
+thread_local! {
+    static THREAD_CAP: Cell<Option<usize>> = const { Cell::new(None) };
+}
+
+/// The largest value, in bytes (see [`value_size`]), an evaluation may make now.
+pub fn max_value_bytes() -> usize {
+    THREAD_CAP
+        .with(Cell::get)
+        .unwrap_or_else(|| PROCESS_CAP.load(Ordering::Relaxed))
+}
+
+/// Sets the process-wide cap (bytes).
+pub fn set_max_value_bytes(bytes: usize) {
+    PROCESS_CAP.store(bytes, Ordering::Relaxed);
+}
+
+/// Runs `f` with the cap at `bytes` on this thread only (the process-wide cap is
+/// untouched; other threads do not see it).
+pub fn with_max_value_bytes<T>(bytes: usize, f: impl FnOnce() -> T) -> T {
+    struct Restore(Option<usize>);
+    impl Drop for Restore {
+        fn drop(&mut self) {
+            THREAD_CAP.with(|c| c.set(self.0));
+        }
+    }
+    let _restore = Restore(THREAD_CAP.with(|c| c.replace(Some(bytes))));
+    f()
+}
+
+/// Sets the process-wide cap from [`ENV_VAR`] when it is set; an error names the
+/// variable and what it holds when that is not a number of bytes.
+pub fn apply_env() -> Result<(), String> {
+    match std::env::var(ENV_VAR) {
+        Err(std::env::VarError::NotPresent) => Ok(()),
+        Err(std::env::VarError::NotUnicode(v)) => {
+            Err(format!("{ENV_VAR}={v:?}: expected a number of bytes"))
+        }
+        Ok(v) => match v.trim().parse::<usize>() {
+            Ok(bytes) => {
+                set_max_value_bytes(bytes);
+                Ok(())
+            }
+            Err(_) => Err(format!("{ENV_VAR}={v:?}: expected a number of bytes")),
+        },
+    }
+}
+
+/// True when a value of `bytes` is larger than the cap allows.
+pub fn too_big(bytes: usize) -> bool {
+    bytes > max_value_bytes()
+}
+
+/// What `v` counts towards the cap (see the module documentation).
+pub fn value_size(v: &Value) -> usize {
+    match v {
+        Value::Str(s) => s.len(),
+        Value::List(_) => match as_list(v) {
+            Some(ListVal::Values(items) | ListVal::Projected(items)) => items_size(items),
+            _ => 0,
+        },
+        _ => 0,
+    }
+}
+
+/// What a list of `items` counts towards the cap.
+pub fn items_size(items: &[Value]) -> usize {
+    items.iter().fold(0usize, |n, v| {
+        n.saturating_add(LIST_ELEMENT_BYTES + value_size(v))
+    })
+}
+
+/// `v`, or error when it is larger than the cap allows.
+pub fn capped(v: Value) -> Value {
+    if too_big(value_size(&v)) {
+        Value::Error
+    } else {
+        v
+    }
+}
+
+/// A list of `items`, as a builtin makes it, or error as soon as it passes the cap
+/// (the items after that are not made).
+pub fn collect_list(items: impl Iterator<Item = Value>) -> Value {
+    let mut tally = Tally::new();
+    let mut out = Vec::new();
+    for v in items {
+        if !tally.add(LIST_ELEMENT_BYTES + value_size(&v)) {
+            return Value::Error;
+        }
+        out.push(v);
+    }
+    crate::eval::compound::values_list(out)
+}
+
+/// A running count of the bytes a value under construction will take, for the
+/// builtins that build one piece by piece: once it is over the cap, the builder
+/// drops what it has and makes no more.
+#[derive(Debug, Clone, Copy)]
+pub struct Tally {
+    bytes: usize,
+    cap: usize,
+}
+
+impl Tally {
+    /// An empty tally under the current cap.
+    pub fn new() -> Tally {
+        Tally {
+            bytes: 0,
+            cap: max_value_bytes(),
+        }
+    }
+
+    /// Counts `bytes` more; false once the total is over the cap.
+    pub fn add(&mut self, bytes: usize) -> bool {
+        self.bytes = self.bytes.saturating_add(bytes);
+        !self.over()
+    }
+
+    /// True once the total is over the cap.
+    pub fn over(&self) -> bool {
+        self.bytes > self.cap
+    }
+}
+
+impl Default for Tally {
+    fn default() -> Tally {
+        Tally::new()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::eval::compound::values_list;
+
+    #[test]
+    fn sizes_count_bytes_and_list_elements() {
+        assert_eq!(value_size(&Value::str("abc")), 3);
+        assert_eq!(value_size(&Value::Int(7)), 0);
+        let inner = values_list(vec![Value::str("ab")]);
+        let outer = values_list(vec![inner, Value::Int(1)]);
+        assert_eq!(value_size(&outer), 3 * LIST_ELEMENT_BYTES + 2);
+    }
+
+    #[test]
+    fn a_thread_cap_applies_inside_and_is_restored() {
+        let outer = max_value_bytes();
+        with_max_value_bytes(4, || {
+            assert!(too_big(5));
+            assert!(!too_big(4));
+            assert!(capped(Value::str("abcde")).is_error());
+            assert_eq!(capped(Value::str("abcd")).type_name(), "string");
+        });
+        assert_eq!(max_value_bytes(), outer);
+    }
+
+    #[test]
+    fn a_tally_stops_past_the_cap() {
+        with_max_value_bytes(10, || {
+            let mut t = Tally::new();
+            assert!(t.add(10));
+            assert!(!t.add(1));
+            assert!(t.over());
+        });
+    }
+}
