@@ -87,7 +87,7 @@ fn everything_survives(chain: &str, value: &str) {
     }
 
     // Matching, pair by pair and in blocks.
-    let pool = CompiledPool::new(&[job.clone()], &[machine]);
+    let pool = CompiledPool::new(std::slice::from_ref(&job), &[machine]);
     let mut vm = Machine::new();
     assert!(pool.symmetric_match(&mut vm, 0, 0));
     assert_eq!(pool.all_pairs(&mut vm), vec![(0, 0)]);

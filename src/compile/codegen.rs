@@ -91,7 +91,7 @@ fn compile_inner(
             sets: Vec::new(),
         };
     }
-    let mut site_depth = std::collections::HashMap::new();
+    let mut site_depth = ahash::AHashMap::with_capacity(nodes as usize);
     ancestors_depth(e, e.id, 0, &mut site_depth);
     let my = facts.as_ref().map(|f| f.ad.clone());
     let mut g = Gen {
@@ -106,8 +106,8 @@ fn compile_inner(
         max_reg: 1,
         extra_depth: 0,
         extra_nodes: 0,
-        known: std::collections::HashMap::new(),
-        subtree_memo: std::collections::HashMap::new(),
+        known: ahash::AHashMap::with_capacity(nodes as usize),
+        subtree_memo: ahash::AHashMap::new(),
         target_only: Vec::new(),
         cache_targets,
         sets: Vec::new(),
@@ -170,7 +170,7 @@ struct Gen<'a> {
     my: Option<&'a ClassAd>,
     facts: Option<&'a mut MyFacts>,
     /// The depth each node's ancestors consume (see `ancestors_depth`).
-    site_depth: std::collections::HashMap<NodeId, u32>,
+    site_depth: ahash::AHashMap<NodeId, u32>,
     slots: &'a mut SlotTable,
     code: Vec<Instr>,
     consts: Vec<Value>,
@@ -181,11 +181,11 @@ struct Gen<'a> {
     extra_depth: u32,
     extra_nodes: u32,
     /// Compile-time values of nodes, by id (see `known`).
-    known: std::collections::HashMap<NodeId, Option<Value>>,
+    known: ahash::AHashMap<NodeId, Option<Value>>,
     /// `pure`, `target_only` and `has_call` of nodes, by id: each asks about a
     /// whole subtree and is asked at every node, which without memos is
     /// quadratic in a chain's length.
-    subtree_memo: std::collections::HashMap<(SubtreeQuestion, NodeId), bool>,
+    subtree_memo: ahash::AHashMap<(SubtreeQuestion, NodeId), bool>,
     /// Subexpressions cached per TARGET (see `target_cached`).
     target_only: Vec<classad_vm::TargetOnly>,
     /// Whether to cache TARGET-only subexpressions.
@@ -1091,12 +1091,7 @@ fn binary_op(op: BinOp) -> Op {
 }
 
 /// The depth each node's ancestors consume, as `Gen::node` counts it.
-fn ancestors_depth(
-    e: &ExprRef,
-    id: NodeId,
-    depth: u32,
-    out: &mut std::collections::HashMap<NodeId, u32>,
-) {
+fn ancestors_depth(e: &ExprRef, id: NodeId, depth: u32, out: &mut ahash::AHashMap<NodeId, u32>) {
     out.insert(id, depth);
     let d = depth + 1;
     match e.tree.node(id) {
