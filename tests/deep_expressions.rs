@@ -232,3 +232,29 @@ fn the_command_line_handles_long_chains() {
     assert!(ok, "{err}");
     assert_eq!(out, "0 0\n");
 }
+
+/// MY's attributes compiled into the expressions that use them, nested: each is
+/// small enough to inline, but together they are far deeper than the limit (the
+/// compiler stops inlining where the limit would be passed). The machine must
+/// agree with the reference evaluator.
+#[test]
+fn nested_inlined_attributes_deeper_than_the_limit_agree() {
+    let mut text = String::new();
+    for i in 0..9 {
+        let terms = chain("TARGET.x", " + ", 120);
+        text.push_str(&format!("A{i} = A{} + {terms}\n", i + 1));
+    }
+    text.push_str("A9 = 1\nRequirements = A0 > 0\n");
+    let job = ad(&text);
+    let machine = ad("x = 1\nRequirements = true\n");
+    for e in ["A0", "A5 > 0", "false && A0", "Requirements"] {
+        assert_eq!(
+            eval(Engine::Vm, e, &job, Some(&machine)),
+            eval(Engine::Reference, e, &job, Some(&machine)),
+            "{e}"
+        );
+    }
+    let want = classad::matching::symmetric_match(&job, &machine, Semantics::Htcondor);
+    let pool = CompiledPool::new(std::slice::from_ref(&job), &[machine]);
+    assert_eq!(pool.symmetric_match(&mut Machine::new(), 0, 0), want);
+}

@@ -683,8 +683,19 @@ impl Gen<'_> {
         if facts.inlining.len() >= MAX_INLINE_NESTING || !inlinable(&e, e.id, &mut 0) {
             return false;
         }
+        // Where the inlined code would start, counted from the outermost program.
+        let base = facts.inline_base + u32::from(site) + 1;
+        if base + measure(&e, e.id).0 > MAX_DEPTH {
+            // The outermost program could then only go to the reference evaluator
+            // (its depth bound passes the limit), where a load leaves the machine
+            // to decide at run time: keep the load. This also bounds the
+            // recursion of nested inlining.
+            return false;
+        }
         facts.inlining.push(key);
+        let outer_base = std::mem::replace(&mut facts.inline_base, base);
         let sub = compile_inner(&e, Some(&mut *facts), self.slots, self.cache_targets);
+        facts.inline_base = outer_base;
         facts.inlining.pop();
         if facts.cycle {
             // Somewhere below, an attribute reached one being inlined: give up up to
@@ -1133,6 +1144,9 @@ pub(crate) struct MyFacts {
     inlining: Vec<String>,
     /// Set when an inlined attribute reached one of `inlining`.
     cycle: bool,
+    /// The depth at which the attribute being inlined starts, counted from the
+    /// outermost program (0 outside inlining).
+    inline_base: u32,
 }
 
 impl MyFacts {
@@ -1144,6 +1158,7 @@ impl MyFacts {
             constants: Default::default(),
             inlining: Vec::new(),
             cycle: false,
+            inline_base: 0,
         }
     }
 
