@@ -258,3 +258,34 @@ fn nested_inlined_attributes_deeper_than_the_limit_agree() {
     let pool = CompiledPool::new(std::slice::from_ref(&job), &[machine]);
     assert_eq!(pool.symmetric_match(&mut Machine::new(), 0, 0), want);
 }
+
+/// Requirements around the depth limit, matched in blocks and pair by pair: the
+/// compiled pool must agree with the reference evaluator's symmetric match.
+#[test]
+fn pools_at_the_depth_limit_agree_with_the_reference() {
+    let mut jobs = Vec::new();
+    let mut machines = Vec::new();
+    for n in 390..=402 {
+        let c = chain("1", " + ", n);
+        jobs.push(ad(&format!(
+            "Requirements = TARGET.Memory + {c} > 0\nR{n} = {c}\n"
+        )));
+        machines.push(ad(&format!(
+            "Memory = {n}\nRequirements = false && ({c}) || MY.Memory > 392\n"
+        )));
+    }
+    let pool = CompiledPool::new(&jobs, &machines);
+    let mut vm = Machine::new();
+    let mut want = Vec::new();
+    for (j, job) in jobs.iter().enumerate() {
+        for (m, machine) in machines.iter().enumerate() {
+            let matched = classad::matching::symmetric_match(job, machine, Semantics::Htcondor);
+            assert_eq!(pool.symmetric_match(&mut vm, j, m), matched, "{j} {m}");
+            if matched {
+                want.push((j, m));
+            }
+        }
+    }
+    assert!(!want.is_empty() && want.len() < jobs.len() * machines.len(), "{want:?}");
+    assert_eq!(pool.all_pairs(&mut vm), want);
+}
