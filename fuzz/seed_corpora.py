@@ -4,7 +4,8 @@
 Run from `fuzz/`: `python3 seed_corpora.py`. Writes one file per distinct
 expression of `../tests/conformance/eval.jsonl` and `unparse.jsonl` into
 `corpus/parse/` and `corpus/roundtrip/` (named `seed-N`, so reruns overwrite
-rather than add).
+rather than add). The `roundtrip` corpus also gets long flat chains in the
+target's repeat form (byte 1, a two-byte count, `head\\0unit`; see its `expand`).
 """
 
 import json
@@ -33,6 +34,11 @@ def main():
         for i, text in enumerate(texts):
             with open(os.path.join(out, f"seed-{i}"), "w", encoding="utf-8") as f:
                 f.write(text)
+    chains = [("1", "+1"), ("x", " && x"), ("a", ".b"), ("x", "[0]"), ("[a = 1]", ".a")]
+    out = os.path.join(HERE, "corpus", "roundtrip")
+    for i, (head, unit) in enumerate(chains):
+        with open(os.path.join(out, f"chain-{i}"), "wb") as f:
+            f.write(b"\x01\xff\xff" + head.encode() + b"\0" + unit.encode())
     print(f"seeded parse and roundtrip with {len(texts)} expressions")
 
 

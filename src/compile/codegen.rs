@@ -75,7 +75,23 @@ fn compile_inner(
     cache_targets: bool,
 ) -> Program {
     let (max_depth, nodes) = measure(e, e.id);
-    let mut site_depth = std::collections::HashMap::new();
+    if max_depth > MAX_DEPTH {
+        // The machine hands every evaluation whose depth bound passes the limit
+        // to the reference evaluator (see `Machine::eval`, `Machine::load`), so
+        // such a program's answer is the reference evaluator's whatever code it
+        // holds: it holds none. This also keeps every walk below within a bounded
+        // depth of recursion, whatever the length of the chains the parser built.
+        return Program {
+            code: vec![Instr::new(Op::Reference, 0, 0, 0)],
+            consts: Vec::new(),
+            nregs: 1,
+            max_depth,
+            nodes,
+            target_only: Vec::new(),
+            sets: Vec::new(),
+        };
+    }
+    let mut site_depth = ahash::AHashMap::with_capacity(nodes as usize);
     ancestors_depth(e, e.id, 0, &mut site_depth);
     let my = facts.as_ref().map(|f| f.ad.clone());
     let mut g = Gen {
@@ -90,7 +106,8 @@ fn compile_inner(
         max_reg: 1,
         extra_depth: 0,
         extra_nodes: 0,
-        known: std::collections::HashMap::new(),
+        known: ahash::AHashMap::with_capacity(nodes as usize),
+        subtree_memo: ahash::AHashMap::new(),
         target_only: Vec::new(),
         cache_targets,
         sets: Vec::new(),
@@ -114,26 +131,38 @@ fn compile_inner(
     }
 }
 
+/// HTCondor's nesting limit (operations and attribute dereferences): a program
+/// deeper than this always goes to the reference evaluator (see `compile_inner`).
+const MAX_DEPTH: u32 = crate::eval::evaluator::MAX_DEPTH;
+
 /// HTCondor's depth (operations and selections count; literals, plain names and
 /// list or record literals themselves do not, though their contents are counted
 /// too, since builtins may evaluate them) and node count of a subtree.
+///
+/// Iterative, and linear in the size of the subtree: the parser builds chains
+/// (`1 + 1 + ...`, `a.b.c...`, `a[1][2]...`) of any length. The depth is the
+/// largest number of counted nodes on a path from `id` down: every node on the
+/// path above a node is an operation, so a node `k` edges down adds `k`, plus one
+/// when it is an operation itself (an argument-less call or empty list included).
 fn measure(e: &ExprRef, id: NodeId) -> (u32, u32) {
-    let kids = |ids: &mut dyn Iterator<Item = NodeId>| {
-        ids.fold((0u32, 0u32), |(d, n), c| {
-            let (cd, cn) = measure(e, c);
-            (d.max(cd), n + cn)
-        })
-    };
-    let (d, n) = match e.tree.node(id) {
-        Node::Lit(_) | Node::Attr { scope: None, .. } => return (0, 1),
-        Node::Attr { scope: Some(s), .. } => kids(&mut std::iter::once(*s)),
-        Node::Unary(_, a) | Node::Paren(a) => kids(&mut std::iter::once(*a)),
-        Node::Binary(_, a, b) => kids(&mut [*a, *b].into_iter()),
-        Node::Ternary(a, b, c) => kids(&mut [*a, *b, *c].into_iter()),
-        Node::Call { args, .. } | Node::List(args) => kids(&mut args.iter().copied()),
-        Node::Record(attrs) => kids(&mut attrs.iter().map(|(_, a)| *a)),
-    };
-    (d + 1, n + 1)
+    let (mut depth, mut nodes) = (0u32, 0u32);
+    let mut stack = vec![(id, 0u32)];
+    while let Some((id, above)) = stack.pop() {
+        nodes = nodes.saturating_add(1);
+        let node = e.tree.node(id);
+        let leaf = matches!(node, Node::Lit(_) | Node::Attr { scope: None, .. });
+        depth = depth.max(above + u32::from(!leaf));
+        node.for_each_child(|c| stack.push((c, above + 1)));
+    }
+    (depth, nodes)
+}
+
+/// The questions `Gen` asks about whole subtrees (memoized per node).
+#[derive(Clone, Copy, PartialEq, Eq, Hash)]
+enum SubtreeQuestion {
+    Pure,
+    TargetOnly,
+    HasCall,
 }
 
 struct Gen<'a> {
@@ -141,7 +170,7 @@ struct Gen<'a> {
     my: Option<&'a ClassAd>,
     facts: Option<&'a mut MyFacts>,
     /// The depth each node's ancestors consume (see `ancestors_depth`).
-    site_depth: std::collections::HashMap<NodeId, u32>,
+    site_depth: ahash::AHashMap<NodeId, u32>,
     slots: &'a mut SlotTable,
     code: Vec<Instr>,
     consts: Vec<Value>,
@@ -152,7 +181,11 @@ struct Gen<'a> {
     extra_depth: u32,
     extra_nodes: u32,
     /// Compile-time values of nodes, by id (see `known`).
-    known: std::collections::HashMap<NodeId, Option<Value>>,
+    known: ahash::AHashMap<NodeId, Option<Value>>,
+    /// `pure`, `target_only` and `has_call` of nodes, by id: each asks about a
+    /// whole subtree and is asked at every node, which without memos is
+    /// quadratic in a chain's length.
+    subtree_memo: ahash::AHashMap<(SubtreeQuestion, NodeId), bool>,
     /// Subexpressions cached per TARGET (see `target_cached`).
     target_only: Vec<classad_vm::TargetOnly>,
     /// Whether to cache TARGET-only subexpressions.
@@ -398,8 +431,28 @@ impl Gen<'_> {
 
     /// True when the subtree reads nothing but TARGET's attributes and constants:
     /// no name MY defines, no scope names, nothing impure or scope-dependent.
-    fn target_only(&self, id: NodeId) -> bool {
-        let tree = &self.e.tree;
+    fn target_only(&mut self, id: NodeId) -> bool {
+        self.memoized(SubtreeQuestion::TargetOnly, id, Gen::compute_target_only)
+    }
+
+    /// The answer of `compute` for node `id`, computed once per node.
+    fn memoized(
+        &mut self,
+        question: SubtreeQuestion,
+        id: NodeId,
+        compute: fn(&mut Self, NodeId) -> bool,
+    ) -> bool {
+        if let Some(&answer) = self.subtree_memo.get(&(question, id)) {
+            return answer;
+        }
+        let answer = compute(self, id);
+        self.subtree_memo.insert((question, id), answer);
+        answer
+    }
+
+    fn compute_target_only(&mut self, id: NodeId) -> bool {
+        let e = self.e;
+        let tree = &e.tree;
         match tree.node(id) {
             Node::Lit(_) => true,
             Node::Attr {
@@ -441,8 +494,14 @@ impl Gen<'_> {
     /// True when the subtree calls a builtin worth caching (`ifThenElse`, which
     /// compiles to jumps, and the membership tests that compile to `Member` cost
     /// less than a cache lookup).
-    fn has_call(&self, id: NodeId) -> bool {
-        match self.e.tree.node(id) {
+    fn has_call(&mut self, id: NodeId) -> bool {
+        self.memoized(SubtreeQuestion::HasCall, id, Gen::compute_has_call)
+    }
+
+    fn compute_has_call(&mut self, id: NodeId) -> bool {
+        let e = self.e;
+        let tree = &e.tree;
+        match tree.node(id) {
             Node::Call { name, args } => {
                 let cheap = name.eq_ignore_ascii_case("ifThenElse")
                     || MEMBERSHIP_BUILTINS
@@ -633,8 +692,19 @@ impl Gen<'_> {
         if facts.inlining.len() >= MAX_INLINE_NESTING || !inlinable(&e, e.id, &mut 0) {
             return false;
         }
+        // Where the inlined code would start, counted from the outermost program.
+        let base = facts.inline_base + u32::from(site) + 1;
+        if base + measure(&e, e.id).0 > MAX_DEPTH {
+            // The outermost program could then only go to the reference evaluator
+            // (its depth bound passes the limit), where a load leaves the machine
+            // to decide at run time: keep the load. This also bounds the
+            // recursion of nested inlining.
+            return false;
+        }
         facts.inlining.push(key);
+        let outer_base = std::mem::replace(&mut facts.inline_base, base);
         let sub = compile_inner(&e, Some(&mut *facts), self.slots, self.cache_targets);
+        facts.inline_base = outer_base;
         facts.inlining.pop();
         if facts.cycle {
             // Somewhere below, an attribute reached one being inlined: give up up to
@@ -855,8 +925,14 @@ impl Gen<'_> {
 
     /// True when the subtree's value depends on nothing but itself: no names, no
     /// clock or chance, no scope-dependent builtins.
-    fn pure(&self, id: NodeId) -> bool {
-        match self.e.tree.node(id) {
+    fn pure(&mut self, id: NodeId) -> bool {
+        self.memoized(SubtreeQuestion::Pure, id, Gen::compute_pure)
+    }
+
+    fn compute_pure(&mut self, id: NodeId) -> bool {
+        let e = self.e;
+        let tree = &e.tree;
+        match tree.node(id) {
             Node::Lit(_) => true,
             Node::Attr { .. } => false,
             Node::Unary(_, a) | Node::Paren(a) => self.pure(*a),
@@ -1035,12 +1111,7 @@ fn binary_op(op: BinOp) -> Op {
 }
 
 /// The depth each node's ancestors consume, as `Gen::node` counts it.
-fn ancestors_depth(
-    e: &ExprRef,
-    id: NodeId,
-    depth: u32,
-    out: &mut std::collections::HashMap<NodeId, u32>,
-) {
+fn ancestors_depth(e: &ExprRef, id: NodeId, depth: u32, out: &mut ahash::AHashMap<NodeId, u32>) {
     out.insert(id, depth);
     let d = depth + 1;
     match e.tree.node(id) {
@@ -1075,11 +1146,16 @@ pub(crate) struct MyFacts {
     ad: Arc<ClassAd>,
     /// Attribute expression (tree, node) -> its cost when it only reaches MY.
     closed: std::collections::HashMap<(usize, NodeId), Option<Cost>>,
+    /// Attribute expression -> a depth it is known to pass (see `attr_cost`).
+    deeper_than: std::collections::HashMap<(usize, NodeId), u32>,
     constants: std::collections::HashMap<String, Option<(Value, u32, u32)>>,
     /// The attributes being inlined, outermost first (lower case).
     inlining: Vec<String>,
     /// Set when an inlined attribute reached one of `inlining`.
     cycle: bool,
+    /// The depth at which the attribute being inlined starts, counted from the
+    /// outermost program (0 outside inlining).
+    inline_base: u32,
 }
 
 impl MyFacts {
@@ -1087,9 +1163,11 @@ impl MyFacts {
         MyFacts {
             ad,
             closed: Default::default(),
+            deeper_than: Default::default(),
             constants: Default::default(),
             inlining: Vec::new(),
             cycle: false,
+            inline_base: 0,
         }
     }
 
@@ -1118,8 +1196,9 @@ impl MyFacts {
             return Some((v, 0, 1));
         }
         let mut visiting = Vec::new();
-        let Cost { depth, most, .. } = self.attr_cost(&e, &mut visiting)?;
-        if depth > 300 || most > 100_000 {
+        let Cost { depth, most, .. } =
+            self.attr_cost(&e, MAX_CONSTANT_DEPTH, &mut visiting).ok()?;
+        if most > 100_000 {
             return None;
         }
         let v =
@@ -1137,24 +1216,50 @@ impl MyFacts {
         let Some(e) = self.ad.get(name).map(|e| e.to_expr_ref()) else {
             return false;
         };
-        self.attr_cost(&e, &mut Vec::new())
-            .is_some_and(|c| c.least > crate::eval::evaluator::MAX_STEPS)
+        self.attr_cost(&e, MAX_CONSTANT_DEPTH, &mut Vec::new())
+            .is_ok_and(|c| c.least > crate::eval::evaluator::MAX_STEPS)
     }
 
     /// The cost of evaluating attribute expression `e` when it only reaches MY's
-    /// attributes; `None` otherwise, or on a cycle.
-    fn attr_cost(&mut self, e: &ExprRef, visiting: &mut Vec<(usize, NodeId)>) -> Option<Cost> {
+    /// attributes; `Err(NotClosed::Open)` otherwise, or on a cycle, and
+    /// `Err(NotClosed::TooDeep)` when the depth passes `budget`.
+    ///
+    /// The budget bounds the recursion (a chain of any length is refused after
+    /// `budget` levels); a refusal is remembered with the budget it passed.
+    fn attr_cost(
+        &mut self,
+        e: &ExprRef,
+        budget: u32,
+        visiting: &mut Vec<(usize, NodeId)>,
+    ) -> Result<Cost, NotClosed> {
         let key = (Arc::as_ptr(&e.tree) as usize, e.id);
         if let Some(c) = self.closed.get(&key) {
-            return *c;
+            return match *c {
+                Some(c) if c.depth > budget => Err(NotClosed::TooDeep),
+                Some(c) => Ok(c),
+                None => Err(NotClosed::Open),
+            };
         }
-        if visiting.contains(&key) || visiting.len() > 400 {
-            return None;
+        if self.deeper_than.get(&key).is_some_and(|&b| budget <= b) {
+            return Err(NotClosed::TooDeep);
+        }
+        if visiting.contains(&key) {
+            return Err(NotClosed::Open);
         }
         visiting.push(key);
-        let c = self.cost(e, e.id, visiting);
+        let c = self.cost(e, e.id, budget, visiting);
         visiting.pop();
-        self.closed.insert(key, c);
+        match c {
+            Ok(c) => {
+                self.closed.insert(key, Some(c));
+            }
+            Err(NotClosed::Open) => {
+                self.closed.insert(key, None);
+            }
+            Err(NotClosed::TooDeep) => {
+                self.deeper_than.insert(key, budget);
+            }
+        }
         c
     }
 
@@ -1162,38 +1267,41 @@ impl MyFacts {
         &mut self,
         e: &ExprRef,
         id: NodeId,
+        budget: u32,
         visiting: &mut Vec<(usize, NodeId)>,
-    ) -> Option<Cost> {
+    ) -> Result<Cost, NotClosed> {
         // `mandatory` of the children are evaluated whenever the node is (the rest
         // only on some paths: the right side of `&&`, a branch, a call's arguments).
-        let kids =
-            |ids: &[NodeId], mandatory: usize, me: &mut MyFacts, v: &mut Vec<(usize, NodeId)>| {
-                ids.iter()
-                    .enumerate()
-                    .try_fold(Cost::leaf(), |acc, (i, &c)| {
-                        let k = me.cost(e, c, v)?;
-                        Some(Cost {
-                            depth: acc.depth.max(k.depth + 1),
-                            most: acc.most.saturating_add(k.most),
-                            least: if i < mandatory {
-                                acc.least.saturating_add(k.least)
-                            } else {
-                                acc.least
-                            },
-                        })
+        let kids = |ids: &[NodeId], mandatory: usize, me: &mut MyFacts, v: &mut Vec<(usize, NodeId)>| {
+            // An operation is one level above its operands.
+            let below = budget.checked_sub(1).ok_or(NotClosed::TooDeep)?;
+            ids.iter()
+                .enumerate()
+                .try_fold(Cost::leaf(), |acc, (i, &c)| {
+                    let k = me.cost(e, c, below, v)?;
+                    Ok(Cost {
+                        depth: acc.depth.max(k.depth + 1),
+                        most: acc.most.saturating_add(k.most),
+                        least: if i < mandatory {
+                            acc.least.saturating_add(k.least)
+                        } else {
+                            acc.least
+                        },
                     })
-            };
+                })
+        };
         let reach = |name: &str, site: u32, me: &mut MyFacts, v: &mut Vec<(usize, NodeId)>| {
-            let target = me.ad.get(name)?.to_expr_ref();
-            let c = me.attr_cost(&target, v)?;
-            Some(Cost {
+            let target = me.ad.get(name).ok_or(NotClosed::Open)?.to_expr_ref();
+            let below = budget.checked_sub(site + 1).ok_or(NotClosed::TooDeep)?;
+            let c = me.attr_cost(&target, below, v)?;
+            Ok(Cost {
                 depth: site + 1 + c.depth,
                 most: c.most.saturating_add(1),
                 least: c.least.saturating_add(1),
             })
         };
         match e.tree.node(id) {
-            Node::Lit(_) => Some(Cost::leaf()),
+            Node::Lit(_) => Ok(Cost::leaf()),
             Node::Attr {
                 scope: None,
                 name,
@@ -1214,9 +1322,9 @@ impl MyFacts {
                 {
                     reach(name, 1, self, visiting)
                 }
-                _ => None,
+                _ => Err(NotClosed::Open),
             },
-            Node::Attr { .. } | Node::List(_) | Node::Record(_) => None,
+            Node::Attr { .. } | Node::List(_) | Node::Record(_) => Err(NotClosed::Open),
             Node::Unary(_, a) | Node::Paren(a) => kids(&[*a], 1, self, visiting),
             Node::Binary(op, a, b) => {
                 let mandatory = match op {
@@ -1229,7 +1337,7 @@ impl MyFacts {
             Node::Call { name, args } => {
                 let listed = |list: &[&str]| list.iter().any(|s| s.eq_ignore_ascii_case(name));
                 if listed(&IMPURE_BUILTINS) || listed(&SCOPED_BUILTINS) {
-                    return None;
+                    return Err(NotClosed::Open);
                 }
                 // A builtin may leave its arguments unevaluated (a wrong count,
                 // `ifThenElse`): none counts as certain.
@@ -1238,6 +1346,10 @@ impl MyFacts {
         }
     }
 }
+
+/// The deepest MY attribute folded into a constant (HTCondor's limit is 400; the
+/// margin leaves room for the references that reach it).
+const MAX_CONSTANT_DEPTH: u32 = 300;
 
 /// What evaluating an expression of MY's own attributes costs HTCondor: the depth it
 /// reaches, and the nodes it evaluates at most (every operand and branch) and at
@@ -1258,6 +1370,15 @@ impl Cost {
             least: 1,
         }
     }
+}
+
+/// Why an attribute is not one of MY's constants (see [`MyFacts::attr_cost`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum NotClosed {
+    /// It reaches something other than MY's attributes, or a cycle.
+    Open,
+    /// It nests deeper than the budget.
+    TooDeep,
 }
 
 /// What builtin `run` gives with `argc` arguments when it does not evaluate any of

@@ -212,26 +212,33 @@ impl Refs<'_> {
         }
     }
 
-    /// Collects the external references of `e` evaluated in `cur`; false where
-    /// HTCondor's walk fails.
+    /// Collects the external references of `e` evaluated in `cur`, in source
+    /// order; false where HTCondor's walk fails. Iterative within the expression
+    /// (the parser builds chains of any length); it recurses only to follow a
+    /// reference, which `stack` bounds.
     fn walk(&mut self, e: &ExprRef, cur: &Arc<Scope>) -> bool {
-        match e.node() {
-            Node::Lit(_) => true,
-            Node::Attr {
-                scope,
-                name,
-                absolute,
-            } => self.attr(e, *scope, name, *absolute, cur),
-            Node::Unary(_, a) | Node::Paren(a) => self.walk(&e.child(*a), cur),
-            Node::Binary(_, a, b) => self.walk(&e.child(*a), cur) && self.walk(&e.child(*b), cur),
-            Node::Ternary(a, b, d) => [a, b, d].iter().all(|id| self.walk(&e.child(**id), cur)),
-            Node::Call { args, .. } | Node::List(args) => {
-                args.iter().all(|id| self.walk(&e.child(*id), cur))
+        let mut pending = vec![e.id];
+        while let Some(id) = pending.pop() {
+            match e.tree.node(id) {
+                Node::Attr {
+                    scope,
+                    name,
+                    absolute,
+                } => {
+                    if !self.attr(&e.child(id), *scope, name, *absolute, cur) {
+                        return false;
+                    }
+                }
+                // A record's attributes are walked in the enclosing ad's scope, as
+                // HTCondor does.
+                node => {
+                    let first = pending.len();
+                    node.for_each_child(|c| pending.push(c));
+                    pending[first..].reverse();
+                }
             }
-            // A record's attributes are walked in the enclosing ad's scope, as
-            // HTCondor does.
-            Node::Record(attrs) => attrs.iter().all(|(_, id)| self.walk(&e.child(*id), cur)),
         }
+        true
     }
 
     fn attr(

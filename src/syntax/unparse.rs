@@ -205,7 +205,34 @@ impl Printer<'_> {
         }
     }
 
+    /// Prints the subtree at `id`. Iterative, with an explicit stack of the nodes
+    /// part-printed (one entry for each ancestor of the node being printed, so the
+    /// stack is linear in the depth): the parser builds chains of any length
+    /// (`1 + 1 + ...`, `a.b.c...`, `a[1][2]...`).
     fn node(&mut self, e: &Expr, id: NodeId) {
+        let mut stack = vec![Step::Visit { id, next: 0 }];
+        while let Some(step) = stack.pop() {
+            match step {
+                Step::Visit { id, next } => self.visit(e, id, next, &mut stack),
+                Step::SpaceAfterNeg(at) => {
+                    // HTCondor prints `-(5)` without parentheses as ` -5`, which
+                    // reads back as the literal -5, another tree; a space keeps it
+                    // this one.
+                    if self.out[at..].starts_with(|c: char| c.is_ascii_digit()) {
+                        self.out.insert(at, ' ');
+                    }
+                }
+            }
+        }
+    }
+
+    /// Prints what node `id` prints before its child `next` (after the children
+    /// when `next` is past the last) and schedules that child.
+    fn visit(&mut self, e: &Expr, id: NodeId, next: u32, stack: &mut Vec<Step>) {
+        let mut child = |at: NodeId| {
+            stack.push(Step::Visit { id, next: next + 1 });
+            stack.push(Step::Visit { id: at, next: 0 });
+        };
         match e.node(id) {
             Node::Lit(Value::RelTime(r)) => {
                 self.out.push_str("relTime(\"");
@@ -219,16 +246,26 @@ impl Printer<'_> {
                 }
             }
             Node::Attr {
-                scope,
+                scope: None,
                 name,
                 absolute,
-            } => match scope {
-                // HTCondor prints a selected name raw, and `1 .a` as `1.a`: text that
-                // does not parse back. We print what HTCondor prints whenever that
-                // parses back, and otherwise quote the name and keep a space after a
-                // number, so parse -> print -> parse is stable.
-                Some(s) => {
-                    self.node(e, *s);
+            } => {
+                if *absolute {
+                    self.out.push('.');
+                }
+                write_attr_name(name, self.old(), self.out);
+            }
+            // HTCondor prints a selected name raw, and `1 .a` as `1.a`: text that
+            // does not parse back. We print what HTCondor prints whenever that
+            // parses back, and otherwise quote the name and keep a space after a
+            // number, so parse -> print -> parse is stable.
+            Node::Attr {
+                scope: Some(s),
+                name,
+                ..
+            } => match next {
+                0 => child(*s),
+                _ => {
                     if matches!(e.node(*s), Node::Lit(Value::Int(_) | Value::Real(_))) {
                         self.out.push(' ');
                     }
@@ -243,12 +280,6 @@ impl Printer<'_> {
                         write_attr_name(name, self.old(), self.out);
                     }
                 }
-                None => {
-                    if *absolute {
-                        self.out.push('.');
-                    }
-                    write_attr_name(name, self.old(), self.out);
-                }
             },
             Node::Unary(op, a) => {
                 self.out.push_str(match op {
@@ -257,107 +288,147 @@ impl Printer<'_> {
                     UnOp::Not => " !",
                     UnOp::BitNot => " ~",
                 });
-                let at = self.out.len();
-                self.node(e, *a);
-                // HTCondor prints `-(5)` without parentheses as ` -5`, which reads
-                // back as the literal -5, another tree; a space keeps it this one.
-                if *op == UnOp::Neg && self.out[at..].starts_with(|c: char| c.is_ascii_digit()) {
-                    self.out.insert(at, ' ');
+                if *op == UnOp::Neg {
+                    stack.push(Step::SpaceAfterNeg(self.out.len()));
                 }
+                stack.push(Step::Visit { id: *a, next: 0 });
             }
-            Node::Binary(BinOp::Subscript, a, b) => {
-                self.node(e, *a);
-                self.out.push('[');
-                self.node(e, *b);
-                self.out.push(']');
-            }
-            Node::Binary(op, a, b) => {
-                self.node(e, *a);
-                let text = match (op, self.old()) {
-                    (BinOp::Is, true) => "=?=",
-                    (BinOp::Isnt, true) => "=!=",
-                    _ => op.new_syntax(),
-                };
-                self.out.push(' ');
-                self.out.push_str(text);
-                self.out.push(' ');
-                self.node(e, *b);
-            }
-            Node::Ternary(c, a, b) => {
-                self.node(e, *c);
-                self.out.push_str(" ? ");
-                self.node(e, *a);
-                self.out.push_str(" : ");
-                self.node(e, *b);
-            }
-            Node::Paren(a) => {
-                self.out.push('(');
-                self.node(e, *a);
-                self.out.push(')');
-            }
+            Node::Binary(BinOp::Subscript, a, b) => match next {
+                0 => child(*a),
+                1 => {
+                    self.out.push('[');
+                    child(*b);
+                }
+                _ => self.out.push(']'),
+            },
+            Node::Binary(op, a, b) => match next {
+                0 => child(*a),
+                1 => {
+                    let text = match (op, self.old()) {
+                        (BinOp::Is, true) => "=?=",
+                        (BinOp::Isnt, true) => "=!=",
+                        _ => op.new_syntax(),
+                    };
+                    self.out.push(' ');
+                    self.out.push_str(text);
+                    self.out.push(' ');
+                    stack.push(Step::Visit { id: *b, next: 0 });
+                }
+                _ => {}
+            },
+            Node::Ternary(c, a, b) => match next {
+                0 => child(*c),
+                1 => {
+                    self.out.push_str(" ? ");
+                    child(*a);
+                }
+                2 => {
+                    self.out.push_str(" : ");
+                    stack.push(Step::Visit { id: *b, next: 0 });
+                }
+                _ => {}
+            },
+            Node::Paren(a) => match next {
+                0 => {
+                    self.out.push('(');
+                    child(*a);
+                }
+                _ => self.out.push(')'),
+            },
             Node::Call { name, args } => {
-                // HTCondor prints the name as written; a quoted name that is not an
-                // identifier (`'a b'(1)`) or is a keyword (`'is'(1)`, `'error'(1)`)
-                // would not parse back, so it stays quoted. (`parent(1)` parses.)
-                if is_identifier(name)
-                    && (!is_reserved(name) || name.eq_ignore_ascii_case("parent"))
-                {
-                    self.out.push_str(name);
-                } else {
-                    write_attr_name(name, self.old(), self.out);
-                }
-                self.out.push('(');
-                for (i, a) in args.iter().enumerate() {
-                    if i > 0 {
-                        self.out.push(',');
+                if next == 0 {
+                    // HTCondor prints the name as written; a quoted name that is not
+                    // an identifier (`'a b'(1)`) or is a keyword (`'is'(1)`,
+                    // `'error'(1)`) would not parse back, so it stays quoted.
+                    // (`parent(1)` parses.)
+                    if is_identifier(name)
+                        && (!is_reserved(name) || name.eq_ignore_ascii_case("parent"))
+                    {
+                        self.out.push_str(name);
+                    } else {
+                        write_attr_name(name, self.old(), self.out);
                     }
-                    self.node(e, *a);
+                    self.out.push('(');
+                } else if (next as usize) < args.len() {
+                    self.out.push(',');
                 }
-                self.out.push(')');
+                match args.get(next as usize) {
+                    Some(a) => child(*a),
+                    None => self.out.push(')'),
+                }
             }
-            Node::List(items) => self.list(e, items),
+            Node::List(items) => {
+                let next = next as usize;
+                if next == 0 {
+                    self.list_open();
+                }
+                match items.get(next) {
+                    Some(it) => {
+                        self.list_item(next);
+                        child(*it);
+                    }
+                    None => self.list_close(),
+                }
+            }
             Node::Record(attrs) => {
-                let items: Vec<(&str, Option<(&Expr, NodeId)>)> = attrs
-                    .iter()
-                    .map(|(n, v)| (n.as_str(), Some((e, *v))))
-                    .collect();
-                self.record(&items);
+                let next = next as usize;
+                if next == 0 {
+                    self.record_open();
+                }
+                match attrs.get(next) {
+                    Some((name, v)) => {
+                        self.record_item(next, name);
+                        child(*v);
+                    }
+                    None => self.record_close(),
+                }
             }
         }
     }
 
-    fn list(&mut self, e: &Expr, items: &[NodeId]) {
+    fn list_open(&mut self) {
         if self.style == Style::Pretty {
             self.indent += 3;
             self.newline();
             self.out.push('{');
             self.indent += 3;
-            for (i, it) in items.iter().enumerate() {
-                self.newline();
-                self.node(e, *it);
-                if i + 1 < items.len() {
-                    self.out.push(',');
-                }
-            }
+        } else {
+            self.out.push_str("{ ");
+        }
+    }
+
+    /// What comes before item `i` of a list.
+    fn list_item(&mut self, i: usize) {
+        if i > 0 {
+            self.out.push(',');
+        }
+        if self.style == Style::Pretty {
+            self.newline();
+        }
+    }
+
+    fn list_close(&mut self) {
+        if self.style == Style::Pretty {
             self.indent -= 3;
             self.newline();
             self.out.push('}');
             self.indent -= 3;
-            return;
+        } else {
+            self.out.push_str(" }");
         }
-        self.out.push_str("{ ");
-        for (i, it) in items.iter().enumerate() {
-            if i > 0 {
-                self.out.push(',');
-            }
-            self.node(e, *it);
-        }
-        self.out.push_str(" }");
     }
 
-    fn record(&mut self, attrs: &[(&str, Option<(&Expr, NodeId)>)]) {
-        let pretty = self.style == Style::Pretty;
-        if pretty {
+    fn record(&mut self, attrs: &[(&str, &Expr, NodeId)]) {
+        self.record_open();
+        for (i, (name, e, id)) in attrs.iter().enumerate() {
+            self.record_item(i, name);
+            self.node(e, *id);
+        }
+        self.record_close();
+    }
+
+    fn record_open(&mut self) {
+        if self.style == Style::Pretty {
             self.indent += 4;
             self.newline();
             self.out.push('[');
@@ -365,20 +436,22 @@ impl Printer<'_> {
         } else {
             self.out.push_str("[ ");
         }
-        for (i, (name, val)) in attrs.iter().enumerate() {
-            if pretty {
-                self.newline();
-            }
-            write_attr_name(name, self.old(), self.out);
-            self.out.push_str(" = ");
-            if let Some((e, id)) = val {
-                self.node(e, *id);
-            }
-            if i + 1 < attrs.len() {
-                self.out.push_str("; ");
-            }
+    }
+
+    /// What comes before the value of attribute `i`, named `name`, of a record.
+    fn record_item(&mut self, i: usize, name: &str) {
+        if i > 0 {
+            self.out.push_str("; ");
         }
-        if pretty {
+        if self.style == Style::Pretty {
+            self.newline();
+        }
+        write_attr_name(name, self.old(), self.out);
+        self.out.push_str(" = ");
+    }
+
+    fn record_close(&mut self) {
+        if self.style == Style::Pretty {
             self.indent -= 4;
             self.newline();
             self.out.push(']');
@@ -387,6 +460,15 @@ impl Printer<'_> {
             self.out.push_str(" ]");
         }
     }
+}
+
+/// The printer's pending work (see `Printer::node`).
+#[derive(Clone, Copy)]
+enum Step {
+    /// Print node `id` from before its child `next` on.
+    Visit { id: NodeId, next: u32 },
+    /// The operand of a minus starts at this offset of the output.
+    SpaceAfterNeg(usize),
 }
 
 /// Appends the new-syntax text of the subtree at `id`.
@@ -423,9 +505,9 @@ pub fn unparse_old(expr: &Expr) -> String {
     s
 }
 
-fn ad_items(ad: &ClassAd) -> Vec<(&str, Option<(&Expr, NodeId)>)> {
+fn ad_items(ad: &ClassAd) -> Vec<(&str, &Expr, NodeId)> {
     ad.iter()
-        .map(|(n, r)| (n.as_str(), Some((&**r.tree, r.id))))
+        .map(|(n, r)| (n.as_str(), &**r.tree, r.id))
         .collect()
 }
 
