@@ -286,6 +286,9 @@ fn pools_at_the_depth_limit_agree_with_the_reference() {
             }
         }
     }
-    assert!(!want.is_empty() && want.len() < jobs.len() * machines.len(), "{want:?}");
+    assert!(
+        !want.is_empty() && want.len() < jobs.len() * machines.len(),
+        "{want:?}"
+    );
     assert_eq!(pool.all_pairs(&mut vm), want);
 }

@@ -1272,24 +1272,25 @@ impl MyFacts {
     ) -> Result<Cost, NotClosed> {
         // `mandatory` of the children are evaluated whenever the node is (the rest
         // only on some paths: the right side of `&&`, a branch, a call's arguments).
-        let kids = |ids: &[NodeId], mandatory: usize, me: &mut MyFacts, v: &mut Vec<(usize, NodeId)>| {
-            // An operation is one level above its operands.
-            let below = budget.checked_sub(1).ok_or(NotClosed::TooDeep)?;
-            ids.iter()
-                .enumerate()
-                .try_fold(Cost::leaf(), |acc, (i, &c)| {
-                    let k = me.cost(e, c, below, v)?;
-                    Ok(Cost {
-                        depth: acc.depth.max(k.depth + 1),
-                        most: acc.most.saturating_add(k.most),
-                        least: if i < mandatory {
-                            acc.least.saturating_add(k.least)
-                        } else {
-                            acc.least
-                        },
+        let kids =
+            |ids: &[NodeId], mandatory: usize, me: &mut MyFacts, v: &mut Vec<(usize, NodeId)>| {
+                // An operation is one level above its operands.
+                let below = budget.checked_sub(1).ok_or(NotClosed::TooDeep)?;
+                ids.iter()
+                    .enumerate()
+                    .try_fold(Cost::leaf(), |acc, (i, &c)| {
+                        let k = me.cost(e, c, below, v)?;
+                        Ok(Cost {
+                            depth: acc.depth.max(k.depth + 1),
+                            most: acc.most.saturating_add(k.most),
+                            least: if i < mandatory {
+                                acc.least.saturating_add(k.least)
+                            } else {
+                                acc.least
+                            },
+                        })
                     })
-                })
-        };
+            };
         let reach = |name: &str, site: u32, me: &mut MyFacts, v: &mut Vec<(usize, NodeId)>| {
             let target = me.ad.get(name).ok_or(NotClosed::Open)?.to_expr_ref();
             let below = budget.checked_sub(site + 1).ok_or(NotClosed::TooDeep)?;
