@@ -38,6 +38,13 @@ pub trait Host {
 
 /// HTCondor's nesting limit.
 const MAX_DEPTH: u32 = 400;
+/// How many attribute loads the machine nests before it leaves the evaluation to
+/// the reference evaluator. Each load runs the attribute's program one level down
+/// the Rust stack (about 12 KB a level, mostly the dispatch loop's frame), so a
+/// deep chain of references would overflow a 2 MiB thread stack (rayon's, a
+/// test's) long before HTCondor's limit; the reference evaluator's frames are a
+/// fraction of that. Deferring is always exact.
+const MAX_NESTING: u32 = 64;
 /// Step estimate beyond which the reference evaluator takes over (its real limit is
 /// 10,000,000; the estimate is an upper bound, so deferring early is always exact).
 pub(crate) const STEP_BOUND: u64 = 1_000_000;
@@ -251,7 +258,8 @@ impl Machine {
             Memo::Empty => {}
         }
         self.nesting += 1;
-        if self.nesting > MAX_DEPTH {
+        if self.nesting > MAX_NESTING {
+            self.nesting -= 1;
             return Err(Halt::NeedReference);
         }
         self.memo[side][i] = Memo::InProgress;
