@@ -406,7 +406,8 @@ DEVIATIONS = [
      lambda d: d.get("ours") is not None and any(EVAL_CALL.search(t) for t in d["texts"])
      and unpadded_years(as_htcondor_prints(d["ours"], False)) != d["ours"]),
     ("a list selection reaching back to its attribute",
-     lambda d: d.get("ours") == "eval_failure" and (d.get("theirs") or "").startswith("value {")
+     lambda d: (d.get("ours") == "eval_failure" or (d.get("ours") or "").startswith("value { error,{ { error,{ { error,"))
+     and (d.get("theirs") or "").startswith("value {")
      and any(LIST_SELECTION.search(t) for t in d["texts"])),
     ("unresolved() of a match's ad",
      lambda d: any(UNRESOLVED_OF_MATCH.search(t) for t in d["texts"])

@@ -151,7 +151,10 @@ fn measure(e: &ExprRef, id: NodeId) -> (u32, u32) {
         nodes = nodes.saturating_add(1);
         let node = e.tree.node(id);
         let leaf = matches!(node, Node::Lit(_) | Node::Attr { scope: None, .. });
-        depth = depth.max(above + u32::from(!leaf));
+        // A list subscript evaluates its element a level below itself
+        // (HTCondor's `ExprList::GetValueAt`).
+        let element = u32::from(matches!(node, Node::Binary(BinOp::Subscript, ..)));
+        depth = depth.max(above + u32::from(!leaf) + element);
         node.for_each_child(|c| stack.push((c, above + 1)));
     }
     (depth, nodes)

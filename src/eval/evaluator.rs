@@ -19,10 +19,12 @@ pub const MAX_STEPS: u64 = 10_000_000;
 /// each of which HTCondor gives a budget of its own: nested, they multiply, and
 /// HTCondor then runs without bound. Past it the evaluation fails.
 pub const MAX_TOTAL_STEPS: u64 = 100_000_000;
-/// Our bound on the nesting of one top-level evaluation together with the fresh
-/// evaluations it starts, each of which HTCondor gives a depth of its own (where a
-/// subscript reaches itself, `[x = self["x"]].x`, HTCondor recurses until its stack
-/// overflows). Past it the evaluation fails.
+/// Our bound on how deeply one top-level evaluation, with the fresh evaluations it
+/// starts, may nest: every operation, reference, selection and call counts, also
+/// those HTCondor's depth does not count (calls; the fresh evaluations, each of
+/// which HTCondor gives a depth of its own). It keeps our stack bounded where
+/// HTCondor's is not (a subscript that reaches itself, `[x = self["x"]].x`,
+/// recurses until HTCondor's stack overflows). Past it the evaluation fails.
 pub const MAX_TOTAL_DEPTH: u32 = 1_000;
 
 /// State of one top-level evaluation: HTCondor's `EvalState`.
@@ -34,9 +36,8 @@ pub struct Evaluator {
     steps_left: u64,
     /// What is left of [`MAX_TOTAL_STEPS`].
     total_steps_left: u64,
-    /// The depth the evaluations around the current fresh one consume (see
-    /// [`MAX_TOTAL_DEPTH`]).
-    outer_depth: u32,
+    /// How deeply the evaluation nests now (see [`MAX_TOTAL_DEPTH`]).
+    nesting: u32,
     /// The attributes being evaluated (ad, expression), for cycle detection.
     stack: Vec<AttrKey>,
     /// The value a failed evaluation leaves behind: HTCondor's node that fails
@@ -78,7 +79,7 @@ impl Evaluator {
             depth_left: MAX_DEPTH,
             steps_left: MAX_STEPS,
             total_steps_left: MAX_TOTAL_STEPS,
-            outer_depth: 0,
+            nesting: 0,
             stack: Vec::new(),
             residue: Value::Undefined,
             root: None,
@@ -115,7 +116,7 @@ impl Evaluator {
     /// records it when it read nothing of the ad.
     fn eval_recorded(&mut self, e: &ExprRef, cur: Option<&Arc<Scope>>) -> Result<Value, Fail> {
         use super::independent::{ad_reads, Recorded};
-        let depth = (self.depth_left, self.outer_depth);
+        let depth = (self.depth_left, self.nesting);
         let budgets = [self.steps_left, self.total_steps_left];
         if let Some(rec) = self.parts.as_ref().and_then(|p| p.get(&e.id)) {
             if rec.replays_at(depth, budgets) {
@@ -165,14 +166,37 @@ impl Evaluator {
             // as a relative time but evaluates to a real.
             Node::Lit(Value::RelTime(r)) => Ok(Value::Real(*r)),
             Node::Lit(v) => Ok(v.clone()),
+            _ => {
+                if self.nesting >= MAX_TOTAL_DEPTH {
+                    self.residue = Value::Error;
+                    return Err(Fail);
+                }
+                self.nesting += 1;
+                let r = self.eval_nested(e, cur);
+                self.nesting -= 1;
+                r
+            }
+        }
+    }
+
+    /// [`Self::eval_node`] of a reference, selection, operation or call, with
+    /// HTCondor's depth: an operation takes a level (its `RecursionGuard`); a call
+    /// takes none (`FunctionCall::_Evaluate`); a reference takes one for the
+    /// expression it finds, and a selection one for its base (`AttributeReference`).
+    fn eval_nested(&mut self, e: &ExprRef, cur: Option<&Arc<Scope>>) -> Result<Value, Fail> {
+        let r = match e.node() {
             Node::Attr {
                 scope: None,
                 name,
                 absolute,
-            } => match self.leaked.clone() {
-                Some(leaked) => self.eval_name(name, *absolute, leaked.as_ref()),
-                None => self.eval_name(name, *absolute, cur),
-            },
+            } => {
+                return match self.leaked.clone() {
+                    Some(leaked) => self.eval_name(name, *absolute, leaked.as_ref()),
+                    None => self.eval_name(name, *absolute, cur),
+                }
+            }
+            Node::Attr { .. } => return self.eval_compound(e, cur),
+            Node::Call { .. } => self.eval_compound(e, cur),
             _ => {
                 if self.depth_left == 0 {
                     self.residue = Value::Error;
@@ -181,13 +205,14 @@ impl Evaluator {
                 self.depth_left -= 1;
                 let r = self.eval_compound(e, cur);
                 self.depth_left += 1;
-                if r.is_err() && !matches!(e.node(), Node::Attr { .. }) {
-                    // An operator or a call whose operand failed sets error.
-                    self.residue = Value::Error;
-                }
                 r
             }
+        };
+        if r.is_err() {
+            // An operator or a call whose operand failed sets error.
+            self.residue = Value::Error;
         }
+        r
     }
 
     fn eval_compound(&mut self, e: &ExprRef, cur: Option<&Arc<Scope>>) -> Result<Value, Fail> {
@@ -207,9 +232,16 @@ impl Evaluator {
                 // returns, so a lookup in the base (`unresolved(x).y`) leaves
                 // nothing behind either (see the `leaked` field).
                 let saved_leak = self.leaked.clone();
+                // HTCondor's `FindExpr`: the base takes a level, and with none
+                // left the selection is error.
+                if self.depth_left == 0 {
+                    return Ok(Value::Error);
+                }
+                self.depth_left -= 1;
                 let base = self.eval(&e.child(*s), cur).inspect_err(|_| {
                     self.residue = Value::Undefined;
                 });
+                self.depth_left += 1;
                 let r = match base {
                     Ok(base) => self.select(&base, name, cur).inspect_err(|_| {
                         if matches!(base, Value::List(_)) {
@@ -363,9 +395,16 @@ impl Evaluator {
             if i < 0 || i as usize >= list.len() {
                 return Ok(Value::Error);
             }
-            // HTCondor ignores the failure of the element's evaluation
-            // (`ExprList::GetValueAt`) and keeps whatever value it left.
-            return Ok(match self.list_item(list, i as usize) {
+            // HTCondor's `ExprList::GetValueAt` evaluates the element a level
+            // deeper (error when there is none left), ignores the failure of its
+            // evaluation and keeps whatever value it left.
+            if self.depth_left == 0 {
+                return Ok(Value::Error);
+            }
+            self.depth_left -= 1;
+            let r = self.list_item(list, i as usize);
+            self.depth_left += 1;
+            return Ok(match r {
                 Ok(v) => v,
                 Err(Fail) => self.take_residue(),
             });
@@ -435,18 +474,11 @@ impl Evaluator {
             std::mem::take(&mut self.stack),
             self.depth_left,
             self.steps_left,
-            self.outer_depth,
         );
-        self.outer_depth += MAX_DEPTH - self.depth_left;
-        self.depth_left = MAX_DEPTH.min(MAX_TOTAL_DEPTH.saturating_sub(self.outer_depth));
+        self.depth_left = MAX_DEPTH;
         self.steps_left = MAX_STEPS;
         let r = self.with_root(root, f);
-        (
-            self.stack,
-            self.depth_left,
-            self.steps_left,
-            self.outer_depth,
-        ) = outer;
+        (self.stack, self.depth_left, self.steps_left) = outer;
         r
     }
 

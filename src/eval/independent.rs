@@ -48,8 +48,7 @@ pub(crate) fn ad_reads() -> u64 {
 pub(crate) struct Recorded {
     /// Its value, or its failure.
     pub result: Result<Value, Fail>,
-    /// The depth left when it started, and the depth the evaluations around it
-    /// consumed.
+    /// The depth left when it started, and how deeply the evaluation nested.
     pub depth: (u32, u32),
     /// The step budgets left when it started: HTCondor's, and our total.
     pub budgets: [u64; 2],
