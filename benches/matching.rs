@@ -5,7 +5,9 @@
 //! both Rank values, (c) compiling one typical slot ad, and (d) all pairs of the
 //! pool (30 jobs x 40 slots); (e) a job whose own attributes are past HTCondor's
 //! step limit (`A0 = A1 + A1; ... A30 = 1`) against 200 slots, pair by pair (the
-//! reference would spend its whole 10,000,000-step budget on every pair).
+//! reference would spend its whole 10,000,000-step budget on every pair); (f) a
+//! query's constraint over 1,000 ads whose expensive part reads nothing of the ad,
+//! evaluated afresh in every ad and replayed (`eval::independent`).
 
 use classad::ad::{read_ads_as, ClassAd, Format};
 use classad::compile::compile_ad;
@@ -153,12 +155,52 @@ fn job_past_the_step_limit(c: &mut Criterion) {
     });
 }
 
+fn query_with_an_independent_part(c: &mut Criterion) {
+    use classad::eval::eval_in;
+    use classad::eval::independent::IndependentParts;
+    use classad::syntax::{ast::ExprRef, parse_expr};
+    let items: Vec<String> = (0..10_000).map(|i| i.to_string()).collect();
+    let constraint = format!(
+        "Cpus > 0 && size(split(\"{}\", \",\")) > 9000",
+        items.join(",")
+    );
+    let e = ExprRef::root_of(Arc::new(parse_expr(&constraint).unwrap()));
+    let text: String = (0..1000).map(|i| format!("Cpus = {}\n\n", i % 4)).collect();
+    let ads: Vec<Arc<ClassAd>> = read_ads_as(&text, "bench", Format::Old)
+        .unwrap()
+        .into_iter()
+        .map(Arc::new)
+        .collect();
+    let selected = |v: Result<classad::Value, classad::eval::Fail>| {
+        v.is_ok_and(|v| v.as_bool_equiv() == Some(true))
+    };
+    let mut g = c.benchmark_group("query_1000_ads");
+    g.sample_size(10);
+    g.bench_function("every_ad_afresh", |b| {
+        b.iter(|| {
+            ads.iter()
+                .filter(|ad| selected(eval_in(&e, ad, None, Semantics::Htcondor)))
+                .count()
+        })
+    });
+    g.bench_function("independent_parts_replayed", |b| {
+        b.iter(|| {
+            let mut parts = IndependentParts::new(&e);
+            ads.iter()
+                .filter(|ad| selected(parts.eval_in(ad, Semantics::Htcondor)))
+                .count()
+        })
+    });
+    g.finish();
+}
+
 criterion_group!(
     benches,
     requirements,
     symmetric_match_with_ranks,
     compile_time,
     all_pairs,
-    job_past_the_step_limit
+    job_past_the_step_limit,
+    query_with_an_independent_part
 );
 criterion_main!(benches);

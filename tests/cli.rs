@@ -226,7 +226,10 @@ fn self_reaching_evaluations_terminate() {
     assert!(stdout(&o).starts_with("evaluation failed"));
     let o = classad(&["eval", "[ q = { self.q }; z = q.Name ].z"], "");
     let nested = stdout(&o);
-    assert!(nested.starts_with("{ { {") && nested.contains("error"), "{nested}");
+    assert!(
+        nested.starts_with("{ { {") && nested.contains("error"),
+        "{nested}"
+    );
     // So does an ad subscript that reaches itself (each evaluates the attribute
     // afresh); the innermost subscript's failure is error, as a failed
     // subscript is in HTCondor.
