@@ -15,6 +15,10 @@ use std::io::{BufRead, ErrorKind};
 /// legitimate and is read); HTCondor has no such limit.
 pub const DEFAULT_MAX_LINE_BYTES: usize = 64 << 20;
 
+/// How many lines of an old-syntax file are checked to be blank, a comment or
+/// `Name = ...` as they arrive (see [`read_ads_from`]).
+pub const CHECKED_LINES: u32 = 1_000;
+
 /// The limits of the stream readers ([`read_ads_from`], [`TextLines`]).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ReadLimits {
@@ -285,9 +289,9 @@ impl<R: BufRead> TextLines<R> {
 
 /// Reads every ad from a stream, detecting the syntax as [`super::read_ads`] does;
 /// `file` names the source in errors. Each line is checked as it arrives (see
-/// [`TextLines`]), and in old syntax each line must be blank, a `#` comment or
-/// `Name = ...`: a file that is not ads fails at its first line that is not, before
-/// the rest is read.
+/// [`TextLines`]), and in old syntax each of the first [`CHECKED_LINES`] lines must
+/// be blank, a `#` comment or `Name = ...`: a file that is not ads fails at its
+/// first line that is not, before the rest is read.
 ///
 /// ```
 /// use classad::ad::stream::{read_ads_from, ReadLimits};
@@ -305,12 +309,17 @@ pub fn read_ads_from(
     let mut text = String::new();
     let mut detector = Detector::default();
     let mut format = None;
-    while let Some(line) = lines.next_line() {
+    while lines.number < CHECKED_LINES {
+        let Some(line) = lines.next_line() else {
+            break;
+        };
         let line = line.map_err(|e| e.in_file(file))?;
         if format.is_none() {
             format = detector.feed(line.text);
         }
-        if format == Some(Format::Old) {
+        // The first lines decide whether the input is ads at all, before more is
+        // held; past them the parser finds a bad line as it would in any file.
+        if format == Some(Format::Old) && line.number <= CHECKED_LINES {
             check_line(line.text).map_err(|message| ReadError {
                 file: file.to_string(),
                 line: line.number,
@@ -323,8 +332,126 @@ pub fn read_ads_from(
             text.push('\n');
         }
     }
+    if !lines.done {
+        // Past the first lines, the rest in bulk (checking line by line costs
+        // as much again as parsing).
+        let (first, base) = (lines.number + 1, text.len());
+        text = read_rest(lines.reader, text, first, limits).map_err(|e| e.in_file(file))?;
+        if format.is_none() {
+            for line in text[base..].split_inclusive('\n') {
+                if format.is_some() {
+                    break;
+                }
+                format = detector.feed(line.trim_end_matches('\n'));
+            }
+        }
+    }
     let format = format.unwrap_or_else(|| detector.finish());
     read_ads_as(&text, file, format)
+}
+
+/// `text` followed by the rest of a stream whose first line is number `first`,
+/// read a buffer at a time with the checks of [`TextLines`] done on whole buffers:
+/// a NUL byte and a line over the limit stop the reading where they are; bytes that
+/// are not UTF-8 are found once all is read.
+fn read_rest(
+    mut reader: impl BufRead,
+    text: String,
+    first: u32,
+    limits: ReadLimits,
+) -> Result<String, LineError> {
+    let base = text.len();
+    let mut bytes = text.into_bytes();
+    // Positions below are in `bytes`; the errors count from where the rest began.
+    let error = |bytes: &[u8], line_start: usize, at: usize, problem| {
+        fault(&bytes[base..], first, line_start - base, at - base, problem)
+    };
+    let too_long = LineProblem::TooLong;
+    let mut line_start = base;
+    loop {
+        let chunk = match reader.fill_buf() {
+            Ok(c) => c,
+            Err(e) if e.kind() == ErrorKind::Interrupted => continue,
+            Err(e) => return Err(error(&bytes, line_start, bytes.len(), LineProblem::Io(e))),
+        };
+        if chunk.is_empty() {
+            break;
+        }
+        let nul = memchr::memchr(0, chunk);
+        let part = &chunk[..nul.unwrap_or(chunk.len())];
+        let from = bytes.len();
+        bytes.extend_from_slice(part);
+        let taken = part.len();
+        reader.consume(taken);
+        // Only a line running across buffers can be longer than one: the lines
+        // ending in this one are checked one by one only when it is over the limit.
+        let all = taken > limits.max_line_bytes;
+        for nl in memchr::memchr_iter(b'\n', &bytes[from..]) {
+            let end = from + nl;
+            if end - line_start > limits.max_line_bytes {
+                let at = line_start + limits.max_line_bytes;
+                return Err(error(
+                    &bytes,
+                    line_start,
+                    at,
+                    too_long(limits.max_line_bytes),
+                ));
+            }
+            line_start = end + 1;
+            if !all {
+                if let Some(last) = memchr::memrchr(b'\n', &bytes[line_start..]) {
+                    line_start += last + 1;
+                }
+                break;
+            }
+        }
+        if bytes.len() - line_start > limits.max_line_bytes {
+            let at = line_start + limits.max_line_bytes;
+            return Err(error(
+                &bytes,
+                line_start,
+                at,
+                too_long(limits.max_line_bytes),
+            ));
+        }
+        if nul.is_some() {
+            return Err(error(&bytes, line_start, bytes.len(), LineProblem::Nul));
+        }
+    }
+    String::from_utf8(bytes).map_err(|e| {
+        let at = e.utf8_error().valid_up_to();
+        let bytes = e.into_bytes();
+        let line_start = memchr::memrchr(b'\n', &bytes[base..at]).map_or(base, |i| base + i + 1);
+        error(&bytes, line_start, at, LineProblem::NotUtf8)
+    })
+}
+
+/// The error at byte `at` of `bytes` (the rest of a stream whose first line is
+/// `first`), on the line starting at byte `line_start`: its line, and its column
+/// in characters. Bytes before it on the line that are not UTF-8 are the first
+/// fault, as [`TextLines`] reports them.
+fn fault(
+    bytes: &[u8],
+    first: u32,
+    line_start: usize,
+    at: usize,
+    problem: LineProblem,
+) -> LineError {
+    let line = first as usize + memchr::memchr_iter(b'\n', &bytes[..line_start]).count();
+    let before = &bytes[line_start..at];
+    let (column, problem) = match std::str::from_utf8(before) {
+        Ok(s) => (s.chars().count() + 1, problem),
+        Err(e) => {
+            let valid = std::str::from_utf8(&before[..e.valid_up_to()]).unwrap_or_default();
+            (valid.chars().count() + 1, LineProblem::NotUtf8)
+        }
+    };
+    LineError {
+        line: u32::try_from(line).unwrap_or(u32::MAX),
+        column: u32::try_from(column).unwrap_or(u32::MAX),
+        problem,
+        stopped: true,
+    }
 }
 
 #[cfg(test)]
@@ -428,5 +555,47 @@ mod tests {
         );
         let e = read_ads_from(&b"A = 1\nB = 123456\n"[..], "f", small(6)).unwrap_err();
         assert_eq!((e.line, e.column), (2, 7));
+    }
+
+    /// Past [`CHECKED_LINES`] the rest is read in bulk: the same ads, and the same
+    /// errors at the same places as line by line, whatever the buffer size.
+    #[test]
+    fn the_rest_read_in_bulk_is_checked_as_line_by_line() {
+        let head: String = (0..CHECKED_LINES + 5)
+            .map(|i| {
+                if i % 3 == 2 {
+                    "\n".to_string()
+                } else {
+                    format!("A{i} = {i}\n")
+                }
+            })
+            .collect();
+        let whole = format!("{head}B = \"é\"\n\nC = 3");
+        let printed = |ads: Vec<ClassAd>| -> Vec<String> {
+            ads.iter().map(crate::syntax::unparse_ad).collect()
+        };
+        let bulk = read_ads_from(whole.as_bytes(), "f", small(64)).map(printed);
+        assert_eq!(bulk, super::super::read_ads(&whole, "f").map(printed));
+        let line = CHECKED_LINES + 6;
+        for (tail, column, what) in [
+            (&b"B = \"\xc3\xa9\0\"\n"[..], 7, "NUL"),
+            (&b"B = \"\xc3\xa9\xff\"\n"[..], 7, "UTF-8"),
+            (&b"B = \"\xff\0\"\n"[..], 6, "UTF-8"),
+            (
+                &b"B = \"\xc3\xa9123456789012345678901234567890123456789012345678901234567890\"\n"
+                    [..],
+                64,
+                "limit",
+            ),
+        ] {
+            let mut input = head.clone().into_bytes();
+            input.extend_from_slice(tail);
+            for capacity in [1, 7, 8192] {
+                let r = std::io::BufReader::with_capacity(capacity, &input[..]);
+                let e = read_ads_from(r, "f", small(64)).unwrap_err();
+                assert_eq!((e.line, e.column), (line, column), "{what}: {e}");
+                assert!(e.message.contains(what), "{what}: {e}");
+            }
+        }
     }
 }
