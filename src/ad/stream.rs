@@ -383,21 +383,20 @@ fn read_rest(
         bytes.extend_from_slice(part);
         let taken = part.len();
         reader.consume(taken);
+        // A line ending at `end` (or still open there) is too long: its error.
+        let max = limits.max_line_bytes;
+        let over = |bytes: &[u8], line_start: usize, end: usize| {
+            (end - line_start > max)
+                .then(|| error(bytes, line_start, line_start + max, too_long(max)))
+        };
         // Only a line running across buffers can be longer than one: the lines
         // ending in this one are checked one by one only when it is over the limit.
-        let all = taken > limits.max_line_bytes;
+        let all = taken > max;
         for nl in memchr::memchr_iter(b'\n', &bytes[from..]) {
-            let end = from + nl;
-            if end - line_start > limits.max_line_bytes {
-                let at = line_start + limits.max_line_bytes;
-                return Err(error(
-                    &bytes,
-                    line_start,
-                    at,
-                    too_long(limits.max_line_bytes),
-                ));
+            if let Some(e) = over(&bytes, line_start, from + nl) {
+                return Err(e);
             }
-            line_start = end + 1;
+            line_start = from + nl + 1;
             if !all {
                 if let Some(last) = memchr::memrchr(b'\n', &bytes[line_start..]) {
                     line_start += last + 1;
@@ -405,14 +404,8 @@ fn read_rest(
                 break;
             }
         }
-        if bytes.len() - line_start > limits.max_line_bytes {
-            let at = line_start + limits.max_line_bytes;
-            return Err(error(
-                &bytes,
-                line_start,
-                at,
-                too_long(limits.max_line_bytes),
-            ));
+        if let Some(e) = over(&bytes, line_start, bytes.len()) {
+            return Err(e);
         }
         if nul.is_some() {
             return Err(error(&bytes, line_start, bytes.len(), LineProblem::Nul));

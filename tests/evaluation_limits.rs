@@ -1,0 +1,175 @@
+//! HTCondor's limits on one evaluation, as HTCondor 25 applies them (its source:
+//! `operators.cpp`, `attrrefs.cpp`, `exprList.cpp`, `fnCall.cpp`, `classad.cpp`),
+//! with the expected values from HTCondor 25.14.1 (`classad2` after `import
+//! htcondor2`), on both engines, at and around the limits:
+//!
+//! - the depth limit of 400: an operation takes a level, a reference takes one for
+//!   the expression it finds, a selection one for its base only, a list subscript
+//!   one more for the element, and a call none;
+//! - an ad subscript (`ad["x"]`, HTCondor's `EvaluateAttr`) and each element of
+//!   `evalInEachContext` / `countMatches` are fresh top-level evaluations: a depth
+//!   of 400 and 10,000,000 steps of their own, whatever the evaluation around them
+//!   has spent.
+
+use classad::ad::{read_ads, ClassAd};
+use classad::eval::display::unparse_value;
+use classad::eval::{eval_in_with, Engine, Semantics};
+use classad::syntax::{ast::ExprRef, parse_expr};
+use std::sync::Arc;
+
+fn ad(text: &str) -> Arc<ClassAd> {
+    Arc::new(read_ads(text, "t").unwrap().remove(0))
+}
+
+fn eval(engine: Engine, my: &Arc<ClassAd>, expr: &str) -> String {
+    let e = ExprRef::root_of(Arc::new(parse_expr(expr).unwrap()));
+    match eval_in_with(engine, &e, my, None, Semantics::Htcondor) {
+        Ok(v) => unparse_value(&v),
+        Err(_) => "failed".to_string(),
+    }
+}
+
+fn chain(terms: usize) -> String {
+    vec!["1"; terms].join(" + ")
+}
+
+fn check(my: &Arc<ClassAd>, cases: &[(&str, &str)]) {
+    for engine in [Engine::Reference, Engine::Vm] {
+        for (expr, htcondor) in cases {
+            assert_eq!(eval(engine, my, expr), *htcondor, "{expr} on {engine:?}");
+        }
+    }
+}
+
+#[test]
+fn calls_take_no_depth() {
+    // 300 references, each through a call: 300 levels for HTCondor.
+    let mut s: String = (0..300)
+        .map(|k| format!("A{k} = int(A{})\n", k + 1))
+        .collect();
+    s.push_str("A300 = 7\n");
+    check(&ad(&s), &[("A0", "7"), ("A150", "7")]);
+}
+
+#[test]
+fn a_selection_takes_a_level_for_its_base_only() {
+    for (terms, htcondor) in [(399, "399"), (400, "400"), (401, "failed")] {
+        let my = ad(&format!("A = {}\n", chain(terms)));
+        check(&my, &[("A", htcondor), ("MY.A", htcondor)]);
+    }
+}
+
+#[test]
+fn a_list_subscript_takes_a_level_for_the_element() {
+    for (terms, via_attribute, literal) in [
+        (398, "398", "398"),
+        (399, "error", "399"),
+        (400, "error", "error"),
+    ] {
+        let my = ad(&format!("A = {}\n", chain(terms)));
+        let literal_list = format!("{{{}}}[0]", chain(terms));
+        check(&my, &[("{A}[0]", via_attribute), (&literal_list, literal)]);
+    }
+}
+
+#[test]
+fn calls_nested_past_our_bound_fail_within_a_small_stack() {
+    // 300 references, each through 150 nested calls: HTCondor's depth is 300, but
+    // our stack is bounded by MAX_TOTAL_DEPTH nested evaluations, past which the
+    // evaluation fails (README, compatibility list), on a 2 MiB thread.
+    let r = std::thread::Builder::new()
+        .stack_size(2 << 20)
+        .spawn(|| {
+            let mut s: String = (0..300)
+                .map(|k| {
+                    format!(
+                        "A{k} = {}A{}{}\n",
+                        "int(".repeat(150),
+                        k + 1,
+                        ")".repeat(150)
+                    )
+                })
+                .collect();
+            s.push_str("A300 = 7\n");
+            let my = ad(&s);
+            [Engine::Reference, Engine::Vm]
+                .map(|engine| (eval(engine, &my, "A0"), eval(engine, &my, "A299")))
+        })
+        .unwrap()
+        .join()
+        .unwrap();
+    for (deep, shallow) in r {
+        assert_eq!((deep.as_str(), shallow.as_str()), ("failed", "7"));
+    }
+}
+
+/// `A0 = A1 + A1; ... A30 = 1`: A9 takes about 6.3 million steps, so two of them
+/// exceed one budget.
+fn doubling() -> Arc<ClassAd> {
+    let mut s: String = (0..30)
+        .map(|i| format!("A{i} = A{} + A{}\n", i + 1, i + 1))
+        .collect();
+    s.push_str("A30 = 1\n");
+    ad(&s)
+}
+
+#[test]
+fn fresh_evaluations_have_a_step_budget_of_their_own() {
+    let my = doubling();
+    for engine in [Engine::Reference, Engine::Vm] {
+        for (expr, htcondor) in [
+            ("A9 + A9", "failed"),
+            ("A9 + [q = A9][\"q\"]", "4194304"),
+            ("A9 + countMatches(A9 > 0, {[z = 1]})", "2097153"),
+            // A list selection is not a fresh evaluation.
+            ("A9 + {[q = A9]}.q[0]", "failed"),
+        ] {
+            assert_eq!(eval(engine, &my, expr), htcondor, "{expr} on {engine:?}");
+        }
+    }
+}
+
+#[test]
+fn fresh_evaluations_have_a_depth_of_their_own() {
+    // B0 needs about 300 levels; each C and E level adds 2 around it.
+    let mut s = String::new();
+    for k in 0..150 {
+        s.push_str(&format!("B{k} = B{} + 0\n", k + 1));
+    }
+    s.push_str("B150 = 1\n");
+    for (x, innermost) in [
+        ("C", "[q = B0][\"q\"]"),
+        ("E", "evalInEachContext(B0, {[z = 1]})[0]"),
+        ("F", "B0"),
+    ] {
+        for k in 0..100 {
+            s.push_str(&format!("{x}{k} = {x}{} + 0\n", k + 1));
+        }
+        s.push_str(&format!("{x}100 = {innermost}\n"));
+    }
+    let my = ad(&s);
+    for engine in [Engine::Reference, Engine::Vm] {
+        for (expr, htcondor) in [("B0", "1"), ("C0", "1"), ("E0", "1"), ("F0", "failed")] {
+            assert_eq!(eval(engine, &my, expr), htcondor, "{expr} on {engine:?}");
+        }
+    }
+}
+
+#[test]
+fn a_subscript_that_reaches_itself_stops_within_a_small_stack() {
+    // HTCondor recurses until its stack overflows; we stop at our bound on the
+    // total depth, on a thread with the 2 MiB stack of a spawned thread.
+    let r = std::thread::Builder::new()
+        .stack_size(2 << 20)
+        .spawn(|| {
+            let my = ad("x = self[\"x\"]\ny = [x = self[\"x\"]].x\n");
+            [Engine::Reference, Engine::Vm]
+                .map(|engine| (eval(engine, &my, "x"), eval(engine, &my, "y")))
+        })
+        .unwrap()
+        .join()
+        .unwrap();
+    for (x, y) in r {
+        assert_eq!((x.as_str(), y.as_str()), ("error", "error"));
+    }
+}
