@@ -70,6 +70,17 @@ fn a_list_subscript_takes_a_level_for_the_element() {
         let literal_list = format!("{{{}}}[0]", chain(terms));
         check(&my, &[("{A}[0]", via_attribute), (&literal_list, literal)]);
     }
+    // A list held in an attribute, subscripted in place and through another
+    // attribute (which the VM compiles for itself).
+    for (terms, in_place, through) in [
+        (397, "397", "397"),
+        (398, "398", "error"),
+        (399, "399", "error"),
+        (400, "error", "error"),
+    ] {
+        let my = ad(&format!("L = {{{}}}\nB = L[0] + 0\n", chain(terms)));
+        check(&my, &[("L[0]", in_place), ("B", through)]);
+    }
 }
 
 #[test]
