@@ -17,8 +17,11 @@ pub const MAX_STEPS: u64 = 10_000_000;
 /// Our bound on the node evaluations of one top-level evaluation together with the
 /// fresh evaluations it starts (ad subscripts, `evalInEachContext`, `countMatches`),
 /// each of which HTCondor gives a budget of its own: nested, they multiply, and
-/// HTCondor then runs without bound. Past it the evaluation fails.
-pub const MAX_TOTAL_STEPS: u64 = 100_000_000;
+/// HTCondor then runs without bound (a fresh evaluation does not know what is being
+/// evaluated around it, so `A = countMatches(A, {[a = 1], [b = 2]})` recurses,
+/// doubling at each level). Twice HTCondor's budget: room for an evaluation and one
+/// fresh one to spend theirs, a few seconds at most. Past it the evaluation fails.
+pub const MAX_TOTAL_STEPS: u64 = 2 * MAX_STEPS;
 /// Our bound on how deeply one top-level evaluation, with the fresh evaluations it
 /// starts, may nest: every operation, reference, selection and call counts, also
 /// those HTCondor's depth does not count (calls; the fresh evaluations, each of
