@@ -29,6 +29,17 @@ fn eval(engine: Engine, my: &Arc<ClassAd>, expr: &str) -> String {
     }
 }
 
+/// Runs `f` on a thread with the 2 MiB stack of a spawned thread (rayon's, a
+/// test's), the harshest our evaluators must live in.
+fn on_a_small_stack<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> T {
+    std::thread::Builder::new()
+        .stack_size(2 << 20)
+        .spawn(f)
+        .unwrap()
+        .join()
+        .unwrap()
+}
+
 fn chain(terms: usize) -> String {
     vec!["1"; terms].join(" + ")
 }
@@ -88,27 +99,22 @@ fn calls_nested_past_our_bound_fail_within_a_small_stack() {
     // 300 references, each through 150 nested calls: HTCondor's depth is 300, but
     // our stack is bounded by MAX_TOTAL_DEPTH nested evaluations, past which the
     // evaluation fails (README, compatibility list), on a 2 MiB thread.
-    let r = std::thread::Builder::new()
-        .stack_size(2 << 20)
-        .spawn(|| {
-            let mut s: String = (0..300)
-                .map(|k| {
-                    format!(
-                        "A{k} = {}A{}{}\n",
-                        "int(".repeat(150),
-                        k + 1,
-                        ")".repeat(150)
-                    )
-                })
-                .collect();
-            s.push_str("A300 = 7\n");
-            let my = ad(&s);
-            [Engine::Reference, Engine::Vm]
-                .map(|engine| (eval(engine, &my, "A0"), eval(engine, &my, "A299")))
-        })
-        .unwrap()
-        .join()
-        .unwrap();
+    let r = on_a_small_stack(|| {
+        let mut s: String = (0..300)
+            .map(|k| {
+                format!(
+                    "A{k} = {}A{}{}\n",
+                    "int(".repeat(150),
+                    k + 1,
+                    ")".repeat(150)
+                )
+            })
+            .collect();
+        s.push_str("A300 = 7\n");
+        let my = ad(&s);
+        [Engine::Reference, Engine::Vm]
+            .map(|engine| (eval(engine, &my, "A0"), eval(engine, &my, "A299")))
+    });
     for (deep, shallow) in r {
         assert_eq!((deep.as_str(), shallow.as_str()), ("failed", "7"));
     }
@@ -170,16 +176,11 @@ fn fresh_evaluations_have_a_depth_of_their_own() {
 fn a_subscript_that_reaches_itself_stops_within_a_small_stack() {
     // HTCondor recurses until its stack overflows; we stop at our bound on the
     // total depth, on a thread with the 2 MiB stack of a spawned thread.
-    let r = std::thread::Builder::new()
-        .stack_size(2 << 20)
-        .spawn(|| {
-            let my = ad("x = self[\"x\"]\ny = [x = self[\"x\"]].x\n");
-            [Engine::Reference, Engine::Vm]
-                .map(|engine| (eval(engine, &my, "x"), eval(engine, &my, "y")))
-        })
-        .unwrap()
-        .join()
-        .unwrap();
+    let r = on_a_small_stack(|| {
+        let my = ad("x = self[\"x\"]\ny = [x = self[\"x\"]].x\n");
+        [Engine::Reference, Engine::Vm]
+            .map(|engine| (eval(engine, &my, "x"), eval(engine, &my, "y")))
+    });
     for (x, y) in r {
         assert_eq!((x.as_str(), y.as_str()), ("error", "error"));
     }
