@@ -416,11 +416,12 @@ fn a_closed_output_pipe_ends_every_command_quietly() {
                 "--machines",
                 &few_ads,
                 "--all-pairs",
+                "--quiet",
             ],
             vec![],
         ),
         (
-            &["match", "--jobs", &many_ads, "--machines", &few_ads],
+            &["match", "--jobs", &many_ads, "--machines", &few_ads, "-q"],
             vec![],
         ),
     ];
@@ -484,5 +485,11 @@ fn query_and_match_say_when_an_expression_was_error() {
         );
     }
     let o = classad(&["match"], "");
-    assert_eq!(stderr(&o), "", "the built-in pool has no error");
+    let err = stderr(&o);
+    assert!(
+        err.starts_with("classad match: 30 jobs, 40 slots, ") && err.lines().count() == 1,
+        "the built-in pool has no error, only the summary: {err}"
+    );
+    let o = classad(&["match", "--quiet"], "");
+    assert_eq!(stderr(&o), "", "--quiet: no summary");
 }

@@ -74,6 +74,13 @@ fn empty_parts() -> &'static (Arc<Vec<Str>>, Arc<Expr>) {
     })
 }
 
+/// Lets APIs over many ads take `&[ClassAd]` and `&[Arc<ClassAd>]` alike.
+impl AsRef<ClassAd> for ClassAd {
+    fn as_ref(&self) -> &ClassAd {
+        self
+    }
+}
+
 impl Default for ClassAd {
     fn default() -> ClassAd {
         let (names, local) = empty_parts();
@@ -99,7 +106,8 @@ impl ClassAd {
         ClassAd::default()
     }
 
-    fn position(&self, name: &str) -> Result<usize, usize> {
+    /// Where `name` is (ignoring case), or where it would go.
+    pub(crate) fn position(&self, name: &str) -> Result<usize, usize> {
         self.names.binary_search_by(|n| attr_order(n, name))
     }
 
@@ -215,6 +223,17 @@ impl ClassAd {
             .iter()
             .zip(&self.slots)
             .map(|(n, s)| (n, self.view(s)))
+    }
+
+    /// True when `self` and `other` list the same names in shared storage (ads of
+    /// one file usually do): a name is then at the same position in both.
+    pub(crate) fn shares_names_with(&self, other: &ClassAd) -> bool {
+        Arc::ptr_eq(&self.names, &other.names)
+    }
+
+    /// The expression at position `i` (see [`ClassAd::position`]).
+    pub(crate) fn at(&self, i: usize) -> ExprView<'_> {
+        self.view(&self.slots[i])
     }
 
     /// The number of attributes.

@@ -1,17 +1,18 @@
-//! `classad match`: every matching job-machine pair, or a negotiator-style
-//! assignment.
+//! `classad match`: every matching job-slot pair, or a negotiator-style
+//! assignment, from the batch matcher (autoclusters, blocks of slots, every core).
 
 use super::error_count::requirements_errors;
 use super::io::{load_ads, output_error};
 use super::Failure;
 use crate::ad::{read_ads, ClassAd};
 use crate::eval::{Engine, Semantics};
-use crate::matching::{rank, symmetric_match, CompiledPool};
+use crate::matching::batch::{BatchMatcher, RankKey};
+use crate::matching::{negotiator_key, symmetric_match, NegotiatorPolicy};
 use clap::Args;
-use classad_vm::Machine;
 use std::io::Write;
 use std::process::ExitCode;
 use std::sync::Arc;
+use std::time::Instant;
 
 /// The pool used when no files are given: 30 jobs and 40 slots made by the project's
 /// pool generator (`gen_pool.py --machines 40 --jobs 30 --seed 1`).
@@ -30,13 +31,38 @@ pub struct MatchArgs {
     /// Print every symmetric match as `<job index> <machine index>` (0-based).
     #[arg(long)]
     all_pairs: bool,
-    /// Which evaluator to use.
+    /// Which evaluator to use (`reference`: every pair on the tree-walking
+    /// evaluator, one thread).
     #[arg(long, value_enum, default_value_t)]
     engine: super::EngineArg,
+    /// Threads to match on (default: every core).
+    #[arg(long)]
+    threads: Option<usize>,
+    /// Evaluate every job on its own instead of once per autocluster (for
+    /// comparison).
+    #[arg(long)]
+    no_autocluster: bool,
+    /// No summary line on standard error.
+    #[arg(long, short)]
+    quiet: bool,
 }
 
 /// Runs `classad match`.
 pub fn run(a: MatchArgs) -> Result<ExitCode, Failure> {
+    let threads = match a.threads {
+        Some(0) => return Err(Failure::Message("--threads must be at least 1".into())),
+        Some(n) => n,
+        None => std::thread::available_parallelism().map_or(1, |n| n.get()),
+    };
+    let workers = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .map_err(|e| Failure::Message(format!("cannot start {threads} threads: {e}")))?;
+    workers.install(|| run_on_threads(&a, threads))
+}
+
+fn run_on_threads(a: &MatchArgs, threads: usize) -> Result<ExitCode, Failure> {
+    let started = Instant::now();
     let (jobs, machines, job_file, machine_file) = match (&a.jobs, &a.machines) {
         (Some(j), Some(m)) => (load_ads(j)?, load_ads(m)?, j.as_str(), m.as_str()),
         _ => (
@@ -48,69 +74,109 @@ pub fn run(a: MatchArgs) -> Result<ExitCode, Failure> {
     };
     let jobs: Vec<Arc<ClassAd>> = jobs.into_iter().map(Arc::new).collect();
     let machines: Vec<Arc<ClassAd>> = machines.into_iter().map(Arc::new).collect();
+    let read = started.elapsed().as_secs_f64();
     // Error on its own, a Requirements matches nothing: say so rather than print
     // no pairs in silence.
     let alone = "Requirements (evaluated alone, with no TARGET)";
     requirements_errors(&jobs).warn(alone, "jobs", job_file);
     requirements_errors(&machines).warn(alone, "machines", machine_file);
     let stdout = std::io::stdout();
-    let mut out = std::io::BufWriter::new(stdout.lock());
-    let matcher = Matcher::new(a.engine.into(), &jobs, &machines);
-    let lines = if a.all_pairs {
-        all_pairs(&matcher, jobs.len(), machines.len())
-    } else {
-        assign(&matcher, jobs.len(), machines.len())
+    let mut out = std::io::BufWriter::with_capacity(1 << 16, stdout.lock());
+    let policy = NegotiatorPolicy::default();
+    let mut summary = Summary {
+        jobs: jobs.len(),
+        slots: machines.len(),
+        threads,
+        read,
+        ..Summary::default()
     };
-    for (j, m) in lines {
-        writeln!(out, "{j} {m}").map_err(output_error)?;
+    match Engine::from(a.engine) {
+        Engine::Vm => {
+            let t = Instant::now();
+            let mut matcher = BatchMatcher::new(&jobs, &machines, &policy, !a.no_autocluster);
+            summary.cluster = t.elapsed().as_secs_f64();
+            summary.autoclusters = matcher.autoclusters().map(|c| c.len());
+            summary.classes = matcher.classes().len();
+            let t = Instant::now();
+            if a.all_pairs {
+                matcher.for_each_pair(|j, m| {
+                    summary.matches += 1;
+                    writeln!(out, "{j} {m}")
+                })
+            } else {
+                let pairs = matcher.assign();
+                summary.matches = pairs.len();
+                pairs.iter().try_for_each(|(j, m)| writeln!(out, "{j} {m}"))
+            }
+            .map_err(output_error)?;
+            summary.matched = t.elapsed().as_secs_f64();
+            summary.pairs = matcher.stats().pairs;
+        }
+        Engine::Reference => {
+            let t = Instant::now();
+            let pairs = if a.all_pairs {
+                reference_pairs(&jobs, &machines)
+            } else {
+                reference_assign(&jobs, &machines, &policy)
+            };
+            summary.classes = jobs.len();
+            summary.pairs = (jobs.len() * machines.len()) as u64;
+            summary.matches = pairs.len();
+            for (j, m) in pairs {
+                writeln!(out, "{j} {m}").map_err(output_error)?;
+            }
+            summary.matched = t.elapsed().as_secs_f64();
+        }
     }
     out.flush().map_err(output_error)?;
+    if !a.quiet {
+        eprintln!("{}", summary.line());
+    }
     Ok(ExitCode::SUCCESS)
 }
 
-/// Symmetric match and rank on the chosen engine.
-enum Matcher<'a> {
-    Vm(Box<CompiledPool>, Box<std::cell::RefCell<Machine>>),
-    Reference(&'a [Arc<ClassAd>], &'a [Arc<ClassAd>]),
+/// What the one-line summary on standard error says.
+#[derive(Default)]
+struct Summary {
+    jobs: usize,
+    slots: usize,
+    autoclusters: Option<usize>,
+    classes: usize,
+    pairs: u64,
+    matches: usize,
+    threads: usize,
+    read: f64,
+    cluster: f64,
+    matched: f64,
 }
 
-impl<'a> Matcher<'a> {
-    fn new(engine: Engine, jobs: &'a [Arc<ClassAd>], machines: &'a [Arc<ClassAd>]) -> Self {
-        match engine {
-            Engine::Vm => Matcher::Vm(
-                Box::new(CompiledPool::new(jobs, machines)),
-                Box::new(std::cell::RefCell::new(Machine::new())),
-            ),
-            Engine::Reference => Matcher::Reference(jobs, machines),
-        }
-    }
-
-    fn matches(&self, j: usize, m: usize) -> bool {
-        match self {
-            Matcher::Vm(pool, vm) => pool.symmetric_match(&mut vm.borrow_mut(), j, m),
-            Matcher::Reference(jobs, machines) => {
-                symmetric_match(&jobs[j], &machines[m], Semantics::Htcondor)
-            }
-        }
-    }
-
-    fn job_rank(&self, j: usize, m: usize) -> f64 {
-        match self {
-            Matcher::Vm(pool, vm) => pool.rank(&mut vm.borrow_mut(), j, m, true),
-            Matcher::Reference(jobs, machines) => rank(&jobs[j], &machines[m], Semantics::Htcondor),
-        }
+impl Summary {
+    fn line(&self) -> String {
+        let clusters = match self.autoclusters {
+            Some(n) => format!("{n} autoclusters ({} match classes)", self.classes),
+            None => "no autoclusters".to_string(),
+        };
+        format!(
+            "classad match: {} jobs, {} slots, {clusters}, {} evaluations, {} matches; \
+             read {:.3} s, cluster and compile {:.3} s, match {:.3} s; {} threads",
+            self.jobs,
+            self.slots,
+            self.pairs,
+            self.matches,
+            self.read,
+            self.cluster,
+            self.matched,
+            self.threads
+        )
     }
 }
 
-/// Every symmetric match, sorted by job then machine.
-fn all_pairs(matcher: &Matcher<'_>, jobs: usize, machines: usize) -> Vec<(usize, usize)> {
-    if let Matcher::Vm(pool, vm) = matcher {
-        return pool.all_pairs(&mut vm.borrow_mut());
-    }
+/// Every symmetric match on the reference evaluator, by job then machine.
+fn reference_pairs(jobs: &[Arc<ClassAd>], machines: &[Arc<ClassAd>]) -> Vec<(usize, usize)> {
     let mut out = Vec::new();
-    for j in 0..jobs {
-        for m in 0..machines {
-            if matcher.matches(j, m) {
+    for (j, job) in jobs.iter().enumerate() {
+        for (m, machine) in machines.iter().enumerate() {
+            if symmetric_match(job, machine, Semantics::Htcondor) {
                 out.push((j, m));
             }
         }
@@ -118,21 +184,24 @@ fn all_pairs(matcher: &Matcher<'_>, jobs: usize, machines: usize) -> Vec<(usize,
     out
 }
 
-/// One slot per job, jobs in file order, each taking the free matching slot its
-/// Rank prefers (the earlier slot on a tie), as the negotiator does for one submitter
-/// with default settings.
-fn assign(matcher: &Matcher<'_>, jobs: usize, machines: usize) -> Vec<(usize, usize)> {
-    let mut taken = vec![false; machines];
+/// Jobs in file order, each taking the free matching slot with the best key (the
+/// earlier slot on a tie), on the reference evaluator.
+fn reference_assign(
+    jobs: &[Arc<ClassAd>],
+    machines: &[Arc<ClassAd>],
+    policy: &NegotiatorPolicy,
+) -> Vec<(usize, usize)> {
+    let mut taken = vec![false; machines.len()];
     let mut out = Vec::new();
-    for j in 0..jobs {
-        let mut best: Option<(usize, f64)> = None;
-        for (m, &is_taken) in taken.iter().enumerate() {
-            if is_taken || !matcher.matches(j, m) {
+    for (j, job) in jobs.iter().enumerate() {
+        let mut best: Option<(usize, RankKey)> = None;
+        for (m, machine) in machines.iter().enumerate() {
+            if taken[m] || !symmetric_match(job, machine, Semantics::Htcondor) {
                 continue;
             }
-            let r = matcher.job_rank(j, m);
-            if best.is_none_or(|(_, b)| r > b) {
-                best = Some((m, r));
+            let key = negotiator_key(job, machine, policy);
+            if best.is_none_or(|(_, b)| key.better_than(&b)) {
+                best = Some((m, key));
             }
         }
         if let Some((m, _)) = best {

@@ -8,8 +8,14 @@ use crate::syntax::ast::{Expr, ExprRef, Node};
 use classad_vm::{Str, Value};
 use std::sync::{Arc, OnceLock};
 
+pub mod autocluster;
+pub mod batch;
+pub mod policy;
 pub mod pool;
+pub mod refs;
 
+pub use autocluster::{Autoclusters, SignificantAttributes};
+pub use policy::NegotiatorPolicy;
 pub use pool::CompiledPool;
 
 /// True when `job` and `machine` match: HTCondor's `symmetricMatch`, i.e.
@@ -67,5 +73,27 @@ pub fn rank_value(v: &Value) -> f64 {
         Value::Int(i) => i as f64,
         Value::Bool(b) => b as i64 as f64,
         _ => 0.0,
+    }
+}
+
+/// The negotiator's key of `machine` for `job` (negotiator.md section 6) on the
+/// reference evaluator: `NEGOTIATOR_PRE_JOB_RANK` and `NEGOTIATOR_POST_JOB_RANK`
+/// with the machine as MY, and the job's [`rank`].
+pub fn negotiator_key(
+    job: &Arc<ClassAd>,
+    machine: &Arc<ClassAd>,
+    policy: &NegotiatorPolicy,
+) -> batch::RankKey {
+    let machine_expr = |e: &Option<ExprRef>| match e {
+        Some(e) => match eval_in(e, machine, Some(job), Semantics::Htcondor) {
+            Ok(v) => batch::negotiator_rank_value(&v),
+            Err(_) => -f64::MAX,
+        },
+        None => -f64::MAX,
+    };
+    batch::RankKey {
+        pre: machine_expr(&policy.pre_job_rank),
+        rank: rank(job, machine, Semantics::Htcondor),
+        post: machine_expr(&policy.post_job_rank),
     }
 }

@@ -2,12 +2,14 @@
 
 use crate::ad::ClassAd;
 use crate::compile::host::VmHost;
-use crate::compile::{compile_ad, CompiledClassAd};
+use crate::compile::{compile_ad, compile_expr, CompiledClassAd};
 use crate::eval::Semantics;
+use crate::syntax::ast::ExprRef;
 use classad_vm::lanes::LANES;
 use classad_vm::logic::for_each_lane;
 use classad_vm::{
-    ops, ColumnStore, CompiledAd, Halt, Machine, Sides, SlotTable, TargetBlock, Value, Verdicts,
+    ops, Attr, ColumnStore, CompiledAd, Halt, Machine, Sides, SlotTable, TargetBlock, Value,
+    Verdicts,
 };
 use std::sync::Arc;
 
@@ -43,11 +45,17 @@ pub struct CompiledPool {
     pub jobs: Vec<CompiledClassAd>,
     /// The machine (slot) ads.
     pub machines: Vec<CompiledClassAd>,
-    requirements: u32,
-    rank: u32,
-    /// Unique for the process: a machine's cache of TARGET-only values belongs to
-    /// one pool.
-    id: u64,
+    pub(crate) requirements: u32,
+    pub(crate) rank: u32,
+    /// Unique for the process (and renewed when the jobs change): a machine's
+    /// cache of TARGET-only values belongs to one pool.
+    pub(crate) id: u64,
+}
+
+/// A pool id never used before in the process.
+fn next_id() -> u64 {
+    static NEXT_ID: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+    NEXT_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed)
 }
 
 /// True when a machine's Requirements value rules the match out on its own: false,
@@ -58,7 +66,7 @@ fn rules_out(right: &Value) -> bool {
 
 /// HTCondor's `RIGHT.requirements && LEFT.requirements` evaluates each Requirements
 /// below a `&&` and a selection: two levels of depth before the dereference.
-const REQUIREMENTS_SITE: u32 = 2;
+pub(crate) const REQUIREMENTS_SITE: u32 = 2;
 
 impl CompiledPool {
     /// Compiles every ad.
@@ -68,14 +76,65 @@ impl CompiledPool {
         let rank = slots.intern("Rank");
         let jobs = jobs.iter().map(|j| compile_ad(j, &mut slots)).collect();
         let machines = machines.iter().map(|m| compile_ad(m, &mut slots)).collect();
-        static NEXT_ID: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
         CompiledPool {
             slots,
             jobs,
             machines,
             requirements,
             rank,
-            id: NEXT_ID.fetch_add(1, std::sync::atomic::Ordering::Relaxed),
+            id: next_id(),
+        }
+    }
+
+    /// Replaces the jobs with `jobs`, compiled against the pool's names; the
+    /// machines stay as compiled. What a [`Machine`] cached for the old jobs is
+    /// not used for the new ones.
+    pub fn set_jobs(&mut self, jobs: &[Arc<ClassAd>]) {
+        self.jobs = jobs
+            .iter()
+            .map(|j| compile_ad(j, &mut self.slots))
+            .collect();
+        self.id = next_id();
+    }
+
+    /// Compiles `expr` for every machine, as an expression of the machine (MY)
+    /// evaluated against a job (TARGET), under a name no ClassAd expression can
+    /// spell; returns that name's slot, for [`CompiledPool::machine_expr`] and the
+    /// block tiers.
+    pub fn add_machine_expr(&mut self, expr: &ExprRef) -> u32 {
+        let slot = self
+            .slots
+            .intern(&format!("\u{0}machine expression {}", self.slots.len()));
+        for m in &mut self.machines {
+            let program = compile_expr(expr, Some(&m.source), &mut self.slots);
+            m.vm.set(slot, Attr::Code(Arc::new(program)));
+        }
+        self.id = next_id();
+        slot
+    }
+
+    /// `expr`, added as `slot` by [`CompiledPool::add_machine_expr`], evaluated
+    /// with machine `m` as MY and job `j` as TARGET, as HTCondor's `EvalExpr` does.
+    pub fn machine_expr(
+        &self,
+        vm: &mut Machine,
+        slot: u32,
+        expr: &ExprRef,
+        j: usize,
+        m: usize,
+    ) -> Result<Value, crate::eval::Fail> {
+        vm.cache_for(self.id);
+        let (job, machine) = (&self.jobs[j], &self.machines[m]);
+        let sides = Sides::new(&machine.vm, Some(&job.vm));
+        match vm.eval_attr(0, slot, 0, sides, &mut VmHost) {
+            Ok(v) => Ok(v),
+            Err(Halt::Fail) => Err(crate::eval::Fail),
+            Err(Halt::NeedReference) => crate::eval::eval_in(
+                expr,
+                &machine.source,
+                Some(&job.source),
+                Semantics::Htcondor,
+            ),
         }
     }
 

@@ -1,0 +1,532 @@
+//! The batch matchmaker: every job of a queue against every slot of a pool,
+//! evaluated once per match class (see [`super::autocluster`]), a block of slots
+//! and a block of classes at a time, across cores.
+//!
+//! Jobs are taken in queue order, a window at a time; the classes first met in a
+//! window are compiled (one representative job each) and evaluated against every
+//! slot: the slots' Requirements over blocks of representatives and the
+//! representatives' Requirements over blocks of slots ([`Machine::verdicts`]), then,
+//! for the pairs that match, the negotiator's rank key (negotiator.md section 6:
+//! `NEGOTIATOR_PRE_JOB_RANK`, the job's `Rank`, `NEGOTIATOR_POST_JOB_RANK`) over
+//! the same blocks ([`Machine::eval_attr_lanes`]). The work items, one per block
+//! of slots, run on rayon's threads; each result lands in its place, so the output
+//! is the same for any number of threads. A class's result is dropped after its
+//! last job, so memory follows the classes alive, never the match matrix.
+
+use super::autocluster::Autoclusters;
+use super::policy::NegotiatorPolicy;
+use super::pool::{CompiledPool, REQUIREMENTS_SITE};
+use crate::ad::ClassAd;
+use crate::compile::host::VmHost;
+use crate::syntax::ast::ExprRef;
+use classad_vm::lanes::LANES;
+use classad_vm::logic::for_each_lane;
+use classad_vm::{ColumnStore, CompiledAd, Machine, TargetBlock, Value, Verdicts};
+use rayon::prelude::*;
+use std::sync::Arc;
+
+/// The negotiator's order of a candidate slot for a job, compared field by field,
+/// larger first (negotiator.md section 6). PRE and POST are kept in single
+/// precision, as HTCondor keeps them.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct RankKey {
+    /// `NEGOTIATOR_PRE_JOB_RANK`: a number rounded to single precision, or
+    /// `-f64::MAX` when it is not a number.
+    pub pre: f64,
+    /// The job's `Rank` of the slot (0.0 when not a number).
+    pub rank: f64,
+    /// `NEGOTIATOR_POST_JOB_RANK`, as `pre`.
+    pub post: f64,
+}
+
+impl RankKey {
+    /// True when `self` is strictly better than `other`.
+    pub fn better_than(&self, other: &RankKey) -> bool {
+        self.order(other) == std::cmp::Ordering::Greater
+    }
+
+    /// The key order (NaN compares as equal, as HTCondor's `<` and `>` tests
+    /// leave it).
+    fn order(&self, other: &RankKey) -> std::cmp::Ordering {
+        use std::cmp::Ordering::*;
+        for (a, b) in [
+            (self.pre, other.pre),
+            (self.rank, other.rank),
+            (self.post, other.post),
+        ] {
+            if a > b {
+                return Greater;
+            }
+            if a < b {
+                return Less;
+            }
+        }
+        Equal
+    }
+}
+
+/// A negotiator rank expression's value as HTCondor keeps it
+/// (`EvalNegotiatorMatchRank`): a number (booleans count) rounded to single
+/// precision, else `-DBL_MAX`.
+pub fn negotiator_rank_value(v: &Value) -> f64 {
+    match v.as_f64_promoted() {
+        Some(x) => x as f32 as f64,
+        None => -f64::MAX,
+    }
+}
+
+/// One candidate slot of a job, with its key.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Candidate {
+    /// The slot's index in the pool.
+    pub slot: u32,
+    /// Its key.
+    pub key: RankKey,
+}
+
+/// Counts of one run, for the summary a user sees.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct BatchStats {
+    /// Match classes evaluated.
+    pub classes: u64,
+    /// (class, slot) pairs whose match was decided.
+    pub pairs: u64,
+    /// Rank keys computed (one per matching class and slot).
+    pub ranked: u64,
+}
+
+/// A queue and a pool, ready to be matched class by class.
+///
+/// ```
+/// use classad::ad::read_ads;
+/// use classad::matching::batch::BatchMatcher;
+/// use classad::matching::NegotiatorPolicy;
+/// use std::sync::Arc;
+///
+/// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// let ads = |text: &str| -> Result<Vec<_>, classad::ad::ReadError> {
+///     Ok(read_ads(text, "pool")?.into_iter().map(Arc::new).collect())
+/// };
+/// let jobs = ads("Requirements = TARGET.Cpus >= 2\nRank = TARGET.Cpus\n\n\
+///                 Requirements = TARGET.Cpus >= 2\nRank = TARGET.Cpus\n")?;
+/// let slots = ads("Cpus = 1\nRequirements = true\n\nCpus = 8\nRequirements = true\n")?;
+/// let mut matcher = BatchMatcher::new(&jobs, &slots, &NegotiatorPolicy::default(), true);
+/// assert_eq!(matcher.classes().len(), 1, "both jobs are one class");
+/// let mut pairs = Vec::new();
+/// matcher.for_each_pair(|j, m| {
+///     pairs.push((j, m));
+///     Ok::<(), std::io::Error>(())
+/// })?;
+/// assert_eq!(pairs, [(0, 1), (1, 1)]);
+/// assert_eq!(matcher.assign(), [(0, 1)]);
+/// # Ok(())
+/// # }
+/// ```
+pub struct BatchMatcher<'a> {
+    jobs: &'a [Arc<ClassAd>],
+    pool: CompiledPool,
+    /// Per job, its class; per class, its jobs.
+    class_of: Vec<u32>,
+    classes: Vec<Vec<u32>>,
+    autoclusters: Option<Autoclusters>,
+    pre: Option<(u32, ExprRef)>,
+    post: Option<(u32, ExprRef)>,
+    stats: BatchStats,
+}
+
+/// How many new classes one window compiles and evaluates at most.
+const WINDOW_CLASSES: usize = 4096;
+
+/// What one block of slots found for the classes of a window.
+struct BlockResult {
+    /// Per class of the window: which slots of the block match it.
+    masks: Vec<u64>,
+    /// Per class, per matching slot (in slot order): its key.
+    keys: Vec<Vec<RankKey>>,
+    ranked: u64,
+}
+
+impl<'a> BatchMatcher<'a> {
+    /// Compiles the slots and works out the jobs' classes: HTCondor's autoclusters
+    /// refined to be exact (`autocluster`), or one class per job.
+    pub fn new(
+        jobs: &'a [Arc<ClassAd>],
+        slots: &[Arc<ClassAd>],
+        policy: &NegotiatorPolicy,
+        autocluster: bool,
+    ) -> BatchMatcher<'a> {
+        let (class_of, classes, autoclusters) = if autocluster {
+            let a = Autoclusters::new(jobs, slots, policy);
+            (
+                (0..jobs.len()).map(|j| a.class_of(j)).collect(),
+                a.classes().to_vec(),
+                Some(a),
+            )
+        } else {
+            (
+                (0..jobs.len() as u32).collect(),
+                (0..jobs.len() as u32).map(|j| vec![j]).collect(),
+                None,
+            )
+        };
+        let mut pool = CompiledPool::new(&[], slots);
+        let pre = policy
+            .pre_job_rank
+            .as_ref()
+            .map(|e| (pool.add_machine_expr(e), e.clone()));
+        let post = policy
+            .post_job_rank
+            .as_ref()
+            .map(|e| (pool.add_machine_expr(e), e.clone()));
+        BatchMatcher {
+            jobs,
+            pool,
+            class_of,
+            classes,
+            autoclusters,
+            pre,
+            post,
+            stats: BatchStats::default(),
+        }
+    }
+
+    /// The classes, each with its jobs in queue order.
+    pub fn classes(&self) -> &[Vec<u32>] {
+        &self.classes
+    }
+
+    /// The autoclusters, when the matcher formed them.
+    pub fn autoclusters(&self) -> Option<&Autoclusters> {
+        self.autoclusters.as_ref()
+    }
+
+    /// What the runs so far evaluated.
+    pub fn stats(&self) -> BatchStats {
+        self.stats
+    }
+
+    /// Calls `f(job, slot)` for every matching pair, in queue order then slot order,
+    /// without holding the pairs.
+    pub fn for_each_pair<E>(
+        &mut self,
+        mut f: impl FnMut(usize, usize) -> Result<(), E>,
+    ) -> Result<(), E> {
+        let blocks = self.pool.machines.len().div_ceil(LANES);
+        self.windows(false, |_, j, r| {
+            for (b, &mask) in r.masks.iter().enumerate() {
+                let mut err = None;
+                for_each_lane(mask, |l| {
+                    if err.is_none() {
+                        if let Err(e) = f(j, b * LANES + l) {
+                            err = Some(e);
+                        }
+                    }
+                });
+                if let Some(e) = err {
+                    return Err(e);
+                }
+            }
+            debug_assert_eq!(r.masks.len(), blocks);
+            Ok(())
+        })
+    }
+
+    /// Calls `f(job, candidates)` for every job in queue order, with the slots that
+    /// match it, best first by [`RankKey`], ties by slot order.
+    pub fn for_each_candidates<E>(
+        &mut self,
+        mut f: impl FnMut(usize, &[Candidate]) -> Result<(), E>,
+    ) -> Result<(), E> {
+        self.windows(true, |_, j, r| f(j, &r.candidates))
+    }
+
+    /// Today's assignment (until the negotiation cycle replaces it): jobs in queue
+    /// order, each taking the first free slot of its candidates. Pairs in the order
+    /// made.
+    pub fn assign(&mut self) -> Vec<(usize, usize)> {
+        let mut taken = vec![false; self.pool.machines.len()];
+        let mut out = Vec::new();
+        let _ = self.windows(true, |_, j, r| -> Result<(), ()> {
+            // Slots before the class's cursor are taken: skip them for good.
+            let c = &mut r.cursor;
+            while *c < r.candidates.len() && taken[r.candidates[*c].slot as usize] {
+                *c += 1;
+            }
+            if let Some(best) = r.candidates.get(*c) {
+                taken[best.slot as usize] = true;
+                out.push((j, best.slot as usize));
+                *c += 1;
+            }
+            Ok(())
+        });
+        out
+    }
+
+    /// Runs the jobs in queue order a window at a time, calling `f(class, job,
+    /// result of its class)`.
+    fn windows<E>(
+        &mut self,
+        ranks: bool,
+        mut f: impl FnMut(u32, usize, &mut ClassResult) -> Result<(), E>,
+    ) -> Result<(), E> {
+        let n = self.jobs.len();
+        // The last job of each class: its result is dropped after it.
+        let mut last = vec![0u32; self.classes.len()];
+        for (c, jobs) in self.classes.iter().enumerate() {
+            last[c] = *jobs.last().expect("a class has jobs");
+        }
+        let mut results: ahash::AHashMap<u32, ClassResult> = ahash::AHashMap::new();
+        let mut start = 0;
+        while start < n {
+            // The window: jobs until WINDOW_CLASSES new classes are met.
+            let mut new: Vec<u32> = Vec::new();
+            let mut end = start;
+            let mut seen = ahash::AHashSet::new();
+            while end < n {
+                let c = self.class_of[end];
+                if !results.contains_key(&c) && seen.insert(c) {
+                    if new.len() == WINDOW_CLASSES {
+                        break;
+                    }
+                    new.push(c);
+                }
+                end += 1;
+            }
+            for (c, r) in new.iter().zip(self.evaluate(&new, ranks)) {
+                results.insert(*c, r);
+            }
+            for j in start..end {
+                let c = self.class_of[j];
+                let r = results.get_mut(&c).expect("evaluated");
+                f(c, j, r)?;
+                if last[c as usize] as usize == j {
+                    results.remove(&c);
+                }
+            }
+            start = end;
+        }
+        Ok(())
+    }
+
+    /// Evaluates `classes` against every slot.
+    fn evaluate(&mut self, classes: &[u32], ranks: bool) -> Vec<ClassResult> {
+        let reps: Vec<Arc<ClassAd>> = classes
+            .iter()
+            .map(|&c| self.jobs[self.classes[c as usize][0] as usize].clone())
+            .collect();
+        self.pool.set_jobs(&reps);
+        let pool = &self.pool;
+        let (pre, post) = (self.pre.as_ref(), self.post.as_ref());
+        let slots = pool.machines.len();
+        let blocks: Vec<BlockResult> = (0..slots.div_ceil(LANES))
+            .into_par_iter()
+            .map_init(Machine::new, |vm, b| {
+                block_work(pool, vm, b, ranks.then_some((pre, post)))
+            })
+            .collect();
+        self.stats.classes += classes.len() as u64;
+        self.stats.pairs += (classes.len() * slots) as u64;
+        self.stats.ranked += blocks.iter().map(|b| b.ranked).sum::<u64>();
+        // Each class's results, gathered from the blocks in slot order.
+        let mut out: Vec<ClassResult> = (0..classes.len())
+            .map(|ci| ClassResult {
+                masks: blocks.iter().map(|b| b.masks[ci]).collect(),
+                candidates: Vec::new(),
+                cursor: 0,
+            })
+            .collect();
+        if ranks {
+            out.par_iter_mut().enumerate().for_each(|(ci, r)| {
+                let mut cands = Vec::new();
+                for (b, block) in blocks.iter().enumerate() {
+                    let mut keys = block.keys[ci].iter();
+                    for_each_lane(block.masks[ci], |l| {
+                        let key = *keys.next().expect("a key per match");
+                        cands.push(Candidate {
+                            slot: (b * LANES + l) as u32,
+                            key,
+                        });
+                    });
+                }
+                // Stable: ties keep slot order.
+                cands.sort_by(|a, b| b.key.order(&a.key));
+                r.candidates = cands;
+            });
+        }
+        out
+    }
+}
+
+/// A class's result while its jobs are being handled.
+struct ClassResult {
+    /// Per block of slots, which match.
+    masks: Vec<u64>,
+    /// The matching slots, best first (when ranks were asked for).
+    candidates: Vec<Candidate>,
+    /// For the assignment: candidates before it are taken.
+    cursor: usize,
+}
+
+type RankExprs<'e> = (Option<&'e (u32, ExprRef)>, Option<&'e (u32, ExprRef)>);
+
+/// Block `b` of slots against every class of the pool's jobs.
+fn block_work(
+    pool: &CompiledPool,
+    vm: &mut Machine,
+    b: usize,
+    ranks: Option<RankExprs<'_>>,
+) -> BlockResult {
+    vm.cache_for(pool.id);
+    let host = &mut VmHost;
+    let req = pool.requirements;
+    let m0 = b * LANES;
+    let m1 = (m0 + LANES).min(pool.machines.len());
+    let slot_ads: Vec<&CompiledAd> = pool.machines[m0..m1].iter().map(|m| &m.vm).collect();
+    let rep_ads: Vec<&CompiledAd> = pool.jobs.iter().map(|j| &j.vm).collect();
+    let mut slot_store = ColumnStore::new();
+    let mut rep_store = slot_store.sibling();
+    let mut slot_block = slot_store.block(&slot_ads);
+    let mut out = BlockResult {
+        masks: vec![0; rep_ads.len()],
+        keys: vec![Vec::new(); if ranks.is_some() { rep_ads.len() } else { 0 }],
+        ranked: 0,
+    };
+    let mut right = [Verdicts::default(); LANES];
+    let mut values: Vec<Option<Value>> = Vec::new();
+    for (rb, rep_chunk) in rep_ads.chunks(LANES).enumerate() {
+        let r0 = rb * LANES;
+        let mut rep_block = rep_store.block(rep_chunk);
+        // The slots' Requirements over the block of classes, turned to be by class.
+        right.fill(Verdicts::default());
+        for (mi, ad) in slot_ads.iter().enumerate() {
+            let v = vm.verdicts(ad, req, REQUIREMENTS_SITE, &mut rep_block, u64::MAX, host);
+            let bit = 1u64 << mi;
+            for_each_lane(v.yes, |ji| right[ji].yes |= bit);
+            for_each_lane(v.no, |ji| right[ji].no |= bit);
+            for_each_lane(v.unknown, |ji| right[ji].unknown |= bit);
+        }
+        for (ji, ad) in rep_chunk.iter().enumerate() {
+            let r = right[ji];
+            let l = vm.verdicts(ad, req, REQUIREMENTS_SITE, &mut slot_block, !r.no, host);
+            let mut matched = r.yes & l.yes;
+            let unsure = (r.unknown & (l.yes | l.unknown)) | (l.unknown & r.yes);
+            for_each_lane(unsure, |mi| {
+                if pool.symmetric_match(vm, r0 + ji, m0 + mi) {
+                    matched |= 1 << mi;
+                }
+            });
+            out.masks[r0 + ji] = matched;
+        }
+        if let Some((pre, post)) = ranks {
+            rank_block(
+                pool,
+                vm,
+                &mut RankBlock {
+                    r0,
+                    m0,
+                    rep_chunk,
+                    slot_ads: &slot_ads,
+                    rep_block: &mut rep_block,
+                    slot_block: &mut slot_block,
+                    pre,
+                    post,
+                    values: &mut values,
+                    out: &mut out,
+                },
+            );
+        }
+    }
+    out
+}
+
+/// The blocks and expressions of one rank computation.
+struct RankBlock<'b, 'c, 'd> {
+    r0: usize,
+    m0: usize,
+    rep_chunk: &'b [&'b CompiledAd],
+    slot_ads: &'b [&'b CompiledAd],
+    rep_block: &'b mut TargetBlock<'c>,
+    slot_block: &'b mut TargetBlock<'d>,
+    pre: Option<&'b (u32, ExprRef)>,
+    post: Option<&'b (u32, ExprRef)>,
+    values: &'b mut Vec<Option<Value>>,
+    out: &'b mut BlockResult,
+}
+
+/// The rank keys of the matching pairs of one block of classes and one block of
+/// slots: the job's Rank over the block of slots, PRE and POST over the block of
+/// classes.
+fn rank_block(pool: &CompiledPool, vm: &mut Machine, k: &mut RankBlock<'_, '_, '_>) {
+    let host = &mut VmHost;
+    let n = k.rep_chunk.len();
+    // keys[ji][mi], filled where matched.
+    let mut keys = vec![
+        [RankKey {
+            pre: -f64::MAX,
+            rank: 0.0,
+            post: -f64::MAX
+        }; LANES];
+        n
+    ];
+    let mut by_slot = [0u64; LANES];
+    for (ji, ad) in k.rep_chunk.iter().enumerate() {
+        let matched = k.out.masks[k.r0 + ji];
+        if matched == 0 {
+            continue;
+        }
+        for_each_lane(matched, |mi| by_slot[mi] |= 1 << ji);
+        let j = k.r0 + ji;
+        if ad.has(pool.rank) {
+            vm.eval_attr_lanes(
+                ad,
+                pool.rank,
+                0,
+                k.slot_block.targets(),
+                matched,
+                host,
+                k.values,
+            );
+            for_each_lane(matched, |mi| {
+                keys[ji][mi].rank = match &k.values[mi] {
+                    Some(v) => super::rank_value(v),
+                    None => pool.rank(vm, j, k.m0 + mi, true),
+                };
+            });
+        } else {
+            for_each_lane(matched, |mi| {
+                keys[ji][mi].rank = pool.rank(vm, j, k.m0 + mi, true)
+            });
+        }
+        k.out.ranked += u64::from(matched.count_ones());
+    }
+    for (which, expr) in [(0, k.pre), (1, k.post)] {
+        for (mi, ad) in k.slot_ads.iter().enumerate() {
+            let wanted = by_slot[mi];
+            if wanted == 0 {
+                continue;
+            }
+            let Some((slot, e)) = expr else {
+                continue;
+            };
+            vm.eval_attr_lanes(ad, *slot, 0, k.rep_block.targets(), wanted, host, k.values);
+            for_each_lane(wanted, |ji| {
+                let v = match &k.values[ji] {
+                    Some(v) => negotiator_rank_value(v),
+                    None => match pool.machine_expr(vm, *slot, e, k.r0 + ji, k.m0 + mi) {
+                        Ok(v) => negotiator_rank_value(&v),
+                        Err(_) => -f64::MAX,
+                    },
+                };
+                if which == 0 {
+                    keys[ji][mi].pre = v;
+                } else {
+                    keys[ji][mi].post = v;
+                }
+            });
+        }
+    }
+    for (ji, row) in keys.iter().enumerate() {
+        let dst = &mut k.out.keys[k.r0 + ji];
+        for_each_lane(k.out.masks[k.r0 + ji], |mi| dst.push(row[mi]));
+    }
+}
