@@ -42,26 +42,27 @@ pub struct RankKey {
 impl RankKey {
     /// True when `self` is strictly better than `other`.
     pub fn better_than(&self, other: &RankKey) -> bool {
-        self.order(other) == std::cmp::Ordering::Greater
+        self.partial_cmp_key(other) == std::cmp::Ordering::Greater
     }
 
-    /// The key order (NaN compares as equal, as HTCondor's `<` and `>` tests
-    /// leave it).
-    fn order(&self, other: &RankKey) -> std::cmp::Ordering {
-        use std::cmp::Ordering::*;
+    /// The key order, field by field, a NaN below every number. Sort by
+    /// `b.partial_cmp_key(a)` for best first.
+    pub fn partial_cmp_key(&self, other: &RankKey) -> std::cmp::Ordering {
+        // HTCondor's tests leave a NaN neither better nor worse, which is no
+        // order at all; here it is worse than every number (negotiator.md
+        // section 12: where HTCondor's outcome is undefined, the emulator chooses).
+        let norm = |x: f64| if x.is_nan() { f64::NEG_INFINITY } else { x };
         for (a, b) in [
             (self.pre, other.pre),
             (self.rank, other.rank),
             (self.post, other.post),
         ] {
-            if a > b {
-                return Greater;
-            }
-            if a < b {
-                return Less;
+            match norm(a).partial_cmp(&norm(b)) {
+                Some(std::cmp::Ordering::Equal) | None => {}
+                Some(o) => return o,
             }
         }
-        Equal
+        std::cmp::Ordering::Equal
     }
 }
 
@@ -349,7 +350,7 @@ impl<'a> BatchMatcher<'a> {
                     });
                 }
                 // Stable: ties keep slot order.
-                cands.sort_by(|a, b| b.key.order(&a.key));
+                cands.sort_by(|a, b| b.key.partial_cmp_key(&a.key));
                 r.candidates = cands;
             });
         }

@@ -158,3 +158,99 @@ pub fn pool_against_pairs(jobs: &[String], machines: &[String]) -> Result<(), St
     }
     Ok(())
 }
+
+/// `batch_vs_pairs`: the batch matcher, with autoclusters and job by job, against
+/// brute force on the reference evaluator: every matching pair, every job's
+/// candidates in the negotiator's order (keys compared bit for bit), and the
+/// assignment, on 1 and 3 threads. `Err` describes the first difference.
+pub fn batch_against_pairs(jobs: &[String], machines: &[String]) -> Result<(), String> {
+    let ads = |texts: &[String]| -> Vec<Arc<ClassAd>> { texts.iter().map(|t| ad(t)).collect() };
+    batch_against_pairs_of(&ads(jobs), &ads(machines))
+}
+
+/// [`batch_against_pairs`] on ads already read.
+pub fn batch_against_pairs_of(
+    jobs: &[Arc<ClassAd>],
+    machines: &[Arc<ClassAd>],
+) -> Result<(), String> {
+    use classad::matching::batch::{BatchMatcher, Candidate};
+    use classad::matching::{negotiator_key, NegotiatorPolicy};
+    let policy = NegotiatorPolicy::default();
+    let mut pairs = Vec::new();
+    let mut candidates: Vec<Vec<Candidate>> = Vec::new();
+    for (j, job) in jobs.iter().enumerate() {
+        let mut mine = Vec::new();
+        for (m, machine) in machines.iter().enumerate() {
+            if symmetric_match(job, machine, Semantics::Htcondor) {
+                pairs.push((j, m));
+                mine.push(Candidate {
+                    slot: m as u32,
+                    key: negotiator_key(job, machine, &policy),
+                });
+            }
+        }
+        mine.sort_by(|a, b| b.key.partial_cmp_key(&a.key));
+        candidates.push(mine);
+    }
+    let mut taken = vec![false; machines.len()];
+    let mut assigned = Vec::new();
+    for (j, c) in candidates.iter().enumerate() {
+        if let Some(best) = c.iter().find(|c| !taken[c.slot as usize]) {
+            taken[best.slot as usize] = true;
+            assigned.push((j, best.slot as usize));
+        }
+    }
+    let same = |a: f64, b: f64| a.to_bits() == b.to_bits() || (a.is_nan() && b.is_nan());
+    for threads in [1, 3] {
+        let workers = rayon::ThreadPoolBuilder::new()
+            .num_threads(threads)
+            .build()
+            .map_err(|e| e.to_string())?;
+        for autocluster in [true, false] {
+            let how = format!("{threads} threads, autocluster {autocluster}");
+            let r = workers.install(|| -> Result<(), String> {
+                let mut b = BatchMatcher::new(jobs, machines, &policy, autocluster);
+                let mut got = Vec::new();
+                b.for_each_pair(|j, m| {
+                    got.push((j, m));
+                    Ok::<(), ()>(())
+                })
+                .expect("no error");
+                if got != pairs {
+                    return Err(format!("pairs {got:?}, brute force {pairs:?}"));
+                }
+                let mut i = 0;
+                let mut err = None;
+                b.for_each_candidates(|j, c| {
+                    if j != i {
+                        err = Some(format!("candidates of job {j} where {i} was due"));
+                    }
+                    i += 1;
+                    let want = &candidates[j];
+                    let agree = c.len() == want.len()
+                        && c.iter().zip(want).all(|(x, y)| {
+                            x.slot == y.slot
+                                && same(x.key.pre, y.key.pre)
+                                && same(x.key.rank, y.key.rank)
+                                && same(x.key.post, y.key.post)
+                        });
+                    if !agree && err.is_none() {
+                        err = Some(format!("job {j}: candidates {c:?}, brute force {want:?}"));
+                    }
+                    Ok::<(), ()>(())
+                })
+                .expect("no error");
+                if let Some(e) = err {
+                    return Err(e);
+                }
+                let got = b.assign();
+                if got != assigned {
+                    return Err(format!("assignment {got:?}, brute force {assigned:?}"));
+                }
+                Ok(())
+            });
+            r.map_err(|e| format!("{how}: {e}"))?;
+        }
+    }
+    Ok(())
+}

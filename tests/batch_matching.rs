@@ -1,0 +1,288 @@
+//! The batch matcher (`classad::matching::batch`) and autoclusters
+//! (`classad::matching::autocluster`): HTCondor's clustering rules on hand-made
+//! pools, and the batch matcher against brute force on the reference evaluator,
+//! with and without autoclusters, on several thread counts.
+
+#[allow(dead_code, unused_imports)]
+mod gen;
+
+use classad::ad::{read_ads, ClassAd};
+use classad::matching::{Autoclusters, NegotiatorPolicy, SignificantAttributes};
+use std::sync::Arc;
+
+fn ads(text: &str) -> Vec<Arc<ClassAd>> {
+    read_ads(text, "t")
+        .expect("test ads read")
+        .into_iter()
+        .map(Arc::new)
+        .collect()
+}
+
+fn names(sig: &SignificantAttributes) -> Vec<&str> {
+    sig.names().iter().map(|n| n.as_str()).collect()
+}
+
+fn cluster_ids(a: &Autoclusters, jobs: usize) -> Vec<u32> {
+    (0..jobs).map(|j| a.cluster_of(j)).collect()
+}
+
+fn class_ids(a: &Autoclusters, jobs: usize) -> Vec<u32> {
+    (0..jobs).map(|j| a.class_of(j)).collect()
+}
+
+/// Slots that define what the default NEGOTIATOR_PRE_JOB_RANK reads, so that the
+/// lists below show only the rule under test.
+const SLOT: &str = "Cpus = 4\nMemory = 8192\nRank = 0\n";
+
+#[test]
+fn a_target_name_read_by_one_slot_is_significant() {
+    let slots = ads(&format!(
+        "{SLOT}Requirements = TARGET.RequestCpus <= Cpus\n\n\
+         {SLOT}Requirements = TARGET.Foo == 1\n"
+    ));
+    let jobs = ads("Foo = 1\nRequestCpus = 1\nRequirements = true\n\n\
+                    Foo = 2\nRequestCpus = 1\nRequirements = true\n\n\
+                    Foo = 1\nRequestCpus = 1\nRequirements = true\n\n\
+                    Foo = 1\nRequestCpus = 1\nRequirements = true\nOther = 3\n");
+    let a = Autoclusters::new(&jobs, &slots, &NegotiatorPolicy::default());
+    assert_eq!(
+        names(a.significant()),
+        [
+            "Foo",
+            "RequestCpus",
+            "ConcurrencyLimits",
+            "FlockTo",
+            "Rank",
+            "Requirements"
+        ]
+    );
+    assert_eq!(
+        cluster_ids(&a, jobs.len()),
+        [0, 1, 0, 0],
+        "Other is not significant"
+    );
+    assert_eq!(a.jobs(0), [0, 2, 3]);
+    assert_eq!(
+        a.significant().signature(&jobs[1]),
+        "Foo = 2\nRequestCpus = 1\nConcurrencyLimits = \nFlockTo = \nRank = \nRequirements = true\n"
+    );
+}
+
+#[test]
+fn an_unscoped_name_the_slots_lack_is_significant() {
+    let slots = ads(&format!("{SLOT}Requirements = Bar > 3 && Cpus > 1\n"));
+    let jobs = ads(
+        "Bar = 5\nRequirements = true\n\nBar = 2\nRequirements = true\n\nRequirements = true\n",
+    );
+    let a = Autoclusters::new(&jobs, &slots, &NegotiatorPolicy::default());
+    assert_eq!(names(a.significant())[0], "Bar");
+    assert!(
+        !names(a.significant()).contains(&"Cpus"),
+        "the slot has Cpus"
+    );
+    assert_eq!(cluster_ids(&a, 3), [0, 1, 2]);
+}
+
+#[test]
+fn names_reached_through_the_jobs_own_requirements_join_its_signature() {
+    let slots = ads(&format!("{SLOT}Requirements = true\n"));
+    // MyCpus and Extra are read only by the jobs' own Requirements (through
+    // MyCpus): they are in the signature, after the significant names, in
+    // strcasecmp order; a name a job lacks is listed empty.
+    let jobs = ads("Requirements = TARGET.Cpus >= MyCpus\nMyCpus = 2\n\n\
+                    Requirements = TARGET.Cpus >= MyCpus\nMyCpus = 4\n\n\
+                    Requirements = TARGET.Cpus >= MyCpus\nMyCpus = Extra * 2\nExtra = 1\n\n\
+                    Requirements = TARGET.Cpus >= MyCpus\nMyCpus = Extra * 2\nExtra = 2\n\n\
+                    Requirements = TARGET.Cpus >= MyCpus\nMyCpus = 2\nUnread = 7\n");
+    let a = Autoclusters::new(&jobs, &slots, &NegotiatorPolicy::default());
+    assert_eq!(cluster_ids(&a, 5), [0, 1, 2, 3, 0]);
+    assert_eq!(
+        a.significant().signature(&jobs[2]),
+        "ConcurrencyLimits = \nFlockTo = \nRank = \nRequirements = TARGET.Cpus >= MyCpus\n\
+         Extra = 1\nMyCpus = Extra * 2\n"
+    );
+    // A name the job lacks but reads, unscoped, is listed empty.
+    let lacking = ads("Requirements = Missing =?= undefined\n").remove(0);
+    let text = a.significant().signature(&lacking);
+    assert!(
+        text.ends_with("Requirements = Missing =?= undefined\nMissing = \n"),
+        "{text}"
+    );
+}
+
+#[test]
+fn removed_names_are_not_significant_but_still_split_match_classes() {
+    // KFlops, CpusUsage (REMOVE_SIGNIFICANT_ATTRIBUTES) and Slot1_Foo (its
+    // pattern) are dropped by HTCondor's rules: jobs that differ only there are one
+    // autocluster. The slot reads them from the job, so they do not match alike:
+    // the match classes tell them apart.
+    let slots = ads(&format!(
+        "{SLOT}Requirements = TARGET.KFlops > 5 || TARGET.CpusUsage > 1 || TARGET.Slot1_Foo =?= 1\n"
+    ));
+    let jobs = ads(
+        "KFlops = 10\nRequirements = true\n\nKFlops = 1\nRequirements = true\n\n\
+                    CpusUsage = 2\nRequirements = true\n\nSlot1_Foo = 1\nRequirements = true\n\n\
+                    KFlops = 10\nRequirements = true\n",
+    );
+    let a = Autoclusters::new(&jobs, &slots, &NegotiatorPolicy::default());
+    let sig = names(a.significant());
+    for removed in ["KFlops", "CpusUsage", "Slot1_Foo"] {
+        assert!(!sig.contains(&removed), "{removed} in {sig:?}");
+    }
+    assert_eq!(cluster_ids(&a, 5), [0, 0, 0, 0, 0]);
+    assert_eq!(class_ids(&a, 5), [0, 1, 2, 3, 0]);
+    gen::properties::batch_against_pairs_of(&jobs, &slots).unwrap();
+}
+
+#[test]
+fn match_classes_are_exact_where_signatures_are_not() {
+    // Reals that print alike but differ, a list-valued slot attribute HTCondor
+    // skips, a computed attribute name, and the clock.
+    // The jobs read the slot's list, whose element reads the job's Level: HTCondor
+    // skips list-valued slot attributes, so Level is in no signature.
+    let slots = ads(&format!(
+        "{SLOT}Checks = {{ TARGET.Level > 2 }}\nRequirements = TARGET.Weight > 0.1\n"
+    ));
+    let checks = "Requirements = TARGET.Checks[0] =!= false";
+    let jobs = ads(&format!(
+        "Weight = 0.10000000000000001\nLevel = 3\n{checks}\n\n\
+                    Weight = 0.10000000000000002\nLevel = 3\n{checks}\n\n\
+                    Weight = 0.2\nLevel = 1\n{checks}\n\n\
+                    Weight = 0.2\nLevel = 3\n{checks}\n\n\
+                    Weight = 0.2\nLevel = 3\nRequirements = eval(\"TARGET.Cpus\") > 1\n\n\
+                    Weight = 0.2\nLevel = 3\nRequirements = eval(\"TARGET.Cpus\") > 1\n\n\
+                    Weight = 0.2\nLevel = 3\nRequirements = time() > 0\n\n\
+                    Weight = 0.2\nLevel = 3\nRequirements = time() > 0\n"
+    ));
+    let a = Autoclusters::new(&jobs, &slots, &NegotiatorPolicy::default());
+    assert!(
+        !names(a.significant()).contains(&"Level"),
+        "a list-valued attribute"
+    );
+    assert!(a
+        .significant()
+        .extra()
+        .iter()
+        .any(|n| n.as_str() == "Level"));
+    let clusters = cluster_ids(&a, 8);
+    assert_eq!(clusters[0], clusters[1], "HTCondor's text rounds the reals");
+    assert_eq!(clusters[2], clusters[3], "Level is not significant");
+    assert_eq!(clusters[4], clusters[5]);
+    let classes = class_ids(&a, 8);
+    let distinct: std::collections::BTreeSet<u32> = classes.iter().copied().collect();
+    assert_eq!(distinct.len(), 8, "every job its own class: {classes:?}");
+    gen::properties::batch_against_pairs_of(&jobs, &slots).unwrap();
+}
+
+#[test]
+fn a_slot_reading_what_only_some_jobs_of_a_signature_have() {
+    // Two slots, one reading `Gpus` unscoped (it lacks it), one not; jobs of one
+    // submit differ in whether they set it.
+    let slots = ads(&format!(
+        "{SLOT}Requirements = Gpus =?= undefined\n\n{SLOT}Requirements = TARGET.RequestCpus > 0\n"
+    ));
+    let mut text = String::new();
+    for i in 0..150 {
+        let gpus = if i % 3 == 0 { "Gpus = 1\n" } else { "" };
+        text.push_str(&format!(
+            "RequestCpus = 1\nProcId = {i}\n{gpus}Requirements = true\n\n"
+        ));
+    }
+    let jobs = ads(&text);
+    let a = Autoclusters::new(&jobs, &slots, &NegotiatorPolicy::default());
+    assert_eq!(a.len(), 2);
+    assert_eq!(a.cluster_of(0), 0);
+    assert_eq!(a.cluster_of(1), 1);
+    gen::properties::batch_against_pairs_of(&jobs, &slots).unwrap();
+}
+
+/// Ads of the conformance pools, repeated so that they make several blocks of
+/// slots and classes of many jobs.
+fn conformance_pool(
+    n: usize,
+    job_copies: usize,
+    slot_copies: usize,
+) -> (Vec<Arc<ClassAd>>, Vec<Arc<ClassAd>>) {
+    let dir = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/conformance/pools");
+    let read = |f: &str| std::fs::read_to_string(format!("{dir}/{f}")).expect("pool file");
+    let jobs = read(&format!("pool{n}.jobs.ads"));
+    let machines = read(&format!("pool{n}.machines.ads"));
+    let jobs = ads(&vec![jobs.trim_end(); job_copies].join("\n\n"));
+    let machines = ads(&vec![machines.trim_end(); slot_copies].join("\n\n"));
+    (jobs, machines)
+}
+
+#[test]
+fn conformance_pools_match_as_brute_force() {
+    for n in 1..=3 {
+        let (jobs, machines) = conformance_pool(n, 3, 4);
+        assert!(machines.len() > 128, "three blocks of slots at least");
+        gen::properties::batch_against_pairs_of(&jobs, &machines)
+            .unwrap_or_else(|e| panic!("pool{n}: {e}"));
+    }
+}
+
+#[test]
+fn generated_pools_match_as_brute_force() {
+    // The fuzz target's pools: generated ads that refer to each other, nest and
+    // miss, repeated into classes and several blocks.
+    for seed in 0..24u64 {
+        let case = |k: usize| gen::pair_case(0x5eed ^ seed, (seed as usize) * 4 + k);
+        let distinct: Vec<gen::PairCase> = (0..4).map(case).collect();
+        let jobs: Vec<String> = (0..16)
+            .map(|i| distinct[(i * 7 + seed as usize) % 4].job.clone())
+            .collect();
+        let machines: Vec<String> = (0..70 + seed as usize * 3)
+            .map(|i| distinct[i % 4].machine.clone())
+            .collect();
+        gen::properties::batch_against_pairs(&jobs, &machines)
+            .unwrap_or_else(|e| panic!("seed {seed}: {e}"));
+    }
+}
+
+#[test]
+fn classad_match_prints_the_same_on_any_number_of_threads() {
+    let dir = std::env::temp_dir().join(format!("classad-batch-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let pools = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/conformance/pools");
+    let read = |f: &str| std::fs::read_to_string(format!("{pools}/{f}")).unwrap();
+    let jobs = dir.join("jobs.ads");
+    let machines = dir.join("machines.ads");
+    std::fs::write(&jobs, [read("pool1.jobs.ads").trim_end(); 40].join("\n\n")).unwrap();
+    std::fs::write(
+        &machines,
+        [read("pool1.machines.ads").trim_end(); 9].join("\n\n"),
+    )
+    .unwrap();
+    let run = |extra: &[&str]| {
+        let o = std::process::Command::new(env!("CARGO_BIN_EXE_classad"))
+            .arg("match")
+            .arg("--jobs")
+            .arg(&jobs)
+            .arg("--machines")
+            .arg(&machines)
+            .args(extra)
+            .output()
+            .unwrap();
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        (o.stdout, String::from_utf8(o.stderr).unwrap())
+    };
+    for mode in [&["--all-pairs"][..], &[][..]] {
+        let (one, summary) = run(&[mode, &["--threads", "1"]].concat());
+        assert!(!one.is_empty());
+        assert!(
+            summary.starts_with("classad match: 1200 jobs, 360 slots, 5 autoclusters"),
+            "{summary}"
+        );
+        for threads in ["2", "7"] {
+            assert_eq!(
+                run(&[mode, &["--threads", threads]].concat()).0,
+                one,
+                "{threads}"
+            );
+        }
+        let (unclustered, _) = run(&[mode, &["--no-autocluster"]].concat());
+        assert_eq!(unclustered, one, "--no-autocluster");
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}
