@@ -3,6 +3,7 @@
 pub mod classad;
 pub mod json;
 mod old;
+pub mod parts;
 pub mod read;
 pub mod stream;
 

@@ -305,6 +305,30 @@ pub fn read_ads_from(
     file: &str,
     limits: ReadLimits,
 ) -> Result<Vec<ClassAd>, ReadError> {
+    let head = read_head(reader, file, limits)?;
+    let (text, format) = head.read_all(file, limits)?;
+    read_ads_as(&text, file, format)
+}
+
+/// The first lines of a stream of ads, read and checked as [`read_ads_from`]
+/// reads them, and what is left of the stream.
+pub(super) struct Head<R> {
+    /// The text of the first lines.
+    pub(super) text: String,
+    /// The syntax, once the first lines tell it.
+    pub(super) format: Option<Format>,
+    detector: Detector,
+    /// The rest of the stream and the number of its first line (`None`: all read).
+    pub(super) rest: Option<(R, u32)>,
+}
+
+/// Reads the first [`CHECKED_LINES`] lines of `reader`, checking each (see
+/// [`read_ads_from`]).
+pub(super) fn read_head<R: BufRead>(
+    reader: R,
+    file: &str,
+    limits: ReadLimits,
+) -> Result<Head<R>, ReadError> {
     let mut lines = TextLines::new(reader, limits);
     let mut text = String::new();
     let mut detector = Detector::default();
@@ -332,29 +356,51 @@ pub fn read_ads_from(
             text.push('\n');
         }
     }
-    if !lines.done {
-        // Past the first lines, the rest in bulk (checking line by line costs
-        // as much again as parsing).
-        let (first, base) = (lines.number + 1, text.len());
-        text = read_rest(lines.reader, text, first, limits).map_err(|e| e.in_file(file))?;
-        if format.is_none() {
-            for line in text[base..].split_inclusive('\n') {
-                if format.is_some() {
-                    break;
+    let rest = (!lines.done).then(|| (lines.reader, lines.number + 1));
+    Ok(Head {
+        text,
+        format,
+        detector,
+        rest,
+    })
+}
+
+impl<R: BufRead> Head<R> {
+    /// The whole text (the rest read in bulk: checking line by line costs as much
+    /// again as parsing) and its syntax.
+    pub(super) fn read_all(
+        self,
+        file: &str,
+        limits: ReadLimits,
+    ) -> Result<(String, Format), ReadError> {
+        let Head {
+            mut text,
+            mut format,
+            mut detector,
+            rest,
+        } = self;
+        if let Some((reader, first)) = rest {
+            let base = text.len();
+            text = read_rest(reader, text, first, limits).map_err(|e| e.in_file(file))?;
+            if format.is_none() {
+                for line in text[base..].split_inclusive('\n') {
+                    if format.is_some() {
+                        break;
+                    }
+                    format = detector.feed(line.trim_end_matches('\n'));
                 }
-                format = detector.feed(line.trim_end_matches('\n'));
             }
         }
+        let format = format.unwrap_or_else(|| detector.finish());
+        Ok((text, format))
     }
-    let format = format.unwrap_or_else(|| detector.finish());
-    read_ads_as(&text, file, format)
 }
 
 /// `text` followed by the rest of a stream whose first line is number `first`,
 /// read a buffer at a time with the checks of [`TextLines`] done on whole buffers:
 /// a NUL byte and a line over the limit stop the reading where they are; bytes that
 /// are not UTF-8 are found once all is read.
-fn read_rest(
+pub(super) fn read_rest(
     mut reader: impl BufRead,
     text: String,
     first: u32,
@@ -423,7 +469,7 @@ fn read_rest(
 /// `first`), on the line starting at byte `line_start`: its line, and its column
 /// in characters. Bytes before it on the line that are not UTF-8 are the first
 /// fault, as [`TextLines`] reports them.
-fn fault(
+pub(super) fn fault(
     bytes: &[u8],
     first: u32,
     line_start: usize,

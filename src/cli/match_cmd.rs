@@ -1,13 +1,17 @@
 //! `classad match`: every matching job-slot pair, or a negotiator-style
 //! assignment, from the batch matcher (autoclusters, blocks of slots, every core).
 
-use super::error_count::requirements_errors;
+use super::error_count::{requirements_errors, ErrorCount};
 use super::io::{load_ads, output_error};
 use super::Failure;
-use crate::ad::{read_ads, ClassAd};
+use crate::ad::parts::{read_ads_in_parts, PartsError, PART_BYTES};
+use crate::ad::{read_ads, ClassAd, ReadLimits};
 use crate::eval::{Engine, Semantics};
 use crate::matching::batch::{BatchMatcher, RankKey};
-use crate::matching::{negotiator_key, symmetric_match, NegotiatorPolicy};
+use crate::matching::{
+    negotiator_key, symmetric_match, AutoclusterBuilder, Autoclusters, NegotiatorPolicy,
+    PartClasses, SignificantAttributes,
+};
 use clap::Args;
 use std::io::Write;
 use std::process::ExitCode;
@@ -63,40 +67,58 @@ pub fn run(a: MatchArgs) -> Result<ExitCode, Failure> {
 
 fn run_on_threads(a: &MatchArgs, threads: usize) -> Result<ExitCode, Failure> {
     let started = Instant::now();
-    let (jobs, machines, job_file, machine_file) = match (&a.jobs, &a.machines) {
-        (Some(j), Some(m)) => (load_ads(j)?, load_ads(m)?, j.as_str(), m.as_str()),
-        _ => (
-            read_ads(DEFAULT_JOBS, "<built-in jobs>").map_err(|e| e.to_string())?,
+    let policy = NegotiatorPolicy::default();
+    let (machines, machine_file) = match &a.machines {
+        Some(m) => (load_ads(m)?, m.as_str()),
+        None => (
             read_ads(DEFAULT_MACHINES, "<built-in machines>").map_err(|e| e.to_string())?,
-            "<built-in jobs>",
             "<built-in machines>",
         ),
     };
-    let jobs: Vec<Arc<ClassAd>> = jobs.into_iter().map(Arc::new).collect();
     let machines: Vec<Arc<ClassAd>> = machines.into_iter().map(Arc::new).collect();
-    let read = started.elapsed().as_secs_f64();
+    let job_file = a.jobs.as_deref().unwrap_or("<built-in jobs>");
+    // With autoclusters on the VM, the queue is read in parts and each part's ads
+    // dropped once clustered: only a job per class is kept.
+    let streamed = matches!(a.engine, super::EngineArg::Vm) && !a.no_autocluster;
+    let (jobs, clusters) = if streamed {
+        let sig = SignificantAttributes::compute(&machines, &policy);
+        (Vec::new(), Some(cluster_jobs(a.jobs.as_deref(), sig)?))
+    } else {
+        let jobs = match &a.jobs {
+            Some(j) => load_ads(j)?,
+            None => read_ads(DEFAULT_JOBS, "<built-in jobs>").map_err(|e| e.to_string())?,
+        };
+        (jobs.into_iter().map(Arc::new).collect::<Vec<_>>(), None)
+    };
+    let job_count = clusters.as_ref().map_or(jobs.len(), |c| c.jobs_len());
+    let mut summary = Summary {
+        jobs: job_count,
+        slots: machines.len(),
+        threads,
+        read: started.elapsed().as_secs_f64(),
+        ..Summary::default()
+    };
     // Error on its own, a Requirements matches nothing: say so rather than print
     // no pairs in silence.
     let alone = "Requirements (evaluated alone, with no TARGET)";
-    requirements_errors(&jobs).warn(alone, "jobs", job_file);
+    match &clusters {
+        Some(c) => requirements_errors_by_class(c),
+        None => requirements_errors(&jobs),
+    }
+    .warn(alone, "jobs", job_file);
     requirements_errors(&machines).warn(alone, "machines", machine_file);
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::with_capacity(1 << 16, stdout.lock());
-    let policy = NegotiatorPolicy::default();
-    let mut summary = Summary {
-        jobs: jobs.len(),
-        slots: machines.len(),
-        threads,
-        read,
-        ..Summary::default()
-    };
     match Engine::from(a.engine) {
         Engine::Vm => {
             let t = Instant::now();
-            let mut matcher = BatchMatcher::new(&jobs, &machines, &policy, !a.no_autocluster);
-            summary.cluster = t.elapsed().as_secs_f64();
+            let mut matcher = match clusters {
+                Some(c) => BatchMatcher::with_autoclusters(c, &machines, &policy),
+                None => BatchMatcher::new(&jobs, &machines, &policy, false),
+            };
+            summary.compile = t.elapsed().as_secs_f64();
             summary.autoclusters = matcher.autoclusters().map(|c| c.len());
-            summary.classes = matcher.classes().len();
+            summary.classes = matcher.class_count();
             let t = Instant::now();
             if a.all_pairs {
                 matcher.for_each_pair(|j, m| {
@@ -135,6 +157,59 @@ fn run_on_threads(a: &MatchArgs, threads: usize) -> Result<ExitCode, Failure> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// Reads the queue in parts, on every core, clustering each part as it comes and
+/// keeping only a job per class.
+fn cluster_jobs(path: Option<&str>, sig: SignificantAttributes) -> Result<Autoclusters, String> {
+    let mut builder = AutoclusterBuilder::new(sig.clone());
+    let Some(path) = path else {
+        let jobs = read_ads(DEFAULT_JOBS, "<built-in jobs>").map_err(|e| e.to_string())?;
+        builder.add(sig.classify(&jobs), &jobs);
+        return Ok(builder.finish());
+    };
+    let classify = |ads: Vec<ClassAd>| (sig.classify(&ads), ads);
+    let add = |(part, ads): (PartClasses, Vec<ClassAd>)| {
+        builder.add(part, &ads);
+        Ok::<(), std::convert::Infallible>(())
+    };
+    let limits = ReadLimits::default();
+    let read = if path == "-" {
+        let stdin = std::io::stdin().lock();
+        read_ads_in_parts(stdin, "<stdin>", limits, PART_BYTES, classify, add)
+    } else {
+        let file = std::fs::File::open(path).map_err(|e| format!("{path}: {e}"))?;
+        let reader = std::io::BufReader::with_capacity(1 << 20, file);
+        read_ads_in_parts(reader, path, limits, PART_BYTES, classify, add)
+    };
+    match read {
+        Ok(()) => Ok(builder.finish()),
+        Err(PartsError::Read(e)) => Err(e.to_string()),
+        Err(PartsError::Sink(never)) => match never {},
+    }
+}
+
+/// [`requirements_errors`] of each class's first job, counted for all its jobs:
+/// the class's key holds `Requirements` and every name it reads in the job.
+fn requirements_errors_by_class(c: &Autoclusters) -> ErrorCount {
+    let reps = c.representatives();
+    let alone = requirements_errors(reps);
+    let mut count = ErrorCount {
+        total: c.jobs_len(),
+        ..ErrorCount::default()
+    };
+    if alone.first.is_none() {
+        return count;
+    }
+    for (class, jobs) in c.classes().iter().enumerate() {
+        let one = requirements_errors(&reps[class..class + 1]);
+        if one.errors > 0 {
+            count.errors += jobs.len();
+            let first = jobs[0] as usize;
+            count.first = Some(count.first.map_or(first, |f| f.min(first)));
+        }
+    }
+    count
+}
+
 /// What the one-line summary on standard error says.
 #[derive(Default)]
 struct Summary {
@@ -146,7 +221,7 @@ struct Summary {
     matches: usize,
     threads: usize,
     read: f64,
-    cluster: f64,
+    compile: f64,
     matched: f64,
 }
 
@@ -158,13 +233,13 @@ impl Summary {
         };
         format!(
             "classad match: {} jobs, {} slots, {clusters}, {} evaluations, {} matches; \
-             read {:.3} s, cluster and compile {:.3} s, match {:.3} s; {} threads",
+             read and cluster {:.3} s, compile {:.3} s, match {:.3} s; {} threads",
             self.jobs,
             self.slots,
             self.pairs,
             self.matches,
             self.read,
-            self.cluster,
+            self.compile,
             self.matched,
             self.threads
         )

@@ -24,12 +24,13 @@
 //! read the clock or `random()` are evaluated once per class and slot, as HTCondor
 //! evaluates them once per autocluster.
 
+use super::classify::{exact_text, PartClasses};
 use super::policy::NegotiatorPolicy;
 use super::refs::{NameSet, References};
 use crate::ad::ClassAd;
-use crate::syntax::ast::{Expr, ExprView, Node, NodeId};
+use crate::syntax::ast::Node;
 use crate::syntax::unparse::unparse_old_node;
-use classad_vm::{Str, Value};
+use classad_vm::Str;
 use rayon::prelude::*;
 use std::sync::Arc;
 
@@ -187,7 +188,7 @@ impl SignificantAttributes {
 
     /// Walks the attributes `names` of `job`: what they read, and whether the
     /// walk saw everything.
-    fn walk(&self, job: &ClassAd, names: &[Str]) -> (References, bool) {
+    pub(super) fn walk(&self, job: &ClassAd, names: &[Str]) -> (References, bool) {
         let mut refs = References::new();
         for n in names {
             if let Some(e) = job.get(n) {
@@ -199,7 +200,7 @@ impl SignificantAttributes {
     }
 
     /// The names a job's signature lists after the significant ones.
-    fn expanded<'r>(&self, refs: &'r References, listed: &[Str]) -> Vec<&'r Str> {
+    pub(super) fn expanded<'r>(&self, refs: &'r References, listed: &[Str]) -> Vec<&'r Str> {
         let mut ex = NameSet::new();
         for n in refs.external_bare.iter().chain(refs.internal.iter()) {
             if !listed.iter().any(|l| l.eq_ignore_ascii_case(n)) {
@@ -218,7 +219,7 @@ impl SignificantAttributes {
             .collect()
     }
 
-    fn write_signature(&self, job: &ClassAd, refs: &References, out: &mut String) {
+    pub(super) fn write_signature(&self, job: &ClassAd, refs: &References, out: &mut String) {
         let mut line = |name: &str| {
             out.push_str(name);
             out.push_str(" = ");
@@ -237,7 +238,7 @@ impl SignificantAttributes {
 
     /// The key of `job`'s match class (see the module doc), or `None` when the job
     /// must be a class of its own; and the names looked up to make it.
-    fn exact_key(
+    pub(super) fn exact_key(
         &self,
         job: &ClassAd,
         refs: &References,
@@ -336,161 +337,27 @@ fn htcondor_list(mut counted: NameSet, policy: &NegotiatorPolicy) -> Vec<Str> {
     names
 }
 
-/// Appends an exact encoding of the subtree at `id`: equal encodings are equal
-/// trees (reals by their bits). False for a literal list or record value, which
-/// has no encoding here.
-fn exact_text(tree: &Expr, id: NodeId, out: &mut Vec<u8>) -> bool {
-    let mut stack = vec![id];
-    while let Some(id) = stack.pop() {
-        let node = tree.node(id);
-        let name = |out: &mut Vec<u8>, s: &str| {
-            out.extend_from_slice(&(s.len() as u64).to_le_bytes());
-            out.extend_from_slice(s.as_bytes());
-        };
-        match node {
-            Node::Lit(v) => {
-                out.push(1);
-                match v {
-                    Value::Undefined => out.push(0),
-                    Value::Error => out.push(1),
-                    Value::Bool(b) => out.extend_from_slice(&[2, *b as u8]),
-                    Value::Int(i) => {
-                        out.push(3);
-                        out.extend_from_slice(&i.to_le_bytes());
-                    }
-                    Value::Real(r) => {
-                        out.push(4);
-                        out.extend_from_slice(&r.to_bits().to_le_bytes());
-                    }
-                    Value::Str(s) => {
-                        out.push(5);
-                        name(out, s);
-                    }
-                    Value::AbsTime(t) => {
-                        out.push(6);
-                        out.extend_from_slice(&t.secs.to_le_bytes());
-                        out.extend_from_slice(&t.offset.to_le_bytes());
-                    }
-                    Value::RelTime(r) => {
-                        out.push(7);
-                        out.extend_from_slice(&r.to_bits().to_le_bytes());
-                    }
-                    Value::List(_) | Value::Ad(_) => return false,
-                }
-            }
-            Node::Attr {
-                scope,
-                name: n,
-                absolute,
-            } => {
-                out.extend_from_slice(&[2, scope.is_some() as u8, *absolute as u8]);
-                name(out, n);
-            }
-            Node::Unary(op, _) => out.extend_from_slice(&[3, *op as u8]),
-            Node::Binary(op, _, _) => out.extend_from_slice(&[4, *op as u8]),
-            Node::Ternary(..) => out.push(5),
-            Node::Paren(_) => out.push(6),
-            Node::Call { name: n, args } => {
-                out.push(7);
-                name(out, n);
-                out.extend_from_slice(&(args.len() as u64).to_le_bytes());
-            }
-            Node::List(items) => {
-                out.push(8);
-                out.extend_from_slice(&(items.len() as u64).to_le_bytes());
-            }
-            Node::Record(fields) => {
-                out.push(9);
-                out.extend_from_slice(&(fields.len() as u64).to_le_bytes());
-                for (f, _) in fields {
-                    name(out, f);
-                }
-            }
-        }
-        let mut kids: smallvec::SmallVec<[NodeId; 4]> = smallvec::SmallVec::new();
-        node.for_each_child(|k| kids.push(k));
-        stack.extend(kids.iter().rev());
-    }
-    true
-}
-
-/// True when the two expressions are sure to print and evaluate alike: the same
-/// node of one shared tree, or equal literals (reals by their bits).
-fn same_expr(a: ExprView<'_>, b: ExprView<'_>) -> bool {
-    if Arc::ptr_eq(a.tree, b.tree) && a.id == b.id {
-        return true;
-    }
-    match (a.node(), b.node()) {
-        (Node::Lit(x), Node::Lit(y)) => match (x, y) {
-            (Value::Undefined, Value::Undefined) | (Value::Error, Value::Error) => true,
-            (Value::Bool(x), Value::Bool(y)) => x == y,
-            (Value::Int(x), Value::Int(y)) => x == y,
-            (Value::Real(x), Value::Real(y)) => x.to_bits() == y.to_bits(),
-            (Value::Str(x), Value::Str(y)) => x.as_str() == y.as_str(),
-            (Value::AbsTime(x), Value::AbsTime(y)) => x == y,
-            (Value::RelTime(x), Value::RelTime(y)) => x.to_bits() == y.to_bits(),
-            _ => false,
-        },
-        _ => false,
-    }
-}
-
-/// A job's class, as worked out for one job and reused by the next jobs whose
-/// looked-up attributes are the same expressions.
-struct Worked {
-    /// HTCondor's signature.
-    signature: String,
-    /// The match class key; `None`: a class of its own.
-    key: Option<Vec<u8>>,
-    /// Every name looked up, and where it is in the job's names (`None`: absent).
-    looked: Vec<(Str, Option<usize>)>,
-    /// The key holds every attribute of the job: another job must have no more.
-    whole: bool,
-}
-
-impl Worked {
-    fn new(sig: &SignificantAttributes, job: &ClassAd) -> Worked {
-        let (refs, sure) = sig.walk(job, &sig.names);
-        let mut signature = String::new();
-        sig.write_signature(job, &refs, &mut signature);
-        let (key, names) = sig.exact_key(job, &refs, sure);
-        let mut seen = NameSet::new();
-        let looked = names
-            .into_iter()
-            .filter(|n| seen.insert(n))
-            .map(|n| {
-                let at = job.position(&n).ok();
-                (n, at)
-            })
-            .collect();
-        Worked {
-            signature,
-            key,
-            looked,
-            whole: sig.whole_jobs,
-        }
-    }
-
-    /// True when `job` would be worked out exactly as `was` (the job this was
-    /// worked out for) was.
-    fn holds_for(&self, was: &ClassAd, job: &ClassAd) -> bool {
-        if self.key.is_none() || (self.whole && job.len() != was.len()) {
-            return false;
-        }
-        let shared = job.shares_names_with(was);
-        self.looked.iter().all(|(name, at)| {
-            let now = if shared { *at } else { job.position(name).ok() };
-            match (at, now) {
-                (None, None) => true,
-                (Some(a), Some(b)) => same_expr(was.at(*a), job.at(b)),
-                _ => false,
-            }
-        })
-    }
-}
-
 /// Jobs per unit of parallel work when clustering.
 const CHUNK: usize = 4096;
+
+/// An ad a matcher can keep as a class's representative without copying it when
+/// it is shared already.
+pub trait SharedAd: AsRef<ClassAd> {
+    /// The ad, shared.
+    fn shared(&self) -> Arc<ClassAd>;
+}
+
+impl SharedAd for ClassAd {
+    fn shared(&self) -> Arc<ClassAd> {
+        Arc::new(self.clone())
+    }
+}
+
+impl SharedAd for Arc<ClassAd> {
+    fn shared(&self) -> Arc<ClassAd> {
+        self.clone()
+    }
+}
 
 /// A queue's autoclusters and match classes.
 #[derive(Clone, Debug)]
@@ -504,93 +371,31 @@ pub struct Autoclusters {
     class_of: Vec<u32>,
     /// Per match class, its jobs in queue order.
     classes: Vec<Vec<u32>>,
-}
-
-/// One chunk's classes, numbered within the chunk.
-struct ChunkClasses {
-    /// Per job of the chunk: (signature index, key index) into the lists below.
-    of_job: Vec<(u32, u32)>,
-    signatures: Vec<String>,
-    /// `None`: a class of its own.
-    keys: Vec<(u32, Option<Vec<u8>>)>,
+    /// Per match class, its first job.
+    representatives: Vec<Arc<ClassAd>>,
 }
 
 impl Autoclusters {
     /// The autoclusters of `jobs` against `slots` under `policy`.
     pub fn new<J, S>(jobs: &[J], slots: &[S], policy: &NegotiatorPolicy) -> Autoclusters
     where
-        J: AsRef<ClassAd> + Sync,
+        J: SharedAd + Sync,
         S: AsRef<ClassAd> + Sync,
     {
         Autoclusters::with(jobs, SignificantAttributes::compute(slots, policy))
     }
 
     /// The autoclusters of `jobs` given the significant attributes.
-    pub fn with<J: AsRef<ClassAd> + Sync>(jobs: &[J], significant: SignificantAttributes) -> Self {
-        let sig = &significant;
-        let chunks: Vec<ChunkClasses> = jobs
+    pub fn with<J: SharedAd + Sync>(jobs: &[J], significant: SignificantAttributes) -> Self {
+        let parts: Vec<PartClasses> = jobs
             .par_chunks(CHUNK)
-            .map(|chunk| classify_chunk(sig, chunk))
+            .map(|chunk| significant.classify(chunk))
             .collect();
-        // Number in order of first appearance: chunks in order, each chunk's
-        // classes in the order it met them.
-        let mut by_signature: ahash::AHashMap<&str, u32> = ahash::AHashMap::new();
-        let mut by_key: ahash::AHashMap<(u32, &[u8]), u32> = ahash::AHashMap::new();
-        let mut cluster_of = Vec::with_capacity(jobs.len());
-        let mut class_of = Vec::with_capacity(jobs.len());
-        let mut clusters: Vec<Vec<u32>> = Vec::new();
-        let mut classes: Vec<Vec<u32>> = Vec::new();
-        for chunk in &chunks {
-            let sig_ids: Vec<u32> = chunk
-                .signatures
-                .iter()
-                .map(|s| {
-                    let next = clusters.len() as u32;
-                    let id = *by_signature.entry(s.as_str()).or_insert(next);
-                    if id == next {
-                        clusters.push(Vec::new());
-                    }
-                    id
-                })
-                .collect();
-            let key_ids: Vec<Option<u32>> = chunk
-                .keys
-                .iter()
-                .map(|(s, k)| {
-                    k.as_ref().map(|k| {
-                        let next = classes.len() as u32;
-                        let id = *by_key.entry((sig_ids[*s as usize], k)).or_insert(next);
-                        if id == next {
-                            classes.push(Vec::new());
-                        }
-                        id
-                    })
-                })
-                .collect();
-            for &(s, k) in &chunk.of_job {
-                let j = cluster_of.len() as u32;
-                let cluster = sig_ids[s as usize];
-                cluster_of.push(cluster);
-                clusters[cluster as usize].push(j);
-                let class = match key_ids[k as usize] {
-                    Some(c) => c,
-                    None => {
-                        // A class of its own.
-                        classes.push(Vec::new());
-                        classes.len() as u32 - 1
-                    }
-                };
-                class_of.push(class);
-                classes[class as usize].push(j);
-            }
+        let mut builder = AutoclusterBuilder::new(significant);
+        for (part, chunk) in parts.into_iter().zip(jobs.chunks(CHUNK)) {
+            builder.add(part, chunk);
         }
-        Autoclusters {
-            significant,
-            cluster_of,
-            clusters,
-            class_of,
-            classes,
-        }
+        builder.finish()
     }
 
     /// The significant attributes the clusters were formed on.
@@ -606,6 +411,11 @@ impl Autoclusters {
     /// True when there are no jobs.
     pub fn is_empty(&self) -> bool {
         self.clusters.is_empty()
+    }
+
+    /// How many jobs.
+    pub fn jobs_len(&self) -> usize {
+        self.cluster_of.len()
     }
 
     /// The autocluster of job `j` (its index in the queue).
@@ -633,53 +443,128 @@ impl Autoclusters {
     pub fn classes(&self) -> &[Vec<u32>] {
         &self.classes
     }
+
+    /// The first job of match class `c`, which stands for all of them.
+    pub fn representative(&self, c: u32) -> &Arc<ClassAd> {
+        &self.representatives[c as usize]
+    }
+
+    /// The first job of every match class, by class.
+    pub fn representatives(&self) -> &[Arc<ClassAd>] {
+        &self.representatives
+    }
 }
 
-fn classify_chunk<J: AsRef<ClassAd>>(sig: &SignificantAttributes, chunk: &[J]) -> ChunkClasses {
-    let mut out = ChunkClasses {
-        of_job: Vec::with_capacity(chunk.len()),
-        signatures: Vec::new(),
-        keys: Vec::new(),
-    };
-    let mut sig_index: ahash::AHashMap<String, u32> = ahash::AHashMap::new();
-    let mut key_index: ahash::AHashMap<(u32, Vec<u8>), u32> = ahash::AHashMap::new();
-    // The last job worked out in full, and its indices.
-    let mut last: Option<(usize, Worked, (u32, u32))> = None;
-    for (i, job) in chunk.iter().enumerate() {
-        let job = job.as_ref();
-        if let Some((was, worked, ids)) = &last {
-            if worked.holds_for(chunk[*was].as_ref(), job) {
-                out.of_job.push(*ids);
-                continue;
-            }
-        }
-        let worked = Worked::new(sig, job);
-        let s = match sig_index.get(&worked.signature) {
-            Some(&s) => s,
-            None => {
-                let s = out.signatures.len() as u32;
-                out.signatures.push(worked.signature.clone());
-                sig_index.insert(worked.signature.clone(), s);
-                s
-            }
-        };
-        let k = match &worked.key {
-            Some(key) => match key_index.get(&(s, key.clone())) {
-                Some(&k) => k,
-                None => {
-                    let k = out.keys.len() as u32;
-                    out.keys.push((s, Some(key.clone())));
-                    key_index.insert((s, key.clone()), k);
-                    k
-                }
+/// Autoclusters built a part of the queue at a time, in queue order: a part's ads
+/// can be dropped once added (only each class's first job is kept), so a queue
+/// read in parts ([`crate::ad::parts`]) is never held whole. Work out each part's
+/// classes with [`SignificantAttributes::classify`] (on any thread), then
+/// [`AutoclusterBuilder::add`] them in order.
+///
+/// ```
+/// use classad::ad::read_ads;
+/// use classad::matching::autocluster::AutoclusterBuilder;
+/// use classad::matching::{NegotiatorPolicy, SignificantAttributes};
+///
+/// # fn main() -> Result<(), Box<dyn std::error::Error>> {
+/// let slots = read_ads("Requirements = TARGET.RequestCpus <= 4\n", "slots")?;
+/// let sig = SignificantAttributes::compute(&slots, &NegotiatorPolicy::default());
+/// let mut builder = AutoclusterBuilder::new(sig);
+/// for text in ["RequestCpus = 1\n\nRequestCpus = 8\n", "RequestCpus = 1\n"] {
+///     let part = read_ads(text, "jobs")?;
+///     let classes = builder.significant().classify(&part);
+///     builder.add(classes, &part);
+/// }
+/// let clusters = builder.finish();
+/// assert_eq!(clusters.jobs(0), [0, 2]);
+/// # Ok(())
+/// # }
+/// ```
+pub struct AutoclusterBuilder {
+    significant: SignificantAttributes,
+    by_signature: ahash::AHashMap<String, u32>,
+    by_key: ahash::AHashMap<(u32, Vec<u8>), u32>,
+    clusters: Autoclusters,
+}
+
+impl AutoclusterBuilder {
+    /// No jobs yet.
+    pub fn new(significant: SignificantAttributes) -> AutoclusterBuilder {
+        AutoclusterBuilder {
+            significant: significant.clone(),
+            by_signature: ahash::AHashMap::new(),
+            by_key: ahash::AHashMap::new(),
+            clusters: Autoclusters {
+                significant,
+                cluster_of: Vec::new(),
+                clusters: Vec::new(),
+                class_of: Vec::new(),
+                classes: Vec::new(),
+                representatives: Vec::new(),
             },
-            None => {
-                out.keys.push((s, None));
-                out.keys.len() as u32 - 1
-            }
-        };
-        out.of_job.push((s, k));
-        last = Some((i, worked, (s, k)));
+        }
     }
-    out
+
+    /// The significant attributes, to classify parts with.
+    pub fn significant(&self) -> &SignificantAttributes {
+        &self.significant
+    }
+
+    /// Adds the next part of the queue: `jobs`, whose classes `part` are (from
+    /// [`SignificantAttributes::classify`] of the same jobs). Ids are given in
+    /// order of first appearance.
+    pub fn add<J: SharedAd>(&mut self, part: PartClasses, jobs: &[J]) {
+        assert_eq!(part.of_job.len(), jobs.len(), "the part's classes and jobs");
+        let a = &mut self.clusters;
+        let sig_ids: Vec<u32> = part
+            .signatures
+            .into_iter()
+            .map(|s| {
+                let next = a.clusters.len() as u32;
+                let id = *self.by_signature.entry(s).or_insert(next);
+                if id == next {
+                    a.clusters.push(Vec::new());
+                }
+                id
+            })
+            .collect();
+        let base = a.cluster_of.len() as u32;
+        let key_ids: Vec<Option<u32>> = part
+            .keys
+            .into_iter()
+            .map(|(s, first, k)| {
+                k.map(|k| {
+                    let next = a.classes.len() as u32;
+                    let id = *self.by_key.entry((sig_ids[s as usize], k)).or_insert(next);
+                    if id == next {
+                        a.classes.push(Vec::new());
+                        a.representatives.push(jobs[first as usize].shared());
+                    }
+                    id
+                })
+            })
+            .collect();
+        for (i, &(s, k)) in part.of_job.iter().enumerate() {
+            let j = base + i as u32;
+            let cluster = sig_ids[s as usize];
+            a.cluster_of.push(cluster);
+            a.clusters[cluster as usize].push(j);
+            let class = match key_ids[k as usize] {
+                Some(c) => c,
+                None => {
+                    // A class of its own.
+                    a.classes.push(Vec::new());
+                    a.representatives.push(jobs[i].shared());
+                    a.classes.len() as u32 - 1
+                }
+            };
+            a.class_of.push(class);
+            a.classes[class as usize].push(j);
+        }
+    }
+
+    /// The autoclusters of every job added.
+    pub fn finish(self) -> Autoclusters {
+        self.clusters
+    }
 }

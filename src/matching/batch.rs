@@ -112,7 +112,7 @@ pub struct BatchStats {
 ///                 Requirements = TARGET.Cpus >= 2\nRank = TARGET.Cpus\n")?;
 /// let slots = ads("Cpus = 1\nRequirements = true\n\nCpus = 8\nRequirements = true\n")?;
 /// let mut matcher = BatchMatcher::new(&jobs, &slots, &NegotiatorPolicy::default(), true);
-/// assert_eq!(matcher.classes().len(), 1, "both jobs are one class");
+/// assert_eq!(matcher.class_count(), 1, "both jobs are one class");
 /// let mut pairs = Vec::new();
 /// matcher.for_each_pair(|j, m| {
 ///     pairs.push((j, m));
@@ -123,12 +123,12 @@ pub struct BatchStats {
 /// # Ok(())
 /// # }
 /// ```
-pub struct BatchMatcher<'a> {
-    jobs: &'a [Arc<ClassAd>],
+pub struct BatchMatcher {
     pool: CompiledPool,
-    /// Per job, its class; per class, its jobs.
+    /// Per job, its class.
     class_of: Vec<u32>,
-    classes: Vec<Vec<u32>>,
+    /// Per class, the job that stands for it.
+    representatives: Vec<Arc<ClassAd>>,
     autoclusters: Option<Autoclusters>,
     pre: Option<(u32, ExprRef)>,
     post: Option<(u32, ExprRef)>,
@@ -147,29 +147,44 @@ struct BlockResult {
     ranked: u64,
 }
 
-impl<'a> BatchMatcher<'a> {
+impl BatchMatcher {
     /// Compiles the slots and works out the jobs' classes: HTCondor's autoclusters
     /// refined to be exact (`autocluster`), or one class per job.
     pub fn new(
-        jobs: &'a [Arc<ClassAd>],
+        jobs: &[Arc<ClassAd>],
         slots: &[Arc<ClassAd>],
         policy: &NegotiatorPolicy,
         autocluster: bool,
-    ) -> BatchMatcher<'a> {
-        let (class_of, classes, autoclusters) = if autocluster {
-            let a = Autoclusters::new(jobs, slots, policy);
-            (
-                (0..jobs.len()).map(|j| a.class_of(j)).collect(),
-                a.classes().to_vec(),
-                Some(a),
-            )
+    ) -> BatchMatcher {
+        if autocluster {
+            BatchMatcher::with_autoclusters(Autoclusters::new(jobs, slots, policy), slots, policy)
         } else {
-            (
-                (0..jobs.len() as u32).collect(),
-                (0..jobs.len() as u32).map(|j| vec![j]).collect(),
-                None,
-            )
-        };
+            let class_of = (0..jobs.len() as u32).collect();
+            BatchMatcher::with_classes(class_of, jobs.to_vec(), None, slots, policy)
+        }
+    }
+
+    /// Matches the match classes of `autoclusters` (which may come from a queue
+    /// read in parts, see [`super::AutoclusterBuilder`]) against `slots`.
+    pub fn with_autoclusters(
+        autoclusters: Autoclusters,
+        slots: &[Arc<ClassAd>],
+        policy: &NegotiatorPolicy,
+    ) -> BatchMatcher {
+        let class_of = (0..autoclusters.jobs_len())
+            .map(|j| autoclusters.class_of(j))
+            .collect();
+        let reps = autoclusters.representatives().to_vec();
+        BatchMatcher::with_classes(class_of, reps, Some(autoclusters), slots, policy)
+    }
+
+    fn with_classes(
+        class_of: Vec<u32>,
+        representatives: Vec<Arc<ClassAd>>,
+        autoclusters: Option<Autoclusters>,
+        slots: &[Arc<ClassAd>],
+        policy: &NegotiatorPolicy,
+    ) -> BatchMatcher {
         let mut pool = CompiledPool::new(&[], slots);
         let pre = policy
             .pre_job_rank
@@ -180,10 +195,9 @@ impl<'a> BatchMatcher<'a> {
             .as_ref()
             .map(|e| (pool.add_machine_expr(e), e.clone()));
         BatchMatcher {
-            jobs,
             pool,
             class_of,
-            classes,
+            representatives,
             autoclusters,
             pre,
             post,
@@ -191,9 +205,9 @@ impl<'a> BatchMatcher<'a> {
         }
     }
 
-    /// The classes, each with its jobs in queue order.
-    pub fn classes(&self) -> &[Vec<u32>] {
-        &self.classes
+    /// How many classes the jobs are evaluated in.
+    pub fn class_count(&self) -> usize {
+        self.representatives.len()
     }
 
     /// The autoclusters, when the matcher formed them.
@@ -270,11 +284,11 @@ impl<'a> BatchMatcher<'a> {
         ranks: bool,
         mut f: impl FnMut(u32, usize, &mut ClassResult) -> Result<(), E>,
     ) -> Result<(), E> {
-        let n = self.jobs.len();
+        let n = self.class_of.len();
         // The last job of each class: its result is dropped after it.
-        let mut last = vec![0u32; self.classes.len()];
-        for (c, jobs) in self.classes.iter().enumerate() {
-            last[c] = *jobs.last().expect("a class has jobs");
+        let mut last = vec![0u32; self.representatives.len()];
+        for (j, &c) in self.class_of.iter().enumerate() {
+            last[c as usize] = j as u32;
         }
         let mut results: ahash::AHashMap<u32, ClassResult> = ahash::AHashMap::new();
         let mut start = 0;
@@ -313,7 +327,7 @@ impl<'a> BatchMatcher<'a> {
     fn evaluate(&mut self, classes: &[u32], ranks: bool) -> Vec<ClassResult> {
         let reps: Vec<Arc<ClassAd>> = classes
             .iter()
-            .map(|&c| self.jobs[self.classes[c as usize][0] as usize].clone())
+            .map(|&c| self.representatives[c as usize].clone())
             .collect();
         self.pool.set_jobs(&reps);
         let pool = &self.pool;

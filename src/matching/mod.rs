@@ -10,11 +10,13 @@ use std::sync::{Arc, OnceLock};
 
 pub mod autocluster;
 pub mod batch;
+mod classify;
 pub mod policy;
 pub mod pool;
 pub mod refs;
 
-pub use autocluster::{Autoclusters, SignificantAttributes};
+pub use autocluster::{AutoclusterBuilder, Autoclusters, SignificantAttributes};
+pub use classify::PartClasses;
 pub use policy::NegotiatorPolicy;
 pub use pool::CompiledPool;
 
