@@ -1,5 +1,11 @@
 //! The `classad` command.
 
+/// mimalloc rather than the system allocator: reading a large queue on several
+/// threads allocates and frees small blocks at a rate where glibc's allocator
+/// spends a fifth of the time (see BENCHMARKS.md, "Batch matching").
+#[global_allocator]
+static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
+
 fn main() -> std::process::ExitCode {
     // The memory budget of evaluations (see `classad::limits`), before anything is
     // compiled.

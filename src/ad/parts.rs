@@ -9,7 +9,7 @@ use super::classad::ClassAd;
 use super::read::{read_ads_as, Format, ReadError};
 use super::stream::{fault, read_head, LineProblem, ReadLimits};
 use rayon::prelude::*;
-use std::io::{BufRead, ErrorKind};
+use std::io::{BufRead, ErrorKind, Read};
 
 /// The size a part is cut at (at the next empty line after it).
 pub const PART_BYTES: usize = 8 << 20;
@@ -33,6 +33,8 @@ struct Part {
 struct Parsed<T> {
     lines: usize,
     result: Result<T, ReadError>,
+    /// The part's buffer, for the next part.
+    buffer: Vec<u8>,
 }
 
 /// Reads every ad of `reader` (syntax detected as [`super::read_ads`] detects it;
@@ -63,7 +65,7 @@ pub fn read_ads_in_parts<R, T, E>(
     mut sink: impl FnMut(T) -> Result<(), E>,
 ) -> Result<(), PartsError<E>>
 where
-    R: BufRead,
+    R: BufRead + Send,
     T: Send,
 {
     let head = read_head(reader, file, limits).map_err(PartsError::Read)?;
@@ -72,107 +74,145 @@ where
         let ads = read_ads_as(&text, file, format).map_err(PartsError::Read)?;
         return sink(map(ads)).map_err(PartsError::Sink);
     }
-    let (mut reader, _) = head.rest.expect("checked above");
-    let mut buf = head.text.into_bytes();
-    // Where the line still being read starts in `buf`, for the line length check.
-    let mut line_start = memchr::memrchr(b'\n', &buf).map_or(0, |i| i + 1);
-    let batch = 2 * rayon::current_num_threads().max(1);
-    let mut lines_before = 0usize;
-    let mut parts: Vec<Part> = Vec::new();
-    let mut eof = false;
-    while !eof || !buf.is_empty() || !parts.is_empty() {
-        // Fill a batch of parts.
-        while !eof && parts.len() < batch {
-            let chunk = match reader.fill_buf() {
-                Ok(c) => c,
-                Err(e) if e.kind() == ErrorKind::Interrupted => continue,
-                Err(e) => {
-                    let err = read_fault(&buf, line_start, buf.len(), LineProblem::Io(e), file);
-                    return flush_then(parts, err, file, &map, &mut sink, lines_before);
-                }
-            };
-            if chunk.is_empty() {
-                eof = true;
-                break;
-            }
-            let from = buf.len();
-            buf.extend_from_slice(chunk);
-            let n = chunk.len();
-            reader.consume(n);
-            // A line can only be over the limit when what is held since the
-            // first unfinished line is: then find which.
-            if buf.len() - line_start > limits.max_line_bytes {
-                if let Some(at) = first_long_line(&buf, line_start, limits.max_line_bytes) {
-                    let problem = LineProblem::TooLong(limits.max_line_bytes);
-                    let err = read_fault(&buf, at, at + limits.max_line_bytes, problem, file);
-                    return flush_then(parts, err, file, &map, &mut sink, lines_before);
-                }
-            }
-            if let Some(nl) = memchr::memrchr(b'\n', &buf[from..]) {
-                line_start = from + nl + 1;
-            }
-            if buf.len() >= part_bytes {
-                if let Some(cut) = memchr::memmem::rfind(&buf, b"\n\n") {
-                    let rest = buf.split_off(cut + 2);
-                    line_start -= cut + 2;
-                    parts.push(Part {
-                        bytes: std::mem::replace(&mut buf, rest),
-                    });
+    let (reader, _) = head.rest.expect("checked above");
+    let threads = rayon::current_num_threads().max(1);
+    // Parts are read ahead while a batch is parsed; their buffers come back for
+    // reuse (fresh ones would be fresh pages, zeroed by the kernel, every time).
+    let (parts_tx, parts_rx) = std::sync::mpsc::sync_channel::<Result<Part, ReadError>>(threads);
+    let (spare_tx, spare_rx) = std::sync::mpsc::channel::<Vec<u8>>();
+    let producer = Producer {
+        reader,
+        buf: head.text.into_bytes(),
+        limits,
+        part_bytes,
+        file,
+        parts: parts_tx,
+        spare: spare_rx,
+    };
+    std::thread::scope(|scope| {
+        scope.spawn(move || producer.run());
+        let mut lines_before = 0usize;
+        loop {
+            // A batch: a part per thread, as many as are ready (at least one).
+            let mut batch: Vec<Part> = Vec::new();
+            let mut failed = None;
+            while batch.len() < threads {
+                let next = if batch.is_empty() {
+                    parts_rx.recv().ok()
+                } else {
+                    parts_rx.try_recv().ok()
+                };
+                match next {
+                    Some(Ok(p)) => batch.push(p),
+                    Some(Err(e)) => {
+                        failed = Some(e);
+                        break;
+                    }
+                    None => break,
                 }
             }
-        }
-        if eof && !buf.is_empty() {
-            parts.push(Part {
-                bytes: std::mem::take(&mut buf),
-            });
-        }
-        if parts.is_empty() {
-            break;
-        }
-        let parsed: Vec<Parsed<T>> = std::mem::take(&mut parts)
-            .into_par_iter()
-            .map(|p| parse_part(p, file, &map))
-            .collect();
-        for p in parsed {
-            match p.result {
-                Ok(t) => sink(t).map_err(PartsError::Sink)?,
-                Err(mut e) => {
-                    e.line = e.line.saturating_add(lines_before as u32);
-                    return Err(PartsError::Read(e));
-                }
+            if batch.is_empty() && failed.is_none() {
+                return Ok(());
             }
-            lines_before += p.lines;
-        }
-    }
-    Ok(())
-}
-
-/// Parses the parts read so far (whose ads come before the error), then reports
-/// the read error `err` (its line counted from the start of `buf`).
-fn flush_then<T: Send, E>(
-    parts: Vec<Part>,
-    mut err: ReadError,
-    file: &str,
-    map: &(impl Fn(Vec<ClassAd>) -> T + Sync),
-    sink: &mut impl FnMut(T) -> Result<(), E>,
-    mut lines_before: usize,
-) -> Result<(), PartsError<E>> {
-    let parsed: Vec<Parsed<T>> = parts
-        .into_par_iter()
-        .map(|p| parse_part(p, file, map))
-        .collect();
-    for p in parsed {
-        match p.result {
-            Ok(t) => sink(t).map_err(PartsError::Sink)?,
-            Err(mut e) => {
+            let parsed: Vec<Parsed<T>> = batch
+                .into_par_iter()
+                .map(|p| parse_part(p, file, &map))
+                .collect();
+            for p in parsed {
+                let _ = spare_tx.send(p.buffer);
+                match p.result {
+                    Ok(t) => sink(t).map_err(PartsError::Sink)?,
+                    Err(mut e) => {
+                        e.line = e.line.saturating_add(lines_before as u32);
+                        return Err(PartsError::Read(e));
+                    }
+                }
+                lines_before += p.lines;
+            }
+            if let Some(mut e) = failed {
                 e.line = e.line.saturating_add(lines_before as u32);
                 return Err(PartsError::Read(e));
             }
         }
-        lines_before += p.lines;
+    })
+}
+
+/// How much one read asks for.
+const READ_STEP: u64 = 1 << 20;
+
+/// The thread that reads the stream and cuts it into parts.
+struct Producer<'f, R> {
+    reader: R,
+    /// What is read and not yet cut (its first line is the first line after the
+    /// parts sent).
+    buf: Vec<u8>,
+    limits: ReadLimits,
+    part_bytes: usize,
+    file: &'f str,
+    parts: std::sync::mpsc::SyncSender<Result<Part, ReadError>>,
+    spare: std::sync::mpsc::Receiver<Vec<u8>>,
+}
+
+impl<R: BufRead> Producer<'_, R> {
+    /// Reads to the end (or the first error, sent as the last item), sending parts
+    /// cut at empty lines. Stops early when the reader of the parts is gone.
+    fn run(mut self) {
+        let max = self.limits.max_line_bytes;
+        // Where the line still being read starts in `buf`.
+        let mut line_start = memchr::memrchr(b'\n', &self.buf).map_or(0, |i| i + 1);
+        loop {
+            let from = self.buf.len();
+            let step = (&mut self.reader)
+                .take(READ_STEP)
+                .read_to_end(&mut self.buf);
+            let got = match step {
+                Ok(n) => n,
+                Err(e) if e.kind() == ErrorKind::Interrupted => continue,
+                Err(e) => {
+                    let len = self.buf.len();
+                    let problem = LineProblem::Io(e);
+                    let err = read_fault(&self.buf, line_start, len, problem, self.file);
+                    let _ = self.parts.send(Err(err));
+                    return;
+                }
+            };
+            // A line can only be over the limit when what is held since the first
+            // unfinished line is: then find which.
+            if self.buf.len() - line_start > max {
+                if let Some(at) = first_long_line(&self.buf, line_start, max) {
+                    let problem = LineProblem::TooLong(max);
+                    let err = read_fault(&self.buf, at, at + max, problem, self.file);
+                    let _ = self.parts.send(Err(err));
+                    return;
+                }
+            }
+            if let Some(nl) = memchr::memrchr(b'\n', &self.buf[from..]) {
+                line_start = from + nl + 1;
+            }
+            let eof = got == 0;
+            if eof || self.buf.len() >= self.part_bytes {
+                let cut = if eof {
+                    Some(self.buf.len())
+                } else {
+                    memchr::memmem::rfind(&self.buf, b"\n\n").map(|c| c + 2)
+                };
+                if let Some(cut) = cut.filter(|&c| c > 0) {
+                    let mut rest = self.spare.try_recv().unwrap_or_default();
+                    rest.clear();
+                    rest.extend_from_slice(&self.buf[cut..]);
+                    self.buf.truncate(cut);
+                    line_start -= cut.min(line_start);
+                    let part = std::mem::replace(&mut self.buf, rest);
+                    if self.parts.send(Ok(Part { bytes: part })).is_err() {
+                        return;
+                    }
+                }
+            }
+            if eof {
+                return;
+            }
+        }
     }
-    err.line = err.line.saturating_add(lines_before as u32);
-    Err(PartsError::Read(err))
 }
 
 /// A problem at byte `at` of `buf`, on the line starting at `line_start`, with its
@@ -208,25 +248,32 @@ fn parse_part<T>(p: Part, file: &str, map: &impl Fn(Vec<ClassAd>) -> T) -> Parse
         read_fault(bytes, line_start, at, problem, file)
     };
     if let Some(at) = memchr::memchr(0, &p.bytes) {
+        let result = Err(fail(&p.bytes, at, LineProblem::Nul));
         return Parsed {
             lines,
-            result: Err(fail(&p.bytes, at, LineProblem::Nul)),
+            result,
+            buffer: p.bytes,
         };
     }
-    let text = match String::from_utf8(p.bytes) {
-        Ok(t) => t,
+    match String::from_utf8(p.bytes) {
+        Ok(text) => {
+            let result = read_ads_as(&text, file, Format::Old).map(map);
+            Parsed {
+                lines,
+                result,
+                buffer: text.into_bytes(),
+            }
+        }
         Err(e) => {
             let at = e.utf8_error().valid_up_to();
             let bytes = e.into_bytes();
-            return Parsed {
+            let result = Err(fail(&bytes, at, LineProblem::NotUtf8));
+            Parsed {
                 lines,
-                result: Err(fail(&bytes, at, LineProblem::NotUtf8)),
-            };
+                result,
+                buffer: bytes,
+            }
         }
-    };
-    Parsed {
-        lines,
-        result: read_ads_as(&text, file, Format::Old).map(map),
     }
 }
 

@@ -7,7 +7,7 @@ use super::Failure;
 use crate::ad::parts::{read_ads_in_parts, PartsError, PART_BYTES};
 use crate::ad::{read_ads, ClassAd, ReadLimits};
 use crate::eval::{Engine, Semantics};
-use crate::matching::batch::{BatchMatcher, RankKey};
+use crate::matching::batch::{BatchMatcher, CompiledSlots, RankKey};
 use crate::matching::{
     negotiator_key, symmetric_match, AutoclusterBuilder, Autoclusters, NegotiatorPolicy,
     PartClasses, SignificantAttributes,
@@ -80,9 +80,16 @@ fn run_on_threads(a: &MatchArgs, threads: usize) -> Result<ExitCode, Failure> {
     // With autoclusters on the VM, the queue is read in parts and each part's ads
     // dropped once clustered: only a job per class is kept.
     let streamed = matches!(a.engine, super::EngineArg::Vm) && !a.no_autocluster;
+    let mut compiled = None;
     let (jobs, clusters) = if streamed {
         let sig = SignificantAttributes::compute(&machines, &policy);
-        (Vec::new(), Some(cluster_jobs(a.jobs.as_deref(), sig)?))
+        // The slots compile while the queue is read: both on every core.
+        let (slots, clusters) = rayon::join(
+            || CompiledSlots::new(&machines, &policy),
+            || cluster_jobs(a.jobs.as_deref(), sig),
+        );
+        compiled = Some(slots);
+        (Vec::new(), Some(clusters?))
     } else {
         let jobs = match &a.jobs {
             Some(j) => load_ads(j)?,
@@ -112,9 +119,10 @@ fn run_on_threads(a: &MatchArgs, threads: usize) -> Result<ExitCode, Failure> {
     match Engine::from(a.engine) {
         Engine::Vm => {
             let t = Instant::now();
-            let mut matcher = match clusters {
-                Some(c) => BatchMatcher::with_autoclusters(c, &machines, &policy),
-                None => BatchMatcher::new(&jobs, &machines, &policy, false),
+            let mut matcher = match (clusters, compiled) {
+                (Some(c), Some(slots)) => BatchMatcher::with_compiled(c, slots),
+                (Some(c), None) => BatchMatcher::with_autoclusters(c, &machines, &policy),
+                (None, _) => BatchMatcher::new(&jobs, &machines, &policy, false),
             };
             summary.compile = t.elapsed().as_secs_f64();
             summary.autoclusters = matcher.autoclusters().map(|c| c.len());
@@ -173,7 +181,7 @@ fn cluster_jobs(path: Option<&str>, sig: SignificantAttributes) -> Result<Autocl
     };
     let limits = ReadLimits::default();
     let read = if path == "-" {
-        let stdin = std::io::stdin().lock();
+        let stdin = std::io::BufReader::with_capacity(1 << 20, std::io::stdin());
         read_ads_in_parts(stdin, "<stdin>", limits, PART_BYTES, classify, add)
     } else {
         let file = std::fs::File::open(path).map_err(|e| format!("{path}: {e}"))?;
@@ -233,13 +241,12 @@ impl Summary {
         };
         format!(
             "classad match: {} jobs, {} slots, {clusters}, {} evaluations, {} matches; \
-             read and cluster {:.3} s, compile {:.3} s, match {:.3} s; {} threads",
+             read, cluster and compile {:.3} s, match {:.3} s; {} threads",
             self.jobs,
             self.slots,
             self.pairs,
             self.matches,
-            self.read,
-            self.compile,
+            self.read + self.compile,
             self.matched,
             self.threads
         )

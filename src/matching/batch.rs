@@ -135,6 +135,39 @@ pub struct BatchMatcher {
     stats: BatchStats,
 }
 
+/// The slots of a pool compiled for the batch matcher, with the negotiator's
+/// rank expressions compiled for each.
+pub struct CompiledSlots {
+    pool: CompiledPool,
+    pre: Option<(u32, ExprRef)>,
+    post: Option<(u32, ExprRef)>,
+}
+
+impl CompiledSlots {
+    /// Compiles `slots` (on rayon's threads) and `policy`'s
+    /// `NEGOTIATOR_PRE_JOB_RANK` and `NEGOTIATOR_POST_JOB_RANK` for each.
+    pub fn new(slots: &[Arc<ClassAd>], policy: &NegotiatorPolicy) -> CompiledSlots {
+        let exprs: Vec<ExprRef> = [&policy.pre_job_rank, &policy.post_job_rank]
+            .into_iter()
+            .flatten()
+            .cloned()
+            .collect();
+        let pool = CompiledPool::with_machine_exprs(&[], slots, &exprs);
+        let mut compiled = pool.machine_exprs().iter().zip(exprs);
+        let pre = policy
+            .pre_job_rank
+            .as_ref()
+            .and_then(|_| compiled.next())
+            .map(|(s, e)| (*s, e));
+        let post = policy
+            .post_job_rank
+            .as_ref()
+            .and_then(|_| compiled.next())
+            .map(|(s, e)| (*s, e));
+        CompiledSlots { pool, pre, post }
+    }
+}
+
 /// How many new classes one window compiles and evaluates at most.
 const WINDOW_CLASSES: usize = 4096;
 
@@ -160,7 +193,8 @@ impl BatchMatcher {
             BatchMatcher::with_autoclusters(Autoclusters::new(jobs, slots, policy), slots, policy)
         } else {
             let class_of = (0..jobs.len() as u32).collect();
-            BatchMatcher::with_classes(class_of, jobs.to_vec(), None, slots, policy)
+            let slots = CompiledSlots::new(slots, policy);
+            BatchMatcher::with_classes(class_of, jobs.to_vec(), None, slots)
         }
     }
 
@@ -171,36 +205,32 @@ impl BatchMatcher {
         slots: &[Arc<ClassAd>],
         policy: &NegotiatorPolicy,
     ) -> BatchMatcher {
+        BatchMatcher::with_compiled(autoclusters, CompiledSlots::new(slots, policy))
+    }
+
+    /// [`BatchMatcher::with_autoclusters`] with the slots compiled already (say,
+    /// while the queue was being read).
+    pub fn with_compiled(autoclusters: Autoclusters, slots: CompiledSlots) -> BatchMatcher {
         let class_of = (0..autoclusters.jobs_len())
             .map(|j| autoclusters.class_of(j))
             .collect();
         let reps = autoclusters.representatives().to_vec();
-        BatchMatcher::with_classes(class_of, reps, Some(autoclusters), slots, policy)
+        BatchMatcher::with_classes(class_of, reps, Some(autoclusters), slots)
     }
 
     fn with_classes(
         class_of: Vec<u32>,
         representatives: Vec<Arc<ClassAd>>,
         autoclusters: Option<Autoclusters>,
-        slots: &[Arc<ClassAd>],
-        policy: &NegotiatorPolicy,
+        slots: CompiledSlots,
     ) -> BatchMatcher {
-        let mut pool = CompiledPool::new(&[], slots);
-        let pre = policy
-            .pre_job_rank
-            .as_ref()
-            .map(|e| (pool.add_machine_expr(e), e.clone()));
-        let post = policy
-            .post_job_rank
-            .as_ref()
-            .map(|e| (pool.add_machine_expr(e), e.clone()));
         BatchMatcher {
-            pool,
+            pool: slots.pool,
             class_of,
             representatives,
             autoclusters,
-            pre,
-            post,
+            pre: slots.pre,
+            post: slots.post,
             stats: BatchStats::default(),
         }
     }

@@ -11,6 +11,7 @@ use classad_vm::{
     ops, Attr, ColumnStore, CompiledAd, Halt, Machine, Sides, SlotTable, TargetBlock, Value,
     Verdicts,
 };
+use rayon::prelude::*;
 use std::sync::Arc;
 
 /// Jobs and machines compiled against one slot table. `Send + Sync`: share it
@@ -47,9 +48,71 @@ pub struct CompiledPool {
     pub machines: Vec<CompiledClassAd>,
     pub(crate) requirements: u32,
     pub(crate) rank: u32,
+    machine_exprs: Vec<u32>,
     /// Unique for the process (and renewed when the jobs change): a machine's
     /// cache of TARGET-only values belongs to one pool.
     pub(crate) id: u64,
+}
+
+/// Compiles `machines` (and `exprs` for each, into `expr_slots`) on rayon's
+/// threads: every name their expressions can read is interned first, so that each
+/// thread compiles against its own copy of one table; should a copy still have
+/// grown, everything is compiled again on one table.
+fn compile_machines(
+    machines: &[Arc<ClassAd>],
+    exprs: &[ExprRef],
+    expr_slots: &[u32],
+    slots: &mut SlotTable,
+) -> Vec<CompiledClassAd> {
+    let mut seen: ahash::AHashSet<usize> = ahash::AHashSet::new();
+    let mut intern_tree = |tree: &Arc<crate::syntax::ast::Expr>, slots: &mut SlotTable| {
+        if seen.insert(Arc::as_ptr(tree) as usize) {
+            for node in tree.nodes() {
+                match node {
+                    crate::syntax::ast::Node::Attr { name, .. } => {
+                        slots.intern(name);
+                    }
+                    crate::syntax::ast::Node::Record(fields) => {
+                        for (name, _) in fields {
+                            slots.intern(name);
+                        }
+                    }
+                    _ => {}
+                }
+            }
+        }
+    };
+    for m in machines {
+        for (name, e) in m.iter() {
+            slots.intern(name);
+            intern_tree(e.tree, slots);
+        }
+    }
+    for e in exprs {
+        intern_tree(&e.tree, slots);
+    }
+    let frozen = slots.len();
+    let one = |m: &Arc<ClassAd>, table: &mut SlotTable| {
+        let mut c = compile_ad(m, table);
+        for (e, &slot) in exprs.iter().zip(expr_slots) {
+            let program = compile_expr(e, Some(&c.source), table);
+            c.vm.set(slot, Attr::Code(Arc::new(program)));
+        }
+        c
+    };
+    let parts: Vec<(Vec<CompiledClassAd>, bool)> = machines
+        .par_chunks(64)
+        .map(|chunk| {
+            let mut table = slots.clone();
+            let out = chunk.iter().map(|m| one(m, &mut table)).collect();
+            (out, table.len() == frozen)
+        })
+        .collect();
+    if parts.iter().all(|(_, same)| *same) {
+        parts.into_iter().flat_map(|(c, _)| c).collect()
+    } else {
+        machines.iter().map(|m| one(m, slots)).collect()
+    }
 }
 
 /// A pool id never used before in the process.
@@ -71,19 +134,43 @@ pub(crate) const REQUIREMENTS_SITE: u32 = 2;
 impl CompiledPool {
     /// Compiles every ad.
     pub fn new(jobs: &[Arc<ClassAd>], machines: &[Arc<ClassAd>]) -> CompiledPool {
+        CompiledPool::with_machine_exprs(jobs, machines, &[])
+    }
+
+    /// Compiles every ad, and `exprs` for every machine as expressions of the
+    /// machine (MY) evaluated against a job (TARGET), each under a name no ClassAd
+    /// expression can spell: [`CompiledPool::machine_exprs`] gives their slots, for
+    /// [`CompiledPool::machine_expr`] and the block tiers. The machines compile in
+    /// parallel.
+    pub fn with_machine_exprs(
+        jobs: &[Arc<ClassAd>],
+        machines: &[Arc<ClassAd>],
+        exprs: &[ExprRef],
+    ) -> CompiledPool {
         let mut slots = SlotTable::new();
         let requirements = slots.intern("Requirements");
         let rank = slots.intern("Rank");
+        // Low slots, so that no machine's table of attributes is longer for them.
+        let expr_slots: Vec<u32> = (0..exprs.len())
+            .map(|i| slots.intern(&format!("\u{0}machine expression {i}")))
+            .collect();
+        let machines = compile_machines(machines, exprs, &expr_slots, &mut slots);
         let jobs = jobs.iter().map(|j| compile_ad(j, &mut slots)).collect();
-        let machines = machines.iter().map(|m| compile_ad(m, &mut slots)).collect();
         CompiledPool {
             slots,
             jobs,
             machines,
             requirements,
             rank,
+            machine_exprs: expr_slots,
             id: next_id(),
         }
+    }
+
+    /// The slots of the machine expressions given to
+    /// [`CompiledPool::with_machine_exprs`], in order.
+    pub fn machine_exprs(&self) -> &[u32] {
+        &self.machine_exprs
     }
 
     /// Replaces the jobs with `jobs`, compiled against the pool's names; the
@@ -97,23 +184,7 @@ impl CompiledPool {
         self.id = next_id();
     }
 
-    /// Compiles `expr` for every machine, as an expression of the machine (MY)
-    /// evaluated against a job (TARGET), under a name no ClassAd expression can
-    /// spell; returns that name's slot, for [`CompiledPool::machine_expr`] and the
-    /// block tiers.
-    pub fn add_machine_expr(&mut self, expr: &ExprRef) -> u32 {
-        let slot = self
-            .slots
-            .intern(&format!("\u{0}machine expression {}", self.slots.len()));
-        for m in &mut self.machines {
-            let program = compile_expr(expr, Some(&m.source), &mut self.slots);
-            m.vm.set(slot, Attr::Code(Arc::new(program)));
-        }
-        self.id = next_id();
-        slot
-    }
-
-    /// `expr`, added as `slot` by [`CompiledPool::add_machine_expr`], evaluated
+    /// `expr`, given as `slot` to [`CompiledPool::with_machine_exprs`], evaluated
     /// with machine `m` as MY and job `j` as TARGET, as HTCondor's `EvalExpr` does.
     pub fn machine_expr(
         &self,
