@@ -14,14 +14,16 @@
 //! last job, so memory follows the classes alive, never the match matrix.
 
 use super::autocluster::Autoclusters;
+use super::classify::reads_key;
 use super::policy::NegotiatorPolicy;
 use super::pool::{CompiledPool, REQUIREMENTS_SITE};
+use super::refs::{NameSet, References};
 use crate::ad::ClassAd;
 use crate::compile::host::VmHost;
 use crate::syntax::ast::ExprRef;
 use classad_vm::lanes::LANES;
 use classad_vm::logic::for_each_lane;
-use classad_vm::{ColumnStore, CompiledAd, Machine, TargetBlock, Value, Verdicts};
+use classad_vm::{ColumnStore, CompiledAd, Machine, Str, TargetBlock, Value, Verdicts};
 use rayon::prelude::*;
 use std::sync::Arc;
 
@@ -132,6 +134,10 @@ pub struct BatchMatcher {
     autoclusters: Option<Autoclusters>,
     pre: Option<(u32, ExprRef)>,
     post: Option<(u32, ExprRef)>,
+    rank_reads: Option<Vec<Str>>,
+    /// The classes whose representatives the pool holds compiled now: a run over
+    /// the same classes (all of them, when they fit in one window) reuses them.
+    compiled_classes: Vec<u32>,
     stats: BatchStats,
 }
 
@@ -141,6 +147,8 @@ pub struct CompiledSlots {
     pool: CompiledPool,
     pre: Option<(u32, ExprRef)>,
     post: Option<(u32, ExprRef)>,
+    /// The names PRE and POST can read from a job, when they say so in full.
+    rank_reads: Option<Vec<Str>>,
 }
 
 impl CompiledSlots {
@@ -164,8 +172,45 @@ impl CompiledSlots {
             .as_ref()
             .and_then(|_| compiled.next())
             .map(|(s, e)| (*s, e));
-        CompiledSlots { pool, pre, post }
+        let rank_reads = rank_reads(slots, pre.iter().chain(&post).map(|(_, e)| e));
+        CompiledSlots {
+            pool,
+            pre,
+            post,
+            rank_reads,
+        }
     }
+}
+
+/// The names `exprs`, evaluated with a slot as MY, can read from a job (TARGET):
+/// the union over the slots; `None` when some walk is incomplete or volatile.
+fn rank_reads<'e>(
+    slots: &[Arc<ClassAd>],
+    exprs: impl Iterator<Item = &'e ExprRef> + Clone + Send + Sync,
+) -> Option<Vec<Str>> {
+    let per_slot: Vec<Option<NameSet>> = slots
+        .par_iter()
+        .map(|slot| {
+            let mut names = NameSet::new();
+            for e in exprs.clone() {
+                let r = References::of(slot, &e.tree, e.id);
+                if !r.complete || r.volatile {
+                    return None;
+                }
+                r.external.iter().for_each(|n| {
+                    names.insert(n);
+                });
+            }
+            Some(names)
+        })
+        .collect();
+    let mut all = NameSet::new();
+    for names in per_slot {
+        names?.iter().for_each(|n| {
+            all.insert(n);
+        });
+    }
+    Some(all.iter().cloned().collect())
 }
 
 /// How many new classes one window compiles and evaluates at most.
@@ -231,6 +276,8 @@ impl BatchMatcher {
             autoclusters,
             pre: slots.pre,
             post: slots.post,
+            rank_reads: slots.rank_reads,
+            compiled_classes: Vec::new(),
             stats: BatchStats::default(),
         }
     }
@@ -359,15 +406,24 @@ impl BatchMatcher {
             .iter()
             .map(|&c| self.representatives[c as usize].clone())
             .collect();
-        self.pool.set_jobs(&reps);
+        let groups = match (&self.rank_reads, ranks) {
+            (Some(names), true) => RankGroups::of(&reps, names),
+            _ => None,
+        };
+        if self.compiled_classes != classes {
+            self.pool.set_jobs(&reps);
+            self.compiled_classes = classes.to_vec();
+        }
         let pool = &self.pool;
-        let (pre, post) = (self.pre.as_ref(), self.post.as_ref());
+        let rank = ranks.then_some(RankExprs {
+            pre: self.pre.as_ref(),
+            post: self.post.as_ref(),
+            groups: groups.as_ref(),
+        });
         let slots = pool.machines.len();
         let blocks: Vec<BlockResult> = (0..slots.div_ceil(LANES))
             .into_par_iter()
-            .map_init(Machine::new, |vm, b| {
-                block_work(pool, vm, b, ranks.then_some((pre, post)))
-            })
+            .map_init(Machine::new, |vm, b| block_work(pool, vm, b, rank))
             .collect();
         self.stats.classes += classes.len() as u64;
         self.stats.pairs += (classes.len() * slots) as u64;
@@ -412,7 +468,47 @@ struct ClassResult {
     cursor: usize,
 }
 
-type RankExprs<'e> = (Option<&'e (u32, ExprRef)>, Option<&'e (u32, ExprRef)>);
+/// The negotiator's rank expressions of a run.
+#[derive(Clone, Copy)]
+struct RankExprs<'e> {
+    pre: Option<&'e (u32, ExprRef)>,
+    post: Option<&'e (u32, ExprRef)>,
+    /// Classes that give PRE and POST the same values, when known.
+    groups: Option<&'e RankGroups>,
+}
+
+/// Classes grouped by what PRE and POST can read from them (see
+/// [`reads_key`]): a slot's PRE and POST are evaluated once per group.
+struct RankGroups {
+    /// Per class of the window, its group.
+    of_class: Vec<u32>,
+    /// Per group, its first class.
+    first: Vec<u32>,
+}
+
+impl RankGroups {
+    /// The groups of `reps`, or `None` when grouping saves nothing.
+    fn of(reps: &[Arc<ClassAd>], names: &[Str]) -> Option<RankGroups> {
+        let mut index: ahash::AHashMap<Vec<u8>, u32> = ahash::AHashMap::new();
+        let mut g = RankGroups {
+            of_class: Vec::with_capacity(reps.len()),
+            first: Vec::new(),
+        };
+        for (c, rep) in reps.iter().enumerate() {
+            let next = g.first.len() as u32;
+            let id = match reads_key(rep, names) {
+                Some(key) => *index.entry(key).or_insert(next),
+                None => next,
+            };
+            if id == next {
+                g.first.push(c as u32);
+            }
+            g.of_class.push(id);
+        }
+        // Lanes over every class beat one evaluation per class.
+        (g.first.len() * 4 <= reps.len()).then_some(g)
+    }
+}
 
 /// Block `b` of slots against every class of the pool's jobs.
 fn block_work(
@@ -462,7 +558,7 @@ fn block_work(
             });
             out.masks[r0 + ji] = matched;
         }
-        if let Some((pre, post)) = ranks {
+        if let Some(RankExprs { pre, post, groups }) = ranks {
             rank_block(
                 pool,
                 vm,
@@ -475,6 +571,7 @@ fn block_work(
                     slot_block: &mut slot_block,
                     pre,
                     post,
+                    groups,
                     values: &mut values,
                     out: &mut out,
                 },
@@ -494,6 +591,7 @@ struct RankBlock<'b, 'c, 'd> {
     slot_block: &'b mut TargetBlock<'d>,
     pre: Option<&'b (u32, ExprRef)>,
     post: Option<&'b (u32, ExprRef)>,
+    groups: Option<&'b RankGroups>,
     values: &'b mut Vec<Option<Value>>,
     out: &'b mut BlockResult,
 }
@@ -553,6 +651,34 @@ fn rank_block(pool: &CompiledPool, vm: &mut Machine, k: &mut RankBlock<'_, '_, '
             let Some((slot, e)) = expr else {
                 continue;
             };
+            let set = |keys: &mut [[RankKey; LANES]], ji: usize, v: f64| {
+                if which == 0 {
+                    keys[ji][mi].pre = v;
+                } else {
+                    keys[ji][mi].post = v;
+                }
+            };
+            if let Some(g) = k.groups {
+                // One evaluation per group of classes.
+                let mut memo: smallvec::SmallVec<[(u32, f64); 4]> = smallvec::SmallVec::new();
+                for_each_lane(wanted, |ji| {
+                    let group = g.of_class[k.r0 + ji];
+                    let v = match memo.iter().find(|(m, _)| *m == group) {
+                        Some(&(_, v)) => v,
+                        None => {
+                            let first = g.first[group as usize] as usize;
+                            let v = match pool.machine_expr(vm, *slot, e, first, k.m0 + mi) {
+                                Ok(v) => negotiator_rank_value(&v),
+                                Err(_) => -f64::MAX,
+                            };
+                            memo.push((group, v));
+                            v
+                        }
+                    };
+                    set(&mut keys, ji, v);
+                });
+                continue;
+            }
             vm.eval_attr_lanes(ad, *slot, 0, k.rep_block.targets(), wanted, host, k.values);
             for_each_lane(wanted, |ji| {
                 let v = match &k.values[ji] {
@@ -562,11 +688,7 @@ fn rank_block(pool: &CompiledPool, vm: &mut Machine, k: &mut RankBlock<'_, '_, '
                         Err(_) => -f64::MAX,
                     },
                 };
-                if which == 0 {
-                    keys[ji][mi].pre = v;
-                } else {
-                    keys[ji][mi].post = v;
-                }
+                set(&mut keys, ji, v);
             });
         }
     }

@@ -227,3 +227,34 @@ impl SignificantAttributes {
         out
     }
 }
+
+/// An exact key of what `job` gives to an evaluation that reads `names` from it:
+/// the exact text of each, and of every name they reach inside the job (absent
+/// ones marked). Jobs with equal keys give every such evaluation the same value.
+/// `None` when the job's expressions cannot be walked completely or read the
+/// clock.
+pub(crate) fn reads_key(job: &ClassAd, names: &[Str]) -> Option<Vec<u8>> {
+    let mut refs = super::refs::References::new();
+    for n in names {
+        if let Some(e) = job.get(n) {
+            refs.walk(job, e.tree, e.id);
+        }
+    }
+    if !refs.complete || refs.volatile {
+        return None;
+    }
+    let mut key = Vec::new();
+    for n in names.iter().chain(refs.looked_up.iter()) {
+        key.extend_from_slice(n.to_ascii_lowercase().as_bytes());
+        key.push(0);
+        match job.get(n) {
+            Some(e) => {
+                if !exact_text(e.tree, e.id, &mut key) {
+                    return None;
+                }
+            }
+            None => key.push(0xff),
+        }
+    }
+    Some(key)
+}

@@ -54,11 +54,12 @@ pub struct CompiledPool {
     pub(crate) id: u64,
 }
 
-/// Compiles `machines` (and `exprs` for each, into `expr_slots`) on rayon's
-/// threads: every name their expressions can read is interned first, so that each
-/// thread compiles against its own copy of one table; should a copy still have
-/// grown, everything is compiled again on one table.
-fn compile_machines(
+/// Compiles `ads` (and `exprs` for each, as expressions of the ad, into
+/// `expr_slots`) on rayon's threads: every name their expressions can read is
+/// interned first, so that each thread compiles against its own copy of one
+/// table; should a copy still have grown, everything is compiled again on one
+/// table.
+fn compile_ads(
     machines: &[Arc<ClassAd>],
     exprs: &[ExprRef],
     expr_slots: &[u32],
@@ -154,8 +155,8 @@ impl CompiledPool {
         let expr_slots: Vec<u32> = (0..exprs.len())
             .map(|i| slots.intern(&format!("\u{0}machine expression {i}")))
             .collect();
-        let machines = compile_machines(machines, exprs, &expr_slots, &mut slots);
-        let jobs = jobs.iter().map(|j| compile_ad(j, &mut slots)).collect();
+        let machines = compile_ads(machines, exprs, &expr_slots, &mut slots);
+        let jobs = compile_ads(jobs, &[], &[], &mut slots);
         CompiledPool {
             slots,
             jobs,
