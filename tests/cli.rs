@@ -493,3 +493,39 @@ fn query_and_match_say_when_an_expression_was_error() {
     let o = classad(&["match", "--quiet"], "");
     assert_eq!(stderr(&o), "", "--quiet: no summary");
 }
+
+/// The queue `classad match` reads in parts (and clusters as it reads) from a file
+/// or standard input, in any syntax, with errors at their line and column.
+#[test]
+fn match_reads_the_queue_from_stdin_in_any_syntax_with_errors_placed() {
+    let machines = tmp(
+        "stream-machines.ads",
+        "Cpus = 1\nRequirements = true\n\nCpus = 4\nRequirements = TARGET.RequestCpus <= Cpus\n",
+    );
+    let old = "RequestCpus = 2\nRequirements = TARGET.Cpus >= RequestCpus\n\n\
+               RequestCpus = 1\nRequirements = TARGET.Cpus >= RequestCpus\n";
+    let new = "[ RequestCpus = 2; Requirements = TARGET.Cpus >= RequestCpus ]\n\
+               [ RequestCpus = 1; Requirements = TARGET.Cpus >= RequestCpus ]\n";
+    let json = r#"[{"RequestCpus": 2, "Requirements": "\/Expr(TARGET.Cpus >= RequestCpus)\/"},
+                  {"RequestCpus": 1, "Requirements": "\/Expr(TARGET.Cpus >= RequestCpus)\/"}]"#;
+    for (what, jobs) in [("old", old), ("new", new), ("json", json)] {
+        let file = tmp(&format!("stream-jobs-{what}.ads"), jobs);
+        for (path, input) in [(file.as_str(), ""), ("-", jobs)] {
+            let o = classad(
+                &["match", "--jobs", path, "--machines", &machines, "--all-pairs", "-q"],
+                input,
+            );
+            assert_eq!(stdout(&o), "0 1\n1 0\n1 1\n", "{what} from {path}");
+        }
+    }
+    // An error past the first lines, read in parts, named as reading it whole does.
+    let mut jobs: String = "RequestCpus = 1\nRequirements = true\n\n".repeat(700);
+    jobs.push_str("RequestCpus = (\n");
+    let file = tmp("stream-bad.ads", &jobs);
+    let o = classad(&["match", "--jobs", &file, "--machines", &machines], "");
+    assert_eq!(o.status.code(), Some(2));
+    let q = classad(&["query", "--constraint", "true", &file], "");
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(err.contains("stream-bad.ads:2101:"), "{err}");
+    assert_eq!(err, String::from_utf8_lossy(&q.stderr), "as query reads it whole");
+}

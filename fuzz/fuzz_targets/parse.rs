@@ -3,6 +3,7 @@
 //! and parse again.
 #![no_main]
 
+use classad::ad::parts::read_ads_in_parts;
 use classad::ad::stream::{read_ads_from, ReadLimits};
 use classad::ad::{read_ads, read_ads_as, Format};
 use classad::syntax::{parse_expr, parse_expr_old, unparse};
@@ -43,6 +44,35 @@ fuzz_target!(|data: &[u8]| {
             (Err(_), Err(_)) => {}
             _ => panic!("{text:?}: streamed {streamed:?}, whole {whole:?}"),
         }
+    }
+    // The reader in parts (`ad::parts`), past 1,000 lines of ads so that the
+    // input is cut into parts of a few bytes, agrees with the stream reader: the
+    // same ads, or an error from both.
+    let mut long = "A = 1\n\n".repeat(500).into_bytes();
+    long.extend_from_slice(data);
+    let part = 1 + data.get(1).copied().unwrap_or(0) as usize % 97;
+    let whole = read_ads_from(&long[..], "fuzz", limits);
+    let mut parts: Vec<classad::ad::ClassAd> = Vec::new();
+    let in_parts = read_ads_in_parts(
+        std::io::BufReader::with_capacity(capacity, &long[..]),
+        "fuzz",
+        limits,
+        part,
+        |ads| ads,
+        |ads| {
+            parts.extend(ads);
+            Ok::<(), ()>(())
+        },
+    );
+    match (&whole, &in_parts) {
+        (Ok(a), Ok(())) => {
+            let printed = |ads: &[classad::ad::ClassAd]| -> Vec<String> {
+                ads.iter().map(classad::syntax::unparse_ad).collect()
+            };
+            assert_eq!(printed(a), printed(&parts), "{text:?}");
+        }
+        (Err(_), Err(_)) => {}
+        _ => panic!("{text:?}: whole {whole:?}, in parts of {part}: {in_parts:?}"),
     }
     if let Ok(e) = parse_expr(text) {
         let printed = unparse(&e);
