@@ -512,7 +512,15 @@ fn match_reads_the_queue_from_stdin_in_any_syntax_with_errors_placed() {
         let file = tmp(&format!("stream-jobs-{what}.ads"), jobs);
         for (path, input) in [(file.as_str(), ""), ("-", jobs)] {
             let o = classad(
-                &["match", "--jobs", path, "--machines", &machines, "--all-pairs", "-q"],
+                &[
+                    "match",
+                    "--jobs",
+                    path,
+                    "--machines",
+                    &machines,
+                    "--all-pairs",
+                    "-q",
+                ],
                 input,
             );
             assert_eq!(stdout(&o), "0 1\n1 0\n1 1\n", "{what} from {path}");
@@ -527,5 +535,9 @@ fn match_reads_the_queue_from_stdin_in_any_syntax_with_errors_placed() {
     let q = classad(&["query", "--constraint", "true", &file], "");
     let err = String::from_utf8_lossy(&o.stderr);
     assert!(err.contains("stream-bad.ads:2101:"), "{err}");
-    assert_eq!(err, String::from_utf8_lossy(&q.stderr), "as query reads it whole");
+    assert_eq!(
+        err,
+        String::from_utf8_lossy(&q.stderr),
+        "as query reads it whole"
+    );
 }

@@ -966,15 +966,29 @@ impl Gen<'_> {
 /// from being TARGET-only in the first place.)
 fn subexpression_key(e: &ExprRef) -> u64 {
     use std::sync::{Mutex, OnceLock};
+    // The keys are the process's (one text, one key, whichever thread compiles
+    // it); each thread remembers those it has seen, so that compiling on every
+    // core takes the shared lock only for a text new to the thread.
     static KEYS: OnceLock<Mutex<ahash::AHashMap<String, u64>>> = OnceLock::new();
+    thread_local! {
+        static SEEN: std::cell::RefCell<ahash::AHashMap<String, u64>> =
+            std::cell::RefCell::new(ahash::AHashMap::new());
+    }
     let mut text = String::new();
     crate::syntax::unparse::unparse_node(&e.tree, e.id, &mut text);
-    let mut keys = KEYS
-        .get_or_init(Default::default)
-        .lock()
-        .unwrap_or_else(|poisoned| poisoned.into_inner());
-    let next = keys.len() as u64;
-    *keys.entry(text).or_insert(next)
+    if let Some(key) = SEEN.with(|s| s.borrow().get(&text).copied()) {
+        return key;
+    }
+    let key = {
+        let mut keys = KEYS
+            .get_or_init(Default::default)
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        let next = keys.len() as u64;
+        *keys.entry(text.clone()).or_insert(next)
+    };
+    SEEN.with(|s| s.borrow_mut().insert(text, key));
+    key
 }
 
 /// How many attributes deep inlining goes.

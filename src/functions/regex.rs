@@ -23,7 +23,7 @@ use crate::eval::Fail;
 use classad_vm::Value;
 use regex::bytes::{Regex, RegexBuilder};
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex, OnceLock};
+use std::sync::{Arc, OnceLock};
 
 pub(super) fn register(t: &mut Vec<Builtin>) {
     add(t, "regexp", regexp);
@@ -130,8 +130,12 @@ impl Engine<'_> {
 /// `upper` also accepts their capitals), caching the result. `None` for a bad or
 /// oversized pattern.
 pub(crate) fn compile(pattern: &str, options: &str, upper: bool) -> Option<Arc<Pattern>> {
-    type Cache = Mutex<HashMap<(String, u8), Option<Arc<Pattern>>>>;
-    static CACHE: OnceLock<Cache> = OnceLock::new();
+    // One cache per thread: the batch matcher calls `regexp` from every core, and
+    // a process-wide lock per call would serialise them.
+    type Cache = HashMap<(String, u8), Option<Arc<Pattern>>>;
+    thread_local! {
+        static CACHE: std::cell::RefCell<Cache> = std::cell::RefCell::new(HashMap::new());
+    }
     let has =
         |ch: char| options.contains(ch) || (upper && options.contains(ch.to_ascii_uppercase()));
     let flags = u8::from(has('i'))
@@ -139,17 +143,17 @@ pub(crate) fn compile(pattern: &str, options: &str, upper: bool) -> Option<Arc<P
         | u8::from(has('s')) << 2
         | u8::from(has('x')) << 3;
     let key = (pattern.to_string(), flags);
-    let cache = CACHE.get_or_init(|| Mutex::new(HashMap::new()));
-    if let Some(hit) = cache.lock().ok().and_then(|m| m.get(&key).cloned()) {
+    if let Some(hit) = CACHE.with(|c| c.borrow().get(&key).cloned()) {
         return hit;
     }
     let re = build(pattern, flags).map(Arc::new);
-    if let Ok(mut m) = cache.lock() {
+    CACHE.with(|c| {
+        let mut m = c.borrow_mut();
         if m.len() >= 256 {
             m.clear();
         }
         m.insert(key, re.clone());
-    }
+    });
     re
 }
 

@@ -697,3 +697,17 @@ fn rank_block(pool: &CompiledPool, vm: &mut Machine, k: &mut RankBlock<'_, '_, '
         for_each_lane(k.out.masks[k.r0 + ji], |mi| dst.push(row[mi]));
     }
 }
+
+/// What the batch matcher shares across rayon's threads is `Send + Sync`,
+/// checked at compile time.
+const _: () = {
+    const fn shared<T: Send + Sync>() {}
+    shared::<CompiledPool>();
+    shared::<CompiledSlots>();
+    shared::<RankGroups>();
+    shared::<BatchMatcher>();
+    shared::<Autoclusters>();
+    shared::<super::SignificantAttributes>();
+    shared::<super::PartClasses>();
+    shared::<super::policy::NegotiatorPolicy>();
+};
