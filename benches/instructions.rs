@@ -1,7 +1,8 @@
 //! Instruction counts (iai-callgrind), the stable figures for regressions: one job
 //! Requirements against one machine, one symmetric match with both ranks, and
 //! compiling a slot ad, each on the VM and the reference evaluator; and all 1,200
-//! pairs of the pool through the compiled pool's blocks of lanes. Run with
+//! pairs of the pool through the compiled pool's blocks of lanes; the batch matcher's
+//! ranked candidates and clustering on one thread. Run with
 //! `cargo bench --bench instructions` (needs `iai-callgrind-runner` 0.16.1 and
 //! valgrind).
 
@@ -117,11 +118,74 @@ fn compile_slot_ad((_, machines, _, _): &'static Fixture) -> usize {
     n
 }
 
+/// The batch matcher on pool 1 (30 jobs, its 40 slots four times over: three
+/// blocks), warm (classes compiled by a first run), on one thread.
+type BatchFixture = (
+    RefCell<classad::matching::batch::BatchMatcher>,
+    rayon::ThreadPool,
+    Vec<Arc<ClassAd>>,
+    classad::matching::SignificantAttributes,
+);
+
+fn setup_batch() -> &'static BatchFixture {
+    use classad::matching::batch::BatchMatcher;
+    use classad::matching::{NegotiatorPolicy, SignificantAttributes};
+    let (jobs, machines) = (pool("jobs"), pool("machines"));
+    let slots: Vec<Arc<ClassAd>> = (0..4).flat_map(|_| machines.iter().cloned()).collect();
+    let policy = NegotiatorPolicy::default();
+    // The benchmark's own thread is the pool's one thread, so that callgrind
+    // counts the work (it counts the thread that calls the benchmark).
+    let workers = rayon::ThreadPoolBuilder::new()
+        .num_threads(1)
+        .use_current_thread()
+        .build()
+        .expect("a thread");
+    let mut matcher = BatchMatcher::new(&jobs, &slots, &policy, true);
+    workers.install(|| {
+        matcher
+            .for_each_candidates(|_, _| Ok::<(), ()>(()))
+            .expect("no error")
+    });
+    // Ten procs of each job, one after another, as a schedd lists them.
+    let queue: Vec<Arc<ClassAd>> = jobs
+        .iter()
+        .flat_map(|j| std::iter::repeat_n(j.clone(), 10))
+        .collect();
+    let sig = SignificantAttributes::compute(&slots, &policy);
+    Box::leak(Box::new((RefCell::new(matcher), workers, queue, sig)))
+}
+
+#[library_benchmark]
+#[bench::pool1_x4(setup_batch())]
+fn batch_candidates((matcher, workers, _, _): &'static BatchFixture) -> usize {
+    let mut n = 0;
+    let mut guard = matcher.borrow_mut();
+    let matcher: &mut classad::matching::batch::BatchMatcher = &mut guard;
+    workers.install(|| {
+        matcher
+            .for_each_candidates(|_, c| {
+                n += c.len();
+                Ok::<(), ()>(())
+            })
+            .expect("no error")
+    });
+    black_box(n)
+}
+
+#[library_benchmark]
+#[bench::pool1_x10(setup_batch())]
+fn autoclusters_300_jobs((_, workers, queue, sig): &'static BatchFixture) -> usize {
+    let a = workers.install(|| classad::matching::Autoclusters::with(queue, sig.clone()));
+    let n = a.len();
+    std::mem::forget(a);
+    black_box(n)
+}
+
 library_benchmark_group!(
     name = evaluation;
     benchmarks = job_requirements_reference, job_requirements_vm,
         symmetric_match_and_ranks_reference, symmetric_match_and_ranks_vm, all_pairs_vm,
-        compile_slot_ad
+        compile_slot_ad, batch_candidates, autoclusters_300_jobs
 );
 
 main!(library_benchmark_groups = evaluation);

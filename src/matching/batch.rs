@@ -213,6 +213,14 @@ fn rank_reads<'e>(
     Some(all.iter().cloned().collect())
 }
 
+thread_local! {
+    /// Each thread's machine, kept from run to run: its cache of values that read
+    /// only the TARGET ad (keyed by pool) stays warm for the next run over the
+    /// same classes. (`block_work` calls nothing of rayon's, so no other block
+    /// can start on this thread while one holds it.)
+    static THREAD_MACHINE: std::cell::RefCell<Machine> = std::cell::RefCell::new(Machine::new());
+}
+
 /// How many new classes one window compiles and evaluates at most.
 const WINDOW_CLASSES: usize = 4096;
 
@@ -423,7 +431,7 @@ impl BatchMatcher {
         let slots = pool.machines.len();
         let blocks: Vec<BlockResult> = (0..slots.div_ceil(LANES))
             .into_par_iter()
-            .map_init(Machine::new, |vm, b| block_work(pool, vm, b, rank))
+            .map(|b| THREAD_MACHINE.with(|vm| block_work(pool, &mut vm.borrow_mut(), b, rank)))
             .collect();
         self.stats.classes += classes.len() as u64;
         self.stats.pairs += (classes.len() * slots) as u64;
