@@ -131,10 +131,12 @@ impl Engine<'_> {
 /// oversized pattern.
 pub(crate) fn compile(pattern: &str, options: &str, upper: bool) -> Option<Arc<Pattern>> {
     // One cache per thread: the batch matcher calls `regexp` from every core, and
-    // a process-wide lock per call would serialise them.
-    type Cache = HashMap<(String, u8), Option<Arc<Pattern>>>;
+    // a process-wide lock per call would serialise them. Keyed by the pattern, with
+    // a place per combination of options, so that a lookup allocates nothing.
+    type Compiled = [Option<Option<Arc<Pattern>>>; 16];
     thread_local! {
-        static CACHE: std::cell::RefCell<Cache> = std::cell::RefCell::new(HashMap::new());
+        static CACHE: std::cell::RefCell<HashMap<String, Compiled>> =
+            std::cell::RefCell::new(HashMap::new());
     }
     let has =
         |ch: char| options.contains(ch) || (upper && options.contains(ch.to_ascii_uppercase()));
@@ -142,17 +144,18 @@ pub(crate) fn compile(pattern: &str, options: &str, upper: bool) -> Option<Arc<P
         | u8::from(has('m')) << 1
         | u8::from(has('s')) << 2
         | u8::from(has('x')) << 3;
-    let key = (pattern.to_string(), flags);
-    if let Some(hit) = CACHE.with(|c| c.borrow().get(&key).cloned()) {
+    let slot = usize::from(flags);
+    let hit = CACHE.with(|c| c.borrow().get(pattern).and_then(|p| p[slot].clone()));
+    if let Some(hit) = hit {
         return hit;
     }
     let re = build(pattern, flags).map(Arc::new);
     CACHE.with(|c| {
         let mut m = c.borrow_mut();
-        if m.len() >= 256 {
+        if m.len() >= 256 && !m.contains_key(pattern) {
             m.clear();
         }
-        m.insert(key, re.clone());
+        m.entry(pattern.to_string()).or_default()[slot] = Some(re.clone());
     });
     re
 }

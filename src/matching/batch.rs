@@ -20,6 +20,7 @@ use super::pool::{CompiledPool, REQUIREMENTS_SITE};
 use super::refs::{NameSet, References};
 use crate::ad::ClassAd;
 use crate::compile::host::VmHost;
+use crate::compile::CompiledClassAd;
 use crate::syntax::ast::ExprRef;
 use classad_vm::lanes::LANES;
 use classad_vm::logic::for_each_lane;
@@ -134,7 +135,12 @@ pub struct BatchMatcher {
     autoclusters: Option<Autoclusters>,
     pre: Option<(u32, ExprRef)>,
     post: Option<(u32, ExprRef)>,
-    rank_reads: Option<Vec<Str>>,
+    /// The names PRE and POST can read from a job (`None` inside: not known in
+    /// full), worked out the first time ranks are asked for.
+    rank_reads: Option<Option<Vec<Str>>>,
+    /// What slot attributes read by the jobs' `Rank` can read back from a job,
+    /// worked out as jobs need them.
+    slot_reads: SlotReads,
     /// The classes whose representatives the pool holds compiled now: a run over
     /// the same classes (all of them, when they fit in one window) reuses them.
     compiled_classes: Vec<u32>,
@@ -147,8 +153,45 @@ pub struct CompiledSlots {
     pool: CompiledPool,
     pre: Option<(u32, ExprRef)>,
     post: Option<(u32, ExprRef)>,
-    /// The names PRE and POST can read from a job, when they say so in full.
-    rank_reads: Option<Vec<Str>>,
+}
+
+/// Per slot attribute name (lower case), what it can read from a job.
+type SlotReads = ahash::AHashMap<Box<str>, Option<Vec<Str>>>;
+
+/// Adds to `known` what each of `names` (slot attributes) can read from a job,
+/// over all `slots`.
+fn add_slot_reads(slots: &[CompiledClassAd], names: &[Str], known: &mut SlotReads) {
+    let per_slot: Vec<Vec<(usize, Option<NameSet>)>> = slots
+        .par_iter()
+        .map(|slot| {
+            let slot: &ClassAd = &slot.source;
+            names
+                .iter()
+                .enumerate()
+                .filter_map(|(i, name)| {
+                    let e = slot.get(name)?;
+                    if matches!(e.node(), crate::syntax::ast::Node::Lit(_)) {
+                        return None;
+                    }
+                    let r = References::of(slot, e.tree, e.id);
+                    Some((i, (r.complete && !r.volatile).then_some(r.external)))
+                })
+                .collect()
+        })
+        .collect();
+    let mut all: Vec<Option<NameSet>> = vec![Some(NameSet::new()); names.len()];
+    for (i, reads) in per_slot.into_iter().flatten() {
+        match (all[i].as_mut(), reads) {
+            (Some(set), Some(reads)) => reads.iter().for_each(|n| {
+                set.insert(n);
+            }),
+            _ => all[i] = None,
+        }
+    }
+    for (name, reads) in names.iter().zip(all) {
+        let key = name.to_ascii_lowercase().into_boxed_str();
+        known.insert(key, reads.map(|s| s.iter().cloned().collect()));
+    }
 }
 
 impl CompiledSlots {
@@ -172,25 +215,20 @@ impl CompiledSlots {
             .as_ref()
             .and_then(|_| compiled.next())
             .map(|(s, e)| (*s, e));
-        let rank_reads = rank_reads(slots, pre.iter().chain(&post).map(|(_, e)| e));
-        CompiledSlots {
-            pool,
-            pre,
-            post,
-            rank_reads,
-        }
+        CompiledSlots { pool, pre, post }
     }
 }
 
 /// The names `exprs`, evaluated with a slot as MY, can read from a job (TARGET):
 /// the union over the slots; `None` when some walk is incomplete or volatile.
 fn rank_reads<'e>(
-    slots: &[Arc<ClassAd>],
+    slots: &[CompiledClassAd],
     exprs: impl Iterator<Item = &'e ExprRef> + Clone + Send + Sync,
 ) -> Option<Vec<Str>> {
     let per_slot: Vec<Option<NameSet>> = slots
         .par_iter()
         .map(|slot| {
+            let slot: &ClassAd = &slot.source;
             let mut names = NameSet::new();
             for e in exprs.clone() {
                 let r = References::of(slot, &e.tree, e.id);
@@ -284,7 +322,8 @@ impl BatchMatcher {
             autoclusters,
             pre: slots.pre,
             post: slots.post,
-            rank_reads: slots.rank_reads,
+            rank_reads: None,
+            slot_reads: SlotReads::default(),
             compiled_classes: Vec::new(),
             stats: BatchStats::default(),
         }
@@ -408,16 +447,48 @@ impl BatchMatcher {
         Ok(())
     }
 
+    /// Works out what the slot attributes the `Rank` of `reps` read can read back
+    /// from a job, for those not known yet.
+    fn learn_slot_reads(&mut self, reps: &[Arc<ClassAd>]) {
+        let mut wanted = NameSet::new();
+        for rep in reps {
+            if let Some(rank) = rep.get("Rank") {
+                let r = References::of(rep, rank.tree, rank.id);
+                for n in r.external.iter() {
+                    if !self
+                        .slot_reads
+                        .contains_key(n.to_ascii_lowercase().as_str())
+                    {
+                        wanted.insert(n);
+                    }
+                }
+            }
+        }
+        if !wanted.is_empty() {
+            let names: Vec<Str> = wanted.iter().cloned().collect();
+            add_slot_reads(&self.pool.machines, &names, &mut self.slot_reads);
+        }
+    }
+
     /// Evaluates `classes` against every slot.
     fn evaluate(&mut self, classes: &[u32], ranks: bool) -> Vec<ClassResult> {
         let reps: Vec<Arc<ClassAd>> = classes
             .iter()
             .map(|&c| self.representatives[c as usize].clone())
             .collect();
-        let groups = match (&self.rank_reads, ranks) {
-            (Some(names), true) => RankGroups::of(&reps, names),
-            _ => None,
-        };
+        let (mut groups, mut job_groups) = (None, None);
+        if ranks {
+            let machines = &self.pool.machines;
+            let (pre, post) = (&self.pre, &self.post);
+            let reads = self.rank_reads.get_or_insert_with(|| {
+                rank_reads(machines, pre.iter().chain(post).map(|(_, e)| e))
+            });
+            if let Some(names) = reads {
+                groups = RankGroups::of(&reps, |_| Some(names.clone()));
+            }
+            self.learn_slot_reads(&reps);
+            job_groups = RankGroups::of(&reps, |rep| job_rank_reads(rep, &self.slot_reads));
+        }
         if self.compiled_classes != classes {
             self.pool.set_jobs(&reps);
             self.compiled_classes = classes.to_vec();
@@ -427,6 +498,7 @@ impl BatchMatcher {
             pre: self.pre.as_ref(),
             post: self.post.as_ref(),
             groups: groups.as_ref(),
+            job_groups: job_groups.as_ref(),
         });
         let slots = pool.machines.len();
         let blocks: Vec<BlockResult> = (0..slots.div_ceil(LANES))
@@ -457,8 +529,11 @@ impl BatchMatcher {
                         });
                     });
                 }
-                // Stable: ties keep slot order.
-                cands.sort_by(|a, b| b.key.partial_cmp_key(&a.key));
+                // Ties by slot order (the list is in slot order; an unstable sort
+                // with the slot as the last key is the same order, and faster).
+                cands.sort_unstable_by(|a, b| {
+                    b.key.partial_cmp_key(&a.key).then(a.slot.cmp(&b.slot))
+                });
                 r.candidates = cands;
             });
         }
@@ -483,6 +558,30 @@ struct RankExprs<'e> {
     post: Option<&'e (u32, ExprRef)>,
     /// Classes that give PRE and POST the same values, when known.
     groups: Option<&'e RankGroups>,
+    /// Classes whose `Rank` gives every slot the same value, when known.
+    job_groups: Option<&'e RankGroups>,
+}
+
+/// The names the evaluation of `rep`'s `Rank` against any slot can read from the
+/// job: `Rank` itself and, for each name it reads from the slot, what that slot
+/// attribute can read back from the job; `None` when not known in full (or when
+/// the job has no `Rank`, which falls back to the slot's).
+fn job_rank_reads(rep: &ClassAd, slot_reads: &SlotReads) -> Option<Vec<Str>> {
+    let rank = rep.get("Rank")?;
+    let r = References::of(rep, rank.tree, rank.id);
+    if !r.complete || r.volatile {
+        return None;
+    }
+    let mut names = NameSet::new();
+    names.insert("Rank");
+    for t in r.external.iter() {
+        if let Some(reads) = slot_reads.get(t.to_ascii_lowercase().as_str()) {
+            for n in reads.as_ref()? {
+                names.insert(n);
+            }
+        }
+    }
+    Some(names.iter().cloned().collect())
 }
 
 /// Classes grouped by what PRE and POST can read from them (see
@@ -495,8 +594,12 @@ struct RankGroups {
 }
 
 impl RankGroups {
-    /// The groups of `reps`, or `None` when grouping saves nothing.
-    fn of(reps: &[Arc<ClassAd>], names: &[Str]) -> Option<RankGroups> {
+    /// The groups of `reps` by what they give the names `names_of` each (`None`:
+    /// a group of its own), or `None` when grouping saves nothing.
+    fn of(
+        reps: &[Arc<ClassAd>],
+        names_of: impl Fn(&ClassAd) -> Option<Vec<Str>>,
+    ) -> Option<RankGroups> {
         let mut index: ahash::AHashMap<Vec<u8>, u32> = ahash::AHashMap::new();
         let mut g = RankGroups {
             of_class: Vec::with_capacity(reps.len()),
@@ -504,7 +607,8 @@ impl RankGroups {
         };
         for (c, rep) in reps.iter().enumerate() {
             let next = g.first.len() as u32;
-            let id = match reads_key(rep, names) {
+            let key = names_of(rep).and_then(|names| reads_key(rep, &names));
+            let id = match key {
                 Some(key) => *index.entry(key).or_insert(next),
                 None => next,
             };
@@ -542,6 +646,12 @@ fn block_work(
     };
     let mut right = [Verdicts::default(); LANES];
     let mut values: Vec<Option<Value>> = Vec::new();
+    // Per group of classes by `Rank`: the lanes (slots of this block) computed so
+    // far, and their values.
+    let groups_len = ranks
+        .and_then(|r| r.job_groups)
+        .map_or(0, |g| g.first.len());
+    let mut job_ranks = vec![(0u64, [0.0f64; LANES]); groups_len];
     for (rb, rep_chunk) in rep_ads.chunks(LANES).enumerate() {
         let r0 = rb * LANES;
         let mut rep_block = rep_store.block(rep_chunk);
@@ -566,7 +676,13 @@ fn block_work(
             });
             out.masks[r0 + ji] = matched;
         }
-        if let Some(RankExprs { pre, post, groups }) = ranks {
+        if let Some(RankExprs {
+            pre,
+            post,
+            groups,
+            job_groups,
+        }) = ranks
+        {
             rank_block(
                 pool,
                 vm,
@@ -580,6 +696,8 @@ fn block_work(
                     pre,
                     post,
                     groups,
+                    job_groups,
+                    job_ranks: &mut job_ranks,
                     values: &mut values,
                     out: &mut out,
                 },
@@ -600,6 +718,8 @@ struct RankBlock<'b, 'c, 'd> {
     pre: Option<&'b (u32, ExprRef)>,
     post: Option<&'b (u32, ExprRef)>,
     groups: Option<&'b RankGroups>,
+    job_groups: Option<&'b RankGroups>,
+    job_ranks: &'b mut [(u64, [f64; LANES])],
     values: &'b mut Vec<Option<Value>>,
     out: &'b mut BlockResult,
 }
@@ -627,7 +747,27 @@ fn rank_block(pool: &CompiledPool, vm: &mut Machine, k: &mut RankBlock<'_, '_, '
         }
         for_each_lane(matched, |mi| by_slot[mi] |= 1 << ji);
         let j = k.r0 + ji;
-        if ad.has(pool.rank) {
+        if let Some(g) = k.job_groups {
+            // Once per group of classes whose Rank gives every slot the same
+            // value, for the slots not done yet.
+            let group = g.of_class[j] as usize;
+            let first = g.first[group] as usize;
+            let (done, ranks) = &mut k.job_ranks[group];
+            let todo = matched & !*done;
+            if todo != 0 {
+                let first_ad = &pool.jobs[first].vm;
+                let targets = k.slot_block.targets();
+                vm.eval_attr_lanes(first_ad, pool.rank, 0, targets, todo, host, k.values);
+                for_each_lane(todo, |mi| {
+                    ranks[mi] = match &k.values[mi] {
+                        Some(v) => super::rank_value(v),
+                        None => pool.rank(vm, first, k.m0 + mi, true),
+                    };
+                });
+                *done |= todo;
+            }
+            for_each_lane(matched, |mi| keys[ji][mi].rank = ranks[mi]);
+        } else if ad.has(pool.rank) {
             vm.eval_attr_lanes(
                 ad,
                 pool.rank,
