@@ -178,10 +178,7 @@ impl CompiledPool {
     /// machines stay as compiled. What a [`Machine`] cached for the old jobs is
     /// not used for the new ones.
     pub fn set_jobs(&mut self, jobs: &[Arc<ClassAd>]) {
-        self.jobs = jobs
-            .iter()
-            .map(|j| compile_ad(j, &mut self.slots))
-            .collect();
+        self.jobs = compile_ads(jobs, &[], &[], &mut self.slots);
         self.id = next_id();
     }
 
