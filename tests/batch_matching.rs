@@ -286,3 +286,52 @@ fn classad_match_prints_the_same_on_any_number_of_threads() {
     }
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// The ranks are computed once per slot and group of classes that give them the
+/// same values: groups that hold (the slots' Rank reading a job attribute of few
+/// values, the jobs' Rank of few texts) and chains that read back and forth
+/// between the ads, where a group would be wrong.
+#[test]
+fn ranks_in_groups_are_the_pairs_ranks() {
+    let mut slots = String::new();
+    for i in 0..70 {
+        let rank = match i % 5 {
+            0 => "Rank = 0.0".to_string(),
+            1 => "Rank = ifThenElse(TARGET.Group =?= \"a\", 10, 0)".to_string(),
+            2 => "Rank = TARGET.Foo".to_string(),
+            3 => "Rank = TARGET.Prio * 2".to_string(),
+            _ => "Rank = -TARGET.Prio".to_string(),
+        };
+        slots.push_str(&format!(
+            "Cpus = {}\nMemory = {}\nMips = {}\nBar = TARGET.Baz\nQux = TARGET.W\nZ = TARGET.V\n\
+             SlotID = {i}\n{rank}\nRequirements = TARGET.Size <= Cpus\n\n",
+            1 + i % 4,
+            1024 * (1 + i % 3),
+            100 + i
+        ));
+    }
+    let mut jobs = String::new();
+    for j in 0..160 {
+        let rank = match j % 16 {
+            0..=5 => "Rank = TARGET.Mips",
+            6..=10 => "Rank = TARGET.Memory + Size",
+            11 | 12 => "Rank = TARGET.Qux",
+            _ => "Rank = 0",
+        };
+        let foo = if j % 9 == 0 {
+            "Foo = TARGET.Bar"
+        } else {
+            "Foo = 3"
+        };
+        jobs.push_str(&format!(
+            "Size = {}\nGroup = \"{}\"\nPrio = {}\n{foo}\nBaz = {}\nW = TARGET.Z\nV = {}\n{rank}\n\
+             Requirements = TARGET.Cpus >= Size\n\n",
+            1 + j % 2,
+            ["a", "b"][j / 2 % 2],
+            j / 3 % 3,
+            j % 5,
+            j / 5 % 7
+        ));
+    }
+    gen::properties::batch_against_pairs_of(&ads(&jobs), &ads(&slots)).unwrap();
+}

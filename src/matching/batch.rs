@@ -135,9 +135,9 @@ pub struct BatchMatcher {
     autoclusters: Option<Autoclusters>,
     pre: Option<(u32, ExprRef)>,
     post: Option<(u32, ExprRef)>,
-    /// The names PRE and POST can read from a job (`None` inside: not known in
-    /// full), worked out the first time ranks are asked for.
-    rank_reads: Option<Option<Vec<Str>>>,
+    /// What PRE and POST can read from a job, worked out the first time ranks are
+    /// asked for.
+    rank_reads: Option<RankReads>,
     /// What slot attributes read by the jobs' `Rank` can read back from a job,
     /// worked out as jobs need them.
     slot_reads: SlotReads,
@@ -224,7 +224,7 @@ impl CompiledSlots {
 fn rank_reads<'e>(
     slots: &[CompiledClassAd],
     exprs: impl Iterator<Item = &'e ExprRef> + Clone + Send + Sync,
-) -> Option<Vec<Str>> {
+) -> RankReads {
     let per_slot: Vec<Option<NameSet>> = slots
         .par_iter()
         .map(|slot| {
@@ -243,12 +243,63 @@ fn rank_reads<'e>(
         })
         .collect();
     let mut all = NameSet::new();
-    for names in per_slot {
-        names?.iter().for_each(|n| {
+    for names in per_slot.iter().flatten() {
+        names.iter().for_each(|n| {
             all.insert(n);
         });
     }
-    Some(all.iter().cloned().collect())
+    let names: Vec<Str> = all.iter().cloned().collect();
+    let index = |n: &Str| {
+        names
+            .iter()
+            .position(|m| m.eq_ignore_ascii_case(n))
+            .expect("in the union") as u16
+    };
+    let per_slot = per_slot
+        .into_iter()
+        .map(|s| s.map(|s| s.iter().map(index).collect()))
+        .collect();
+    RankReads { names, per_slot }
+}
+
+/// What `NEGOTIATOR_PRE_JOB_RANK` and `NEGOTIATOR_POST_JOB_RANK` read from a job.
+struct RankReads {
+    /// Every name they read from a job, in some slot.
+    names: Vec<Str>,
+    /// Per slot, the names (indices into `names`) they read there; `None` when
+    /// their walk in the slot is incomplete or volatile.
+    per_slot: Vec<Option<Vec<u16>>>,
+}
+
+/// Per class of a window, per name of [`RankReads::names`], an id of what the
+/// class gives that name (its exact text and what it reaches in the job): two
+/// classes with equal ids on the names a slot's PRE and POST read get the same
+/// values from that slot. An id that cannot be worked out is unique.
+fn class_ids(reps: &[Arc<ClassAd>], names: &[Str]) -> Vec<Vec<u32>> {
+    let mut ids: Vec<ahash::AHashMap<Vec<u8>, u32>> = vec![Default::default(); names.len()];
+    let mut unique = u32::MAX;
+    reps.iter()
+        .map(|rep| {
+            names
+                .iter()
+                .zip(ids.iter_mut())
+                // Closed: a job attribute that reads the slot could read back
+                // names this slot's walk does not see.
+                .map(
+                    |(n, seen)| match reads_key(rep, std::slice::from_ref(n), true) {
+                        Some(key) => {
+                            let next = seen.len() as u32;
+                            *seen.entry(key).or_insert(next)
+                        }
+                        None => {
+                            unique -= 1;
+                            unique
+                        }
+                    },
+                )
+                .collect()
+        })
+        .collect()
 }
 
 thread_local! {
@@ -476,28 +527,27 @@ impl BatchMatcher {
             .iter()
             .map(|&c| self.representatives[c as usize].clone())
             .collect();
-        let (mut groups, mut job_groups) = (None, None);
+        let (mut ids, mut job_groups) = (Vec::new(), None);
         if ranks {
             let machines = &self.pool.machines;
             let (pre, post) = (&self.pre, &self.post);
             let reads = self.rank_reads.get_or_insert_with(|| {
                 rank_reads(machines, pre.iter().chain(post).map(|(_, e)| e))
             });
-            if let Some(names) = reads {
-                groups = RankGroups::of(&reps, |_| Some(names.clone()));
-            }
+            ids = class_ids(&reps, &reads.names);
             self.learn_slot_reads(&reps);
-            job_groups = RankGroups::of(&reps, |rep| job_rank_reads(rep, &self.slot_reads));
+            job_groups = RankGroups::of(&reps, |rep| job_rank_key(rep, &self.slot_reads));
         }
         if self.compiled_classes != classes {
             self.pool.set_jobs(&reps);
             self.compiled_classes = classes.to_vec();
         }
         let pool = &self.pool;
-        let rank = ranks.then_some(RankExprs {
+        let rank = ranks.then(|| RankExprs {
             pre: self.pre.as_ref(),
             post: self.post.as_ref(),
-            groups: groups.as_ref(),
+            slot_names: self.rank_reads.as_ref().map_or(&[][..], |r| &r.per_slot),
+            class_ids: &ids,
             job_groups: job_groups.as_ref(),
         });
         let slots = pool.machines.len();
@@ -556,36 +606,42 @@ struct ClassResult {
 struct RankExprs<'e> {
     pre: Option<&'e (u32, ExprRef)>,
     post: Option<&'e (u32, ExprRef)>,
-    /// Classes that give PRE and POST the same values, when known.
-    groups: Option<&'e RankGroups>,
+    /// Per slot, the names PRE and POST read there (see [`RankReads`]).
+    slot_names: &'e [Option<Vec<u16>>],
+    /// Per class of the window, the ids of what it gives those names.
+    class_ids: &'e [Vec<u32>],
     /// Classes whose `Rank` gives every slot the same value, when known.
     job_groups: Option<&'e RankGroups>,
 }
 
-/// The names the evaluation of `rep`'s `Rank` against any slot can read from the
-/// job: `Rank` itself and, for each name it reads from the slot, what that slot
-/// attribute can read back from the job; `None` when not known in full (or when
-/// the job has no `Rank`, which falls back to the slot's).
-fn job_rank_reads(rep: &ClassAd, slot_reads: &SlotReads) -> Option<Vec<Str>> {
+/// An exact key of what `rep` gives the evaluation of its `Rank` against any
+/// slot: `Rank` and what it reaches in the job, and, for each name it reads from
+/// the slot, what that slot attribute can read back from the job (whose own
+/// expressions must read nothing more from the slot); `None` when not known in
+/// full, or when the job has no `Rank` (which falls back to the slot's).
+fn job_rank_key(rep: &ClassAd, slot_reads: &SlotReads) -> Option<Vec<u8>> {
     let rank = rep.get("Rank")?;
     let r = References::of(rep, rank.tree, rank.id);
     if !r.complete || r.volatile {
         return None;
     }
-    let mut names = NameSet::new();
-    names.insert("Rank");
+    let mut back = NameSet::new();
     for t in r.external.iter() {
         if let Some(reads) = slot_reads.get(t.to_ascii_lowercase().as_str()) {
             for n in reads.as_ref()? {
-                names.insert(n);
+                back.insert(n);
             }
         }
     }
-    Some(names.iter().cloned().collect())
+    let back: Vec<Str> = back.iter().cloned().collect();
+    let mut key = reads_key(rep, &[Str::from("Rank")], false)?;
+    key.push(0xfd);
+    key.extend(reads_key(rep, &back, true)?);
+    Some(key)
 }
 
-/// Classes grouped by what PRE and POST can read from them (see
-/// [`reads_key`]): a slot's PRE and POST are evaluated once per group.
+/// Classes grouped by what their `Rank` gives every slot (see [`job_rank_key`]):
+/// a slot's value of it is computed once per group.
 struct RankGroups {
     /// Per class of the window, its group.
     of_class: Vec<u32>,
@@ -594,11 +650,11 @@ struct RankGroups {
 }
 
 impl RankGroups {
-    /// The groups of `reps` by what they give the names `names_of` each (`None`:
-    /// a group of its own), or `None` when grouping saves nothing.
+    /// The groups of `reps` by their keys (`None`: a group of its own), or `None`
+    /// when grouping saves nothing.
     fn of(
         reps: &[Arc<ClassAd>],
-        names_of: impl Fn(&ClassAd) -> Option<Vec<Str>>,
+        key_of: impl Fn(&ClassAd) -> Option<Vec<u8>>,
     ) -> Option<RankGroups> {
         let mut index: ahash::AHashMap<Vec<u8>, u32> = ahash::AHashMap::new();
         let mut g = RankGroups {
@@ -607,7 +663,7 @@ impl RankGroups {
         };
         for (c, rep) in reps.iter().enumerate() {
             let next = g.first.len() as u32;
-            let key = names_of(rep).and_then(|names| reads_key(rep, &names));
+            let key = key_of(rep);
             let id = match key {
                 Some(key) => *index.entry(key).or_insert(next),
                 None => next,
@@ -652,6 +708,7 @@ fn block_work(
         .and_then(|r| r.job_groups)
         .map_or(0, |g| g.first.len());
     let mut job_ranks = vec![(0u64, [0.0f64; LANES]); groups_len];
+    let mut rank_memo: Vec<RankMemo> = vec![RankMemo::new(); 2 * LANES];
     for (rb, rep_chunk) in rep_ads.chunks(LANES).enumerate() {
         let r0 = rb * LANES;
         let mut rep_block = rep_store.block(rep_chunk);
@@ -679,7 +736,8 @@ fn block_work(
         if let Some(RankExprs {
             pre,
             post,
-            groups,
+            slot_names,
+            class_ids,
             job_groups,
         }) = ranks
         {
@@ -695,9 +753,11 @@ fn block_work(
                     slot_block: &mut slot_block,
                     pre,
                     post,
-                    groups,
+                    slot_names,
+                    class_ids,
                     job_groups,
                     job_ranks: &mut job_ranks,
+                    rank_memo: &mut rank_memo,
                     values: &mut values,
                     out: &mut out,
                 },
@@ -706,6 +766,10 @@ fn block_work(
     }
     out
 }
+
+/// A slot's values of PRE or POST, by the ids of what classes give the names it
+/// reads.
+type RankMemo = smallvec::SmallVec<[(smallvec::SmallVec<[u32; 4]>, f64); 4]>;
 
 /// The blocks and expressions of one rank computation.
 struct RankBlock<'b, 'c, 'd> {
@@ -717,9 +781,13 @@ struct RankBlock<'b, 'c, 'd> {
     slot_block: &'b mut TargetBlock<'d>,
     pre: Option<&'b (u32, ExprRef)>,
     post: Option<&'b (u32, ExprRef)>,
-    groups: Option<&'b RankGroups>,
+    slot_names: &'b [Option<Vec<u16>>],
+    class_ids: &'b [Vec<u32>],
     job_groups: Option<&'b RankGroups>,
     job_ranks: &'b mut [(u64, [f64; LANES])],
+    /// Per (PRE or POST, slot of the block): values by the ids of what a class
+    /// gives the names the slot's expression reads.
+    rank_memo: &'b mut [RankMemo],
     values: &'b mut Vec<Option<Value>>,
     out: &'b mut BlockResult,
 }
@@ -806,26 +874,45 @@ fn rank_block(pool: &CompiledPool, vm: &mut Machine, k: &mut RankBlock<'_, '_, '
                     keys[ji][mi].post = v;
                 }
             };
-            if let Some(g) = k.groups {
-                // One evaluation per group of classes.
-                let mut memo: smallvec::SmallVec<[(u32, f64); 4]> = smallvec::SmallVec::new();
+            if let Some(Some(names)) = k.slot_names.get(k.m0 + mi) {
+                // Classes that give the names this slot's PRE and POST read the
+                // same get the same value: one evaluation per such group, kept for
+                // the slot's next blocks of classes.
+                let memo = &mut k.rank_memo[which * LANES + mi];
+                let ids_of = |ji: usize| -> smallvec::SmallVec<[u32; 4]> {
+                    let ids = &k.class_ids[k.r0 + ji];
+                    names.iter().map(|&n| ids[n as usize]).collect()
+                };
+                let mut missing: smallvec::SmallVec<[usize; 8]> = smallvec::SmallVec::new();
                 for_each_lane(wanted, |ji| {
-                    let group = g.of_class[k.r0 + ji];
-                    let v = match memo.iter().find(|(m, _)| *m == group) {
-                        Some(&(_, v)) => v,
-                        None => {
-                            let first = g.first[group as usize] as usize;
-                            let v = match pool.machine_expr(vm, *slot, e, first, k.m0 + mi) {
-                                Ok(v) => negotiator_rank_value(&v),
-                                Err(_) => -f64::MAX,
-                            };
-                            memo.push((group, v));
-                            v
-                        }
-                    };
-                    set(&mut keys, ji, v);
+                    let key = ids_of(ji);
+                    if !memo.iter().any(|(m, _)| *m == key)
+                        && !missing.iter().any(|&f| ids_of(f) == key)
+                    {
+                        missing.push(ji);
+                    }
                 });
-                continue;
+                // One evaluation per new group, unless there are many: then the
+                // lanes are cheaper.
+                if missing.len() <= 2 || missing.len() * 4 <= wanted.count_ones() as usize {
+                    for &f in &missing {
+                        let v = match pool.machine_expr(vm, *slot, e, k.r0 + f, k.m0 + mi) {
+                            Ok(v) => negotiator_rank_value(&v),
+                            Err(_) => -f64::MAX,
+                        };
+                        memo.push((ids_of(f), v));
+                    }
+                    for_each_lane(wanted, |ji| {
+                        let key = ids_of(ji);
+                        let v = memo
+                            .iter()
+                            .find(|(m, _)| *m == key)
+                            .map(|&(_, v)| v)
+                            .expect("every group evaluated");
+                        set(&mut keys, ji, v);
+                    });
+                    continue;
+                }
             }
             vm.eval_attr_lanes(ad, *slot, 0, k.rep_block.targets(), wanted, host, k.values);
             for_each_lane(wanted, |ji| {

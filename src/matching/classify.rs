@@ -230,17 +230,19 @@ impl SignificantAttributes {
 
 /// An exact key of what `job` gives to an evaluation that reads `names` from it:
 /// the exact text of each, and of every name they reach inside the job (absent
-/// ones marked). Jobs with equal keys give every such evaluation the same value.
-/// `None` when the job's expressions cannot be walked completely or read the
-/// clock.
-pub(crate) fn reads_key(job: &ClassAd, names: &[Str]) -> Option<Vec<u8>> {
+/// ones marked). Jobs with equal keys give every such evaluation the same value,
+/// provided what the names read from the other ad reads nothing back from the
+/// job: with `closed`, a job whose expressions for `names` read anything from
+/// outside has no key. `None` also when the job's expressions cannot be walked
+/// completely or read the clock.
+pub(crate) fn reads_key(job: &ClassAd, names: &[Str], closed: bool) -> Option<Vec<u8>> {
     let mut refs = super::refs::References::new();
     for n in names {
         if let Some(e) = job.get(n) {
             refs.walk(job, e.tree, e.id);
         }
     }
-    if !refs.complete || refs.volatile {
+    if !refs.complete || refs.volatile || (closed && !refs.external.is_empty()) {
         return None;
     }
     let mut key = Vec::new();
