@@ -335,3 +335,58 @@ fn ranks_in_groups_are_the_pairs_ranks() {
     }
     gen::properties::batch_against_pairs_of(&ads(&jobs), &ads(&slots)).unwrap();
 }
+
+/// `classad match --config`: the negotiator's rank expressions and significant
+/// attributes from a file in HTCondor's syntax, on both engines; unknown knobs
+/// warned about, a bad expression an error at its file, line and knob.
+#[test]
+fn classad_match_reads_the_negotiators_configuration() {
+    let dir = std::env::temp_dir().join(format!("classad-config-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let write = |name: &str, text: &str| {
+        let p = dir.join(name);
+        std::fs::write(&p, text).unwrap();
+        p.to_string_lossy().into_owned()
+    };
+    let run = |args: &[&str]| {
+        let o = std::process::Command::new(env!("CARGO_BIN_EXE_classad"))
+            .arg("match")
+            .args(args)
+            .output()
+            .unwrap();
+        (
+            o.status.code(),
+            String::from_utf8(o.stdout).unwrap(),
+            String::from_utf8(o.stderr).unwrap(),
+        )
+    };
+    // Only the job's Rank orders the candidates: today's rule of earlier sessions.
+    let job_rank_only = write(
+        "ranks.config",
+        "# ranks\nNEGOTIATOR_PRE_JOB_RANK = 0\nZERO = 0\nNEGOTIATOR_POST_JOB_RANK = $(ZERO)\n\
+         SIGNIFICANT_ATTRIBUTES = Requirements, Rank\nNO_SUCH_KNOB = 1\n",
+    );
+    let (code, default_out, _) = run(&["-q"]);
+    assert_eq!(code, Some(0));
+    let (code, out, err) = run(&["--config", &job_rank_only]);
+    assert_eq!(code, Some(0), "{err}");
+    assert_ne!(out, default_out, "the ranks changed the assignment");
+    assert!(
+        err.contains("ranks.config:6: NO_SUCH_KNOB: not a knob the emulator reads; ignored"),
+        "{err}"
+    );
+    let (_, reference, _) = run(&["--config", &job_rank_only, "--engine", "reference", "-q"]);
+    assert_eq!(out, reference, "both engines read the configuration");
+    // Job by job, the job's Rank alone, earliest slot on a tie.
+    let (_, unclustered, _) = run(&["--config", &job_rank_only, "--no-autocluster", "-q"]);
+    assert_eq!(out, unclustered);
+    let bad = write("bad.config", "A = 1\nNEGOTIATOR_PRE_JOB_RANK = 1 +\n");
+    let (code, out, err) = run(&["--config", &bad]);
+    assert_eq!(code, Some(2));
+    assert_eq!(out, "");
+    assert!(
+        err.contains("bad.config:2: NEGOTIATOR_PRE_JOB_RANK: not an expression"),
+        "{err}"
+    );
+    std::fs::remove_dir_all(&dir).ok();
+}

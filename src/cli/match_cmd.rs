@@ -8,6 +8,7 @@ use crate::ad::parts::{read_ads_in_parts, PartsError, PART_BYTES};
 use crate::ad::{read_ads, ClassAd, ReadLimits};
 use crate::eval::{Engine, Semantics};
 use crate::matching::batch::{BatchMatcher, CompiledSlots, RankKey};
+use crate::matching::config::Config;
 use crate::matching::{
     negotiator_key, symmetric_match, AutoclusterBuilder, Autoclusters, NegotiatorPolicy,
     PartClasses, SignificantAttributes,
@@ -49,6 +50,11 @@ pub struct MatchArgs {
     /// No summary line on standard error.
     #[arg(long, short)]
     quiet: bool,
+    /// The negotiator's configuration, in HTCondor's syntax: its rank expressions
+    /// (`NEGOTIATOR_PRE_JOB_RANK`, `NEGOTIATOR_POST_JOB_RANK`) and significant
+    /// attributes (`SIGNIFICANT_ATTRIBUTES`, `ADD_`/`REMOVE_SIGNIFICANT_ATTRIBUTES`).
+    #[arg(long)]
+    config: Option<String>,
 }
 
 /// Runs `classad match`.
@@ -67,7 +73,19 @@ pub fn run(a: MatchArgs) -> Result<ExitCode, Failure> {
 
 fn run_on_threads(a: &MatchArgs, threads: usize) -> Result<ExitCode, Failure> {
     let started = Instant::now();
-    let policy = NegotiatorPolicy::default();
+    let policy = match &a.config {
+        None => NegotiatorPolicy::default(),
+        Some(path) => {
+            let text = std::fs::read_to_string(path).map_err(|e| format!("{path}: {e}"))?;
+            let config = Config::parse(&text, path).map_err(|e| e.to_string())?;
+            let (policy, warnings) =
+                NegotiatorPolicy::from_config(&config).map_err(|e| e.to_string())?;
+            for w in warnings {
+                eprintln!("warning: {w}");
+            }
+            policy
+        }
+    };
     let (machines, machine_file) = match &a.machines {
         Some(m) => (load_ads(m)?, m.as_str()),
         None => (

@@ -11,6 +11,7 @@ use std::sync::{Arc, OnceLock};
 pub mod autocluster;
 pub mod batch;
 mod classify;
+pub mod config;
 pub mod policy;
 pub mod pool;
 pub mod refs;

@@ -80,3 +80,182 @@ impl Default for NegotiatorPolicy {
         }
     }
 }
+
+/// The knobs of negotiator.md section 10 and those of section 1-8 the emulated
+/// cycle reads: known, whether or not matching uses them yet. (`GROUP_QUOTA_*`
+/// and `GROUP_ACCEPT_SURPLUS_*` are known by prefix.)
+const KNOWN_KNOBS: [&str; 30] = [
+    "NEGOTIATOR_PRE_JOB_RANK",
+    "NEGOTIATOR_POST_JOB_RANK",
+    "NEGOTIATOR_CONSIDER_PREEMPTION",
+    "PREEMPTION_REQUIREMENTS",
+    "PREEMPTION_RANK",
+    "NEGOTIATOR_USE_SLOT_WEIGHTS",
+    "SLOT_WEIGHT",
+    "NEGOTIATOR_MATCHLIST_CACHING",
+    "NEGOTIATOR_IGNORE_JOB_RANKS",
+    "NEGOTIATOR_IGNORE_USER_PRIORITIES",
+    "NEGOTIATOR_DEPTH_FIRST",
+    "USE_GLOBAL_JOB_PRIOS",
+    "DEFAULT_PRIO_FACTOR",
+    "NICE_USER_PRIO_FACTOR",
+    "GROUP_NAMES",
+    "GROUP_ACCEPT_SURPLUS",
+    "GROUP_SORT_EXPR",
+    "GROUP_QUOTA_MAX_ALLOCATION_ROUNDS",
+    "NEGOTIATOR_ALLOW_QUOTA_OVERSUBSCRIPTION",
+    "NEGOTIATOR_STRICT_ENFORCE_QUOTA",
+    "NEGOTIATOR_SLOT_CONSTRAINT",
+    "NEGOTIATOR_JOB_CONSTRAINT",
+    "SIGNIFICANT_ATTRIBUTES",
+    "ADD_SIGNIFICANT_ATTRIBUTES",
+    "REMOVE_SIGNIFICANT_ATTRIBUTES",
+    "REMOVE_SIGNIFICANT_ATTRIBUTES_REGEX",
+    "NEGOTIATOR_MAX_TIME_PER_CYCLE",
+    "NEGOTIATOR_MAX_TIME_PER_SUBMITTER",
+    "NEGOTIATOR_MAX_TIME_PER_PIESPIN",
+    "STARTD_JOB_ATTRS",
+];
+
+/// Prefixes of knobs named per group.
+const KNOWN_PREFIXES: [&str; 3] = [
+    "GROUP_QUOTA_",
+    "GROUP_ACCEPT_SURPLUS_",
+    "GROUP_PRIO_FACTOR_",
+];
+
+/// A list knob as HTCondor's `StringTokenIterator` splits it (commas and blanks).
+fn list(value: &str) -> Vec<String> {
+    value
+        .split(|c: char| c == ',' || c.is_whitespace())
+        .filter(|s| !s.is_empty())
+        .map(str::to_string)
+        .collect()
+}
+
+impl NegotiatorPolicy {
+    /// The policy of a configuration: HTCondor's defaults, overridden by the
+    /// knobs it sets. Also a warning for each knob it does not know (ignored).
+    /// An expression or pattern that does not parse is an error naming the file,
+    /// line and knob; a knob set empty is unset, as HTCondor's `param` leaves it.
+    pub fn from_config(
+        config: &super::config::Config,
+    ) -> Result<(NegotiatorPolicy, Vec<String>), super::config::ConfigError> {
+        let mut policy = NegotiatorPolicy::default();
+        let value = |name: &str| -> Result<Option<(String, u32)>, super::config::ConfigError> {
+            let line = config.line(name).unwrap_or(0);
+            Ok(config.get(name)?.map(|v| (v, line)))
+        };
+        let expr = |name: &str| -> Result<Option<Option<ExprRef>>, super::config::ConfigError> {
+            let Some((text, line)) = value(name)? else {
+                return Ok(None);
+            };
+            if text.trim().is_empty() {
+                return Ok(Some(None));
+            }
+            policy_expr(&text)
+                .map(|e| Some(Some(e)))
+                .map_err(|e| config.error(line, Some(name), &format!("not an expression: {e}")))
+        };
+        for (name, slot) in [
+            ("NEGOTIATOR_PRE_JOB_RANK", &mut policy.pre_job_rank),
+            ("NEGOTIATOR_POST_JOB_RANK", &mut policy.post_job_rank),
+            (
+                "PREEMPTION_REQUIREMENTS",
+                &mut policy.preemption_requirements,
+            ),
+            ("PREEMPTION_RANK", &mut policy.preemption_rank),
+            ("NEGOTIATOR_JOB_CONSTRAINT", &mut policy.job_constraint),
+        ] {
+            if let Some(e) = expr(name)? {
+                *slot = e;
+            }
+        }
+        if let Some((v, _)) = value("SIGNIFICANT_ATTRIBUTES")? {
+            policy.significant_attributes = (!v.trim().is_empty()).then(|| list(&v));
+        }
+        if let Some((v, _)) = value("ADD_SIGNIFICANT_ATTRIBUTES")? {
+            policy.add_significant_attributes = list(&v);
+        }
+        if let Some((v, _)) = value("REMOVE_SIGNIFICANT_ATTRIBUTES")? {
+            policy.remove_significant_attributes = list(&v);
+        }
+        if let Some((v, line)) = value("REMOVE_SIGNIFICANT_ATTRIBUTES_REGEX")? {
+            policy.remove_significant_attributes_regex = if v.trim().is_empty() {
+                None
+            } else {
+                let re = regex::RegexBuilder::new(v.trim())
+                    .case_insensitive(true)
+                    .build()
+                    .map_err(|e| {
+                        let what = format!("not a regular expression: {e}");
+                        config.error(line, Some("REMOVE_SIGNIFICANT_ATTRIBUTES_REGEX"), &what)
+                    })?;
+                Some(re)
+            };
+        }
+        let warnings = config
+            .names()
+            .into_iter()
+            .filter(|(name, _)| {
+                let upper = name.to_ascii_uppercase();
+                !KNOWN_KNOBS.contains(&upper.as_str())
+                    && !KNOWN_PREFIXES.iter().any(|p| upper.starts_with(p))
+            })
+            .map(|(name, line)| {
+                format!(
+                    "{}:{line}: {name}: not a knob the emulator reads; ignored",
+                    config.file()
+                )
+            })
+            .collect();
+        Ok((policy, warnings))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::matching::config::Config;
+
+    fn policy(text: &str) -> Result<(NegotiatorPolicy, Vec<String>), String> {
+        let c = Config::parse(text, "cfg").map_err(|e| e.to_string())?;
+        NegotiatorPolicy::from_config(&c).map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn knobs_override_the_defaults() {
+        let (p, warnings) = policy(
+            "NEGOTIATOR_POST_JOB_RANK =\nSIGNIFICANT_ATTRIBUTES = A, B C\n\
+             REMOVE_SIGNIFICANT_ATTRIBUTES = X\nGROUP_QUOTA_cms = 10\nsLoT_wEiGhT = Cpus\n",
+        )
+        .unwrap();
+        assert!(p.pre_job_rank.is_some(), "the default");
+        assert!(p.post_job_rank.is_none(), "set empty: unset");
+        assert_eq!(
+            p.significant_attributes,
+            Some(vec!["A".into(), "B".into(), "C".into()])
+        );
+        assert_eq!(p.remove_significant_attributes, ["X"]);
+        assert!(warnings.is_empty(), "{warnings:?}");
+    }
+
+    #[test]
+    fn bad_values_are_errors_at_their_knob() {
+        let e = policy("REMOVE_SIGNIFICANT_ATTRIBUTES_REGEX = ([\n").unwrap_err();
+        assert!(
+            e.starts_with("cfg:1: REMOVE_SIGNIFICANT_ATTRIBUTES_REGEX: not a regular"),
+            "{e}"
+        );
+        let e = policy("X = 1\n\nNEGOTIATOR_JOB_CONSTRAINT = )\n").unwrap_err();
+        assert!(
+            e.starts_with("cfg:3: NEGOTIATOR_JOB_CONSTRAINT: not an expression"),
+            "{e}"
+        );
+        let (_, warnings) = policy("X = 1\n").unwrap();
+        assert_eq!(
+            warnings,
+            ["cfg:1: X: not a knob the emulator reads; ignored"]
+        );
+    }
+}
