@@ -5,26 +5,30 @@
 //! Jobs are taken in queue order, a window at a time; the classes first met in a
 //! window are compiled (one representative job each) and evaluated against every
 //! slot: the slots' Requirements over blocks of representatives and the
-//! representatives' Requirements over blocks of slots ([`Machine::verdicts`]), then,
+//! representatives' Requirements over blocks of slots ([`classad_vm::Machine::verdicts`]), then,
 //! for the pairs that match, the negotiator's rank key (negotiator.md section 6:
 //! `NEGOTIATOR_PRE_JOB_RANK`, the job's `Rank`, `NEGOTIATOR_POST_JOB_RANK`) over
-//! the same blocks ([`Machine::eval_attr_lanes`]). The work items, one per block
+//! the same blocks ([`classad_vm::Machine::eval_attr_lanes`]). The work items, one per block
 //! of slots, run on rayon's threads; each result lands in its place, so the output
 //! is the same for any number of threads. A class's result is dropped after its
 //! last job, so memory follows the classes alive, never the match matrix.
 
+mod block;
+mod rank_reads;
+
 use super::autocluster::Autoclusters;
-use super::classify::reads_key;
 use super::policy::NegotiatorPolicy;
-use super::pool::{CompiledPool, REQUIREMENTS_SITE};
+use super::pool::CompiledPool;
 use super::refs::{NameSet, References};
 use crate::ad::ClassAd;
-use crate::compile::host::VmHost;
-use crate::compile::CompiledClassAd;
 use crate::syntax::ast::ExprRef;
+use block::{block_work, BlockResult, RankExprs, THREAD_MACHINE};
 use classad_vm::lanes::LANES;
 use classad_vm::logic::for_each_lane;
-use classad_vm::{ColumnStore, CompiledAd, Machine, Str, TargetBlock, Value, Verdicts};
+use classad_vm::{Str, Value};
+use rank_reads::{
+    add_slot_reads, class_ids, job_rank_key, rank_reads, RankGroups, RankReads, SlotReads,
+};
 use rayon::prelude::*;
 use std::sync::Arc;
 
@@ -155,45 +159,6 @@ pub struct CompiledSlots {
     post: Option<(u32, ExprRef)>,
 }
 
-/// Per slot attribute name (lower case), what it can read from a job.
-type SlotReads = ahash::AHashMap<Box<str>, Option<Vec<Str>>>;
-
-/// Adds to `known` what each of `names` (slot attributes) can read from a job,
-/// over all `slots`.
-fn add_slot_reads(slots: &[CompiledClassAd], names: &[Str], known: &mut SlotReads) {
-    let per_slot: Vec<Vec<(usize, Option<NameSet>)>> = slots
-        .par_iter()
-        .map(|slot| {
-            let slot: &ClassAd = &slot.source;
-            names
-                .iter()
-                .enumerate()
-                .filter_map(|(i, name)| {
-                    let e = slot.get(name)?;
-                    if matches!(e.node(), crate::syntax::ast::Node::Lit(_)) {
-                        return None;
-                    }
-                    let r = References::of(slot, e.tree, e.id);
-                    Some((i, (r.complete && !r.volatile).then_some(r.external)))
-                })
-                .collect()
-        })
-        .collect();
-    let mut all: Vec<Option<NameSet>> = vec![Some(NameSet::new()); names.len()];
-    for (i, reads) in per_slot.into_iter().flatten() {
-        match (all[i].as_mut(), reads) {
-            (Some(set), Some(reads)) => reads.iter().for_each(|n| {
-                set.insert(n);
-            }),
-            _ => all[i] = None,
-        }
-    }
-    for (name, reads) in names.iter().zip(all) {
-        let key = name.to_ascii_lowercase().into_boxed_str();
-        known.insert(key, reads.map(|s| s.iter().cloned().collect()));
-    }
-}
-
 impl CompiledSlots {
     /// Compiles `slots` (on rayon's threads) and `policy`'s
     /// `NEGOTIATOR_PRE_JOB_RANK` and `NEGOTIATOR_POST_JOB_RANK` for each.
@@ -219,108 +184,8 @@ impl CompiledSlots {
     }
 }
 
-/// The names `exprs`, evaluated with a slot as MY, can read from a job (TARGET):
-/// the union over the slots; `None` when some walk is incomplete or volatile.
-fn rank_reads<'e>(
-    slots: &[CompiledClassAd],
-    exprs: impl Iterator<Item = &'e ExprRef> + Clone + Send + Sync,
-) -> RankReads {
-    let per_slot: Vec<Option<NameSet>> = slots
-        .par_iter()
-        .map(|slot| {
-            let slot: &ClassAd = &slot.source;
-            let mut names = NameSet::new();
-            for e in exprs.clone() {
-                let r = References::of(slot, &e.tree, e.id);
-                if !r.complete || r.volatile {
-                    return None;
-                }
-                r.external.iter().for_each(|n| {
-                    names.insert(n);
-                });
-            }
-            Some(names)
-        })
-        .collect();
-    let mut all = NameSet::new();
-    for names in per_slot.iter().flatten() {
-        names.iter().for_each(|n| {
-            all.insert(n);
-        });
-    }
-    let names: Vec<Str> = all.iter().cloned().collect();
-    let index = |n: &Str| {
-        names
-            .iter()
-            .position(|m| m.eq_ignore_ascii_case(n))
-            .expect("in the union") as u16
-    };
-    let per_slot = per_slot
-        .into_iter()
-        .map(|s| s.map(|s| s.iter().map(index).collect()))
-        .collect();
-    RankReads { names, per_slot }
-}
-
-/// What `NEGOTIATOR_PRE_JOB_RANK` and `NEGOTIATOR_POST_JOB_RANK` read from a job.
-struct RankReads {
-    /// Every name they read from a job, in some slot.
-    names: Vec<Str>,
-    /// Per slot, the names (indices into `names`) they read there; `None` when
-    /// their walk in the slot is incomplete or volatile.
-    per_slot: Vec<Option<Vec<u16>>>,
-}
-
-/// Per class of a window, per name of [`RankReads::names`], an id of what the
-/// class gives that name (its exact text and what it reaches in the job): two
-/// classes with equal ids on the names a slot's PRE and POST read get the same
-/// values from that slot. An id that cannot be worked out is unique.
-fn class_ids(reps: &[Arc<ClassAd>], names: &[Str]) -> Vec<Vec<u32>> {
-    let mut ids: Vec<ahash::AHashMap<Vec<u8>, u32>> = vec![Default::default(); names.len()];
-    let mut unique = u32::MAX;
-    reps.iter()
-        .map(|rep| {
-            names
-                .iter()
-                .zip(ids.iter_mut())
-                // Closed: a job attribute that reads the slot could read back
-                // names this slot's walk does not see.
-                .map(
-                    |(n, seen)| match reads_key(rep, std::slice::from_ref(n), true) {
-                        Some(key) => {
-                            let next = seen.len() as u32;
-                            *seen.entry(key).or_insert(next)
-                        }
-                        None => {
-                            unique -= 1;
-                            unique
-                        }
-                    },
-                )
-                .collect()
-        })
-        .collect()
-}
-
-thread_local! {
-    /// Each thread's machine, kept from run to run: its cache of values that read
-    /// only the TARGET ad (keyed by pool) stays warm for the next run over the
-    /// same classes. (`block_work` calls nothing of rayon's, so no other block
-    /// can start on this thread while one holds it.)
-    static THREAD_MACHINE: std::cell::RefCell<Machine> = std::cell::RefCell::new(Machine::new());
-}
-
 /// How many new classes one window compiles and evaluates at most.
 const WINDOW_CLASSES: usize = 4096;
-
-/// What one block of slots found for the classes of a window.
-struct BlockResult {
-    /// Per class of the window: which slots of the block match it.
-    masks: Vec<u64>,
-    /// Per class, per matching slot (in slot order): its key.
-    keys: Vec<Vec<RankKey>>,
-    ranked: u64,
-}
 
 impl BatchMatcher {
     /// Compiles the slots and works out the jobs' classes: HTCondor's autoclusters
@@ -599,338 +464,6 @@ struct ClassResult {
     candidates: Vec<Candidate>,
     /// For the assignment: candidates before it are taken.
     cursor: usize,
-}
-
-/// The negotiator's rank expressions of a run.
-#[derive(Clone, Copy)]
-struct RankExprs<'e> {
-    pre: Option<&'e (u32, ExprRef)>,
-    post: Option<&'e (u32, ExprRef)>,
-    /// Per slot, the names PRE and POST read there (see [`RankReads`]).
-    slot_names: &'e [Option<Vec<u16>>],
-    /// Per class of the window, the ids of what it gives those names.
-    class_ids: &'e [Vec<u32>],
-    /// Classes whose `Rank` gives every slot the same value, when known.
-    job_groups: Option<&'e RankGroups>,
-}
-
-/// An exact key of what `rep` gives the evaluation of its `Rank` against any
-/// slot: `Rank` and what it reaches in the job, and, for each name it reads from
-/// the slot, what that slot attribute can read back from the job (whose own
-/// expressions must read nothing more from the slot); `None` when not known in
-/// full, or when the job has no `Rank` (which falls back to the slot's).
-fn job_rank_key(rep: &ClassAd, slot_reads: &SlotReads) -> Option<Vec<u8>> {
-    let rank = rep.get("Rank")?;
-    let r = References::of(rep, rank.tree, rank.id);
-    if !r.complete || r.volatile {
-        return None;
-    }
-    let mut back = NameSet::new();
-    for t in r.external.iter() {
-        if let Some(reads) = slot_reads.get(t.to_ascii_lowercase().as_str()) {
-            for n in reads.as_ref()? {
-                back.insert(n);
-            }
-        }
-    }
-    let back: Vec<Str> = back.iter().cloned().collect();
-    let mut key = reads_key(rep, &[Str::from("Rank")], false)?;
-    key.push(0xfd);
-    key.extend(reads_key(rep, &back, true)?);
-    Some(key)
-}
-
-/// Classes grouped by what their `Rank` gives every slot (see [`job_rank_key`]):
-/// a slot's value of it is computed once per group.
-struct RankGroups {
-    /// Per class of the window, its group.
-    of_class: Vec<u32>,
-    /// Per group, its first class.
-    first: Vec<u32>,
-}
-
-impl RankGroups {
-    /// The groups of `reps` by their keys (`None`: a group of its own), or `None`
-    /// when grouping saves nothing.
-    fn of(
-        reps: &[Arc<ClassAd>],
-        key_of: impl Fn(&ClassAd) -> Option<Vec<u8>>,
-    ) -> Option<RankGroups> {
-        let mut index: ahash::AHashMap<Vec<u8>, u32> = ahash::AHashMap::new();
-        let mut g = RankGroups {
-            of_class: Vec::with_capacity(reps.len()),
-            first: Vec::new(),
-        };
-        for (c, rep) in reps.iter().enumerate() {
-            let next = g.first.len() as u32;
-            let key = key_of(rep);
-            let id = match key {
-                Some(key) => *index.entry(key).or_insert(next),
-                None => next,
-            };
-            if id == next {
-                g.first.push(c as u32);
-            }
-            g.of_class.push(id);
-        }
-        // Lanes over every class beat one evaluation per class.
-        (g.first.len() * 4 <= reps.len()).then_some(g)
-    }
-}
-
-/// Block `b` of slots against every class of the pool's jobs.
-fn block_work(
-    pool: &CompiledPool,
-    vm: &mut Machine,
-    b: usize,
-    ranks: Option<RankExprs<'_>>,
-) -> BlockResult {
-    vm.cache_for(pool.id);
-    let host = &mut VmHost;
-    let req = pool.requirements;
-    let m0 = b * LANES;
-    let m1 = (m0 + LANES).min(pool.machines.len());
-    let slot_ads: Vec<&CompiledAd> = pool.machines[m0..m1].iter().map(|m| &m.vm).collect();
-    let rep_ads: Vec<&CompiledAd> = pool.jobs.iter().map(|j| &j.vm).collect();
-    let mut slot_store = ColumnStore::new();
-    let mut rep_store = slot_store.sibling();
-    let mut slot_block = slot_store.block(&slot_ads);
-    let mut out = BlockResult {
-        masks: vec![0; rep_ads.len()],
-        keys: vec![Vec::new(); if ranks.is_some() { rep_ads.len() } else { 0 }],
-        ranked: 0,
-    };
-    let mut right = [Verdicts::default(); LANES];
-    let mut values: Vec<Option<Value>> = Vec::new();
-    // Per group of classes by `Rank`: the lanes (slots of this block) computed so
-    // far, and their values.
-    let groups_len = ranks
-        .and_then(|r| r.job_groups)
-        .map_or(0, |g| g.first.len());
-    let mut job_ranks = vec![(0u64, [0.0f64; LANES]); groups_len];
-    let mut rank_memo: Vec<RankMemo> = vec![RankMemo::new(); 2 * LANES];
-    for (rb, rep_chunk) in rep_ads.chunks(LANES).enumerate() {
-        let r0 = rb * LANES;
-        let mut rep_block = rep_store.block(rep_chunk);
-        // The slots' Requirements over the block of classes, turned to be by class.
-        right.fill(Verdicts::default());
-        for (mi, ad) in slot_ads.iter().enumerate() {
-            let v = vm.verdicts(ad, req, REQUIREMENTS_SITE, &mut rep_block, u64::MAX, host);
-            let bit = 1u64 << mi;
-            for_each_lane(v.yes, |ji| right[ji].yes |= bit);
-            for_each_lane(v.no, |ji| right[ji].no |= bit);
-            for_each_lane(v.unknown, |ji| right[ji].unknown |= bit);
-        }
-        for (ji, ad) in rep_chunk.iter().enumerate() {
-            let r = right[ji];
-            let l = vm.verdicts(ad, req, REQUIREMENTS_SITE, &mut slot_block, !r.no, host);
-            let mut matched = r.yes & l.yes;
-            let unsure = (r.unknown & (l.yes | l.unknown)) | (l.unknown & r.yes);
-            for_each_lane(unsure, |mi| {
-                if pool.symmetric_match(vm, r0 + ji, m0 + mi) {
-                    matched |= 1 << mi;
-                }
-            });
-            out.masks[r0 + ji] = matched;
-        }
-        if let Some(RankExprs {
-            pre,
-            post,
-            slot_names,
-            class_ids,
-            job_groups,
-        }) = ranks
-        {
-            rank_block(
-                pool,
-                vm,
-                &mut RankBlock {
-                    r0,
-                    m0,
-                    rep_chunk,
-                    slot_ads: &slot_ads,
-                    rep_block: &mut rep_block,
-                    slot_block: &mut slot_block,
-                    pre,
-                    post,
-                    slot_names,
-                    class_ids,
-                    job_groups,
-                    job_ranks: &mut job_ranks,
-                    rank_memo: &mut rank_memo,
-                    values: &mut values,
-                    out: &mut out,
-                },
-            );
-        }
-    }
-    out
-}
-
-/// A slot's values of PRE or POST, by the ids of what classes give the names it
-/// reads.
-type RankMemo = smallvec::SmallVec<[(smallvec::SmallVec<[u32; 4]>, f64); 4]>;
-
-/// The blocks and expressions of one rank computation.
-struct RankBlock<'b, 'c, 'd> {
-    r0: usize,
-    m0: usize,
-    rep_chunk: &'b [&'b CompiledAd],
-    slot_ads: &'b [&'b CompiledAd],
-    rep_block: &'b mut TargetBlock<'c>,
-    slot_block: &'b mut TargetBlock<'d>,
-    pre: Option<&'b (u32, ExprRef)>,
-    post: Option<&'b (u32, ExprRef)>,
-    slot_names: &'b [Option<Vec<u16>>],
-    class_ids: &'b [Vec<u32>],
-    job_groups: Option<&'b RankGroups>,
-    job_ranks: &'b mut [(u64, [f64; LANES])],
-    /// Per (PRE or POST, slot of the block): values by the ids of what a class
-    /// gives the names the slot's expression reads.
-    rank_memo: &'b mut [RankMemo],
-    values: &'b mut Vec<Option<Value>>,
-    out: &'b mut BlockResult,
-}
-
-/// The rank keys of the matching pairs of one block of classes and one block of
-/// slots: the job's Rank over the block of slots, PRE and POST over the block of
-/// classes.
-fn rank_block(pool: &CompiledPool, vm: &mut Machine, k: &mut RankBlock<'_, '_, '_>) {
-    let host = &mut VmHost;
-    let n = k.rep_chunk.len();
-    // keys[ji][mi], filled where matched.
-    let mut keys = vec![
-        [RankKey {
-            pre: -f64::MAX,
-            rank: 0.0,
-            post: -f64::MAX
-        }; LANES];
-        n
-    ];
-    let mut by_slot = [0u64; LANES];
-    for (ji, ad) in k.rep_chunk.iter().enumerate() {
-        let matched = k.out.masks[k.r0 + ji];
-        if matched == 0 {
-            continue;
-        }
-        for_each_lane(matched, |mi| by_slot[mi] |= 1 << ji);
-        let j = k.r0 + ji;
-        if let Some(g) = k.job_groups {
-            // Once per group of classes whose Rank gives every slot the same
-            // value, for the slots not done yet.
-            let group = g.of_class[j] as usize;
-            let first = g.first[group] as usize;
-            let (done, ranks) = &mut k.job_ranks[group];
-            let todo = matched & !*done;
-            if todo != 0 {
-                let first_ad = &pool.jobs[first].vm;
-                let targets = k.slot_block.targets();
-                vm.eval_attr_lanes(first_ad, pool.rank, 0, targets, todo, host, k.values);
-                for_each_lane(todo, |mi| {
-                    ranks[mi] = match &k.values[mi] {
-                        Some(v) => super::rank_value(v),
-                        None => pool.rank(vm, first, k.m0 + mi, true),
-                    };
-                });
-                *done |= todo;
-            }
-            for_each_lane(matched, |mi| keys[ji][mi].rank = ranks[mi]);
-        } else if ad.has(pool.rank) {
-            vm.eval_attr_lanes(
-                ad,
-                pool.rank,
-                0,
-                k.slot_block.targets(),
-                matched,
-                host,
-                k.values,
-            );
-            for_each_lane(matched, |mi| {
-                keys[ji][mi].rank = match &k.values[mi] {
-                    Some(v) => super::rank_value(v),
-                    None => pool.rank(vm, j, k.m0 + mi, true),
-                };
-            });
-        } else {
-            for_each_lane(matched, |mi| {
-                keys[ji][mi].rank = pool.rank(vm, j, k.m0 + mi, true)
-            });
-        }
-        k.out.ranked += u64::from(matched.count_ones());
-    }
-    for (which, expr) in [(0, k.pre), (1, k.post)] {
-        for (mi, ad) in k.slot_ads.iter().enumerate() {
-            let wanted = by_slot[mi];
-            if wanted == 0 {
-                continue;
-            }
-            let Some((slot, e)) = expr else {
-                continue;
-            };
-            let set = |keys: &mut [[RankKey; LANES]], ji: usize, v: f64| {
-                if which == 0 {
-                    keys[ji][mi].pre = v;
-                } else {
-                    keys[ji][mi].post = v;
-                }
-            };
-            if let Some(Some(names)) = k.slot_names.get(k.m0 + mi) {
-                // Classes that give the names this slot's PRE and POST read the
-                // same get the same value: one evaluation per such group, kept for
-                // the slot's next blocks of classes.
-                let memo = &mut k.rank_memo[which * LANES + mi];
-                let ids_of = |ji: usize| -> smallvec::SmallVec<[u32; 4]> {
-                    let ids = &k.class_ids[k.r0 + ji];
-                    names.iter().map(|&n| ids[n as usize]).collect()
-                };
-                let mut missing: smallvec::SmallVec<[usize; 8]> = smallvec::SmallVec::new();
-                for_each_lane(wanted, |ji| {
-                    let key = ids_of(ji);
-                    if !memo.iter().any(|(m, _)| *m == key)
-                        && !missing.iter().any(|&f| ids_of(f) == key)
-                    {
-                        missing.push(ji);
-                    }
-                });
-                // One evaluation per new group, unless there are many: then the
-                // lanes are cheaper.
-                if missing.len() <= 2 || missing.len() * 4 <= wanted.count_ones() as usize {
-                    for &f in &missing {
-                        let v = match pool.machine_expr(vm, *slot, e, k.r0 + f, k.m0 + mi) {
-                            Ok(v) => negotiator_rank_value(&v),
-                            Err(_) => -f64::MAX,
-                        };
-                        memo.push((ids_of(f), v));
-                    }
-                    for_each_lane(wanted, |ji| {
-                        let key = ids_of(ji);
-                        let v = memo
-                            .iter()
-                            .find(|(m, _)| *m == key)
-                            .map(|&(_, v)| v)
-                            .expect("every group evaluated");
-                        set(&mut keys, ji, v);
-                    });
-                    continue;
-                }
-            }
-            vm.eval_attr_lanes(ad, *slot, 0, k.rep_block.targets(), wanted, host, k.values);
-            for_each_lane(wanted, |ji| {
-                let v = match &k.values[ji] {
-                    Some(v) => negotiator_rank_value(v),
-                    None => match pool.machine_expr(vm, *slot, e, k.r0 + ji, k.m0 + mi) {
-                        Ok(v) => negotiator_rank_value(&v),
-                        Err(_) => -f64::MAX,
-                    },
-                };
-                set(&mut keys, ji, v);
-            });
-        }
-    }
-    for (ji, row) in keys.iter().enumerate() {
-        let dst = &mut k.out.keys[k.r0 + ji];
-        for_each_lane(k.out.masks[k.r0 + ji], |mi| dst.push(row[mi]));
-    }
 }
 
 /// What the batch matcher shares across rayon's threads is `Send + Sync`,

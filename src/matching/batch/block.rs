@@ -1,0 +1,298 @@
+//! One block of slots against every class of a window: the Requirements of both
+//! sides as block verdicts, then the rank keys of the pairs that match. A work
+//! item of the batch matcher, run on rayon's threads.
+
+use super::rank_reads::RankGroups;
+use super::{negotiator_rank_value, RankKey};
+use crate::compile::host::VmHost;
+use crate::matching::pool::{CompiledPool, REQUIREMENTS_SITE};
+use crate::syntax::ast::ExprRef;
+use classad_vm::lanes::LANES;
+use classad_vm::logic::for_each_lane;
+use classad_vm::{ColumnStore, CompiledAd, Machine, TargetBlock, Value, Verdicts};
+
+thread_local! {
+    /// Each thread's machine, kept from run to run: its cache of values that read
+    /// only the TARGET ad (keyed by pool) stays warm for the next run over the
+    /// same classes. (`block_work` calls nothing of rayon's, so no other block
+    /// can start on this thread while one holds it.)
+    pub(super) static THREAD_MACHINE: std::cell::RefCell<Machine> = std::cell::RefCell::new(Machine::new());
+}
+
+/// What one block of slots found for the classes of a window.
+pub(super) struct BlockResult {
+    /// Per class of the window: which slots of the block match it.
+    pub(super) masks: Vec<u64>,
+    /// Per class, per matching slot (in slot order): its key.
+    pub(super) keys: Vec<Vec<RankKey>>,
+    /// How many rank keys were computed.
+    pub(super) ranked: u64,
+}
+
+/// The negotiator's rank expressions of a run.
+#[derive(Clone, Copy)]
+pub(super) struct RankExprs<'e> {
+    pub(super) pre: Option<&'e (u32, ExprRef)>,
+    pub(super) post: Option<&'e (u32, ExprRef)>,
+    /// Per slot, the names PRE and POST read there (see [`RankReads`]).
+    pub(super) slot_names: &'e [Option<Vec<u16>>],
+    /// Per class of the window, the ids of what it gives those names.
+    pub(super) class_ids: &'e [Vec<u32>],
+    /// Classes whose `Rank` gives every slot the same value, when known.
+    pub(super) job_groups: Option<&'e RankGroups>,
+}
+
+/// Block `b` of slots against every class of the pool's jobs.
+pub(super) fn block_work(
+    pool: &CompiledPool,
+    vm: &mut Machine,
+    b: usize,
+    ranks: Option<RankExprs<'_>>,
+) -> BlockResult {
+    vm.cache_for(pool.id);
+    let host = &mut VmHost;
+    let req = pool.requirements;
+    let m0 = b * LANES;
+    let m1 = (m0 + LANES).min(pool.machines.len());
+    let slot_ads: Vec<&CompiledAd> = pool.machines[m0..m1].iter().map(|m| &m.vm).collect();
+    let rep_ads: Vec<&CompiledAd> = pool.jobs.iter().map(|j| &j.vm).collect();
+    let mut slot_store = ColumnStore::new();
+    let mut rep_store = slot_store.sibling();
+    let mut slot_block = slot_store.block(&slot_ads);
+    let mut out = BlockResult {
+        masks: vec![0; rep_ads.len()],
+        keys: vec![Vec::new(); if ranks.is_some() { rep_ads.len() } else { 0 }],
+        ranked: 0,
+    };
+    let mut right = [Verdicts::default(); LANES];
+    let mut values: Vec<Option<Value>> = Vec::new();
+    // Per group of classes by `Rank`: the lanes (slots of this block) computed so
+    // far, and their values.
+    let groups_len = ranks
+        .and_then(|r| r.job_groups)
+        .map_or(0, |g| g.first.len());
+    let mut job_ranks = vec![(0u64, [0.0f64; LANES]); groups_len];
+    let mut rank_memo: Vec<RankMemo> = vec![RankMemo::new(); 2 * LANES];
+    for (rb, rep_chunk) in rep_ads.chunks(LANES).enumerate() {
+        let r0 = rb * LANES;
+        let mut rep_block = rep_store.block(rep_chunk);
+        // The slots' Requirements over the block of classes, turned to be by class.
+        right.fill(Verdicts::default());
+        for (mi, ad) in slot_ads.iter().enumerate() {
+            let v = vm.verdicts(ad, req, REQUIREMENTS_SITE, &mut rep_block, u64::MAX, host);
+            let bit = 1u64 << mi;
+            for_each_lane(v.yes, |ji| right[ji].yes |= bit);
+            for_each_lane(v.no, |ji| right[ji].no |= bit);
+            for_each_lane(v.unknown, |ji| right[ji].unknown |= bit);
+        }
+        for (ji, ad) in rep_chunk.iter().enumerate() {
+            let r = right[ji];
+            let l = vm.verdicts(ad, req, REQUIREMENTS_SITE, &mut slot_block, !r.no, host);
+            let mut matched = r.yes & l.yes;
+            let unsure = (r.unknown & (l.yes | l.unknown)) | (l.unknown & r.yes);
+            for_each_lane(unsure, |mi| {
+                if pool.symmetric_match(vm, r0 + ji, m0 + mi) {
+                    matched |= 1 << mi;
+                }
+            });
+            out.masks[r0 + ji] = matched;
+        }
+        if let Some(RankExprs {
+            pre,
+            post,
+            slot_names,
+            class_ids,
+            job_groups,
+        }) = ranks
+        {
+            rank_block(
+                pool,
+                vm,
+                &mut RankBlock {
+                    r0,
+                    m0,
+                    rep_chunk,
+                    slot_ads: &slot_ads,
+                    rep_block: &mut rep_block,
+                    slot_block: &mut slot_block,
+                    pre,
+                    post,
+                    slot_names,
+                    class_ids,
+                    job_groups,
+                    job_ranks: &mut job_ranks,
+                    rank_memo: &mut rank_memo,
+                    values: &mut values,
+                    out: &mut out,
+                },
+            );
+        }
+    }
+    out
+}
+
+/// A slot's values of PRE or POST, by the ids of what classes give the names it
+/// reads.
+type RankMemo = smallvec::SmallVec<[(smallvec::SmallVec<[u32; 4]>, f64); 4]>;
+
+/// The blocks and expressions of one rank computation.
+struct RankBlock<'b, 'c, 'd> {
+    r0: usize,
+    m0: usize,
+    rep_chunk: &'b [&'b CompiledAd],
+    slot_ads: &'b [&'b CompiledAd],
+    rep_block: &'b mut TargetBlock<'c>,
+    slot_block: &'b mut TargetBlock<'d>,
+    pre: Option<&'b (u32, ExprRef)>,
+    post: Option<&'b (u32, ExprRef)>,
+    slot_names: &'b [Option<Vec<u16>>],
+    class_ids: &'b [Vec<u32>],
+    job_groups: Option<&'b RankGroups>,
+    job_ranks: &'b mut [(u64, [f64; LANES])],
+    /// Per (PRE or POST, slot of the block): values by the ids of what a class
+    /// gives the names the slot's expression reads.
+    rank_memo: &'b mut [RankMemo],
+    values: &'b mut Vec<Option<Value>>,
+    out: &'b mut BlockResult,
+}
+
+/// The rank keys of the matching pairs of one block of classes and one block of
+/// slots: the job's Rank over the block of slots, PRE and POST over the block of
+/// classes.
+fn rank_block(pool: &CompiledPool, vm: &mut Machine, k: &mut RankBlock<'_, '_, '_>) {
+    let host = &mut VmHost;
+    let n = k.rep_chunk.len();
+    // keys[ji][mi], filled where matched.
+    let mut keys = vec![
+        [RankKey {
+            pre: -f64::MAX,
+            rank: 0.0,
+            post: -f64::MAX
+        }; LANES];
+        n
+    ];
+    let mut by_slot = [0u64; LANES];
+    for (ji, ad) in k.rep_chunk.iter().enumerate() {
+        let matched = k.out.masks[k.r0 + ji];
+        if matched == 0 {
+            continue;
+        }
+        for_each_lane(matched, |mi| by_slot[mi] |= 1 << ji);
+        let j = k.r0 + ji;
+        if let Some(g) = k.job_groups {
+            // Once per group of classes whose Rank gives every slot the same
+            // value, for the slots not done yet.
+            let group = g.of_class[j] as usize;
+            let first = g.first[group] as usize;
+            let (done, ranks) = &mut k.job_ranks[group];
+            let todo = matched & !*done;
+            if todo != 0 {
+                let first_ad = &pool.jobs[first].vm;
+                let targets = k.slot_block.targets();
+                vm.eval_attr_lanes(first_ad, pool.rank, 0, targets, todo, host, k.values);
+                for_each_lane(todo, |mi| {
+                    ranks[mi] = match &k.values[mi] {
+                        Some(v) => crate::matching::rank_value(v),
+                        None => pool.rank(vm, first, k.m0 + mi, true),
+                    };
+                });
+                *done |= todo;
+            }
+            for_each_lane(matched, |mi| keys[ji][mi].rank = ranks[mi]);
+        } else if ad.has(pool.rank) {
+            vm.eval_attr_lanes(
+                ad,
+                pool.rank,
+                0,
+                k.slot_block.targets(),
+                matched,
+                host,
+                k.values,
+            );
+            for_each_lane(matched, |mi| {
+                keys[ji][mi].rank = match &k.values[mi] {
+                    Some(v) => crate::matching::rank_value(v),
+                    None => pool.rank(vm, j, k.m0 + mi, true),
+                };
+            });
+        } else {
+            for_each_lane(matched, |mi| {
+                keys[ji][mi].rank = pool.rank(vm, j, k.m0 + mi, true)
+            });
+        }
+        k.out.ranked += u64::from(matched.count_ones());
+    }
+    for (which, expr) in [(0, k.pre), (1, k.post)] {
+        for (mi, ad) in k.slot_ads.iter().enumerate() {
+            let wanted = by_slot[mi];
+            if wanted == 0 {
+                continue;
+            }
+            let Some((slot, e)) = expr else {
+                continue;
+            };
+            let set = |keys: &mut [[RankKey; LANES]], ji: usize, v: f64| {
+                if which == 0 {
+                    keys[ji][mi].pre = v;
+                } else {
+                    keys[ji][mi].post = v;
+                }
+            };
+            if let Some(Some(names)) = k.slot_names.get(k.m0 + mi) {
+                // Classes that give the names this slot's PRE and POST read the
+                // same get the same value: one evaluation per such group, kept for
+                // the slot's next blocks of classes.
+                let memo = &mut k.rank_memo[which * LANES + mi];
+                let ids_of = |ji: usize| -> smallvec::SmallVec<[u32; 4]> {
+                    let ids = &k.class_ids[k.r0 + ji];
+                    names.iter().map(|&n| ids[n as usize]).collect()
+                };
+                let mut missing: smallvec::SmallVec<[usize; 8]> = smallvec::SmallVec::new();
+                for_each_lane(wanted, |ji| {
+                    let key = ids_of(ji);
+                    if !memo.iter().any(|(m, _)| *m == key)
+                        && !missing.iter().any(|&f| ids_of(f) == key)
+                    {
+                        missing.push(ji);
+                    }
+                });
+                // One evaluation per new group, unless there are many: then the
+                // lanes are cheaper.
+                if missing.len() <= 2 || missing.len() * 4 <= wanted.count_ones() as usize {
+                    for &f in &missing {
+                        let v = match pool.machine_expr(vm, *slot, e, k.r0 + f, k.m0 + mi) {
+                            Ok(v) => negotiator_rank_value(&v),
+                            Err(_) => -f64::MAX,
+                        };
+                        memo.push((ids_of(f), v));
+                    }
+                    for_each_lane(wanted, |ji| {
+                        let key = ids_of(ji);
+                        let v = memo
+                            .iter()
+                            .find(|(m, _)| *m == key)
+                            .map(|&(_, v)| v)
+                            .expect("every group evaluated");
+                        set(&mut keys, ji, v);
+                    });
+                    continue;
+                }
+            }
+            vm.eval_attr_lanes(ad, *slot, 0, k.rep_block.targets(), wanted, host, k.values);
+            for_each_lane(wanted, |ji| {
+                let v = match &k.values[ji] {
+                    Some(v) => negotiator_rank_value(v),
+                    None => match pool.machine_expr(vm, *slot, e, k.r0 + ji, k.m0 + mi) {
+                        Ok(v) => negotiator_rank_value(&v),
+                        Err(_) => -f64::MAX,
+                    },
+                };
+                set(&mut keys, ji, v);
+            });
+        }
+    }
+    for (ji, row) in keys.iter().enumerate() {
+        let dst = &mut k.out.keys[k.r0 + ji];
+        for_each_lane(k.out.masks[k.r0 + ji], |mi| dst.push(row[mi]));
+    }
+}

@@ -1,0 +1,202 @@
+//! What the negotiator's rank expressions read from a job, so that the batch
+//! matcher evaluates them once per group of classes that give them the same
+//! values: PRE and POST per slot (the names each slot's expressions read), a job's
+//! `Rank` per group of classes whose `Rank` gives every slot the same value.
+//! Exact by construction: a group needs every name read to be the same exact
+//! expression in its classes, and what those names read from the slot to read
+//! nothing back from the job.
+
+use super::super::classify::reads_key;
+use super::super::refs::{NameSet, References};
+use crate::ad::ClassAd;
+use crate::compile::CompiledClassAd;
+use crate::syntax::ast::ExprRef;
+use classad_vm::Str;
+use rayon::prelude::*;
+use std::sync::Arc;
+
+/// Per slot attribute name (lower case), what it can read from a job.
+pub(super) type SlotReads = ahash::AHashMap<Box<str>, Option<Vec<Str>>>;
+
+/// Adds to `known` what each of `names` (slot attributes) can read from a job,
+/// over all `slots`.
+pub(super) fn add_slot_reads(slots: &[CompiledClassAd], names: &[Str], known: &mut SlotReads) {
+    let per_slot: Vec<Vec<(usize, Option<NameSet>)>> = slots
+        .par_iter()
+        .map(|slot| {
+            let slot: &ClassAd = &slot.source;
+            names
+                .iter()
+                .enumerate()
+                .filter_map(|(i, name)| {
+                    let e = slot.get(name)?;
+                    if matches!(e.node(), crate::syntax::ast::Node::Lit(_)) {
+                        return None;
+                    }
+                    let r = References::of(slot, e.tree, e.id);
+                    Some((i, (r.complete && !r.volatile).then_some(r.external)))
+                })
+                .collect()
+        })
+        .collect();
+    let mut all: Vec<Option<NameSet>> = vec![Some(NameSet::new()); names.len()];
+    for (i, reads) in per_slot.into_iter().flatten() {
+        match (all[i].as_mut(), reads) {
+            (Some(set), Some(reads)) => reads.iter().for_each(|n| {
+                set.insert(n);
+            }),
+            _ => all[i] = None,
+        }
+    }
+    for (name, reads) in names.iter().zip(all) {
+        let key = name.to_ascii_lowercase().into_boxed_str();
+        known.insert(key, reads.map(|s| s.iter().cloned().collect()));
+    }
+}
+
+/// The names `exprs`, evaluated with a slot as MY, can read from a job (TARGET):
+/// the union over the slots; `None` when some walk is incomplete or volatile.
+pub(super) fn rank_reads<'e>(
+    slots: &[CompiledClassAd],
+    exprs: impl Iterator<Item = &'e ExprRef> + Clone + Send + Sync,
+) -> RankReads {
+    let per_slot: Vec<Option<NameSet>> = slots
+        .par_iter()
+        .map(|slot| {
+            let slot: &ClassAd = &slot.source;
+            let mut names = NameSet::new();
+            for e in exprs.clone() {
+                let r = References::of(slot, &e.tree, e.id);
+                if !r.complete || r.volatile {
+                    return None;
+                }
+                r.external.iter().for_each(|n| {
+                    names.insert(n);
+                });
+            }
+            Some(names)
+        })
+        .collect();
+    let mut all = NameSet::new();
+    for names in per_slot.iter().flatten() {
+        names.iter().for_each(|n| {
+            all.insert(n);
+        });
+    }
+    let names: Vec<Str> = all.iter().cloned().collect();
+    let index = |n: &Str| {
+        names
+            .iter()
+            .position(|m| m.eq_ignore_ascii_case(n))
+            .expect("in the union") as u16
+    };
+    let per_slot = per_slot
+        .into_iter()
+        .map(|s| s.map(|s| s.iter().map(index).collect()))
+        .collect();
+    RankReads { names, per_slot }
+}
+
+/// What `NEGOTIATOR_PRE_JOB_RANK` and `NEGOTIATOR_POST_JOB_RANK` read from a job.
+pub(super) struct RankReads {
+    /// Every name they read from a job, in some slot.
+    pub(super) names: Vec<Str>,
+    /// Per slot, the names (indices into `names`) they read there; `None` when
+    /// their walk in the slot is incomplete or volatile.
+    pub(super) per_slot: Vec<Option<Vec<u16>>>,
+}
+
+/// Per class of a window, per name of [`RankReads::names`], an id of what the
+/// class gives that name (its exact text and what it reaches in the job): two
+/// classes with equal ids on the names a slot's PRE and POST read get the same
+/// values from that slot. An id that cannot be worked out is unique.
+pub(super) fn class_ids(reps: &[Arc<ClassAd>], names: &[Str]) -> Vec<Vec<u32>> {
+    let mut ids: Vec<ahash::AHashMap<Vec<u8>, u32>> = vec![Default::default(); names.len()];
+    let mut unique = u32::MAX;
+    reps.iter()
+        .map(|rep| {
+            names
+                .iter()
+                .zip(ids.iter_mut())
+                // Closed: a job attribute that reads the slot could read back
+                // names this slot's walk does not see.
+                .map(
+                    |(n, seen)| match reads_key(rep, std::slice::from_ref(n), true) {
+                        Some(key) => {
+                            let next = seen.len() as u32;
+                            *seen.entry(key).or_insert(next)
+                        }
+                        None => {
+                            unique -= 1;
+                            unique
+                        }
+                    },
+                )
+                .collect()
+        })
+        .collect()
+}
+
+/// An exact key of what `rep` gives the evaluation of its `Rank` against any
+/// slot: `Rank` and what it reaches in the job, and, for each name it reads from
+/// the slot, what that slot attribute can read back from the job (whose own
+/// expressions must read nothing more from the slot); `None` when not known in
+/// full, or when the job has no `Rank` (which falls back to the slot's).
+pub(super) fn job_rank_key(rep: &ClassAd, slot_reads: &SlotReads) -> Option<Vec<u8>> {
+    let rank = rep.get("Rank")?;
+    let r = References::of(rep, rank.tree, rank.id);
+    if !r.complete || r.volatile {
+        return None;
+    }
+    let mut back = NameSet::new();
+    for t in r.external.iter() {
+        if let Some(reads) = slot_reads.get(t.to_ascii_lowercase().as_str()) {
+            for n in reads.as_ref()? {
+                back.insert(n);
+            }
+        }
+    }
+    let back: Vec<Str> = back.iter().cloned().collect();
+    let mut key = reads_key(rep, &[Str::from("Rank")], false)?;
+    key.push(0xfd);
+    key.extend(reads_key(rep, &back, true)?);
+    Some(key)
+}
+
+/// Classes grouped by what their `Rank` gives every slot (see [`job_rank_key`]):
+/// a slot's value of it is computed once per group.
+pub(super) struct RankGroups {
+    /// Per class of the window, its group.
+    pub(super) of_class: Vec<u32>,
+    /// Per group, its first class.
+    pub(super) first: Vec<u32>,
+}
+
+impl RankGroups {
+    /// The groups of `reps` by their keys (`None`: a group of its own), or `None`
+    /// when grouping saves nothing.
+    pub(super) fn of(
+        reps: &[Arc<ClassAd>],
+        key_of: impl Fn(&ClassAd) -> Option<Vec<u8>>,
+    ) -> Option<RankGroups> {
+        let mut index: ahash::AHashMap<Vec<u8>, u32> = ahash::AHashMap::new();
+        let mut g = RankGroups {
+            of_class: Vec::with_capacity(reps.len()),
+            first: Vec::new(),
+        };
+        for (c, rep) in reps.iter().enumerate() {
+            let next = g.first.len() as u32;
+            let key = key_of(rep);
+            let id = match key {
+                Some(key) => *index.entry(key).or_insert(next),
+                None => next,
+            };
+            if id == next {
+                g.first.push(c as u32);
+            }
+            g.of_class.push(id);
+        }
+        // Lanes over every class beat one evaluation per class.
+        (g.first.len() * 4 <= reps.len()).then_some(g)
+    }
+}
