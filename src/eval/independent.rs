@@ -7,7 +7,7 @@
 //! the evaluation, not by reading the expression: every read of an ad document
 //! (an attribute lookup that reaches it, the ad itself as a value through `self`,
 //! `MY`, `parent`, `toplevel`/`root`) and every builtin that reads the clock or
-//! chance is counted ([`note_ad_read`]). A subexpression whose evaluation in the
+//! chance is counted (`note_ad_read`). A subexpression whose evaluation in the
 //! constraint's own ad counted nothing followed the same path it would follow in
 //! any other ad, so it is replayed rather than evaluated again, exactly:
 //!
