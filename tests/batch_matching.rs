@@ -380,6 +380,11 @@ fn classad_match_reads_the_negotiators_configuration() {
     // Job by job, the job's Rank alone, earliest slot on a tie.
     let (_, unclustered, _) = run(&["--config", &job_rank_only, "--no-autocluster", "-q"]);
     assert_eq!(out, unclustered);
+    for threads in ["0", "100000"] {
+        let (code, _, err) = run(&["--threads", threads]);
+        assert_eq!(code, Some(2), "--threads {threads}");
+        assert!(err.contains("--threads"), "{err}");
+    }
     let bad = write("bad.config", "A = 1\nNEGOTIATOR_PRE_JOB_RANK = 1 +\n");
     let (code, out, err) = run(&["--config", &bad]);
     assert_eq!(code, Some(2));

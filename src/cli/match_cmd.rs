@@ -24,6 +24,10 @@ use std::time::Instant;
 const DEFAULT_JOBS: &str = include_str!("../../tests/conformance/pools/pool1.jobs.ads");
 const DEFAULT_MACHINES: &str = include_str!("../../tests/conformance/pools/pool1.machines.ads");
 
+/// More threads than this is a mistake (each holds a machine and its buffers),
+/// not a request to honour.
+const MAX_THREADS: usize = 1024;
+
 /// Arguments of `classad match`.
 #[derive(Args, Debug)]
 pub struct MatchArgs {
@@ -61,6 +65,10 @@ pub struct MatchArgs {
 pub fn run(a: MatchArgs) -> Result<ExitCode, Failure> {
     let threads = match a.threads {
         Some(0) => return Err(Failure::Message("--threads must be at least 1".into())),
+        Some(n) if n > MAX_THREADS => {
+            let what = format!("--threads {n}: at most {MAX_THREADS}");
+            return Err(Failure::Message(what));
+        }
         Some(n) => n,
         None => std::thread::available_parallelism().map_or(1, |n| n.get()),
     };
