@@ -233,10 +233,7 @@ impl CompiledPool {
             .zip(job_ads.chunks(LANES))
             .map(|(store, block)| store.block(block))
             .collect();
-        let host = &mut VmHost;
-        let req = self.requirements;
-        // The machines' verdicts on a block's jobs, turned to be by job.
-        let mut right = [Verdicts::default(); LANES];
+        let mut found_here = [0u64; LANES];
         // found[j * blocks + mb]: job j's matches in block mb of machines.
         let blocks = machine_ads.len().div_ceil(LANES);
         let mut found = vec![0u64; job_ads.len() * blocks];
@@ -246,28 +243,14 @@ impl CompiledPool {
             for (jb, job_block) in job_ads.chunks(LANES).enumerate() {
                 let j0 = jb * LANES;
                 let jobs = &mut job_blocks[jb];
-                right.fill(Verdicts::default());
-                for (mi, ad) in machine_block.iter().enumerate() {
-                    let v = vm.verdicts(ad, req, REQUIREMENTS_SITE, jobs, u64::MAX, host);
-                    let bit = 1u64 << mi;
-                    for_each_lane(v.yes, |ji| right[ji].yes |= bit);
-                    for_each_lane(v.no, |ji| right[ji].no |= bit);
-                    for_each_lane(v.unknown, |ji| right[ji].unknown |= bit);
-                }
-                for (ji, ad) in job_block.iter().enumerate() {
-                    let r = right[ji];
-                    // As in a single match, a job's Requirements is only needed
-                    // where the machine's did not already say no.
-                    let l = vm.verdicts(ad, req, REQUIREMENTS_SITE, &mut machines, !r.no, host);
-                    let mut matched = r.yes & l.yes;
-                    // A match needs both sides' yes: only pairs with an unknown side
-                    // and no other verdict against them are left to decide.
-                    let unsure = (r.unknown & (l.yes | l.unknown)) | (l.unknown & r.yes);
-                    for_each_lane(unsure, |mi| {
-                        if self.symmetric_match(vm, j0 + ji, m0 + mi) {
-                            matched |= 1 << mi;
-                        }
-                    });
+                let found_block = &mut found_here[..job_block.len()];
+                self.match_blocks(
+                    vm,
+                    (j0, job_block, jobs),
+                    (m0, machine_block, &mut machines),
+                    found_block,
+                );
+                for (ji, &matched) in found_block.iter().enumerate() {
                     found[(j0 + ji) * blocks + mb] = matched;
                 }
             }
@@ -278,6 +261,48 @@ impl CompiledPool {
             for_each_lane(matched, |mi| out.push((j, m0 + mi)));
         }
         out
+    }
+
+    /// The matches of a block of jobs (the first is job `j0`) against a block of
+    /// machines (the first is machine `m0`), each block with its columns: bit `mi`
+    /// of `out[ji]` says whether job `j0 + ji` and machine `m0 + mi` match. Each
+    /// machine's Requirements is evaluated over the block of jobs and each job's
+    /// over the block of machines ([`Machine::verdicts`]); the few pairs the
+    /// blocks leave undecided are matched one by one.
+    pub(crate) fn match_blocks(
+        &self,
+        vm: &mut Machine,
+        (j0, job_ads, jobs): (usize, &[&CompiledAd], &mut TargetBlock<'_>),
+        (m0, machine_ads, machines): (usize, &[&CompiledAd], &mut TargetBlock<'_>),
+        out: &mut [u64],
+    ) {
+        let host = &mut VmHost;
+        let req = self.requirements;
+        // The machines' verdicts on the block's jobs, turned to be by job.
+        let mut right = [Verdicts::default(); LANES];
+        for (mi, ad) in machine_ads.iter().enumerate() {
+            let v = vm.verdicts(ad, req, REQUIREMENTS_SITE, jobs, u64::MAX, host);
+            let bit = 1u64 << mi;
+            for_each_lane(v.yes, |ji| right[ji].yes |= bit);
+            for_each_lane(v.no, |ji| right[ji].no |= bit);
+            for_each_lane(v.unknown, |ji| right[ji].unknown |= bit);
+        }
+        for (ji, ad) in job_ads.iter().enumerate() {
+            let r = right[ji];
+            // As in a single match, a job's Requirements is only needed where the
+            // machine's did not already say no.
+            let l = vm.verdicts(ad, req, REQUIREMENTS_SITE, machines, !r.no, host);
+            let mut matched = r.yes & l.yes;
+            // A match needs both sides' yes: only pairs with an unknown side and
+            // no other verdict against them are left to decide.
+            let unsure = (r.unknown & (l.yes | l.unknown)) | (l.unknown & r.yes);
+            for_each_lane(unsure, |mi| {
+                if self.symmetric_match(vm, j0 + ji, m0 + mi) {
+                    matched |= 1 << mi;
+                }
+            });
+            out[ji] = matched;
+        }
     }
 
     /// True when job `j` and machine `m` match, exactly as

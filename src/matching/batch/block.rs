@@ -5,11 +5,11 @@
 use super::rank_reads::RankGroups;
 use super::{negotiator_rank_value, RankKey};
 use crate::compile::host::VmHost;
-use crate::matching::pool::{CompiledPool, REQUIREMENTS_SITE};
+use crate::matching::pool::CompiledPool;
 use crate::syntax::ast::ExprRef;
 use classad_vm::lanes::LANES;
 use classad_vm::logic::for_each_lane;
-use classad_vm::{ColumnStore, CompiledAd, Machine, TargetBlock, Value, Verdicts};
+use classad_vm::{ColumnStore, CompiledAd, Machine, TargetBlock, Value};
 
 thread_local! {
     /// Each thread's machine, kept from run to run: its cache of values that read
@@ -50,8 +50,6 @@ pub(super) fn block_work(
     ranks: Option<RankExprs<'_>>,
 ) -> BlockResult {
     vm.cache_for(pool.id);
-    let host = &mut VmHost;
-    let req = pool.requirements;
     let m0 = b * LANES;
     let m1 = (m0 + LANES).min(pool.machines.len());
     let slot_ads: Vec<&CompiledAd> = pool.machines[m0..m1].iter().map(|m| &m.vm).collect();
@@ -64,7 +62,6 @@ pub(super) fn block_work(
         keys: vec![Vec::new(); if ranks.is_some() { rep_ads.len() } else { 0 }],
         ranked: 0,
     };
-    let mut right = [Verdicts::default(); LANES];
     let mut values: Vec<Option<Value>> = Vec::new();
     // Per group of classes by `Rank`: the lanes (slots of this block) computed so
     // far, and their values.
@@ -76,27 +73,13 @@ pub(super) fn block_work(
     for (rb, rep_chunk) in rep_ads.chunks(LANES).enumerate() {
         let r0 = rb * LANES;
         let mut rep_block = rep_store.block(rep_chunk);
-        // The slots' Requirements over the block of classes, turned to be by class.
-        right.fill(Verdicts::default());
-        for (mi, ad) in slot_ads.iter().enumerate() {
-            let v = vm.verdicts(ad, req, REQUIREMENTS_SITE, &mut rep_block, u64::MAX, host);
-            let bit = 1u64 << mi;
-            for_each_lane(v.yes, |ji| right[ji].yes |= bit);
-            for_each_lane(v.no, |ji| right[ji].no |= bit);
-            for_each_lane(v.unknown, |ji| right[ji].unknown |= bit);
-        }
-        for (ji, ad) in rep_chunk.iter().enumerate() {
-            let r = right[ji];
-            let l = vm.verdicts(ad, req, REQUIREMENTS_SITE, &mut slot_block, !r.no, host);
-            let mut matched = r.yes & l.yes;
-            let unsure = (r.unknown & (l.yes | l.unknown)) | (l.unknown & r.yes);
-            for_each_lane(unsure, |mi| {
-                if pool.symmetric_match(vm, r0 + ji, m0 + mi) {
-                    matched |= 1 << mi;
-                }
-            });
-            out.masks[r0 + ji] = matched;
-        }
+        let masks = &mut out.masks[r0..r0 + rep_chunk.len()];
+        pool.match_blocks(
+            vm,
+            (r0, rep_chunk, &mut rep_block),
+            (m0, &slot_ads, &mut slot_block),
+            masks,
+        );
         if let Some(RankExprs {
             pre,
             post,
