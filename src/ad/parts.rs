@@ -91,6 +91,10 @@ where
     };
     std::thread::scope(|scope| {
         scope.spawn(move || producer.run());
+        // Owned here, so that returning early (an error, or the consumer's)
+        // drops it before the scope waits for the reading thread: that thread's
+        // next send then fails and it ends, instead of waiting forever.
+        let parts_rx = parts_rx;
         let mut lines_before = 0usize;
         loop {
             // A batch: a part per thread, as many as are ready (at least one).
@@ -355,5 +359,42 @@ mod tests {
         let want = whole(&t, small);
         assert!(want.is_err());
         assert_eq!(in_parts(&t, small, 1000), want);
+    }
+
+    /// A reader that stops at an error (or whose consumer does) while the reading
+    /// thread still has parts to hand over must return, not wait on it forever.
+    #[test]
+    fn an_early_stop_does_not_wait_on_the_reading_thread() {
+        let mut text = "A = 1\n\n".repeat(600);
+        text.push_str("A = (\n\n");
+        // Parts are cut a read (1 MiB) at a time: many more than the channel holds.
+        text.push_str(&"B = 2\n\n".repeat(3_000_000));
+        let (done_tx, done_rx) = std::sync::mpsc::channel();
+        let bytes = text.clone().into_bytes();
+        std::thread::spawn(move || {
+            let parse_error = read_ads_in_parts(
+                &bytes[..],
+                "f",
+                ReadLimits::default(),
+                16,
+                |a| a,
+                |_| Ok::<(), ()>(()),
+            );
+            let sink_error = read_ads_in_parts(
+                &bytes[..],
+                "f",
+                ReadLimits::default(),
+                16,
+                |a| a,
+                |_| Err::<(), ()>(()),
+            );
+            let _ = done_tx.send((parse_error.is_err(), sink_error.is_err()));
+        });
+        let outcome = done_rx.recv_timeout(std::time::Duration::from_secs(20));
+        assert_eq!(
+            outcome,
+            Ok((true, true)),
+            "both calls return with their error"
+        );
     }
 }
