@@ -45,12 +45,19 @@ impl ErrorCount {
 /// for some targets is not counted: the VM's block matcher folds error into "no
 /// match" per pair and a per-pair count would cost a second matching.
 pub fn requirements_errors(ads: &[Arc<ClassAd>]) -> ErrorCount {
-    let requirements =
-        ExprRef::root_of(Arc::new(parse_expr("Requirements").expect("a name parses")));
     let mut count = ErrorCount::default();
     for (i, ad) in ads.iter().enumerate() {
-        let v = eval_in(&requirements, ad, None, Semantics::Htcondor);
-        count.note(i, v.as_ref().map_or(true, |v| v.is_error()));
+        count.note(i, requirements_error(ad));
     }
     count
+}
+
+/// True when `ad`'s `Requirements`, evaluated in the ad alone, is error (or fails).
+pub fn requirements_error(ad: &Arc<ClassAd>) -> bool {
+    static REQUIREMENTS: std::sync::OnceLock<ExprRef> = std::sync::OnceLock::new();
+    let requirements = REQUIREMENTS.get_or_init(|| {
+        ExprRef::root_of(Arc::new(parse_expr("Requirements").expect("a name parses")))
+    });
+    let v = eval_in(requirements, ad, None, Semantics::Htcondor);
+    v.as_ref().map_or(true, |v| v.is_error())
 }

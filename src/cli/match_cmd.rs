@@ -1,7 +1,7 @@
 //! `classad match`: every matching job-slot pair, or a negotiator-style
 //! assignment, from the batch matcher (autoclusters, blocks of slots, every core).
 
-use super::error_count::{requirements_errors, ErrorCount};
+use super::error_count::{requirements_error, requirements_errors, ErrorCount};
 use super::io::{load_ads, output_error};
 use super::Failure;
 use crate::ad::parts::{read_ads_in_parts, PartsError, PART_BYTES};
@@ -224,18 +224,12 @@ fn cluster_jobs(path: Option<&str>, sig: SignificantAttributes) -> Result<Autocl
 /// [`requirements_errors`] of each class's first job, counted for all its jobs:
 /// the class's key holds `Requirements` and every name it reads in the job.
 fn requirements_errors_by_class(c: &Autoclusters) -> ErrorCount {
-    let reps = c.representatives();
-    let alone = requirements_errors(reps);
     let mut count = ErrorCount {
         total: c.jobs_len(),
         ..ErrorCount::default()
     };
-    if alone.first.is_none() {
-        return count;
-    }
-    for (class, jobs) in c.classes().iter().enumerate() {
-        let one = requirements_errors(&reps[class..class + 1]);
-        if one.errors > 0 {
+    for (rep, jobs) in c.representatives().iter().zip(c.classes()) {
+        if requirements_error(rep) {
             count.errors += jobs.len();
             let first = jobs[0] as usize;
             count.first = Some(count.first.map_or(first, |f| f.min(first)));
