@@ -40,17 +40,7 @@ impl Pool {
 impl fmt::Debug for Pool {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let (jobs, machines) = self.texts();
-        writeln!(f, "cat > jobs.ads <<'EOF'\n{}\nEOF", jobs.join("\n"))?;
-        writeln!(
-            f,
-            "cat > machines.ads <<'EOF'\n{}\nEOF",
-            machines.join("\n")
-        )?;
-        write!(
-            f,
-            "classad match --all-pairs --jobs jobs.ads --machines machines.ads\n\
-             classad match --all-pairs --engine reference --jobs jobs.ads --machines machines.ads"
-        )
+        f.write_str(&gen::properties::pool_commands(&jobs, &machines))
     }
 }
 

@@ -159,6 +159,18 @@ pub fn pool_against_pairs(jobs: &[String], machines: &[String]) -> Result<(), St
     Ok(())
 }
 
+/// The ad files of a pool as shell here-documents, and the commands that match
+/// them on both engines: how the pool fuzz targets show an input.
+pub fn pool_commands(jobs: &[String], machines: &[String]) -> String {
+    format!(
+        "cat > jobs.ads <<'EOF'\n{}\nEOF\ncat > machines.ads <<'EOF'\n{}\nEOF\n\
+         classad match --all-pairs --jobs jobs.ads --machines machines.ads\n\
+         classad match --all-pairs --engine reference --jobs jobs.ads --machines machines.ads",
+        jobs.join("\n"),
+        machines.join("\n")
+    )
+}
+
 /// `batch_vs_pairs`: the batch matcher, with autoclusters and job by job, against
 /// brute force on the reference evaluator: every matching pair, every job's
 /// candidates in the negotiator's order (keys compared bit for bit), and the
