@@ -28,6 +28,7 @@ pub mod eval;
 pub mod functions;
 pub mod limits;
 pub mod matching;
+pub mod negotiate;
 pub mod syntax;
 
 pub use classad_vm::Value;

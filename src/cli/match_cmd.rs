@@ -63,7 +63,14 @@ pub struct MatchArgs {
 
 /// Runs `classad match`.
 pub fn run(a: MatchArgs) -> Result<ExitCode, Failure> {
-    let threads = match a.threads {
+    let workers = thread_pool(a.threads)?;
+    let threads = workers.current_num_threads();
+    workers.install(|| run_on_threads(&a, threads))
+}
+
+/// The threads of `--threads` (default: every core).
+pub(super) fn thread_pool(threads: Option<usize>) -> Result<rayon::ThreadPool, Failure> {
+    let threads = match threads {
         Some(0) => return Err(Failure::Message("--threads must be at least 1".into())),
         Some(n) if n > MAX_THREADS => {
             let what = format!("--threads {n}: at most {MAX_THREADS}");
@@ -72,11 +79,10 @@ pub fn run(a: MatchArgs) -> Result<ExitCode, Failure> {
         Some(n) => n,
         None => std::thread::available_parallelism().map_or(1, |n| n.get()),
     };
-    let workers = rayon::ThreadPoolBuilder::new()
+    rayon::ThreadPoolBuilder::new()
         .num_threads(threads)
         .build()
-        .map_err(|e| Failure::Message(format!("cannot start {threads} threads: {e}")))?;
-    workers.install(|| run_on_threads(&a, threads))
+        .map_err(|e| Failure::Message(format!("cannot start {threads} threads: {e}")))
 }
 
 fn run_on_threads(a: &MatchArgs, threads: usize) -> Result<ExitCode, Failure> {

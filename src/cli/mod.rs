@@ -5,6 +5,7 @@ mod eval_cmd;
 mod format_cmd;
 mod io;
 mod match_cmd;
+mod negotiate_cmd;
 mod query_cmd;
 
 use clap::{Parser, Subcommand};
@@ -24,6 +25,8 @@ enum Command {
     Eval(eval_cmd::EvalArgs),
     /// Match jobs against machines.
     Match(match_cmd::MatchArgs),
+    /// Run one emulated negotiation cycle of HTCondor's negotiator.
+    Negotiate(negotiate_cmd::NegotiateArgs),
     /// Convert a file of ads to old, new or JSON syntax.
     Format(format_cmd::FormatArgs),
     /// Print the ads of a file for which a constraint is true.
@@ -87,6 +90,7 @@ pub fn main() -> ExitCode {
     let result = match cli.command {
         Command::Eval(a) => eval_cmd::run(a),
         Command::Match(a) => match_cmd::run(a),
+        Command::Negotiate(a) => negotiate_cmd::run(a),
         Command::Format(a) => format_cmd::run(a),
         Command::Query(a) => query_cmd::run(a),
     };

@@ -157,6 +157,23 @@ impl SignificantAttributes {
         }
     }
 
+    /// Adds `names` to the match classes' keys (not to HTCondor's list): for
+    /// what a caller reads of a class's representative beyond the slots'
+    /// expressions, such as the negotiator's `jobsInSlot` reading `RequestCpus`.
+    pub fn add_class_names<S: AsRef<str>>(&mut self, names: &[S]) {
+        for n in names {
+            let n = n.as_ref();
+            let known = self
+                .names
+                .iter()
+                .chain(&self.extra)
+                .any(|e| e.eq_ignore_ascii_case(n));
+            if !known {
+                self.extra.push(Str::from(n));
+            }
+        }
+    }
+
     /// HTCondor's significant attributes, in the order its signatures list them.
     pub fn names(&self) -> &[Str] {
         &self.names

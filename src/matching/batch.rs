@@ -255,6 +255,11 @@ impl BatchMatcher {
         self.autoclusters.as_ref()
     }
 
+    /// The autoclusters, when the matcher formed them, given back.
+    pub fn into_autoclusters(self) -> Option<Autoclusters> {
+        self.autoclusters
+    }
+
     /// What the runs so far evaluated.
     pub fn stats(&self) -> BatchStats {
         self.stats
@@ -293,6 +298,23 @@ impl BatchMatcher {
         mut f: impl FnMut(usize, &[Candidate]) -> Result<(), E>,
     ) -> Result<(), E> {
         self.windows(true, |_, j, r| f(j, &r.candidates))
+    }
+
+    /// Calls `f(class, matches, candidates)` for every class, in id order: per block
+    /// of 64 slots, which match the class; and those slots best first by
+    /// [`RankKey`], ties by slot order. Classes are evaluated a window at a time, so
+    /// `f` may keep what it needs and the rest is dropped.
+    pub fn for_each_class<E>(
+        &mut self,
+        mut f: impl FnMut(u32, &[u64], &[Candidate]) -> Result<(), E>,
+    ) -> Result<(), E> {
+        let all: Vec<u32> = (0..self.representatives.len() as u32).collect();
+        for window in all.chunks(WINDOW_CLASSES) {
+            for (c, r) in window.iter().zip(self.evaluate(window, true)) {
+                f(*c, &r.masks, &r.candidates)?;
+            }
+        }
+        Ok(())
     }
 
     /// Today's assignment (until the negotiation cycle replaces it): jobs in queue

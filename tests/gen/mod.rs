@@ -10,8 +10,12 @@
 pub mod ads;
 pub mod builtins;
 pub mod expr;
+#[allow(dead_code)] // used by the negotiation tests only
+pub mod negotiation_pools;
 #[allow(dead_code)] // used by the fuzz targets and their replays, not every includer
 pub mod properties;
+#[allow(dead_code)] // used by the negotiation tests only
+pub mod reference_negotiator;
 pub mod rng;
 
 pub use ads::{pair_case, PairCase, Sides};

@@ -1,0 +1,350 @@
+//! `classad negotiate`: one emulated negotiation cycle over a queue and a pool,
+//! printed as the matches in the order made (text) or with everything the cycle
+//! knows (JSON).
+
+use super::io::{load_ads, output_error};
+use super::Failure;
+use crate::ad::parts::{read_ads_in_parts, PartsError, PART_BYTES};
+use crate::ad::{read_ads, ClassAd, ReadLimits};
+use crate::eval::{eval_attr, Semantics};
+use crate::matching::batch::CompiledSlots;
+use crate::matching::config::Config;
+use crate::matching::{AutoclusterBuilder, Autoclusters, PartClasses, SignificantAttributes};
+use crate::negotiate::{
+    negotiate_prepared, prepare_slots, CycleKnobs, CycleOutcome, JobFacts, Priorities, SlotTable,
+};
+use clap::Args;
+use classad_vm::Value;
+use serde_json::json;
+use std::io::Write;
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::Instant;
+
+/// The pool used when no files are given (as `classad match` uses it).
+const DEFAULT_JOBS: &str = include_str!("../../tests/conformance/pools/pool1.jobs.ads");
+const DEFAULT_MACHINES: &str = include_str!("../../tests/conformance/pools/pool1.machines.ads");
+
+/// Arguments of `classad negotiate`.
+#[derive(Args, Debug)]
+pub struct NegotiateArgs {
+    /// Job ads (old syntax separated by blank lines, new syntax, or JSON; `-` for
+    /// standard input).
+    #[arg(long, requires = "machines")]
+    jobs: Option<String>,
+    /// Slot ads.
+    #[arg(long, requires = "jobs")]
+    machines: Option<String>,
+    /// The negotiator's configuration, in HTCondor's syntax.
+    #[arg(long)]
+    config: Option<String>,
+    /// The accountant's state: lines `<submitter> <real priority> [<priority
+    /// factor> [<weighted usage>]]`.
+    #[arg(long)]
+    priorities: Option<String>,
+    /// Threads to match on (default: every core).
+    #[arg(long)]
+    threads: Option<usize>,
+    /// `text`: one line `<job index> <slot index>` per match, in the order made;
+    /// `json`: matches, unmatched jobs and the cycle's statistics.
+    #[arg(long, value_enum, default_value_t)]
+    format: Format,
+    /// No summary line on standard error.
+    #[arg(long, short)]
+    quiet: bool,
+}
+
+/// Output formats.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Format {
+    /// One line per match.
+    #[default]
+    Text,
+    /// One JSON object.
+    Json,
+}
+
+/// Runs `classad negotiate`.
+pub fn run(a: NegotiateArgs) -> Result<ExitCode, Failure> {
+    let workers = super::match_cmd::thread_pool(a.threads)?;
+    workers.install(|| run_on_threads(&a))
+}
+
+/// The knobs of `--config`, with a warning on standard error per knob ignored.
+pub fn load_knobs(path: Option<&str>) -> Result<CycleKnobs, String> {
+    let Some(path) = path else {
+        return Ok(CycleKnobs::default());
+    };
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{path}: {e}"))?;
+    let config = Config::parse(&text, path).map_err(|e| e.to_string())?;
+    let (knobs, warnings) = CycleKnobs::from_config(&config).map_err(|e| e.to_string())?;
+    for w in warnings {
+        eprintln!("warning: {w}");
+    }
+    Ok(knobs)
+}
+
+/// The priorities of `--priorities`.
+pub fn load_priorities(path: Option<&str>) -> Result<Priorities, String> {
+    let Some(path) = path else {
+        return Ok(Priorities::default());
+    };
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{path}: {e}"))?;
+    Priorities::parse(&text, path).map_err(|e| e.to_string())
+}
+
+/// A queue read and clustered, with each job's facts.
+pub struct Queue {
+    /// Per job, its facts.
+    pub facts: Vec<JobFacts>,
+    /// The autoclusters.
+    pub clusters: Autoclusters,
+}
+
+/// Reads the queue in parts on every core: each part clustered and its jobs'
+/// facts worked out, then dropped but for a job per class.
+pub fn read_queue(
+    path: Option<&str>,
+    sig: SignificantAttributes,
+    knobs: &CycleKnobs,
+) -> Result<Queue, String> {
+    let mut builder = AutoclusterBuilder::new(sig.clone());
+    let mut facts = Vec::new();
+    let Some(path) = path else {
+        let jobs = read_ads(DEFAULT_JOBS, "<built-in jobs>").map_err(|e| e.to_string())?;
+        builder.add(sig.classify(&jobs), &jobs);
+        facts.extend(jobs.iter().map(|j| JobFacts::of(j, knobs)));
+        return Ok(Queue {
+            facts,
+            clusters: builder.finish(),
+        });
+    };
+    let classify = |ads: Vec<ClassAd>| {
+        let (part, f) = rayon::join(
+            || sig.classify(&ads),
+            || {
+                use rayon::prelude::*;
+                ads.par_iter()
+                    .map(|j| JobFacts::of(j, knobs))
+                    .collect::<Vec<_>>()
+            },
+        );
+        (part, f, ads)
+    };
+    let add = |(part, f, ads): (PartClasses, Vec<JobFacts>, Vec<ClassAd>)| {
+        builder.add(part, &ads);
+        facts.extend(f);
+        Ok::<(), std::convert::Infallible>(())
+    };
+    let limits = ReadLimits::default();
+    let read = if path == "-" {
+        let stdin = std::io::BufReader::with_capacity(1 << 20, std::io::stdin());
+        read_ads_in_parts(stdin, "<stdin>", limits, PART_BYTES, classify, add)
+    } else {
+        let file = std::fs::File::open(path).map_err(|e| format!("{path}: {e}"))?;
+        let reader = std::io::BufReader::with_capacity(1 << 20, file);
+        read_ads_in_parts(reader, path, limits, PART_BYTES, classify, add)
+    };
+    match read {
+        Ok(()) => Ok(Queue {
+            facts,
+            clusters: builder.finish(),
+        }),
+        Err(PartsError::Read(e)) => Err(e.to_string()),
+        Err(PartsError::Sink(never)) => match never {},
+    }
+}
+
+/// The slots of `--machines` (or the built-in pool).
+pub fn load_slots(path: Option<&str>) -> Result<Vec<Arc<ClassAd>>, String> {
+    let ads = match path {
+        Some(m) => load_ads(m)?,
+        None => read_ads(DEFAULT_MACHINES, "<built-in machines>").map_err(|e| e.to_string())?,
+    };
+    Ok(ads.into_iter().map(Arc::new).collect())
+}
+
+/// One cycle from files: the outcome, the slot table and the queue's facts.
+pub struct Cycle {
+    /// What the cycle did.
+    pub outcome: CycleOutcome,
+    /// The slots that existed for it.
+    pub table: SlotTable,
+    /// The jobs' facts.
+    pub facts: Vec<JobFacts>,
+    /// How many autoclusters the queue has.
+    pub autoclusters: usize,
+    /// Seconds reading the slots and the queue (clustering and compiling included).
+    pub read_s: f64,
+}
+
+/// Reads the pool and the queue and runs a cycle.
+pub fn cycle_from_files(
+    jobs: Option<&str>,
+    machines: Option<&str>,
+    knobs: &CycleKnobs,
+    priorities: &Priorities,
+) -> Result<Cycle, String> {
+    let started = Instant::now();
+    let slots = load_slots(machines)?;
+    let table = prepare_slots(&slots, knobs, priorities);
+    drop(slots);
+    let mut sig = SignificantAttributes::compute(&table.ads, &knobs.policy);
+    sig.add_class_names(&crate::negotiate::class_names(&table, knobs));
+    let (compiled, queue) = rayon::join(
+        || CompiledSlots::new(&table.ads, &knobs.policy),
+        || read_queue(jobs, sig, knobs),
+    );
+    let queue = queue?;
+    let read_s = started.elapsed().as_secs_f64();
+    let autoclusters = queue.clusters.len();
+    let mut outcome = negotiate_prepared(
+        &table,
+        &queue.facts,
+        queue.clusters,
+        compiled,
+        knobs,
+        priorities,
+    );
+    outcome.stats.phase_durations[0] = read_s;
+    outcome.stats.duration += read_s;
+    Ok(Cycle {
+        outcome,
+        table,
+        facts: queue.facts,
+        autoclusters,
+        read_s,
+    })
+}
+
+fn run_on_threads(a: &NegotiateArgs) -> Result<ExitCode, Failure> {
+    let knobs = load_knobs(a.config.as_deref())?;
+    let priorities = load_priorities(a.priorities.as_deref())?;
+    let c = cycle_from_files(
+        a.jobs.as_deref(),
+        a.machines.as_deref(),
+        &knobs,
+        &priorities,
+    )?;
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::with_capacity(1 << 16, stdout.lock());
+    match a.format {
+        Format::Text => {
+            for m in &c.outcome.matches {
+                writeln!(out, "{} {}", m.job, m.slot).map_err(output_error)?;
+            }
+        }
+        Format::Json => {
+            let v = outcome_json(&c);
+            serde_json::to_writer_pretty(&mut out, &v)
+                .map_err(|e| output_error(std::io::Error::other(e)))?;
+            writeln!(out).map_err(output_error)?;
+        }
+    }
+    out.flush().map_err(output_error)?;
+    if !a.quiet {
+        let s = &c.outcome.stats;
+        eprintln!(
+            "classad negotiate: {} jobs, {} slots ({} after the trim), {} autoclusters, \
+             {} submitters; {} matches, {} rejections, {} pie spins; read {:.3} s, \
+             match {:.3} s, negotiate {:.3} s",
+            c.facts.len(),
+            s.total_slots,
+            s.trimmed_slots,
+            c.autoclusters,
+            c.outcome.submitters.len(),
+            s.matches,
+            s.rejections,
+            s.pie_spins,
+            c.read_s,
+            s.phase_durations[1],
+            s.phase_durations[3],
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// A job's `ClusterId.ProcId`.
+fn job_id(f: &JobFacts) -> String {
+    format!("{}.{}", f.cluster, f.proc)
+}
+
+/// Everything the cycle did, as one JSON object.
+pub fn outcome_json(c: &Cycle) -> serde_json::Value {
+    let name_of_slot: ahash::AHashMap<u32, Option<String>> = c
+        .table
+        .file_index
+        .iter()
+        .zip(&c.table.ads)
+        .map(|(&i, ad)| {
+            let name = match eval_attr(ad, "Name", None, Semantics::Htcondor) {
+                Ok(Value::Str(s)) => Some(s.as_str().to_string()),
+                _ => None,
+            };
+            (i, name)
+        })
+        .collect();
+    let matches: Vec<serde_json::Value> = c
+        .outcome
+        .matches
+        .iter()
+        .map(|m| {
+            json!({
+                "job": m.job,
+                "job_id": job_id(&c.facts[m.job as usize]),
+                "slot": m.slot,
+                "slot_name": name_of_slot.get(&m.slot).cloned().flatten(),
+                "submitter": &*m.submitter,
+                "group": m.group.as_deref(),
+                "autocluster": m.autocluster,
+                "pre_job_rank": m.key.pre,
+                "job_rank": m.key.rank,
+                "post_job_rank": m.key.post,
+                "preemption": m.preempt.name(),
+                "cost": m.cost,
+                "pie_spin": m.spin,
+                "packed": m.packed,
+            })
+        })
+        .collect();
+    let unmatched: Vec<serde_json::Value> = c
+        .outcome
+        .unmatched
+        .iter()
+        .map(|(j, why)| {
+            let f = &c.facts[*j as usize];
+            json!({
+                "job": j,
+                "job_id": job_id(f),
+                "submitter": f.submitter.as_deref(),
+                "reason": why.name(),
+            })
+        })
+        .collect();
+    let submitters: Vec<serde_json::Value> = c
+        .outcome
+        .submitters
+        .iter()
+        .map(|s| {
+            json!({
+                "name": &*s.name,
+                "group": s.group.as_deref(),
+                "effective_priority": s.priority,
+                "usage_before": s.usage_before,
+                "usage_after": s.usage_after,
+                "idle_jobs": s.idle_jobs,
+                "matches": s.matches,
+            })
+        })
+        .collect();
+    let mut stats = serde_json::Map::new();
+    for (name, v) in c.outcome.stats.named() {
+        stats.insert(name.to_string(), json!(v));
+    }
+    json!({
+        "matches": matches,
+        "unmatched": unmatched,
+        "submitters": submitters,
+        "stats": stats,
+    })
+}

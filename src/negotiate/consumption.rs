@@ -1,0 +1,237 @@
+//! Partitionable slots under a consumption policy (negotiator.md section 7.2,
+//! HTCondor's `consumption_policy.cpp`): what a job would consume of each
+//! resource, whether the slot holds it, the job as the slot's Requirements see it,
+//! and the slot after the deduction.
+
+use crate::ad::ClassAd;
+use crate::eval::{eval_attr, Semantics};
+use crate::syntax::ast::Expr;
+use classad_vm::Value;
+use std::sync::Arc;
+
+/// What a job consumes of each resource a slot lists, in the slot's order.
+pub type Consumption = smallvec::SmallVec<[(String, f64); 5]>;
+
+/// The resources of `MachineResources` (as HTCondor's `StringTokenIterator`
+/// splits it), less Swap; `None` when the slot has no such string.
+pub fn resources(slot: &Arc<ClassAd>) -> Option<Vec<String>> {
+    match eval_attr(slot, "MachineResources", None, Semantics::Htcondor) {
+        Ok(Value::Str(s)) => Some(
+            s.as_str()
+                .split(|c: char| c == ',' || c.is_whitespace())
+                .filter(|r| !r.is_empty() && !r.eq_ignore_ascii_case("swap"))
+                .map(str::to_string)
+                .collect(),
+        ),
+        _ => None,
+    }
+}
+
+/// True when `slot` has a consumption policy: it is partitionable, has a string
+/// `MachineResources`, and a `Consumption<resource>` attribute in the ad for every
+/// resource it lists but Swap.
+pub fn has_policy(slot: &Arc<ClassAd>) -> bool {
+    let partitionable = matches!(
+        eval_attr(slot, "PartitionableSlot", None, Semantics::Htcondor),
+        Ok(Value::Bool(true))
+    );
+    partitionable
+        && resources(slot)
+            .is_some_and(|rs| rs.iter().all(|r| slot.contains(&format!("Consumption{r}"))))
+}
+
+/// A number as HTCondor's `EvalFloat`/`LookupFloat` read it.
+fn number(v: &Value) -> Option<f64> {
+    v.as_f64_promoted()
+}
+
+/// What `job` would consume of `slot`'s resources: each `Consumption<resource>`
+/// evaluated with the slot as MY and the job as TARGET, `_condor_Request<resource>`
+/// standing for `Request<resource>` when the job has it and a missing
+/// `Request<resource>` counting 0. A value that is not a number is -999 (HTCondor's
+/// mark of a failed evaluation); a negative value is kept.
+pub fn consumption(job: &Arc<ClassAd>, slot: &Arc<ClassAd>) -> Consumption {
+    let Some(resources) = resources(slot) else {
+        return Consumption::new();
+    };
+    let mut view: Option<Arc<ClassAd>> = None;
+    for r in &resources {
+        let request = format!("Request{r}");
+        let replaced = match eval_attr(
+            job,
+            &format!("_condor_{request}"),
+            None,
+            Semantics::Htcondor,
+        ) {
+            Ok(v) => number(&v).map(Value::Real),
+            Err(_) => None,
+        };
+        let missing = !job.contains(&request);
+        if replaced.is_some() || missing {
+            let ad = view.get_or_insert_with(|| Arc::new((**job).clone()));
+            let v = replaced.unwrap_or(Value::Int(0));
+            Arc::make_mut(ad).insert_expr(request.as_str(), Expr::literal(v));
+        }
+    }
+    let job = view.as_ref().unwrap_or(job);
+    resources
+        .into_iter()
+        .map(|r| {
+            let v = eval_attr(
+                slot,
+                &format!("Consumption{r}"),
+                Some(job),
+                Semantics::Htcondor,
+            );
+            let cv = match v.ok().as_ref().and_then(number) {
+                Some(x) if x >= 0.0 => x,
+                Some(x) => x,
+                None => -999.0,
+            };
+            (r, cv)
+        })
+        .collect()
+}
+
+/// True when `slot` holds at least what `c` consumes of every resource, every
+/// consumption is at least 0 and one is above 0. A resource the slot does not have
+/// as a number is not held (HTCondor stops the negotiator there).
+pub fn sufficient(slot: &Arc<ClassAd>, c: &Consumption) -> bool {
+    let mut positive = 0;
+    for (r, cv) in c {
+        let have = eval_attr(slot, r, None, Semantics::Htcondor)
+            .ok()
+            .as_ref()
+            .and_then(number);
+        match have {
+            Some(av) if av >= *cv => {}
+            _ => return false,
+        }
+        if *cv < 0.0 {
+            return false;
+        }
+        if *cv > 0.0 {
+            positive += 1;
+        }
+    }
+    positive > 0
+}
+
+/// A number stored as HTCondor's `assign_preserve_integers` stores it: an integer
+/// when it has no fractional part.
+fn preserving_integers(v: f64) -> Value {
+    if v - v.floor() > 0.0 {
+        Value::Real(v)
+    } else {
+        Value::Int(v as i64)
+    }
+}
+
+/// `job` as the slot's Requirements see it: each `Request<resource>` the job has
+/// replaced by what it consumes.
+pub fn overridden(job: &Arc<ClassAd>, c: &Consumption) -> Arc<ClassAd> {
+    let mut ad: Option<ClassAd> = None;
+    for (r, cv) in c {
+        let request = format!("Request{r}");
+        if job.contains(&request) {
+            ad.get_or_insert_with(|| (**job).clone())
+                .insert_expr(request.as_str(), Expr::literal(preserving_integers(*cv)));
+        }
+    }
+    ad.map_or_else(|| job.clone(), Arc::new)
+}
+
+/// `slot` with what `c` consumes subtracted from its resources.
+pub fn deducted(slot: &Arc<ClassAd>, c: &Consumption) -> Arc<ClassAd> {
+    let mut ad = (**slot).clone();
+    for (r, cv) in c {
+        let have = eval_attr(slot, r, None, Semantics::Htcondor)
+            .ok()
+            .as_ref()
+            .and_then(number)
+            .unwrap_or(0.0);
+        ad.insert_expr(r.as_str(), Expr::literal(preserving_integers(have - cv)));
+    }
+    Arc::new(ad)
+}
+
+/// The slot's raw `SlotWeight` (0 when it is not a number).
+pub fn raw_weight(slot: &Arc<ClassAd>) -> f64 {
+    eval_attr(slot, "SlotWeight", None, Semantics::Htcondor)
+        .ok()
+        .as_ref()
+        .and_then(number)
+        .unwrap_or(0.0)
+}
+
+/// The cost of a match that consumes `c` of `slot`: its `SlotWeight` before the
+/// deduction minus after it, and the slot after it.
+pub fn cost(slot: &Arc<ClassAd>, c: &Consumption) -> (f64, Arc<ClassAd>) {
+    let after = deducted(slot, c);
+    (raw_weight(slot) - raw_weight(&after), after)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ad::read_ads;
+
+    fn ad(text: &str) -> Arc<ClassAd> {
+        Arc::new(read_ads(text, "t").unwrap().remove(0))
+    }
+
+    #[test]
+    fn a_policy_deducts_and_charges_the_weight_it_takes() {
+        let slot = ad(
+            "PartitionableSlot = true\nMachineResources = \"Cpus Memory Swap\"\n\
+             ConsumptionCpus = quantize(TARGET.RequestCpus, {2})\n\
+             ConsumptionMemory = TARGET.RequestMemory\nCpus = 8\nMemory = 1000.5\n\
+             SlotWeight = Cpus\n",
+        );
+        assert!(has_policy(&slot));
+        let job = ad("RequestCpus = 3\nRequestMemory = 100\n");
+        let c = consumption(&job, &slot);
+        assert_eq!(
+            c.as_slice(),
+            [("Cpus".to_string(), 4.0), ("Memory".to_string(), 100.0)]
+        );
+        assert!(sufficient(&slot, &c));
+        let (w, after) = cost(&slot, &c);
+        assert_eq!(w, 4.0);
+        let cpus = eval_attr(&after, "Cpus", None, Semantics::Htcondor).unwrap();
+        assert!(matches!(cpus, Value::Int(4)), "{cpus:?}");
+        let mem = eval_attr(&after, "Memory", None, Semantics::Htcondor).unwrap();
+        assert!(matches!(mem, Value::Real(m) if m == 900.5), "{mem:?}");
+        let seen = overridden(&job, &c);
+        let rc = eval_attr(&seen, "RequestCpus", None, Semantics::Htcondor).unwrap();
+        assert!(matches!(rc, Value::Int(4)), "{rc:?}");
+        let big = ad("RequestCpus = 9\nRequestMemory = 1\n");
+        assert!(!sufficient(&slot, &consumption(&big, &slot)));
+        let plain = ad("PartitionableSlot = true\nMachineResources = \"Cpus\"\n\
+             ConsumptionCpus = TARGET.RequestCpus\nCpus = 8\n");
+        let nothing = ad("RequestCpus = 0\n");
+        assert!(
+            !sufficient(&plain, &consumption(&nothing, &plain)),
+            "nothing above 0"
+        );
+        let negative = ad("RequestCpus = -1\n");
+        assert!(!sufficient(&plain, &consumption(&negative, &plain)));
+        let missing = ad("Owner = 1\n");
+        assert_eq!(
+            consumption(&missing, &plain)[0].1,
+            0.0,
+            "a missing request is 0"
+        );
+    }
+
+    #[test]
+    fn without_every_consumption_attribute_there_is_no_policy() {
+        let slot = ad(
+            "PartitionableSlot = true\nMachineResources = \"Cpus Memory\"\n\
+             ConsumptionCpus = 1\nCpus = 8\nMemory = 10\n",
+        );
+        assert!(!has_policy(&slot));
+        let static_slot = ad("MachineResources = \"Cpus\"\nConsumptionCpus = 1\nCpus = 8\n");
+        assert!(!has_policy(&static_slot));
+    }
+}

@@ -1,0 +1,990 @@
+//! The cycle itself (negotiator.md sections 2, 3, 5, 6 and 8): pie spins over the
+//! submitters, each submitter's turn over its requests, and the choice of a slot
+//! from the match list of the request's autocluster.
+
+use super::accountant::{effective_priority, Accountant};
+use super::consumption;
+use super::jobs::{request_order, JobFacts};
+use super::knobs::CycleKnobs;
+use super::matchlist::{Entry, MatchList, PreemptState, NO_PREEMPTION_RANK};
+use super::pairs::{ClassPairs, PreemptTests};
+use super::priorities::Priorities;
+use super::report::{CycleMatch, CycleOutcome, SubmitterReport, Unmatched};
+use super::slots::SlotTable;
+use crate::ad::ClassAd;
+use crate::eval::{eval_in, Semantics};
+use crate::matching::batch::RankKey;
+use crate::matching::{negotiator_key, symmetric_match, Autoclusters};
+use std::sync::Arc;
+
+/// How a turn ended (HTCondor's `MM_DONE` and `MM_RESUME`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Turn {
+    /// The submitter got what it asked for: it leaves the pie.
+    Done,
+    /// It stopped at its limit: it stays for the next spin.
+    Resume,
+}
+
+/// How a submitter's last turn left its jobs, for the unmatched report.
+#[derive(Clone, Debug, Default)]
+struct LastTurn {
+    had_turn: bool,
+    limited: bool,
+    rejected: ahash::AHashSet<u32>,
+}
+
+/// One submitter of the cycle.
+struct Submitter {
+    name: Arc<str>,
+    priority: f64,
+    group: usize,
+    /// Idle jobs, before `NEGOTIATOR_JOB_CONSTRAINT`.
+    idle: u64,
+    /// The best `JobPrio` of its idle jobs.
+    best_prio: i64,
+    /// Its idle jobs that pass the constraint, in request order, cut into runs of
+    /// one autocluster: (autocluster, jobs).
+    runs: Vec<(u32, Vec<u32>)>,
+    /// Per run, how many of its jobs are taken (always a prefix).
+    taken: Vec<u32>,
+    starvation: f64,
+    matches: u64,
+    last: LastTurn,
+}
+
+/// A request of a turn: consecutive runs of one autocluster.
+struct Request {
+    autocluster: u32,
+    /// The class of its first job, which stands for the request.
+    class: u32,
+    /// The runs it is made of.
+    runs: std::ops::Range<usize>,
+    count: u32,
+}
+
+/// The limits of one turn (HTCondor's `submitterLimit` and
+/// `submitterLimitUnclaimed`) and what the turn has used of them.
+#[derive(Clone, Copy, Debug)]
+struct Limits {
+    limit: f64,
+    unclaimed: f64,
+    used: f64,
+    used_unclaimed: f64,
+}
+
+/// The live match list and what it was made for.
+struct LiveList {
+    list: MatchList,
+    autocluster: u32,
+    submitter: usize,
+    only_rank: bool,
+}
+
+/// The state of a cycle.
+pub(super) struct Cycle<'a> {
+    knobs: &'a CycleKnobs,
+    facts: &'a [JobFacts],
+    clusters: &'a Autoclusters,
+    slots: &'a SlotTable,
+    pairs: ClassPairs,
+    /// Per slot, its ad now (a consumption-policy slot changes as it is used).
+    ads: Vec<Arc<ClassAd>>,
+    available: Vec<bool>,
+    available_count: usize,
+    /// With `NEGOTIATOR_IGNORE_JOB_RANKS`: the slots by (PRE, POST) and their
+    /// values against an empty job.
+    static_order: Option<Vec<u32>>,
+    static_ranks: Vec<(f64, f64)>,
+    submitters: Vec<Submitter>,
+    accountant: Accountant,
+    list: Option<LiveList>,
+    pool_size: f64,
+    min_weight: f64,
+    out: CycleOutcome,
+    /// The first turn of each submitter, in order.
+    turn_order: Vec<usize>,
+}
+
+/// What a request's search for a slot found.
+struct Found {
+    entry: Option<Entry>,
+    refused_by_limit: u32,
+}
+
+impl<'a> Cycle<'a> {
+    /// Sets up a cycle: submitters from the jobs, their priorities and usage, the
+    /// slots' availability after the trim.
+    pub(super) fn new(
+        knobs: &'a CycleKnobs,
+        priorities: &Priorities,
+        slots: &'a SlotTable,
+        facts: &'a [JobFacts],
+        clusters: &'a Autoclusters,
+        pairs: ClassPairs,
+    ) -> Cycle<'a> {
+        let mut by_name: ahash::AHashMap<Arc<str>, usize> = ahash::AHashMap::new();
+        let mut submitters: Vec<Submitter> = Vec::new();
+        let mut jobs_of: Vec<Vec<u32>> = Vec::new();
+        for (j, f) in facts.iter().enumerate() {
+            let Some(name) = &f.submitter else { continue };
+            let s = *by_name.entry(name.clone()).or_insert_with(|| {
+                submitters.push(Submitter {
+                    name: name.clone(),
+                    priority: effective_priority(name, priorities, knobs),
+                    group: knobs.group_of(name).unwrap_or(knobs.groups.len()),
+                    idle: 0,
+                    best_prio: i64::MIN,
+                    runs: Vec::new(),
+                    taken: Vec::new(),
+                    starvation: f64::MAX,
+                    matches: 0,
+                    last: LastTurn::default(),
+                });
+                jobs_of.push(Vec::new());
+                submitters.len() - 1
+            });
+            if f.idle {
+                let sub = &mut submitters[s];
+                sub.idle += 1;
+                sub.best_prio = sub.best_prio.max(f.prio);
+                if f.passes_constraint {
+                    jobs_of[s].push(j as u32);
+                }
+            }
+        }
+        for (sub, mut jobs) in submitters.iter_mut().zip(jobs_of) {
+            request_order(&mut jobs, facts);
+            for j in jobs {
+                let a = clusters.cluster_of(j as usize);
+                match sub.runs.last_mut() {
+                    Some((last, run)) if *last == a => run.push(j),
+                    _ => sub.runs.push((a, vec![j])),
+                }
+            }
+            sub.taken = vec![0; sub.runs.len()];
+        }
+        let names: Vec<&str> = submitters.iter().map(|s| &*s.name).collect();
+        let accountant = Accountant::new(&names, priorities, knobs);
+        let available: Vec<bool> = slots.trimmed.iter().map(|t| !t).collect();
+        let available_count = available.iter().filter(|a| **a).count();
+        let mut cycle = Cycle {
+            knobs,
+            facts,
+            clusters,
+            slots,
+            pairs,
+            ads: slots.ads.clone(),
+            available,
+            available_count,
+            static_order: None,
+            static_ranks: Vec::new(),
+            submitters,
+            accountant,
+            list: None,
+            pool_size: if knobs.use_slot_weights {
+                slots.pool_size()
+            } else {
+                slots.len() as f64
+            },
+            min_weight: slots.min_weight(),
+            out: CycleOutcome::default(),
+            turn_order: Vec::new(),
+        };
+        cycle.out.stats.total_slots = slots.len() as u64;
+        cycle.out.stats.trimmed_slots = available_count as u64;
+        cycle.out.stats.candidate_slots = available_count as u64;
+        if knobs.ignore_job_ranks {
+            cycle.sort_slots_statically();
+        }
+        cycle
+    }
+
+    /// `NEGOTIATOR_IGNORE_JOB_RANKS`: PRE and POST of every slot against an empty
+    /// job, and the slots sorted by them (ties in file order).
+    fn sort_slots_statically(&mut self) {
+        let empty = Arc::new(ClassAd::new());
+        let p = &self.knobs.policy;
+        self.static_ranks = self
+            .ads
+            .iter()
+            .map(|slot| {
+                let key = negotiator_key(&empty, slot, p);
+                (key.pre, key.post)
+            })
+            .collect();
+        let mut order: Vec<u32> = (0..self.ads.len() as u32)
+            .filter(|&s| self.available[s as usize])
+            .collect();
+        let norm = |x: f64| if x.is_nan() { f64::NEG_INFINITY } else { x };
+        order.sort_by(|&a, &b| {
+            let (ra, rb) = (self.static_ranks[a as usize], self.static_ranks[b as usize]);
+            norm(rb.0)
+                .total_cmp(&norm(ra.0))
+                .then(norm(rb.1).total_cmp(&norm(ra.1)))
+                .then(a.cmp(&b))
+        });
+        self.static_order = Some(order);
+    }
+
+    /// Runs the cycle without groups (section 2 step 5): one call of the pie spins
+    /// over every submitter with the pool as quota.
+    pub(super) fn run(mut self) -> CycleOutcome {
+        let mut all: Vec<usize> = (0..self.submitters.len()).collect();
+        if self.knobs.groups.is_empty() {
+            self.pie_spins(&mut all, None, f64::from(i32::MAX));
+        } else {
+            super::groups::negotiate_groups(&mut self);
+        }
+        self.finish()
+    }
+
+    /// The cycle's knobs.
+    pub(super) fn knobs(&self) -> &'a CycleKnobs {
+        self.knobs
+    }
+
+    /// The name of group `g` (`<none>` for `groups.len()`).
+    pub(super) fn group_name(&self, g: usize) -> Arc<str> {
+        Arc::from(
+            self.knobs
+                .groups
+                .get(g)
+                .map_or("<none>", |k| k.name.as_str()),
+        )
+    }
+
+    /// How many submitters there are.
+    pub(super) fn submitter_count(&self) -> usize {
+        self.submitters.len()
+    }
+
+    /// The slots of the cycle.
+    pub(super) fn slots(&self) -> &SlotTable {
+        self.slots
+    }
+
+    /// The pool size (sum of weights, or slots with weights off).
+    pub(super) fn pool_size(&self) -> f64 {
+        self.pool_size
+    }
+
+    /// The submitters' groups (`groups.len()` for `<none>`).
+    pub(super) fn submitter_group(&self, s: usize) -> usize {
+        self.submitters[s].group
+    }
+
+    /// The weighted demand of a submitter (section 4(a)): its usage and its idle
+    /// jobs' weights.
+    pub(super) fn submitter_demand(&self, s: usize) -> f64 {
+        let sub = &self.submitters[s];
+        let idle: f64 = self
+            .facts
+            .iter()
+            .filter(|f| f.idle && f.submitter.as_deref() == Some(&*sub.name))
+            .map(|f| {
+                if self.knobs.use_slot_weights {
+                    f.weight
+                } else {
+                    1.0
+                }
+            })
+            .sum();
+        self.accountant.usage[s] + idle
+    }
+
+    /// A group's usage now.
+    pub(super) fn group_usage(&self, g: usize) -> f64 {
+        self.accountant.group_usage[g]
+    }
+
+    /// Counts a call of the pie spins into the statistics as HTCondor counts
+    /// candidate slots with groups (the pool size).
+    pub(super) fn set_candidate_slots(&mut self, n: u64) {
+        self.out.stats.candidate_slots = n;
+    }
+
+    /// HTCondor's `negotiateWithGroup`: pie spins over `subs` with `quota` as the
+    /// pool (section 3). `group` is `None` without groups.
+    pub(super) fn pie_spins(&mut self, subs: &mut Vec<usize>, group: Option<usize>, quota: f64) {
+        let k = self.knobs;
+        self.out.stats.pies += 1;
+        let mut spin = 0u32;
+        loop {
+            spin += 1;
+            self.out.stats.pie_spins += 1;
+            let ignore_limit = spin == 1 && k.consider_preemption;
+            let group_usage = group.map_or(0.0, |g| self.accountant.group_usage[g]);
+            if !ignore_limit && group.is_some() && group_usage >= quota {
+                break;
+            }
+            self.list = None;
+            if !k.consider_preemption {
+                subs.retain(|&s| self.submitters[s].idle > 0);
+            }
+            let (max_prio, normal) = self.normalization(subs);
+            let total = self.pool_size.min(quota);
+            let mut pie_left = 0.0;
+            for &s in subs.iter() {
+                let l = self.limits(s, group, quota, group_usage, max_prio, normal, total);
+                let usage = self.accountant.usage[s];
+                let share = usage + l.limit;
+                self.submitters[s].starvation = if share > 0.0 {
+                    usage / share
+                } else {
+                    f32::MAX as f64
+                };
+                pie_left += l.limit;
+            }
+            if !k.consider_preemption && pie_left <= 0.0 {
+                break;
+            }
+            if spin == 1 {
+                let t = std::time::Instant::now();
+                self.sort_submitters(subs);
+                self.out.stats.phase_durations[2] += t.elapsed().as_secs_f64();
+            }
+            let (pie_orig, count_orig) = (pie_left, subs.len());
+            let mut i = 0;
+            while i < subs.len() {
+                let s = subs[i];
+                if !ignore_limit {
+                    if let Some(g) = group {
+                        if self.accountant.group_usage[g] >= quota {
+                            break;
+                        }
+                    }
+                }
+                let mut l = self.limits(s, group, quota, group_usage, max_prio, normal, total);
+                if l.limit > pie_left {
+                    l.limit = pie_left;
+                }
+                let result = if self.submitters[s].idle == 0 {
+                    Turn::Done
+                } else if (l.limit < self.min_weight || pie_left < self.min_weight) && spin > 1 {
+                    Turn::Resume
+                } else {
+                    if !self.turn_order.contains(&s) {
+                        self.turn_order.push(s);
+                        self.out.stats.active_submitters += 1;
+                        self.out.stats.num_idle_jobs += self.submitters[s].idle;
+                    }
+                    self.negotiate(s, l, ignore_limit, &mut pie_left, spin, group)
+                };
+                if result == Turn::Done {
+                    subs.remove(i);
+                } else {
+                    i += 1;
+                }
+            }
+            let progressed = pie_left < pie_orig || subs.len() < count_orig;
+            if !(progressed && !subs.is_empty() && self.available_count > 0) {
+                break;
+            }
+        }
+    }
+
+    /// HTCondor's `calculateNormalizationFactor`: the largest effective priority,
+    /// and the sum over submitters of it divided by theirs.
+    fn normalization(&self, subs: &[usize]) -> (f64, f64) {
+        let max = subs
+            .iter()
+            .map(|&s| self.submitters[s].priority)
+            .fold(f64::MIN_POSITIVE, f64::max);
+        let normal = subs
+            .iter()
+            .map(|&s| max / self.submitters[s].priority)
+            .sum();
+        (max, normal)
+    }
+
+    /// HTCondor's `calculateSubmitterLimit` (section 3 step 3). Group quota and
+    /// usage are single precision there, and so here.
+    #[allow(clippy::too_many_arguments)]
+    fn limits(
+        &self,
+        s: usize,
+        group: Option<usize>,
+        quota: f64,
+        group_usage: f64,
+        max_prio: f64,
+        normal: f64,
+        total: f64,
+    ) -> Limits {
+        let sub = &self.submitters[s];
+        let usage = self.accountant.usage[s];
+        let share = max_prio / (sub.priority * normal);
+        let mut limit = if self.knobs.ignore_user_priorities {
+            f64::MAX
+        } else {
+            share * total - usage
+        };
+        if limit < 0.0 {
+            limit = 0.0;
+        }
+        let mut unclaimed = limit;
+        if group.is_some() {
+            let mut allowed = quota as f32 - group_usage as f32;
+            if allowed < 0.0 {
+                allowed = 0.0;
+            }
+            if unclaimed > f64::from(allowed) {
+                unclaimed = f64::from(allowed);
+            }
+        }
+        if !self.knobs.consider_preemption {
+            limit = unclaimed;
+        }
+        Limits {
+            limit,
+            unclaimed,
+            used: 0.0,
+            used_unclaimed: 0.0,
+        }
+    }
+
+    /// The first spin's order of submitters (section 3 step 5).
+    fn sort_submitters(&self, subs: &mut [usize]) {
+        let global = self.knobs.use_global_job_prios;
+        subs.sort_by(|&a, &b| {
+            let (x, y) = (&self.submitters[a], &self.submitters[b]);
+            x.priority
+                .total_cmp(&y.priority)
+                .then(if global {
+                    y.best_prio.cmp(&x.best_prio)
+                } else {
+                    std::cmp::Ordering::Equal
+                })
+                .then(x.starvation.total_cmp(&y.starvation))
+                .then(x.name.cmp(&y.name))
+        });
+    }
+
+    /// The requests of a submitter's turn: its runs with jobs left, consecutive
+    /// runs of one autocluster merged.
+    fn requests(&self, s: usize) -> Vec<Request> {
+        let sub = &self.submitters[s];
+        let mut out: Vec<Request> = Vec::new();
+        for (r, ((a, jobs), &taken)) in sub.runs.iter().zip(&sub.taken).enumerate() {
+            let left = jobs.len() as u32 - taken;
+            if left == 0 {
+                continue;
+            }
+            match out.last_mut() {
+                Some(req) if req.autocluster == *a => {
+                    req.runs.end = r + 1;
+                    req.count += left;
+                }
+                _ => out.push(Request {
+                    autocluster: *a,
+                    class: self.clusters.class_of(jobs[taken as usize] as usize),
+                    runs: r..r + 1,
+                    count: left,
+                }),
+            }
+        }
+        out
+    }
+
+    /// Takes the next job of a request.
+    fn take_job(&mut self, s: usize, req: &Request) -> Option<u32> {
+        let sub = &mut self.submitters[s];
+        for r in req.runs.clone() {
+            let (_, jobs) = &sub.runs[r];
+            let t = &mut sub.taken[r];
+            if (*t as usize) < jobs.len() {
+                let j = jobs[*t as usize];
+                *t += 1;
+                return Some(j);
+            }
+        }
+        None
+    }
+
+    /// One submitter's turn (HTCondor's `negotiate`, section 5).
+    fn negotiate(
+        &mut self,
+        s: usize,
+        mut l: Limits,
+        ignore_limit: bool,
+        pie_left: &mut f64,
+        spin: u32,
+        group: Option<usize>,
+    ) -> Turn {
+        let requests = self.requests(s);
+        let mut rejected: ahash::AHashSet<u32> = ahash::AHashSet::new();
+        let mut limited = false;
+        let (mut next, mut cur) = (0usize, None::<usize>);
+        let (mut count, mut offers, mut skip) = (0u32, 0u32, 1u32);
+        let result = loop {
+            let only_rank = if l.used >= l.limit {
+                if !ignore_limit {
+                    break Turn::Resume;
+                }
+                true
+            } else {
+                false
+            };
+            offers += skip;
+            if count <= offers {
+                loop {
+                    let Some(req) = requests.get(next) else {
+                        let at_limit = l.used >= l.limit || limited;
+                        self.end_turn(s, at_limit, rejected);
+                        return if at_limit { Turn::Resume } else { Turn::Done };
+                    };
+                    next += 1;
+                    if !rejected.contains(&req.autocluster) {
+                        cur = Some(next - 1);
+                        break;
+                    }
+                }
+                offers = 0;
+                count = requests[cur.expect("a request")].count;
+            }
+            let req = &requests[cur.expect("a request")];
+            self.out.stats.num_jobs_considered += 1;
+            let found = self.find_slot(s, req, &l, only_rank);
+            let Some(entry) = found.entry else {
+                self.out.stats.rejections += 1;
+                if found.refused_by_limit > 0 {
+                    limited = true;
+                }
+                count = 0;
+                skip = 1;
+                rejected.insert(req.autocluster);
+                if found.refused_by_limit > 0
+                    && !self.knobs.consider_preemption
+                    && !self.knobs.use_slot_weights
+                {
+                    break Turn::Resume;
+                }
+                continue;
+            };
+            let slot = entry.slot as usize;
+            let rep = self.clusters.representative(req.class).clone();
+            let cost = if self.slots.consumption[slot] {
+                let c = consumption::consumption(&rep, &self.ads[slot]);
+                let (cost, after) = consumption::cost(&self.ads[slot], &c);
+                self.ads[slot] = after;
+                self.put_back(req, &rep, slot);
+                cost
+            } else {
+                self.available[slot] = false;
+                self.available_count -= 1;
+                self.slots.weight[slot]
+            };
+            let job = self
+                .take_job(s, req)
+                .expect("a request's count is its jobs");
+            let mut packed = Vec::new();
+            if self.knobs.depth_first {
+                skip = jobs_in_slot(&rep, &self.ads[slot]).max(1);
+                for _ in 1..skip.min(count - offers) {
+                    if let Some(p) = self.take_job(s, req) {
+                        packed.push(p);
+                    }
+                }
+            }
+            let g = self.submitters[s].group;
+            self.accountant.charge(s, g, cost);
+            l.used += cost;
+            if self.slots.remote_user[slot].is_none() {
+                l.used_unclaimed += cost;
+            }
+            *pie_left -= cost;
+            self.out.stats.matches += 1;
+            self.submitters[s].matches += 1;
+            self.out.matches.push(CycleMatch {
+                job,
+                slot: self.slots.file_index[slot],
+                submitter: self.submitters[s].name.clone(),
+                autocluster: req.autocluster,
+                key: entry.key,
+                preempt: entry.state,
+                cost,
+                spin,
+                group: group.map(|g| self.group_name(g)),
+                packed,
+            });
+        };
+        self.end_turn(s, true, rejected);
+        result
+    }
+
+    /// Keeps how a turn left the submitter's jobs: `at_limit` when it ended at the
+    /// submitter's limit.
+    fn end_turn(&mut self, s: usize, at_limit: bool, rejected: ahash::AHashSet<u32>) {
+        let last = &mut self.submitters[s].last;
+        last.had_turn = true;
+        last.limited = at_limit;
+        last.rejected = rejected;
+    }
+
+    /// A consumption-policy slot that just matched goes back into the live list
+    /// when it still matches the request (section 7.2).
+    fn put_back(&mut self, req: &Request, rep: &Arc<ClassAd>, slot: usize) {
+        if self.list.is_none() {
+            return;
+        }
+        let ad = self.ads[slot].clone();
+        let c = consumption::consumption(rep, &ad);
+        if !(consumption::sufficient(&ad, &c)
+            && symmetric_match(&consumption::overridden(rep, &c), &ad, Semantics::Htcondor))
+        {
+            return;
+        }
+        let key = self.key_of(req.class, rep, slot);
+        let e = Entry {
+            slot: slot as u32,
+            key,
+            state: PreemptState::None,
+            preempt_rank: NO_PREEMPTION_RANK,
+        };
+        if let Some(live) = &mut self.list {
+            live.list.put_back(e);
+        }
+    }
+
+    /// The key of a consumption-policy slot for a request, as it is now.
+    fn key_of(&self, _class: u32, rep: &Arc<ClassAd>, slot: usize) -> RankKey {
+        if self.static_order.is_some() {
+            let (pre, post) = self.static_ranks[slot];
+            RankKey {
+                pre,
+                rank: 1.0,
+                post,
+            }
+        } else {
+            negotiator_key(rep, &self.ads[slot], &self.knobs.policy)
+        }
+    }
+
+    /// HTCondor's `SubmitterLimitPermits`.
+    fn permits(&self, slot: usize, rep: &Arc<ClassAd>, used: f64, allowed: f64) -> bool {
+        let cost = if self.slots.consumption[slot] {
+            let c = consumption::consumption(rep, &self.ads[slot]);
+            consumption::cost(&self.ads[slot], &c).0
+        } else {
+            self.slots.weight[slot]
+        };
+        used + cost <= allowed || (used <= 0.0 && allowed > 0.0)
+    }
+
+    /// HTCondor's `matchmakingAlgorithm` (section 6): a slot for the request from
+    /// the live match list, or from a new one.
+    fn find_slot(&mut self, s: usize, req: &Request, l: &Limits, only_rank: bool) -> Found {
+        let rep = self.clusters.representative(req.class).clone();
+        let cached = self.list.as_ref().is_some_and(|live| {
+            live.autocluster == req.autocluster
+                && live.submitter == s
+                && live.only_rank == only_rank
+        });
+        if cached {
+            let mut live = self.list.take().expect("cached");
+            let mut found = None;
+            while let Some(e) = live.list.pop() {
+                let slot = e.slot as usize;
+                if e.state != PreemptState::None && self.permits(slot, &rep, l.used, l.limit) {
+                    found = Some(e);
+                    break;
+                }
+                if self.permits(slot, &rep, l.used_unclaimed, l.unclaimed) {
+                    found = Some(e);
+                    break;
+                }
+                live.list.refused_by_limit += 1;
+            }
+            let refused = live.list.refused_by_limit;
+            self.list = Some(live);
+            return Found {
+                entry: found,
+                refused_by_limit: if found.is_some() { 0 } else { refused },
+            };
+        }
+        self.list = None;
+        let (entries, refused) = self.candidates(s, req, &rep, l, only_rank);
+        if !self.knobs.matchlist_caching || self.available_count == 0 {
+            // The best in scan order, the earlier on a tie: the earlier slot (in
+            // the static order, ties are in slot order too).
+            let mut best: Option<Entry> = None;
+            for e in entries {
+                let earlier = |b: &Entry| !b.better_than(&e) && e.slot < b.slot;
+                if best.is_none_or(|b| e.better_than(&b) || earlier(&b)) {
+                    best = Some(e);
+                }
+            }
+            return Found {
+                entry: best,
+                refused_by_limit: refused,
+            };
+        }
+        let mut list = MatchList::new(entries, refused);
+        let entry = list.pop();
+        self.list = Some(LiveList {
+            list,
+            autocluster: req.autocluster,
+            submitter: s,
+            only_rank,
+        });
+        Found {
+            entry,
+            refused_by_limit: refused,
+        }
+    }
+
+    /// Every candidate of a request among the slots left, in scan order, with
+    /// how many the submitter limit refused.
+    fn candidates(
+        &mut self,
+        s: usize,
+        req: &Request,
+        rep: &Arc<ClassAd>,
+        l: &Limits,
+        only_rank: bool,
+    ) -> (Vec<Entry>, u32) {
+        let mut entries = Vec::new();
+        let mut refused = 0u32;
+        if let Some(order) = self.static_order.clone() {
+            let mut allocated = 0.0;
+            for slot in order {
+                let slot = slot as usize;
+                if !self.available[slot] || !self.matches_now(req.class, rep, slot) {
+                    continue;
+                }
+                let (pre, post) = self.static_ranks[slot];
+                let key = RankKey {
+                    pre,
+                    rank: 1.0,
+                    post,
+                };
+                if let Some(mut e) =
+                    self.consider(s, req.class, rep, slot, key, l, only_rank, &mut refused)
+                {
+                    e.preempt_rank = NO_PREEMPTION_RANK;
+                    entries.push(e);
+                    // HTCondor's `LookupFloat(SlotWeight)`, 1 when not a number; a
+                    // consumption-policy slot's as it is now.
+                    allocated += if self.slots.consumption[slot] {
+                        crate::eval::eval_attr(
+                            &self.ads[slot],
+                            "SlotWeight",
+                            None,
+                            Semantics::Htcondor,
+                        )
+                        .ok()
+                        .and_then(|v| v.as_f64_promoted())
+                        .unwrap_or(1.0)
+                    } else {
+                        self.slots.raw_weight[slot]
+                    };
+                    if allocated > l.limit {
+                        break;
+                    }
+                }
+            }
+            return (entries, refused);
+        }
+        let cands: Vec<(u32, RankKey)> = self
+            .pairs
+            .candidates(req.class)
+            .iter()
+            .map(|c| (c.slot, c.key))
+            .collect();
+        for (slot, key) in cands {
+            let slot = slot as usize;
+            if !self.available[slot] || self.slots.consumption[slot] {
+                continue;
+            }
+            if let Some(e) = self.consider(s, req.class, rep, slot, key, l, only_rank, &mut refused)
+            {
+                entries.push(e);
+            }
+        }
+        for slot in 0..self.ads.len() {
+            if !self.available[slot] || !self.slots.consumption[slot] {
+                continue;
+            }
+            if !self.matches_now(req.class, rep, slot) {
+                continue;
+            }
+            let key = negotiator_key(rep, &self.ads[slot], &self.knobs.policy);
+            if let Some(e) = self.consider(s, req.class, rep, slot, key, l, only_rank, &mut refused)
+            {
+                entries.push(e);
+            }
+        }
+        (entries, refused)
+    }
+
+    /// True when the request matches the slot as it is now: for a
+    /// consumption-policy slot, the slot holds what the job consumes and matches
+    /// the job with its requests replaced by that.
+    fn matches_now(&self, class: u32, rep: &Arc<ClassAd>, slot: usize) -> bool {
+        if self.slots.consumption[slot] {
+            let ad = &self.ads[slot];
+            let c = consumption::consumption(rep, ad);
+            consumption::sufficient(ad, &c)
+                && symmetric_match(&consumption::overridden(rep, &c), ad, Semantics::Htcondor)
+        } else {
+            self.pairs.matches(class, slot as u32)
+        }
+    }
+
+    /// One matching slot as a candidate (section 6 and 8): its preemption state,
+    /// the limit test, its preemption rank.
+    #[allow(clippy::too_many_arguments)]
+    fn consider(
+        &mut self,
+        s: usize,
+        class: u32,
+        rep: &Arc<ClassAd>,
+        slot: usize,
+        key: RankKey,
+        l: &Limits,
+        only_rank: bool,
+        refused: &mut u32,
+    ) -> Option<Entry> {
+        let remote = if self.knobs.consider_preemption {
+            self.slots.remote_user[slot].clone()
+        } else {
+            None
+        };
+        let mut tests = PreemptTests::default();
+        if remote.is_some() {
+            tests = if self.slots.consumption[slot] {
+                PreemptTests::of(&self.ads[slot], rep, &self.knobs.policy)
+            } else {
+                self.pairs
+                    .preempt(class, slot as u32, &self.ads[slot], rep, &self.knobs.policy)
+            };
+        }
+        let state = if only_rank {
+            remote.as_ref()?;
+            if !tests.rank_preferred {
+                return None;
+            }
+            PreemptState::Rank
+        } else if let Some(r) = &remote {
+            if tests.rank_preferred {
+                PreemptState::Rank
+            } else if **r != *self.submitters[s].name {
+                if !tests.requirements || !tests.rank_at_least {
+                    return None;
+                }
+                PreemptState::Prio
+            } else {
+                return None;
+            }
+        } else {
+            PreemptState::None
+        };
+        let permitted = match state {
+            PreemptState::Prio => self.permits(slot, rep, l.used, l.limit),
+            PreemptState::None => self.permits(slot, rep, l.used_unclaimed, l.unclaimed),
+            PreemptState::Rank => true,
+        };
+        if !permitted {
+            *refused += 1;
+            return None;
+        }
+        Some(Entry {
+            slot: slot as u32,
+            key,
+            state,
+            preempt_rank: if state == PreemptState::None {
+                NO_PREEMPTION_RANK
+            } else {
+                tests.rank
+            },
+        })
+    }
+
+    /// The outcome: the unmatched jobs with why, the submitters, the statistics.
+    fn finish(mut self) -> CycleOutcome {
+        let mut matched = vec![false; self.facts.len()];
+        for m in &self.out.matches {
+            matched[m.job as usize] = true;
+            for &p in &m.packed {
+                matched[p as usize] = true;
+            }
+        }
+        let index: ahash::AHashMap<&str, usize> = self
+            .submitters
+            .iter()
+            .enumerate()
+            .map(|(i, s)| (&*s.name, i))
+            .collect();
+        for (j, f) in self.facts.iter().enumerate() {
+            let Some(name) = &f.submitter else { continue };
+            if !f.idle || matched[j] {
+                continue;
+            }
+            let why = if !f.passes_constraint {
+                Unmatched::JobConstraint
+            } else {
+                let last = &self.submitters[index[&**name]].last;
+                if !last.had_turn {
+                    Unmatched::NotReached
+                } else if last.rejected.contains(&self.clusters.cluster_of(j)) {
+                    Unmatched::RejectedAutocluster
+                } else if last.limited {
+                    Unmatched::SubmitterLimit
+                } else {
+                    Unmatched::NotReached
+                }
+            };
+            self.out.unmatched.push((j as u32, why));
+        }
+        let mut order = self.turn_order.clone();
+        let mut rest: Vec<usize> = (0..self.submitters.len())
+            .filter(|s| !order.contains(s))
+            .collect();
+        rest.sort_by(|&a, &b| self.submitters[a].name.cmp(&self.submitters[b].name));
+        order.extend(rest);
+        let groups = &self.knobs.groups;
+        self.out.submitters = order
+            .into_iter()
+            .map(|s| {
+                let sub = &self.submitters[s];
+                let usage_after = self.accountant.usage[s];
+                let charged: f64 = self
+                    .out
+                    .matches
+                    .iter()
+                    .filter(|m| m.submitter == sub.name)
+                    .map(|m| m.cost)
+                    .sum();
+                SubmitterReport {
+                    name: sub.name.clone(),
+                    priority: sub.priority,
+                    usage_before: usage_after - charged,
+                    usage_after,
+                    idle_jobs: sub.idle,
+                    matches: sub.matches,
+                    group: groups.get(sub.group).map(|g| Arc::from(g.name.as_str())),
+                }
+            })
+            .collect();
+        self.out
+    }
+}
+
+/// HTCondor's `jobsInSlot` (`NEGOTIATOR_DEPTH_FIRST`): how many of the request's
+/// jobs the slot's leftovers hold, by CPUs and memory.
+fn jobs_in_slot(job: &Arc<ClassAd>, slot: &Arc<ClassAd>) -> u32 {
+    let int = |ad: &Arc<ClassAd>, name: &str, target: Option<&Arc<ClassAd>>| -> Option<i64> {
+        let e = ad.get(name)?;
+        match eval_in(&e.to_expr_ref(), ad, target, Semantics::Htcondor).ok()? {
+            classad_vm::Value::Int(i) => Some(i),
+            classad_vm::Value::Real(r) => Some(r as i64),
+            classad_vm::Value::Bool(b) => Some(b as i64),
+            _ => None,
+        }
+    };
+    let cpus = int(slot, "Cpus", None).unwrap_or(1);
+    let memory = int(slot, "Memory", None).unwrap_or(1);
+    let rc = int(job, "RequestCpus", Some(slot)).unwrap_or(1).max(1);
+    let rm = int(job, "RequestMemory", Some(slot)).unwrap_or(1).max(1);
+    (cpus / rc).min(memory / rm).clamp(0, i64::from(u32::MAX)) as u32
+}

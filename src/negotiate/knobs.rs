@@ -1,0 +1,364 @@
+//! The knobs of the negotiation cycle (negotiator.md section 10), read from a
+//! configuration in HTCondor's syntax, with HTCondor's defaults.
+
+use crate::matching::config::{parse_bool, Config, ConfigError};
+use crate::matching::policy::{policy_expr, NegotiatorPolicy};
+use crate::syntax::ast::ExprRef;
+
+/// HTCondor's default `GROUP_SORT_EXPR`.
+pub const DEFAULT_GROUP_SORT_EXPR: &str = "ifThenElse(AccountingGroup=?=\"<none>\", 3.4e+38, \
+     ifThenElse(GroupQuota > 0, GroupResourcesInUse/GroupQuota, 3.3e+38))";
+
+/// How a group's quota is given.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Quota {
+    /// `GROUP_QUOTA_<g>`: a number of (weighted) slots.
+    Static(f64),
+    /// `GROUP_QUOTA_DYNAMIC_<g>`: a fraction of what the parent group has.
+    Dynamic(f64),
+}
+
+/// One group of `GROUP_NAMES` and its knobs.
+#[derive(Clone, Debug, PartialEq)]
+pub struct GroupKnobs {
+    /// Its name, as `GROUP_NAMES` spells it.
+    pub name: String,
+    /// Its quota; `None` when neither knob is set (a quota of 0).
+    pub quota: Option<Quota>,
+    /// `GROUP_ACCEPT_SURPLUS_<g>`, else `GROUP_ACCEPT_SURPLUS`.
+    pub accept_surplus: bool,
+    /// `GROUP_PRIO_FACTOR_<g>` when set and not 0.
+    pub prio_factor: Option<f64>,
+}
+
+/// Every knob the emulated cycle reads. `Default` is HTCondor's default
+/// configuration.
+#[derive(Clone, Debug)]
+pub struct CycleKnobs {
+    /// The rank expressions and significant-attribute knobs, shared with the
+    /// batch matcher.
+    pub policy: NegotiatorPolicy,
+    /// `NEGOTIATOR_CONSIDER_PREEMPTION`.
+    pub consider_preemption: bool,
+    /// `NEGOTIATOR_USE_SLOT_WEIGHTS`.
+    pub use_slot_weights: bool,
+    /// `SLOT_WEIGHT`, given to slots whose `SlotWeight` is missing or not a number.
+    pub slot_weight: ExprRef,
+    /// `NEGOTIATOR_MATCHLIST_CACHING`.
+    pub matchlist_caching: bool,
+    /// `NEGOTIATOR_IGNORE_JOB_RANKS`.
+    pub ignore_job_ranks: bool,
+    /// `NEGOTIATOR_IGNORE_USER_PRIORITIES`.
+    pub ignore_user_priorities: bool,
+    /// `NEGOTIATOR_DEPTH_FIRST`.
+    pub depth_first: bool,
+    /// `USE_GLOBAL_JOB_PRIOS`.
+    pub use_global_job_prios: bool,
+    /// `DEFAULT_PRIO_FACTOR`.
+    pub default_prio_factor: f64,
+    /// `NICE_USER_PRIO_FACTOR`.
+    pub nice_user_prio_factor: f64,
+    /// `NEGOTIATOR_SLOT_CONSTRAINT`.
+    pub slot_constraint: Option<ExprRef>,
+    /// `GROUP_NAMES` with each group's knobs, in `GROUP_NAMES` order.
+    pub groups: Vec<GroupKnobs>,
+    /// `GROUP_SORT_EXPR`.
+    pub group_sort_expr: ExprRef,
+    /// `GROUP_QUOTA_MAX_ALLOCATION_ROUNDS`.
+    pub group_max_allocation_rounds: u32,
+    /// `NEGOTIATOR_ALLOW_QUOTA_OVERSUBSCRIPTION`.
+    pub allow_quota_oversubscription: bool,
+    /// `NEGOTIATOR_STRICT_ENFORCE_QUOTA`.
+    pub strict_enforce_quota: bool,
+    /// `NEGOTIATOR_MAX_TIME_PER_CYCLE`, `_PER_SUBMITTER`, `_PER_PIESPIN` in
+    /// seconds: reported against, never enforced.
+    pub max_time: [f64; 3],
+}
+
+impl Default for CycleKnobs {
+    fn default() -> CycleKnobs {
+        let builtin = |t: &str| policy_expr(t).expect("HTCondor's default expression");
+        CycleKnobs {
+            policy: NegotiatorPolicy::default(),
+            consider_preemption: true,
+            use_slot_weights: true,
+            slot_weight: builtin("Cpus"),
+            matchlist_caching: true,
+            ignore_job_ranks: false,
+            ignore_user_priorities: false,
+            depth_first: false,
+            use_global_job_prios: false,
+            default_prio_factor: 1000.0,
+            nice_user_prio_factor: 1e10,
+            slot_constraint: None,
+            groups: Vec::new(),
+            group_sort_expr: builtin(DEFAULT_GROUP_SORT_EXPR),
+            group_max_allocation_rounds: 3,
+            allow_quota_oversubscription: true,
+            strict_enforce_quota: true,
+            max_time: [1200.0, 60.0, 120.0],
+        }
+    }
+}
+
+/// Reads typed knobs out of a configuration, each error naming the file, line
+/// and knob.
+struct Reader<'c> {
+    config: &'c Config,
+}
+
+impl Reader<'_> {
+    fn raw(&self, name: &str) -> Result<Option<(String, u32)>, ConfigError> {
+        let line = self.config.line(name).unwrap_or(0);
+        Ok(self
+            .config
+            .get(name)?
+            .filter(|v| !v.trim().is_empty())
+            .map(|v| (v.trim().to_string(), line)))
+    }
+
+    fn bool(&self, name: &str, default: bool) -> Result<bool, ConfigError> {
+        match self.raw(name)? {
+            None => Ok(default),
+            Some((v, line)) => parse_bool(&v).ok_or_else(|| {
+                let what = format!("{v:?} is not a boolean (true, false, yes, no, 1, 0)");
+                self.config.error(line, Some(name), &what)
+            }),
+        }
+    }
+
+    fn number(&self, name: &str) -> Result<Option<f64>, ConfigError> {
+        let Some((v, line)) = self.raw(name)? else {
+            return Ok(None);
+        };
+        number_value(&v).map(Some).ok_or_else(|| {
+            self.config
+                .error(line, Some(name), &format!("{v:?} is not a number"))
+        })
+    }
+
+    fn expr(&self, name: &str) -> Result<Option<ExprRef>, ConfigError> {
+        let Some((v, line)) = self.raw(name)? else {
+            return Ok(None);
+        };
+        policy_expr(&v).map(Some).map_err(|e| {
+            self.config
+                .error(line, Some(name), &format!("not an expression: {e}"))
+        })
+    }
+}
+
+/// A numeric knob's value: a number, or an expression whose value is one.
+fn number_value(text: &str) -> Option<f64> {
+    if let Ok(x) = text.parse::<f64>() {
+        return x.is_finite().then_some(x);
+    }
+    let e = policy_expr(text).ok()?;
+    let v = crate::eval::Evaluator::new(true).eval(&e, None).ok()?;
+    v.as_f64_promoted().filter(|x| x.is_finite())
+}
+
+impl CycleKnobs {
+    /// The knobs of a configuration: HTCondor's defaults overridden by what it
+    /// sets, and a warning for each knob the emulator does not read (ignored). A
+    /// value that does not parse is an error naming the file, line and knob.
+    pub fn from_config(config: &Config) -> Result<(CycleKnobs, Vec<String>), ConfigError> {
+        let (policy, warnings) = NegotiatorPolicy::from_config(config)?;
+        let r = Reader { config };
+        let d = CycleKnobs::default();
+        let mut groups = Vec::new();
+        let default_surplus = r.bool("GROUP_ACCEPT_SURPLUS", false)?;
+        if let Some((names, line)) = r.raw("GROUP_NAMES")? {
+            let mut seen = ahash::AHashSet::new();
+            for name in names
+                .split(|c: char| c == ',' || c.is_whitespace())
+                .filter(|s| !s.is_empty())
+            {
+                if name == "<none>" {
+                    let what = "\"<none>\" is the name of the group of submitters in no group";
+                    return Err(config.error(line, Some("GROUP_NAMES"), what));
+                }
+                if !seen.insert(name.to_ascii_lowercase()) {
+                    continue;
+                }
+                let quota = match r.number(&format!("GROUP_QUOTA_{name}"))? {
+                    Some(q) if q >= 0.0 => Some(Quota::Static(q)),
+                    Some(_) => {
+                        let knob = format!("GROUP_QUOTA_{name}");
+                        let line = config.line(&knob).unwrap_or(0);
+                        return Err(config.error(line, Some(&knob), "a quota is at least 0"));
+                    }
+                    None => match r.number(&format!("GROUP_QUOTA_DYNAMIC_{name}"))? {
+                        Some(q) if (0.0..=1.0).contains(&q) => Some(Quota::Dynamic(q)),
+                        Some(_) => {
+                            let knob = format!("GROUP_QUOTA_DYNAMIC_{name}");
+                            let line = config.line(&knob).unwrap_or(0);
+                            let what = "a dynamic quota is a fraction from 0 to 1";
+                            return Err(config.error(line, Some(&knob), what));
+                        }
+                        None => None,
+                    },
+                };
+                groups.push(GroupKnobs {
+                    name: name.to_string(),
+                    quota,
+                    accept_surplus: r
+                        .bool(&format!("GROUP_ACCEPT_SURPLUS_{name}"), default_surplus)?,
+                    prio_factor: r
+                        .number(&format!("GROUP_PRIO_FACTOR_{name}"))?
+                        .filter(|f| *f != 0.0),
+                });
+            }
+        }
+        // A group whose parent group is not listed is ignored, as HTCondor
+        // ignores it.
+        let mut warnings = warnings;
+        let listed: Vec<String> = groups.iter().map(|g| g.name.to_ascii_lowercase()).collect();
+        groups.retain(|g| {
+            let lower = g.name.to_ascii_lowercase();
+            let mut prefix = lower.as_str();
+            while let Some((p, _)) = prefix.rsplit_once('.') {
+                if !listed.iter().any(|l| l == p) {
+                    let line = config.line("GROUP_NAMES").unwrap_or(0);
+                    warnings.push(format!(
+                        "{}:{line}: GROUP_NAMES: group {} has no parent group {p:?}; ignored",
+                        config.file(),
+                        g.name
+                    ));
+                    return false;
+                }
+                prefix = p;
+            }
+            true
+        });
+        let rounds = match r.number("GROUP_QUOTA_MAX_ALLOCATION_ROUNDS")? {
+            None => d.group_max_allocation_rounds,
+            Some(n) if n >= 1.0 && n.fract() == 0.0 && n <= f64::from(u32::MAX) => n as u32,
+            Some(_) => {
+                let line = config
+                    .line("GROUP_QUOTA_MAX_ALLOCATION_ROUNDS")
+                    .unwrap_or(0);
+                let what = "not a whole number of rounds, at least 1";
+                return Err(config.error(line, Some("GROUP_QUOTA_MAX_ALLOCATION_ROUNDS"), what));
+            }
+        };
+        let positive = |name: &str, default: f64| -> Result<f64, ConfigError> {
+            match r.number(name)? {
+                None => Ok(default),
+                Some(x) if x > 0.0 => Ok(x),
+                Some(_) => {
+                    let line = config.line(name).unwrap_or(0);
+                    Err(config.error(line, Some(name), "must be above 0"))
+                }
+            }
+        };
+        let knobs = CycleKnobs {
+            consider_preemption: r.bool("NEGOTIATOR_CONSIDER_PREEMPTION", d.consider_preemption)?,
+            use_slot_weights: r.bool("NEGOTIATOR_USE_SLOT_WEIGHTS", d.use_slot_weights)?,
+            slot_weight: r.expr("SLOT_WEIGHT")?.unwrap_or(d.slot_weight),
+            matchlist_caching: r.bool("NEGOTIATOR_MATCHLIST_CACHING", d.matchlist_caching)?,
+            ignore_job_ranks: r.bool("NEGOTIATOR_IGNORE_JOB_RANKS", d.ignore_job_ranks)?,
+            ignore_user_priorities: r.bool(
+                "NEGOTIATOR_IGNORE_USER_PRIORITIES",
+                d.ignore_user_priorities,
+            )?,
+            depth_first: r.bool("NEGOTIATOR_DEPTH_FIRST", d.depth_first)?,
+            use_global_job_prios: r.bool("USE_GLOBAL_JOB_PRIOS", d.use_global_job_prios)?,
+            default_prio_factor: positive("DEFAULT_PRIO_FACTOR", d.default_prio_factor)?,
+            nice_user_prio_factor: positive("NICE_USER_PRIO_FACTOR", d.nice_user_prio_factor)?,
+            slot_constraint: r.expr("NEGOTIATOR_SLOT_CONSTRAINT")?,
+            groups,
+            group_sort_expr: r.expr("GROUP_SORT_EXPR")?.unwrap_or(d.group_sort_expr),
+            group_max_allocation_rounds: rounds,
+            allow_quota_oversubscription: r.bool(
+                "NEGOTIATOR_ALLOW_QUOTA_OVERSUBSCRIPTION",
+                d.allow_quota_oversubscription,
+            )?,
+            strict_enforce_quota: r
+                .bool("NEGOTIATOR_STRICT_ENFORCE_QUOTA", d.strict_enforce_quota)?,
+            max_time: [
+                positive("NEGOTIATOR_MAX_TIME_PER_CYCLE", d.max_time[0])?,
+                positive("NEGOTIATOR_MAX_TIME_PER_SUBMITTER", d.max_time[1])?,
+                positive("NEGOTIATOR_MAX_TIME_PER_PIESPIN", d.max_time[2])?,
+            ],
+            policy,
+        };
+        Ok((knobs, warnings))
+    }
+
+    /// The group a submitter belongs to (negotiator.md section 4): the part of
+    /// its name before the last `.`, once everything from `@` is removed, when
+    /// that names a group (ignoring case); `None` for the group `<none>`.
+    pub fn group_of(&self, submitter: &str) -> Option<usize> {
+        let name = submitter.split('@').next().unwrap_or(submitter);
+        let (group, _) = name.rsplit_once('.')?;
+        self.groups
+            .iter()
+            .position(|g| g.name.eq_ignore_ascii_case(group))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn knobs(text: &str) -> Result<(CycleKnobs, Vec<String>), String> {
+        let c = Config::parse(text, "cfg").map_err(|e| e.to_string())?;
+        CycleKnobs::from_config(&c).map_err(|e| e.to_string())
+    }
+
+    #[test]
+    fn defaults_and_overrides() {
+        let (k, w) = knobs("").unwrap();
+        assert!(k.consider_preemption && k.use_slot_weights && k.matchlist_caching);
+        assert_eq!(k.default_prio_factor, 1000.0);
+        assert!(w.is_empty());
+        let (k, w) = knobs(
+            "NEGOTIATOR_CONSIDER_PREEMPTION = false\nDEFAULT_PRIO_FACTOR = 10\n\
+             GROUP_NAMES = group_a, group_b\nGROUP_QUOTA_group_a = 4\n\
+             GROUP_QUOTA_DYNAMIC_group_b = 0.5\nGROUP_ACCEPT_SURPLUS = true\n\
+             GROUP_ACCEPT_SURPLUS_group_b = false\nFOO = 1\n",
+        )
+        .unwrap();
+        assert!(!k.consider_preemption);
+        assert_eq!(k.default_prio_factor, 10.0);
+        assert_eq!(k.groups.len(), 2);
+        assert_eq!(k.groups[0].quota, Some(Quota::Static(4.0)));
+        assert_eq!(k.groups[1].quota, Some(Quota::Dynamic(0.5)));
+        assert!(k.groups[0].accept_surplus && !k.groups[1].accept_surplus);
+        assert_eq!(w, ["cfg:8: FOO: not a knob the emulator reads; ignored"]);
+        assert_eq!(k.group_of("group_a.alice@x.org"), Some(0));
+        assert_eq!(k.group_of("GROUP_B.bob"), Some(1));
+        assert_eq!(k.group_of("group_c.bob"), None);
+        assert_eq!(k.group_of("alice@group_a.x"), None);
+    }
+
+    #[test]
+    fn values_that_do_not_parse_name_file_line_and_knob() {
+        for (text, want) in [
+            (
+                "\nNEGOTIATOR_USE_SLOT_WEIGHTS = sometimes\n",
+                "cfg:2: NEGOTIATOR_USE_SLOT_WEIGHTS: \"sometimes\" is not a boolean",
+            ),
+            (
+                "DEFAULT_PRIO_FACTOR = lots\n",
+                "cfg:1: DEFAULT_PRIO_FACTOR: \"lots\" is not a number",
+            ),
+            (
+                "SLOT_WEIGHT = Cpus +\n",
+                "cfg:1: SLOT_WEIGHT: not an expression",
+            ),
+            (
+                "GROUP_NAMES = g\nGROUP_QUOTA_g = -1\n",
+                "cfg:2: GROUP_QUOTA_g: a quota is at least 0",
+            ),
+            (
+                "GROUP_QUOTA_MAX_ALLOCATION_ROUNDS = 0\n",
+                "cfg:1: GROUP_QUOTA_MAX_ALLOCATION_ROUNDS: not a whole number",
+            ),
+        ] {
+            let e = knobs(text).unwrap_err();
+            assert!(e.starts_with(want), "{e}");
+        }
+    }
+}

@@ -1,0 +1,178 @@
+//! The match list (negotiator.md section 6, HTCondor's `MatchListType`): the
+//! candidates of the current (autocluster, submitter) sorted by the negotiator's
+//! key, popped job after job, with a consumption-policy slot put back as HTCondor
+//! puts it back.
+
+use crate::matching::batch::RankKey;
+use std::cmp::Ordering;
+
+/// How a match would take its slot, worst first as HTCondor orders them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum PreemptState {
+    /// Preempting the slot's job because the submitter's priority is better
+    /// (`PREEMPTION_REQUIREMENTS`).
+    Prio,
+    /// Preempting because the slot's `Rank` prefers the new job.
+    Rank,
+    /// No preemption: the slot runs nothing.
+    None,
+}
+
+impl PreemptState {
+    /// The name the reports use.
+    pub fn name(self) -> &'static str {
+        match self {
+            PreemptState::Prio => "prio",
+            PreemptState::Rank => "rank",
+            PreemptState::None => "none",
+        }
+    }
+}
+
+/// HTCondor's `-(FLT_MAX)`: the preemption rank of a candidate that preempts
+/// nothing.
+pub const NO_PREEMPTION_RANK: f64 = -(f32::MAX as f64);
+
+/// One candidate of a match list.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub struct Entry {
+    /// The slot (index among the cycle's slots).
+    pub slot: u32,
+    /// PRE, the job's Rank, POST.
+    pub key: RankKey,
+    /// How it would be taken.
+    pub state: PreemptState,
+    /// `PREEMPTION_RANK`, or [`NO_PREEMPTION_RANK`].
+    pub preempt_rank: f64,
+}
+
+impl Entry {
+    /// The negotiator's order (section 6): PRE, Rank, POST, the preemption state,
+    /// the preemption rank; larger first, a NaN below every number (section 12).
+    pub fn cmp_key(&self, other: &Entry) -> Ordering {
+        let norm = |x: f64| if x.is_nan() { f64::NEG_INFINITY } else { x };
+        self.key
+            .partial_cmp_key(&other.key)
+            .then(self.state.cmp(&other.state))
+            .then(
+                norm(self.preempt_rank)
+                    .partial_cmp(&norm(other.preempt_rank))
+                    .unwrap_or(Ordering::Equal),
+            )
+    }
+
+    /// True when `self` is strictly better than `other`.
+    pub fn better_than(&self, other: &Entry) -> bool {
+        self.cmp_key(other) == Ordering::Greater
+    }
+}
+
+/// Sorts candidates best first, ties by slot order.
+pub fn sort_entries(entries: &mut [Entry]) {
+    entries.sort_unstable_by(|a, b| b.cmp_key(a).then(a.slot.cmp(&b.slot)));
+}
+
+/// A live match list.
+#[derive(Clone, Debug)]
+pub struct MatchList {
+    entries: Vec<Entry>,
+    head: usize,
+    /// Candidates refused by the submitter limit, at the list's making and at
+    /// each pop since.
+    pub refused_by_limit: u32,
+}
+
+impl MatchList {
+    /// A list of `entries`, sorted.
+    pub fn new(mut entries: Vec<Entry>, refused_by_limit: u32) -> MatchList {
+        sort_entries(&mut entries);
+        MatchList {
+            entries,
+            head: 0,
+            refused_by_limit,
+        }
+    }
+
+    /// The next candidate, taken off the list.
+    pub fn pop(&mut self) -> Option<Entry> {
+        let e = self.entries.get(self.head).copied();
+        if e.is_some() {
+            self.head += 1;
+        }
+        e
+    }
+
+    /// Puts a consumption-policy slot back after it matched (HTCondor's
+    /// `insert_candidate`): at the head, then moved down past each following
+    /// entry it is better than, stopping at the first it is not. False when
+    /// nothing was popped (there is no room at the head).
+    pub fn put_back(&mut self, e: Entry) -> bool {
+        if self.head == 0 {
+            return false;
+        }
+        self.head -= 1;
+        let mut at = self.head;
+        while at + 1 < self.entries.len() && e.better_than(&self.entries[at + 1]) {
+            self.entries[at] = self.entries[at + 1];
+            at += 1;
+        }
+        self.entries[at] = e;
+        true
+    }
+
+    /// The entries not popped yet, in order.
+    #[cfg(test)]
+    pub fn remaining(&self) -> &[Entry] {
+        &self.entries[self.head..]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry(slot: u32, pre: f64) -> Entry {
+        Entry {
+            slot,
+            key: RankKey {
+                pre,
+                rank: 0.0,
+                post: 0.0,
+            },
+            state: PreemptState::None,
+            preempt_rank: NO_PREEMPTION_RANK,
+        }
+    }
+
+    #[test]
+    fn sorted_best_first_ties_by_slot() {
+        let mut l = MatchList::new(vec![entry(3, 1.0), entry(1, 2.0), entry(0, 1.0)], 0);
+        let order: Vec<u32> = std::iter::from_fn(|| l.pop()).map(|e| e.slot).collect();
+        assert_eq!(order, [1, 0, 3]);
+        let mut states = [entry(0, 1.0), entry(1, 1.0), entry(2, 1.0)];
+        states[0].state = PreemptState::Prio;
+        states[1].state = PreemptState::Rank;
+        sort_entries(&mut states);
+        assert_eq!(states.map(|e| e.slot), [2, 1, 0]);
+    }
+
+    #[test]
+    fn a_slot_put_back_moves_past_what_it_beats_only() {
+        let mut l = MatchList::new(
+            vec![entry(0, 9.0), entry(1, 5.0), entry(2, 4.0), entry(3, 6.0)],
+            0,
+        );
+        assert_eq!(l.pop().unwrap().slot, 0);
+        // Better than the next two (5 and 4)? It is put at the head and moves
+        // past 5 (it beats it) and 4, stopping at the end.
+        assert!(l.put_back(entry(0, 7.0)));
+        let order: Vec<u32> = l.remaining().iter().map(|e| e.slot).collect();
+        assert_eq!(order, [3, 1, 2, 0]);
+        let mut l = MatchList::new(vec![entry(0, 9.0), entry(1, 5.0)], 0);
+        l.pop();
+        assert!(l.put_back(entry(0, 5.0)), "equal: stays first");
+        assert_eq!(l.remaining()[0].slot, 0);
+        let mut empty = MatchList::new(vec![entry(0, 1.0)], 0);
+        assert!(!empty.put_back(entry(0, 1.0)));
+    }
+}

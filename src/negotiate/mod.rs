@@ -1,0 +1,127 @@
+//! HTCondor's negotiation cycle, emulated (negotiator.md): submitters and their
+//! fair share, pie spins, group quotas, partitionable slots with and without a
+//! consumption policy, preemption, and the negotiator's statistics, on top of the
+//! batch matcher's candidate lists.
+//!
+//! ```
+//! use classad::ad::read_ads;
+//! use classad::negotiate::{negotiate, CycleKnobs, Priorities};
+//! use std::sync::Arc;
+//!
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let ads = |text: &str| -> Result<Vec<_>, classad::ad::ReadError> {
+//!     Ok(read_ads(text, "pool")?.into_iter().map(Arc::new).collect())
+//! };
+//! let jobs = ads("Owner = \"alice\"\nRequirements = true\n\n\
+//!                 Owner = \"bob\"\nRequirements = true\n")?;
+//! let slots = ads("Cpus = 1\nRequirements = true\n\nCpus = 1\nRequirements = true\n")?;
+//! let priorities = Priorities::parse("alice 10\nbob 1\n", "prio")?;
+//! let outcome = negotiate(&jobs, &slots, &CycleKnobs::default(), &priorities);
+//! let order: Vec<&str> = outcome.matches.iter().map(|m| &*m.submitter).collect();
+//! assert_eq!(order, ["bob", "alice"], "the better priority goes first");
+//! # Ok(())
+//! # }
+//! ```
+
+mod accountant;
+pub mod consumption;
+mod cycle;
+mod groups;
+pub mod jobs;
+pub mod knobs;
+mod matchlist;
+pub mod pairs;
+pub mod priorities;
+pub mod report;
+pub mod slots;
+
+pub use accountant::effective_priority;
+pub use jobs::JobFacts;
+pub use knobs::{CycleKnobs, GroupKnobs, Quota};
+pub use matchlist::PreemptState;
+pub use pairs::ClassPairs;
+pub use priorities::{Priorities, PrioritiesError, PriorityEntry};
+pub use report::{CycleMatch, CycleOutcome, CycleStats, SubmitterReport, Unmatched};
+pub use slots::SlotTable;
+
+use crate::ad::ClassAd;
+use crate::matching::batch::{BatchMatcher, CompiledSlots};
+use crate::matching::{Autoclusters, SignificantAttributes};
+use std::sync::Arc;
+
+/// Runs one negotiation cycle over `jobs` and `slots` (in file order) under
+/// `knobs`, the accountant starting from `priorities`.
+pub fn negotiate(
+    jobs: &[Arc<ClassAd>],
+    slots: &[Arc<ClassAd>],
+    knobs: &CycleKnobs,
+    priorities: &Priorities,
+) -> CycleOutcome {
+    let table = prepare_slots(slots, knobs, priorities);
+    let facts: Vec<JobFacts> = jobs.iter().map(|j| JobFacts::of(j, knobs)).collect();
+    let mut sig = SignificantAttributes::compute(&table.ads, &knobs.policy);
+    sig.add_class_names(&class_names(&table, knobs));
+    let clusters = Autoclusters::with(jobs, sig);
+    let compiled = CompiledSlots::new(&table.ads, &knobs.policy);
+    negotiate_prepared(&table, &facts, clusters, compiled, knobs, priorities)
+}
+
+/// What the cycle reads of a request's job beyond the slots' expressions, which
+/// the match classes must therefore agree on: `RequestCpus` and `RequestMemory`
+/// for `NEGOTIATOR_DEPTH_FIRST`, and the `_condor_Request<resource>` overrides of
+/// consumption policies.
+pub fn class_names(table: &SlotTable, knobs: &CycleKnobs) -> Vec<String> {
+    let mut names = Vec::new();
+    if knobs.depth_first {
+        names.extend(["RequestCpus".to_string(), "RequestMemory".to_string()]);
+    }
+    for (ad, cp) in table.ads.iter().zip(&table.consumption) {
+        if *cp {
+            for r in consumption::resources(ad).unwrap_or_default() {
+                names.push(format!("_condor_Request{r}"));
+                names.push(format!("Request{r}"));
+            }
+        }
+    }
+    names.sort();
+    names.dedup();
+    names
+}
+
+/// The slots of a cycle, prepared ([`SlotTable::new`]) with the effective
+/// priorities of `priorities`.
+pub fn prepare_slots(
+    slots: &[Arc<ClassAd>],
+    knobs: &CycleKnobs,
+    priorities: &Priorities,
+) -> SlotTable {
+    SlotTable::new(slots, knobs, |user| {
+        effective_priority(user, priorities, knobs)
+    })
+}
+
+/// Runs a cycle from its parts, for a queue read in parts: the prepared slots,
+/// each job's facts, the jobs' autoclusters (against `table.ads`), and the slots
+/// compiled for the batch matcher.
+pub fn negotiate_prepared(
+    table: &SlotTable,
+    facts: &[JobFacts],
+    clusters: Autoclusters,
+    compiled: CompiledSlots,
+    knobs: &CycleKnobs,
+    priorities: &Priorities,
+) -> CycleOutcome {
+    let started = std::time::Instant::now();
+    let mut matcher = BatchMatcher::with_compiled(clusters, compiled);
+    let pairs = ClassPairs::from_matcher(&mut matcher);
+    let clusters = matcher
+        .into_autoclusters()
+        .expect("the matcher was given autoclusters");
+    let matched = started.elapsed().as_secs_f64();
+    let mut outcome = cycle::Cycle::new(knobs, priorities, table, facts, &clusters, pairs).run();
+    let s = &mut outcome.stats;
+    s.duration = started.elapsed().as_secs_f64();
+    s.phase_durations[1] = matched;
+    s.phase_durations[3] = s.duration - matched - s.phase_durations[2];
+    outcome
+}

@@ -1,0 +1,217 @@
+//! The slots of a cycle (negotiator.md section 2): those `NEGOTIATOR_SLOT_CONSTRAINT`
+//! lets exist, prepared as the negotiator prepares them (`SlotWeight` filled in,
+//! `RemoteUserPrio` inserted), their weights, who runs on them, which the trim
+//! keeps out of matching, and which have a consumption policy.
+
+use super::consumption;
+use super::knobs::CycleKnobs;
+use crate::ad::ClassAd;
+use crate::eval::{eval_attr, eval_in, Semantics};
+use crate::syntax::ast::Expr;
+use classad_vm::Value;
+use std::sync::Arc;
+
+/// The slots that exist for a cycle.
+#[derive(Clone, Debug)]
+pub struct SlotTable {
+    /// The slots, prepared, in file order.
+    pub ads: Vec<Arc<ClassAd>>,
+    /// Per slot, its index among the slots given.
+    pub file_index: Vec<u32>,
+    /// Per slot, its weight as the accountant charges it (1 with weights off).
+    pub weight: Vec<f64>,
+    /// Per slot, its `SlotWeight` as HTCondor's `LookupFloat` reads it (1 when it is
+    /// not a number), for `NEGOTIATOR_IGNORE_JOB_RANKS`' scan.
+    pub raw_weight: Vec<f64>,
+    /// Per slot, whom it runs for: `PreemptingAccountingGroup`, else
+    /// `PreemptingUser`, else `AccountingGroup`, else `RemoteUser`.
+    pub remote_user: Vec<Option<Arc<str>>>,
+    /// Per slot, true when the trim keeps it out of matching.
+    pub trimmed: Vec<bool>,
+    /// Per slot, true when it has a consumption policy.
+    pub consumption: Vec<bool>,
+}
+
+/// A string attribute, evaluated in the ad alone.
+fn string(ad: &Arc<ClassAd>, name: &str) -> Option<Arc<str>> {
+    match eval_attr(ad, name, None, Semantics::Htcondor) {
+        Ok(Value::Str(s)) => Some(Arc::from(s.as_str())),
+        _ => None,
+    }
+}
+
+fn boolean(ad: &Arc<ClassAd>, name: &str) -> Option<bool> {
+    match eval_attr(ad, name, None, Semantics::Htcondor) {
+        Ok(Value::Bool(b)) => Some(b),
+        _ => None,
+    }
+}
+
+fn number(ad: &Arc<ClassAd>, name: &str) -> Option<f64> {
+    eval_attr(ad, name, None, Semantics::Htcondor)
+        .ok()
+        .and_then(|v| v.as_f64_promoted())
+}
+
+/// Who runs on a slot (see [`SlotTable::remote_user`]).
+pub fn remote_user(ad: &Arc<ClassAd>) -> Option<Arc<str>> {
+    [
+        "PreemptingAccountingGroup",
+        "PreemptingUser",
+        "AccountingGroup",
+        "RemoteUser",
+    ]
+    .iter()
+    .find_map(|n| string(ad, n))
+}
+
+impl SlotTable {
+    /// The slots of `slots` that pass `NEGOTIATOR_SLOT_CONSTRAINT`, prepared:
+    /// a slot whose `SlotWeight` is missing or not a number gets `SLOT_WEIGHT`;
+    /// with preemption considered, a slot someone runs on gets `RemoteUserPrio`
+    /// (that submitter's effective priority, `eup`, in single precision) and a
+    /// slot with a `PreemptingRank` has it as its `CurrentRank`.
+    pub fn new(slots: &[Arc<ClassAd>], knobs: &CycleKnobs, eup: impl Fn(&str) -> f64) -> SlotTable {
+        let mut t = SlotTable {
+            ads: Vec::new(),
+            file_index: Vec::new(),
+            weight: Vec::new(),
+            raw_weight: Vec::new(),
+            remote_user: Vec::new(),
+            trimmed: Vec::new(),
+            consumption: Vec::new(),
+        };
+        for (i, slot) in slots.iter().enumerate() {
+            if let Some(c) = &knobs.slot_constraint {
+                let pass = eval_in(c, slot, None, Semantics::Htcondor)
+                    .map(|v| v.as_bool_equiv() == Some(true))
+                    .unwrap_or(false);
+                if !pass {
+                    continue;
+                }
+            }
+            let mut ad: Option<ClassAd> = None;
+            if number(slot, "SlotWeight").is_none() {
+                ad.get_or_insert_with(|| (**slot).clone())
+                    .insert("SlotWeight", knobs.slot_weight.clone());
+            }
+            let user = remote_user(slot);
+            if knobs.consider_preemption {
+                if let Some(u) = &user {
+                    let prio = eup(u) as f32 as f64;
+                    ad.get_or_insert_with(|| (**slot).clone())
+                        .insert_expr("RemoteUserPrio", Expr::literal(Value::Real(prio)));
+                }
+                if let Some(r) = number(slot, "PreemptingRank") {
+                    ad.get_or_insert_with(|| (**slot).clone())
+                        .insert_expr("CurrentRank", Expr::literal(Value::Real(r)));
+                }
+            }
+            let ad = ad.map_or_else(|| slot.clone(), Arc::new);
+            let raw = number(&ad, "SlotWeight");
+            let weight = match raw {
+                Some(w) if knobs.use_slot_weights && w >= 0.0 => w,
+                _ => 1.0,
+            };
+            t.trimmed.push(trimmed(&ad, knobs));
+            t.consumption.push(consumption::has_policy(&ad));
+            t.raw_weight.push(raw.unwrap_or(1.0));
+            t.weight.push(weight);
+            t.remote_user.push(user);
+            t.file_index.push(i as u32);
+            t.ads.push(ad);
+        }
+        t
+    }
+
+    /// How many slots exist.
+    pub fn len(&self) -> usize {
+        self.ads.len()
+    }
+
+    /// True when no slot exists.
+    pub fn is_empty(&self) -> bool {
+        self.ads.is_empty()
+    }
+
+    /// The pool size: the sum of weights (with weights off, the number of slots).
+    pub fn pool_size(&self) -> f64 {
+        self.weight.iter().sum()
+    }
+
+    /// The smallest weight of any slot (`f64::MAX` with no slots).
+    pub fn min_weight(&self) -> f64 {
+        self.weight.iter().copied().fold(f64::MAX, f64::min)
+    }
+}
+
+/// HTCondor's `trimStartdAds`: with preemption considered, a slot with retirement
+/// time left (`RetirementTimeRemaining` above 0) is trimmed; without it, a slot in
+/// state Claimed or Preempting that is not partitionable; and always a Claimed
+/// partitionable slot unless its `WantMatching` (default true) holds and it has no
+/// `WorkingCM`.
+fn trimmed(ad: &Arc<ClassAd>, knobs: &CycleKnobs) -> bool {
+    let state = string(ad, "State");
+    let state = state.as_deref();
+    let pslot = boolean(ad, "PartitionableSlot") == Some(true);
+    let by_preemption = if knobs.consider_preemption {
+        matches!(
+            eval_attr(ad, "RetirementTimeRemaining", None, Semantics::Htcondor),
+            Ok(Value::Int(r)) if r > 0
+        )
+    } else {
+        matches!(state, Some("Claimed" | "Preempting")) && !pslot
+    };
+    let claimed_pslot = pslot && state == Some("Claimed") && {
+        let want = boolean(ad, "WantMatching").unwrap_or(true);
+        let cm = string(ad, "WorkingCM");
+        !(want && cm.is_none_or(|c| c.is_empty()))
+    };
+    by_preemption || claimed_pslot
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ad::read_ads;
+
+    fn slots(text: &str) -> Vec<Arc<ClassAd>> {
+        read_ads(text, "s")
+            .unwrap()
+            .into_iter()
+            .map(Arc::new)
+            .collect()
+    }
+
+    #[test]
+    fn weights_constraint_trim_and_remote_users() {
+        let s = slots(
+            "Cpus = 4\nState = \"Claimed\"\nRemoteUser = \"u@d\"\n\n\
+             Cpus = 2\nSlotWeight = \"x\"\n\n\
+             Cpus = 8\nSlotWeight = 3\nPartitionableSlot = true\nState = \"Claimed\"\n\
+             WantMatching = false\n\n\
+             Cpus = 1\nHidden = true\n",
+        );
+        let c = crate::matching::config::Config::parse(
+            "NEGOTIATOR_SLOT_CONSTRAINT = Hidden =!= true\n",
+            "c",
+        )
+        .unwrap();
+        let (mut k, _) = CycleKnobs::from_config(&c).unwrap();
+        let t = SlotTable::new(&s, &k, |_| 7.0);
+        assert_eq!(t.file_index, [0, 1, 2]);
+        assert_eq!(t.weight, [4.0, 2.0, 3.0]);
+        assert_eq!(t.pool_size(), 9.0);
+        assert_eq!(t.min_weight(), 2.0);
+        assert_eq!(t.trimmed, [false, false, true]);
+        assert_eq!(t.remote_user[0].as_deref(), Some("u@d"));
+        let prio = eval_attr(&t.ads[0], "RemoteUserPrio", None, Semantics::Htcondor).unwrap();
+        assert!(matches!(prio, Value::Real(p) if p == 7.0));
+        k.consider_preemption = false;
+        let t = SlotTable::new(&s, &k, |_| 7.0);
+        assert_eq!(t.trimmed, [true, false, true]);
+        assert!(t.ads[0].get("RemoteUserPrio").is_none());
+        k.use_slot_weights = false;
+        assert_eq!(SlotTable::new(&s, &k, |_| 1.0).pool_size(), 3.0);
+    }
+}
