@@ -336,6 +336,23 @@ fn ranks_in_groups_are_the_pairs_ranks() {
     gen::properties::batch_against_pairs_of(&ads(&jobs), &ads(&slots)).unwrap();
 }
 
+/// A job without a Rank among classes grouped by theirs: the slot's Rank,
+/// evaluated in the slot against the job, stands for it (it was read as 0 once).
+#[test]
+fn a_job_without_rank_among_rank_groups_takes_the_slots() {
+    let mut jobs = String::new();
+    for size in 1..=8 {
+        jobs.push_str(&format!(
+            "Size = {size}\nJobPrio = 0\nRank = -TARGET.SlotID\nRequirements = true\n\n"
+        ));
+    }
+    jobs.push_str("Size = 1\nJobPrio = 5\nRequirements = true\n\n");
+    let slots =
+        "SlotID = 1\nRank = TARGET.JobPrio\nCpus = 8\nRequirements = TARGET.Size <= Cpus\n\n\
+                 SlotID = 2\nRank = 0\nCpus = 8\nRequirements = TARGET.Size <= Cpus\n";
+    gen::properties::batch_against_pairs_of(&ads(&jobs), &ads(slots)).unwrap();
+}
+
 /// `classad match --config`: the negotiator's rank expressions and significant
 /// attributes from a file in HTCondor's syntax, on both engines; unknown knobs
 /// warned about, a bad expression an error at its file, line and knob.

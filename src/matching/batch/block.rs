@@ -171,14 +171,20 @@ fn rank_block(pool: &CompiledPool, vm: &mut Machine, k: &mut RankBlock<'_, '_, '
             let todo = matched & !*done;
             if todo != 0 {
                 let first_ad = &pool.jobs[first].vm;
-                let targets = k.slot_block.targets();
-                vm.eval_attr_lanes(first_ad, pool.rank, 0, targets, todo, host, k.values);
-                for_each_lane(todo, |mi| {
-                    ranks[mi] = match &k.values[mi] {
-                        Some(v) => crate::matching::rank_value(v),
-                        None => pool.rank(vm, first, k.m0 + mi, true),
-                    };
-                });
+                if first_ad.has(pool.rank) {
+                    let targets = k.slot_block.targets();
+                    vm.eval_attr_lanes(first_ad, pool.rank, 0, targets, todo, host, k.values);
+                    for_each_lane(todo, |mi| {
+                        ranks[mi] = match &k.values[mi] {
+                            Some(v) => crate::matching::rank_value(v),
+                            None => pool.rank(vm, first, k.m0 + mi, true),
+                        };
+                    });
+                } else {
+                    // No Rank of its own (a group of one): the slot's stands for
+                    // it, evaluated in the slot.
+                    for_each_lane(todo, |mi| ranks[mi] = pool.rank(vm, first, k.m0 + mi, true));
+                }
                 *done |= todo;
             }
             for_each_lane(matched, |mi| keys[ji][mi].rank = ranks[mi]);
