@@ -16,6 +16,9 @@
 mod block;
 mod rank_reads;
 
+use rank_reads::RankReads;
+pub(crate) use rank_reads::{class_ids, slot_side_reads};
+
 use super::autocluster::Autoclusters;
 use super::policy::NegotiatorPolicy;
 use super::pool::CompiledPool;
@@ -26,9 +29,7 @@ use block::{block_work, BlockResult, RankExprs, THREAD_MACHINE};
 use classad_vm::lanes::LANES;
 use classad_vm::logic::for_each_lane;
 use classad_vm::{Str, Value};
-use rank_reads::{
-    add_slot_reads, class_ids, job_rank_key, rank_reads, RankGroups, RankReads, SlotReads,
-};
+use rank_reads::{add_slot_reads, job_rank_key, rank_reads, RankGroups, SlotReads};
 use rayon::prelude::*;
 use std::sync::Arc;
 

@@ -6,8 +6,10 @@ use super::accountant::{effective_priority, Accountant};
 use super::consumption;
 use super::jobs::{request_order, JobFacts};
 use super::knobs::CycleKnobs;
-use super::matchlist::{Entry, MatchList, PreemptState, NO_PREEMPTION_RANK};
-use super::pairs::{ClassPairs, PreemptTests};
+use super::matchlist::{
+    sort_entries, Entry, LazyList, MatchList, PreemptState, NO_PREEMPTION_RANK,
+};
+use super::pairs::{evaluate_rank, evaluate_test, ClassPairs, Test};
 use super::priorities::Priorities;
 use super::report::{CycleMatch, CycleOutcome, SubmitterReport, Unmatched};
 use super::slots::SlotTable;
@@ -73,12 +75,34 @@ struct Limits {
     used_unclaimed: f64,
 }
 
+/// A match list, made whole or read as needed.
+enum Candidates {
+    /// Made whole (`NEGOTIATOR_IGNORE_JOB_RANKS`, whose scan stops at the
+    /// submitter's limit).
+    Whole(MatchList),
+    /// Read as needed from the class's sorted candidates.
+    Lazy(LazyList),
+}
+
 /// The live match list and what it was made for.
 struct LiveList {
-    list: MatchList,
+    list: Candidates,
     autocluster: u32,
     submitter: usize,
     only_rank: bool,
+    /// The class whose candidates it reads, and the limits when it was made.
+    class: u32,
+    made_with: Limits,
+}
+
+impl LiveList {
+    /// The count of candidates the submitter limit refused.
+    fn refused_mut(&mut self) -> &mut u32 {
+        match &mut self.list {
+            Candidates::Whole(l) => &mut l.refused_by_limit,
+            Candidates::Lazy(l) => &mut l.refused_by_limit,
+        }
+    }
 }
 
 /// The state of a cycle.
@@ -92,6 +116,8 @@ pub(super) struct Cycle<'a> {
     ads: Vec<Arc<ClassAd>>,
     available: Vec<bool>,
     available_count: usize,
+    /// The slots with a consumption policy.
+    consumption_slots: Vec<usize>,
     /// With `NEGOTIATOR_IGNORE_JOB_RANKS`: the slots by (PRE, POST) and their
     /// values against an empty job.
     static_order: Option<Vec<u32>>,
@@ -177,6 +203,7 @@ impl<'a> Cycle<'a> {
             ads: slots.ads.clone(),
             available,
             available_count,
+            consumption_slots: (0..slots.len()).filter(|&s| slots.consumption[s]).collect(),
             static_order: None,
             static_ranks: Vec::new(),
             submitters,
@@ -641,9 +668,20 @@ impl<'a> Cycle<'a> {
             state: PreemptState::None,
             preempt_rank: NO_PREEMPTION_RANK,
         };
-        if let Some(live) = &mut self.list {
-            live.list.put_back(e);
+        let Some(mut live) = self.list.take() else {
+            return;
+        };
+        let (s, class, made_with, only_rank) =
+            (live.submitter, live.class, live.made_with, live.only_rank);
+        match &mut live.list {
+            Candidates::Whole(l) => {
+                l.put_back(e);
+            }
+            Candidates::Lazy(l) => l.put_back(e, &mut |cursor, refused| {
+                self.static_group(s, class, rep, &made_with, only_rank, cursor, refused)
+            }),
         }
+        self.list = Some(live);
     }
 
     /// The key of a consumption-policy slot for a request, as it is now.
@@ -683,7 +721,7 @@ impl<'a> Cycle<'a> {
         if cached {
             let mut live = self.list.take().expect("cached");
             let mut found = None;
-            while let Some(e) = live.list.pop() {
+            while let Some(e) = self.pop(s, &rep, &mut live) {
                 let slot = e.slot as usize;
                 if e.state != PreemptState::None && self.permits(slot, &rep, l.used, l.limit) {
                     found = Some(e);
@@ -693,9 +731,9 @@ impl<'a> Cycle<'a> {
                     found = Some(e);
                     break;
                 }
-                live.list.refused_by_limit += 1;
+                *live.refused_mut() += 1;
             }
-            let refused = live.list.refused_by_limit;
+            let refused = *live.refused_mut();
             self.list = Some(live);
             return Found {
                 entry: found,
@@ -703,8 +741,8 @@ impl<'a> Cycle<'a> {
             };
         }
         self.list = None;
-        let (entries, refused) = self.candidates(s, req, &rep, l, only_rank);
         if !self.knobs.matchlist_caching || self.available_count == 0 {
+            let (entries, refused) = self.candidates(s, req, &rep, l, only_rank);
             // The best in scan order, the earlier on a tie: the earlier slot (in
             // the static order, ties are in slot order too).
             let mut best: Option<Entry> = None;
@@ -719,18 +757,104 @@ impl<'a> Cycle<'a> {
                 refused_by_limit: refused,
             };
         }
-        let mut list = MatchList::new(entries, refused);
-        let entry = list.pop();
-        self.list = Some(LiveList {
+        let list = if self.static_order.is_none() {
+            let mut refused = 0;
+            let side = self.consumption_candidates(s, req.class, &rep, l, only_rank, &mut refused);
+            Candidates::Lazy(LazyList::new(side, refused))
+        } else {
+            let (entries, refused) = self.candidates(s, req, &rep, l, only_rank);
+            Candidates::Whole(MatchList::new(entries, refused))
+        };
+        let mut live = LiveList {
             list,
             autocluster: req.autocluster,
             submitter: s,
             only_rank,
-        });
+            class: req.class,
+            made_with: *l,
+        };
+        let entry = self.pop(s, &rep, &mut live);
+        let refused = *live.refused_mut();
+        self.list = Some(live);
         Found {
             entry,
             refused_by_limit: refused,
         }
+    }
+
+    /// Takes the next entry of a live list.
+    fn pop(&mut self, s: usize, rep: &Arc<ClassAd>, live: &mut LiveList) -> Option<Entry> {
+        let (class, made_with, only_rank) = (live.class, live.made_with, live.only_rank);
+        match &mut live.list {
+            Candidates::Whole(l) => l.pop(),
+            Candidates::Lazy(l) => l.pop(&mut |cursor, refused| {
+                self.static_group(s, class, rep, &made_with, only_rank, cursor, refused)
+            }),
+        }
+    }
+
+    /// The next group of a class's static candidates from `cursor`: those of one
+    /// PRE, Rank and POST that are in the list made with `l`, sorted by the
+    /// whole key; `None` at the end.
+    #[allow(clippy::too_many_arguments)]
+    fn static_group(
+        &mut self,
+        s: usize,
+        class: u32,
+        rep: &Arc<ClassAd>,
+        l: &Limits,
+        only_rank: bool,
+        cursor: &mut usize,
+        refused: &mut u32,
+    ) -> Option<Vec<Entry>> {
+        let n = self.pairs.candidates(class).len();
+        while *cursor < n {
+            let first = self.pairs.candidates(class)[*cursor].key;
+            let mut group = Vec::new();
+            while *cursor < n {
+                let c = self.pairs.candidates(class)[*cursor];
+                if c.key.partial_cmp_key(&first) != std::cmp::Ordering::Equal {
+                    break;
+                }
+                *cursor += 1;
+                let slot = c.slot as usize;
+                if !self.available[slot] || self.slots.consumption[slot] {
+                    continue;
+                }
+                if let Some(e) = self.consider(s, class, rep, slot, c.key, l, only_rank, refused) {
+                    group.push(e);
+                }
+            }
+            if !group.is_empty() {
+                sort_entries(&mut group);
+                return Some(group);
+            }
+        }
+        None
+    }
+
+    /// The consumption-policy slots that are candidates of a request now.
+    fn consumption_candidates(
+        &mut self,
+        s: usize,
+        class: u32,
+        rep: &Arc<ClassAd>,
+        l: &Limits,
+        only_rank: bool,
+        refused: &mut u32,
+    ) -> Vec<Entry> {
+        let mut entries = Vec::new();
+        for i in 0..self.consumption_slots.len() {
+            let slot = self.consumption_slots[i];
+            if !self.available[slot] || !self.matches_now(class, rep, slot) {
+                continue;
+            }
+            let key = negotiator_key(rep, &self.ads[slot], &self.knobs.policy);
+            if let Some(e) = self.consider(s, class, rep, slot, key, l, only_rank, refused) {
+                entries.push(e);
+            }
+        }
+        entries
     }
 
     /// Every candidate of a request among the slots left, in scan order, with
@@ -785,35 +909,21 @@ impl<'a> Cycle<'a> {
             }
             return (entries, refused);
         }
-        let cands: Vec<(u32, RankKey)> = self
-            .pairs
-            .candidates(req.class)
-            .iter()
-            .map(|c| (c.slot, c.key))
-            .collect();
-        for (slot, key) in cands {
-            let slot = slot as usize;
+        let n = self.pairs.candidates(req.class).len();
+        for i in 0..n {
+            let c = self.pairs.candidates(req.class)[i];
+            let slot = c.slot as usize;
             if !self.available[slot] || self.slots.consumption[slot] {
                 continue;
             }
-            if let Some(e) = self.consider(s, req.class, rep, slot, key, l, only_rank, &mut refused)
+            if let Some(e) =
+                self.consider(s, req.class, rep, slot, c.key, l, only_rank, &mut refused)
             {
                 entries.push(e);
             }
         }
-        for slot in 0..self.ads.len() {
-            if !self.available[slot] || !self.slots.consumption[slot] {
-                continue;
-            }
-            if !self.matches_now(req.class, rep, slot) {
-                continue;
-            }
-            let key = negotiator_key(rep, &self.ads[slot], &self.knobs.policy);
-            if let Some(e) = self.consider(s, req.class, rep, slot, key, l, only_rank, &mut refused)
-            {
-                entries.push(e);
-            }
-        }
+        let cp = self.consumption_candidates(s, req.class, rep, l, only_rank, &mut refused);
+        entries.extend(cp);
         (entries, refused)
     }
 
@@ -850,26 +960,20 @@ impl<'a> Cycle<'a> {
         } else {
             None
         };
-        let mut tests = PreemptTests::default();
-        if remote.is_some() {
-            tests = if self.slots.consumption[slot] {
-                PreemptTests::of(&self.ads[slot], rep, &self.knobs.policy)
-            } else {
-                self.pairs
-                    .preempt(class, slot as u32, &self.ads[slot], rep, &self.knobs.policy)
-            };
-        }
+        // The tests run in HTCondor's order, each only when the outcome needs it.
         let state = if only_rank {
             remote.as_ref()?;
-            if !tests.rank_preferred {
+            if !self.test(Test::RankPreferred, class, rep, slot) {
                 return None;
             }
             PreemptState::Rank
         } else if let Some(r) = &remote {
-            if tests.rank_preferred {
+            if self.test(Test::RankPreferred, class, rep, slot) {
                 PreemptState::Rank
             } else if **r != *self.submitters[s].name {
-                if !tests.requirements || !tests.rank_at_least {
+                if !self.test(Test::Requirements, class, rep, slot)
+                    || !self.test(Test::RankAtLeast, class, rep, slot)
+                {
                     return None;
                 }
                 PreemptState::Prio
@@ -894,10 +998,26 @@ impl<'a> Cycle<'a> {
             state,
             preempt_rank: if state == PreemptState::None {
                 NO_PREEMPTION_RANK
+            } else if self.slots.consumption[slot] {
+                evaluate_rank(&self.ads[slot], rep, &self.knobs.policy)
             } else {
-                tests.rank
+                let ad = &self.ads[slot];
+                self.pairs
+                    .preemption_rank(class, slot as u32, ad, rep, &self.knobs.policy)
             },
         })
+    }
+
+    /// A preemption test of `slot` for the request of `class`: shared among
+    /// classes for a slot as it was given, evaluated each time for a
+    /// consumption-policy slot (which changes).
+    fn test(&mut self, which: Test, class: u32, rep: &Arc<ClassAd>, slot: usize) -> bool {
+        let (ad, policy) = (&self.ads[slot], &self.knobs.policy);
+        if self.slots.consumption[slot] {
+            evaluate_test(which, ad, rep, policy)
+        } else {
+            self.pairs.test(which, class, slot as u32, ad, rep, policy)
+        }
     }
 
     /// The outcome: the unmatched jobs with why, the submitters, the statistics.

@@ -5,6 +5,7 @@
 
 use crate::matching::batch::RankKey;
 use std::cmp::Ordering;
+use std::collections::VecDeque;
 
 /// How a match would take its slot, worst first as HTCondor orders them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -127,6 +128,102 @@ impl MatchList {
     }
 }
 
+/// A match list read as it is needed instead of made whole: the same list as
+/// [`MatchList`] would hold, in the same order, for the usual case of many
+/// candidates and few pops.
+///
+/// Its entries come from three places, in this order: `front` (entries already
+/// taken out of the stream, such as those a put-back slot moved past), then the
+/// merge of the static candidates (read a group of equal PRE, Rank and POST at a
+/// time, each group sorted by the full key) and the `side` entries made whole
+/// when the list was made (consumption-policy slots). The limit test that decides
+/// whether a candidate is in the list at all is the one HTCondor runs when it
+/// makes the list; the caller runs it with the values of that moment, which is
+/// exact because the test only gets harder as a turn goes on.
+#[derive(Clone, Debug, Default)]
+pub struct LazyList {
+    front: VecDeque<Entry>,
+    group: VecDeque<Entry>,
+    /// Where the next static group starts.
+    pub cursor: usize,
+    side: Vec<Entry>,
+    side_next: usize,
+    /// Candidates refused by the submitter limit, at the list's making (as far
+    /// as read) and at each pop since.
+    pub refused_by_limit: u32,
+}
+
+/// Reads the next group of static entries: given the cursor and the refusal
+/// count to advance, the group, sorted, or `None` at the end.
+pub type Groups<'f> = dyn FnMut(&mut usize, &mut u32) -> Option<Vec<Entry>> + 'f;
+
+impl LazyList {
+    /// A list whose side entries are `side` (any order) and whose static entries
+    /// `Groups` reads from the start.
+    pub fn new(mut side: Vec<Entry>, refused_by_limit: u32) -> LazyList {
+        sort_entries(&mut side);
+        LazyList {
+            side,
+            refused_by_limit,
+            ..LazyList::default()
+        }
+    }
+
+    /// The next entry of the merged stream, without taking it.
+    fn peek_stream(&mut self, groups: &mut Groups<'_>) -> Option<Entry> {
+        if self.group.is_empty() {
+            if let Some(g) = groups(&mut self.cursor, &mut self.refused_by_limit) {
+                self.group = g.into();
+            }
+        }
+        let side = self.side.get(self.side_next).copied();
+        match (self.group.front().copied(), side) {
+            (Some(a), Some(b)) => {
+                let a_first = a.cmp_key(&b).then(b.slot.cmp(&a.slot)) == Ordering::Greater;
+                Some(if a_first { a } else { b })
+            }
+            (a, b) => a.or(b),
+        }
+    }
+
+    /// The next entry, without taking it.
+    fn peek(&mut self, groups: &mut Groups<'_>) -> Option<Entry> {
+        match self.front.front() {
+            Some(e) => Some(*e),
+            None => self.peek_stream(groups),
+        }
+    }
+
+    /// Takes the next entry.
+    pub fn pop(&mut self, groups: &mut Groups<'_>) -> Option<Entry> {
+        if let Some(e) = self.front.pop_front() {
+            return Some(e);
+        }
+        let e = self.peek_stream(groups)?;
+        if self.group.front() == Some(&e) {
+            self.group.pop_front();
+        } else {
+            self.side_next += 1;
+        }
+        Some(e)
+    }
+
+    /// [`MatchList::put_back`]: at the head, then past each following entry
+    /// `e` is better than.
+    pub fn put_back(&mut self, e: Entry, groups: &mut Groups<'_>) {
+        let mut passed = VecDeque::new();
+        while let Some(next) = self.peek(groups) {
+            if !e.better_than(&next) {
+                break;
+            }
+            passed.push_back(self.pop(groups).expect("peeked"));
+        }
+        passed.push_back(e);
+        passed.extend(self.front.drain(..));
+        self.front = passed;
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -174,5 +271,41 @@ mod tests {
         assert_eq!(l.remaining()[0].slot, 0);
         let mut empty = MatchList::new(vec![entry(0, 1.0)], 0);
         assert!(!empty.put_back(entry(0, 1.0)));
+    }
+
+    /// A lazy list over static groups and side entries gives the eager list's
+    /// order, put-backs included.
+    #[test]
+    fn a_lazy_list_reads_as_the_whole_list_would() {
+        let statics = [
+            vec![entry(2, 9.0)],
+            vec![entry(0, 6.0), entry(5, 6.0)],
+            vec![entry(1, 3.0)],
+        ];
+        let side = vec![entry(4, 6.0), entry(3, 7.0), entry(6, 1.0)];
+        let mut all: Vec<Entry> = statics
+            .iter()
+            .flatten()
+            .copied()
+            .chain(side.clone())
+            .collect();
+        let mut eager = MatchList::new(std::mem::take(&mut all), 0);
+        let mut lazy = LazyList::new(side, 0);
+        let mut groups = |cursor: &mut usize, _: &mut u32| {
+            let g = statics.get(*cursor).cloned();
+            *cursor += 1;
+            g
+        };
+        for step in 0..3 {
+            let (a, b) = (eager.pop(), lazy.pop(&mut groups));
+            assert_eq!(a, b, "pop {step}");
+        }
+        eager.put_back(entry(9, 6.5));
+        lazy.put_back(entry(9, 6.5), &mut groups);
+        let rest_eager: Vec<u32> = std::iter::from_fn(|| eager.pop()).map(|e| e.slot).collect();
+        let rest_lazy: Vec<u32> = std::iter::from_fn(|| lazy.pop(&mut groups))
+            .map(|e| e.slot)
+            .collect();
+        assert_eq!(rest_eager, rest_lazy);
     }
 }

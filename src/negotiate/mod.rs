@@ -113,10 +113,15 @@ pub fn negotiate_prepared(
 ) -> CycleOutcome {
     let started = std::time::Instant::now();
     let mut matcher = BatchMatcher::with_compiled(clusters, compiled);
-    let pairs = ClassPairs::from_matcher(&mut matcher);
+    let mut pairs = ClassPairs::from_matcher(&mut matcher);
     let clusters = matcher
         .into_autoclusters()
         .expect("the matcher was given autoclusters");
+    if knobs.consider_preemption {
+        let claimed: Vec<bool> = table.remote_user.iter().map(Option::is_some).collect();
+        let reps = clusters.representatives();
+        pairs.prepare_preemption_tests(&table.ads, &claimed, reps, &knobs.policy);
+    }
     let matched = started.elapsed().as_secs_f64();
     let mut outcome = cycle::Cycle::new(knobs, priorities, table, facts, &clusters, pairs).run();
     let s = &mut outcome.stats;

@@ -3,28 +3,16 @@
 //! the negotiator's key. The preemption tests of a claimed slot (section 8) are
 //! worked out when a match list first meets the pair, and kept.
 
-use super::matchlist::NO_PREEMPTION_RANK;
 use crate::ad::ClassAd;
 use crate::eval::{eval_in, Semantics};
-use crate::matching::batch::{negotiator_rank_value, BatchMatcher, Candidate};
+use crate::matching::batch::{
+    class_ids, negotiator_rank_value, slot_side_reads, BatchMatcher, Candidate,
+};
 use crate::matching::policy::policy_expr;
 use crate::matching::NegotiatorPolicy;
 use crate::syntax::ast::ExprRef;
 use classad_vm::Value;
 use std::sync::{Arc, OnceLock};
-
-/// The preemption tests of a claimed slot for a job.
-#[derive(Clone, Copy, Debug, PartialEq)]
-pub struct PreemptTests {
-    /// `MY.Rank > MY.CurrentRank` is true (slot as MY, job as TARGET).
-    pub rank_preferred: bool,
-    /// `MY.Rank >= MY.CurrentRank` is true.
-    pub rank_at_least: bool,
-    /// `PREEMPTION_REQUIREMENTS` is true (true when unset).
-    pub requirements: bool,
-    /// `PREEMPTION_RANK` as the negotiator keeps it.
-    pub rank: f64,
-}
 
 fn condition(text: &'static str, cell: &'static OnceLock<ExprRef>) -> &'static ExprRef {
     cell.get_or_init(|| policy_expr(text).expect("built-in condition"))
@@ -38,38 +26,89 @@ fn is_true(e: &ExprRef, slot: &Arc<ClassAd>, job: &Arc<ClassAd>) -> bool {
     )
 }
 
-impl PreemptTests {
-    /// The tests of `slot` for `job` under `policy`, on the reference evaluator.
-    pub fn of(slot: &Arc<ClassAd>, job: &Arc<ClassAd>, policy: &NegotiatorPolicy) -> PreemptTests {
-        static GT: OnceLock<ExprRef> = OnceLock::new();
-        static GE: OnceLock<ExprRef> = OnceLock::new();
-        PreemptTests {
-            rank_preferred: is_true(condition("MY.Rank > MY.CurrentRank", &GT), slot, job),
-            rank_at_least: is_true(condition("MY.Rank >= MY.CurrentRank", &GE), slot, job),
-            requirements: policy
-                .preemption_requirements
-                .as_ref()
-                .is_none_or(|e| is_true(e, slot, job)),
-            rank: match &policy.preemption_rank {
-                Some(e) => match eval_in(e, slot, Some(job), Semantics::Htcondor) {
-                    Ok(v) => negotiator_rank_value(&v),
-                    Err(_) => -f64::MAX,
-                },
-                None => -f64::MAX,
-            },
+/// One of the preemption tests, evaluated once per slot for each group of
+/// classes that give the same values to the names it reads there (as the batch
+/// matcher shares PRE and POST), else once per (class, slot).
+struct SharedTest<T> {
+    expr: ExprRef,
+    /// Per slot, the names (ids) the test reads there; `None`: not known in full.
+    per_slot: Vec<Option<Vec<u16>>>,
+    /// Per class, per name, an id of what it gives the name.
+    class_ids: Vec<Vec<u32>>,
+    /// Per slot, the values so far, by key.
+    memo: Vec<smallvec::SmallVec<[(TestKey, T); 2]>>,
+}
+
+/// The key of a slot's value of a test: the ids of what the class gives the
+/// names the test reads, or the class itself when those are not known.
+#[derive(Clone, Debug, PartialEq, Eq)]
+enum TestKey {
+    Shared(smallvec::SmallVec<[u32; 4]>),
+    Class(u32),
+}
+
+impl<T: Copy> SharedTest<T> {
+    /// The test `expr` over `slots` (those with `claimed` set: the others never
+    /// need it) and the classes of `reps`.
+    fn new(expr: ExprRef, slots: &[Arc<ClassAd>], claimed: &[bool], reps: &[Arc<ClassAd>]) -> Self {
+        let empty = ClassAd::new();
+        let ads: Vec<&ClassAd> = slots
+            .iter()
+            .zip(claimed)
+            .map(|(s, c)| if *c { &**s } else { &empty })
+            .collect();
+        let reads = slot_side_reads(&ads, std::iter::once(&expr));
+        SharedTest {
+            class_ids: class_ids(reps, &reads.names),
+            per_slot: reads.per_slot,
+            memo: vec![smallvec::SmallVec::new(); slots.len()],
+            expr,
         }
+    }
+
+    /// The test's value for class `c` (representative `job`) and slot `s`.
+    fn get(
+        &mut self,
+        c: u32,
+        s: u32,
+        slot: &Arc<ClassAd>,
+        job: &Arc<ClassAd>,
+        eval: impl Fn(&ExprRef, &Arc<ClassAd>, &Arc<ClassAd>) -> T,
+    ) -> T {
+        let key = match &self.per_slot[s as usize] {
+            Some(names) => {
+                let ids = &self.class_ids[c as usize];
+                TestKey::Shared(names.iter().map(|&n| ids[n as usize]).collect())
+            }
+            None => TestKey::Class(c),
+        };
+        let memo = &mut self.memo[s as usize];
+        if let Some((_, v)) = memo.iter().find(|(k, _)| *k == key) {
+            return *v;
+        }
+        let v = eval(&self.expr, slot, job);
+        memo.push((key, v));
+        v
     }
 }
 
-impl Default for PreemptTests {
-    fn default() -> PreemptTests {
-        PreemptTests {
-            rank_preferred: false,
-            rank_at_least: false,
-            requirements: false,
-            rank: NO_PREEMPTION_RANK,
-        }
-    }
+/// The preemption tests of section 8, each shared as far as it can be.
+struct PreemptionTests {
+    rank_preferred: SharedTest<bool>,
+    rank_at_least: SharedTest<bool>,
+    requirements: Option<SharedTest<bool>>,
+    rank: Option<SharedTest<f64>>,
+}
+
+/// Which preemption test.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Test {
+    /// `MY.Rank > MY.CurrentRank`.
+    RankPreferred,
+    /// `MY.Rank >= MY.CurrentRank`.
+    RankAtLeast,
+    /// `PREEMPTION_REQUIREMENTS` (true when unset).
+    Requirements,
 }
 
 /// Every class's matches and candidates.
@@ -78,7 +117,7 @@ pub struct ClassPairs {
     matches: Vec<Vec<u64>>,
     /// Per class, its candidates best first.
     candidates: Vec<Vec<Candidate>>,
-    preempt: ahash::AHashMap<(u32, u32), PreemptTests>,
+    tests: Option<PreemptionTests>,
 }
 
 impl ClassPairs {
@@ -95,8 +134,36 @@ impl ClassPairs {
         ClassPairs {
             matches,
             candidates,
-            preempt: ahash::AHashMap::new(),
+            tests: None,
         }
+    }
+
+    /// Prepares the preemption tests of the slots someone runs on (`claimed`)
+    /// for the classes of `reps`: each test is then evaluated once per slot and
+    /// group of classes that give the names it reads the same values.
+    pub fn prepare_preemption_tests(
+        &mut self,
+        slots: &[Arc<ClassAd>],
+        claimed: &[bool],
+        reps: &[Arc<ClassAd>],
+        policy: &NegotiatorPolicy,
+    ) {
+        static GT: OnceLock<ExprRef> = OnceLock::new();
+        static GE: OnceLock<ExprRef> = OnceLock::new();
+        let gt = condition("MY.Rank > MY.CurrentRank", &GT).clone();
+        let ge = condition("MY.Rank >= MY.CurrentRank", &GE).clone();
+        self.tests = Some(PreemptionTests {
+            rank_preferred: SharedTest::new(gt, slots, claimed, reps),
+            rank_at_least: SharedTest::new(ge, slots, claimed, reps),
+            requirements: policy
+                .preemption_requirements
+                .clone()
+                .map(|e| SharedTest::new(e, slots, claimed, reps)),
+            rank: policy
+                .preemption_rank
+                .clone()
+                .map(|e| SharedTest::new(e, slots, claimed, reps)),
+        });
     }
 
     /// True when class `c` and slot `s` match.
@@ -111,19 +178,80 @@ impl ClassPairs {
         &self.candidates[c as usize]
     }
 
-    /// The preemption tests of slot `s` for class `c`, whose representative is
-    /// `job`, worked out once.
-    pub fn preempt(
+    /// A preemption test of slot `s` for class `c`, whose representative is
+    /// `job` (see [`ClassPairs::prepare_preemption_tests`]; unprepared, it is
+    /// evaluated each time).
+    pub fn test(
+        &mut self,
+        which: Test,
+        c: u32,
+        s: u32,
+        slot: &Arc<ClassAd>,
+        job: &Arc<ClassAd>,
+        policy: &NegotiatorPolicy,
+    ) -> bool {
+        let Some(t) = &mut self.tests else {
+            return evaluate_test(which, slot, job, policy);
+        };
+        let shared = match which {
+            Test::RankPreferred => &mut t.rank_preferred,
+            Test::RankAtLeast => &mut t.rank_at_least,
+            Test::Requirements => match &mut t.requirements {
+                Some(r) => r,
+                None => return true,
+            },
+        };
+        shared.get(c, s, slot, job, is_true)
+    }
+
+    /// `PREEMPTION_RANK` of slot `s` for class `c` (see [`ClassPairs::test`]).
+    pub fn preemption_rank(
         &mut self,
         c: u32,
         s: u32,
         slot: &Arc<ClassAd>,
         job: &Arc<ClassAd>,
         policy: &NegotiatorPolicy,
-    ) -> PreemptTests {
-        *self
-            .preempt
-            .entry((c, s))
-            .or_insert_with(|| PreemptTests::of(slot, job, policy))
+    ) -> f64 {
+        match &mut self.tests {
+            Some(PreemptionTests { rank: Some(r), .. }) => r.get(c, s, slot, job, rank_of),
+            Some(PreemptionTests { rank: None, .. }) => -f64::MAX,
+            None => evaluate_rank(slot, job, policy),
+        }
+    }
+}
+
+/// A preemption test evaluated on the reference evaluator.
+pub fn evaluate_test(
+    which: Test,
+    slot: &Arc<ClassAd>,
+    job: &Arc<ClassAd>,
+    policy: &NegotiatorPolicy,
+) -> bool {
+    static GT: OnceLock<ExprRef> = OnceLock::new();
+    static GE: OnceLock<ExprRef> = OnceLock::new();
+    match which {
+        Test::RankPreferred => is_true(condition("MY.Rank > MY.CurrentRank", &GT), slot, job),
+        Test::RankAtLeast => is_true(condition("MY.Rank >= MY.CurrentRank", &GE), slot, job),
+        Test::Requirements => policy
+            .preemption_requirements
+            .as_ref()
+            .is_none_or(|e| is_true(e, slot, job)),
+    }
+}
+
+/// `PREEMPTION_RANK` evaluated on the reference evaluator.
+pub fn evaluate_rank(slot: &Arc<ClassAd>, job: &Arc<ClassAd>, policy: &NegotiatorPolicy) -> f64 {
+    match &policy.preemption_rank {
+        Some(e) => rank_of(e, slot, job),
+        None => -f64::MAX,
+    }
+}
+
+/// A negotiator rank expression's value (slot as MY, job as TARGET).
+fn rank_of(e: &ExprRef, slot: &Arc<ClassAd>, job: &Arc<ClassAd>) -> f64 {
+    match eval_in(e, slot, Some(job), Semantics::Htcondor) {
+        Ok(v) => negotiator_rank_value(&v),
+        Err(_) => -f64::MAX,
     }
 }

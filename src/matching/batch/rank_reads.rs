@@ -60,10 +60,19 @@ pub(super) fn rank_reads<'e>(
     slots: &[CompiledClassAd],
     exprs: impl Iterator<Item = &'e ExprRef> + Clone + Send + Sync,
 ) -> RankReads {
+    let ads: Vec<&ClassAd> = slots.iter().map(|s| &*s.source).collect();
+    slot_side_reads(&ads, exprs)
+}
+
+/// [`rank_reads`] of slots given as ads.
+pub(crate) fn slot_side_reads<'e>(
+    slots: &[&ClassAd],
+    exprs: impl Iterator<Item = &'e ExprRef> + Clone + Send + Sync,
+) -> RankReads {
     let per_slot: Vec<Option<NameSet>> = slots
         .par_iter()
         .map(|slot| {
-            let slot: &ClassAd = &slot.source;
+            let slot: &ClassAd = slot;
             let mut names = NameSet::new();
             for e in exprs.clone() {
                 let r = References::of(slot, &e.tree, e.id);
@@ -98,19 +107,19 @@ pub(super) fn rank_reads<'e>(
 }
 
 /// What `NEGOTIATOR_PRE_JOB_RANK` and `NEGOTIATOR_POST_JOB_RANK` read from a job.
-pub(super) struct RankReads {
+pub(crate) struct RankReads {
     /// Every name they read from a job, in some slot.
-    pub(super) names: Vec<Str>,
+    pub(crate) names: Vec<Str>,
     /// Per slot, the names (indices into `names`) they read there; `None` when
     /// their walk in the slot is incomplete or volatile.
-    pub(super) per_slot: Vec<Option<Vec<u16>>>,
+    pub(crate) per_slot: Vec<Option<Vec<u16>>>,
 }
 
 /// Per class of a window, per name of [`RankReads::names`], an id of what the
 /// class gives that name (its exact text and what it reaches in the job): two
 /// classes with equal ids on the names a slot's PRE and POST read get the same
 /// values from that slot. An id that cannot be worked out is unique.
-pub(super) fn class_ids(reps: &[Arc<ClassAd>], names: &[Str]) -> Vec<Vec<u32>> {
+pub(crate) fn class_ids(reps: &[Arc<ClassAd>], names: &[Str]) -> Vec<Vec<u32>> {
     let mut ids: Vec<ahash::AHashMap<Vec<u8>, u32>> = vec![Default::default(); names.len()];
     let mut unique = u32::MAX;
     reps.iter()
