@@ -383,11 +383,37 @@ fn classad_match_reads_the_negotiators_configuration() {
         "# ranks\nNEGOTIATOR_PRE_JOB_RANK = 0\nZERO = 0\nNEGOTIATOR_POST_JOB_RANK = $(ZERO)\n\
          SIGNIFICANT_ATTRIBUTES = Requirements, Rank\nNO_SUCH_KNOB = 1\n",
     );
-    let (code, default_out, _) = run(&["-q"]);
-    assert_eq!(code, Some(0));
     let (code, out, err) = run(&["--config", &job_rank_only]);
     assert_eq!(code, Some(0), "{err}");
-    assert_ne!(out, default_out, "the ranks changed the assignment");
+    // The cycle's own report shows the ranks the configuration set.
+    let negotiate = |config: Option<&str>| -> serde_json::Value {
+        let mut args = vec!["negotiate", "--format", "json", "-q"];
+        if let Some(c) = config {
+            args.extend(["--config", c]);
+        }
+        let o = std::process::Command::new(env!("CARGO_BIN_EXE_classad"))
+            .args(&args)
+            .output()
+            .unwrap();
+        serde_json::from_slice(&o.stdout).unwrap()
+    };
+    let pre_values = |v: &serde_json::Value| -> Vec<f64> {
+        v["matches"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|m| m["pre_job_rank"].as_f64().unwrap())
+            .collect()
+    };
+    let (default_pre, configured_pre) = (
+        pre_values(&negotiate(None)),
+        pre_values(&negotiate(Some(&job_rank_only))),
+    );
+    assert!(default_pre.iter().any(|p| *p != 0.0), "{default_pre:?}");
+    assert!(
+        !configured_pre.is_empty() && configured_pre.iter().all(|p| *p == 0.0),
+        "{configured_pre:?}"
+    );
     assert!(
         err.contains("ranks.config:6: NO_SUCH_KNOB: not a knob the emulator reads; ignored"),
         "{err}"

@@ -176,7 +176,8 @@ fn query_prints_the_ads_that_satisfy_the_constraint() {
 fn match_all_pairs_and_assignment() {
     let jobs = tmp(
         "jobs.ads",
-        "Requirements = TARGET.Cpus >= 2\nRank = TARGET.Cpus\n\nRequirements = true\n",
+        "Owner = \"u\"\nRequirements = TARGET.Cpus >= 2\nRank = TARGET.Cpus\n\n\
+         Owner = \"u\"\nRequirements = true\n",
     );
     let machines = tmp(
         "machines.ads",
@@ -194,6 +195,9 @@ fn match_all_pairs_and_assignment() {
         "",
     );
     assert_eq!(stdout(&o), "0 1\n0 2\n1 0\n1 2\n");
+    // Without --all-pairs, the negotiation cycle: the one submitter's limit is
+    // the pool (7 CPUs); job 0 takes the slot its Rank prefers, job 1 the first
+    // of the equal rest.
     let o = classad(&["match", "--jobs", &jobs, "--machines", &machines], "");
     assert_eq!(stdout(&o), "0 1\n1 0\n");
 }
@@ -401,7 +405,10 @@ fn read_one_line_then_close(args: &[&str], stdin: Vec<u8>) -> Output {
 #[test]
 fn a_closed_output_pipe_ends_every_command_quietly() {
     // Every output is far beyond a pipe's buffer, so writes fail once it is closed.
-    let many_ads = tmp("many.ads", &"A = 1\nRequirements = true\n\n".repeat(20_000));
+    let many_ads = tmp(
+        "many.ads",
+        &"A = 1\nOwner = \"u\"\nRequirements = true\n\n".repeat(20_000),
+    );
     let few_ads = tmp("few.ads", &"Requirements = true\n\n".repeat(300));
     let lines = "1 + 1\n".repeat(200_000).into_bytes();
     let runs: [(&[&str], Vec<u8>); 5] = [

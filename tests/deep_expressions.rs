@@ -210,7 +210,10 @@ fn classad(args: &[&str]) -> (bool, String, String) {
 #[test]
 fn the_command_line_handles_long_chains() {
     let c = chain("1", " + ", 100_000);
-    let jobs = tmp("jobs.ad", &format!("A = {c}\nRequirements = true\n"));
+    let jobs = tmp(
+        "jobs.ad",
+        &format!("A = {c}\nOwner = \"u\"\nRequirements = true\n"),
+    );
     let machines = tmp("machines.ad", &format!("B = {c}\nRequirements = true\n"));
 
     let (ok, out, err) = classad(&["eval", "--my", &jobs, "Requirements"]);

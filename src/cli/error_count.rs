@@ -61,3 +61,20 @@ pub fn requirements_error(ad: &Arc<ClassAd>) -> bool {
     let v = eval_in(requirements, ad, None, Semantics::Htcondor);
     v.as_ref().map_or(true, |v| v.is_error())
 }
+
+/// [`requirements_errors`] of each class's first job, counted for all its jobs:
+/// the class's key holds `Requirements` and every name it reads in the job.
+pub fn requirements_errors_by_class(c: &crate::matching::Autoclusters) -> ErrorCount {
+    let mut count = ErrorCount {
+        total: c.jobs_len(),
+        ..ErrorCount::default()
+    };
+    for (rep, jobs) in c.representatives().iter().zip(c.classes()) {
+        if requirements_error(rep) {
+            count.errors += jobs.len();
+            let first = jobs[0] as usize;
+            count.first = Some(count.first.map_or(first, |f| f.min(first)));
+        }
+    }
+    count
+}

@@ -1,17 +1,17 @@
 //! `classad match`: every matching job-slot pair, or a negotiator-style
 //! assignment, from the batch matcher (autoclusters, blocks of slots, every core).
 
-use super::error_count::{requirements_error, requirements_errors, ErrorCount};
+use super::error_count::{requirements_errors, requirements_errors_by_class};
 use super::io::{load_ads, output_error};
 use super::Failure;
 use crate::ad::parts::{read_ads_in_parts, PartsError, PART_BYTES};
 use crate::ad::{read_ads, ClassAd, ReadLimits};
 use crate::eval::{Engine, Semantics};
-use crate::matching::batch::{BatchMatcher, CompiledSlots, RankKey};
+use crate::matching::batch::{BatchMatcher, CompiledSlots};
 use crate::matching::config::Config;
 use crate::matching::{
-    negotiator_key, symmetric_match, AutoclusterBuilder, Autoclusters, NegotiatorPolicy,
-    PartClasses, SignificantAttributes,
+    symmetric_match, AutoclusterBuilder, Autoclusters, NegotiatorPolicy, PartClasses,
+    SignificantAttributes,
 };
 use clap::Args;
 use std::io::Write;
@@ -86,6 +86,9 @@ pub(super) fn thread_pool(threads: Option<usize>) -> Result<rayon::ThreadPool, F
 }
 
 fn run_on_threads(a: &MatchArgs, threads: usize) -> Result<ExitCode, Failure> {
+    if !a.all_pairs {
+        return run_cycle(a, threads);
+    }
     let started = Instant::now();
     let policy = match &a.config {
         None => NegotiatorPolicy::default(),
@@ -160,27 +163,18 @@ fn run_on_threads(a: &MatchArgs, threads: usize) -> Result<ExitCode, Failure> {
             summary.autoclusters = matcher.autoclusters().map(|c| c.len());
             summary.classes = matcher.class_count();
             let t = Instant::now();
-            if a.all_pairs {
-                matcher.for_each_pair(|j, m| {
+            matcher
+                .for_each_pair(|j, m| {
                     summary.matches += 1;
                     writeln!(out, "{j} {m}")
                 })
-            } else {
-                let pairs = matcher.assign();
-                summary.matches = pairs.len();
-                pairs.iter().try_for_each(|(j, m)| writeln!(out, "{j} {m}"))
-            }
-            .map_err(output_error)?;
+                .map_err(output_error)?;
             summary.matched = t.elapsed().as_secs_f64();
             summary.pairs = matcher.stats().pairs;
         }
         Engine::Reference => {
             let t = Instant::now();
-            let pairs = if a.all_pairs {
-                reference_pairs(&jobs, &machines)
-            } else {
-                reference_assign(&jobs, &machines, &policy)
-            };
+            let pairs = reference_pairs(&jobs, &machines);
             summary.classes = jobs.len();
             summary.pairs = (jobs.len() * machines.len()) as u64;
             summary.matches = pairs.len();
@@ -192,6 +186,42 @@ fn run_on_threads(a: &MatchArgs, threads: usize) -> Result<ExitCode, Failure> {
     }
     out.flush().map_err(output_error)?;
     if !a.quiet {
+        eprintln!("{}", summary.line());
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Without `--all-pairs`: the negotiation cycle (as `classad negotiate` runs it,
+/// every submitter at the default priority), one `<job> <slot>` line per match in
+/// the order made.
+fn run_cycle(a: &MatchArgs, threads: usize) -> Result<ExitCode, Failure> {
+    use super::negotiate_cmd::{cycle_from_files, evaluation, load_knobs};
+    let knobs = load_knobs(a.config.as_deref())?;
+    let priorities = crate::negotiate::Priorities::default();
+    let how = evaluation(a.engine, a.no_autocluster);
+    let (jobs, machines) = (a.jobs.as_deref(), a.machines.as_deref());
+    let c = cycle_from_files(jobs, machines, &knobs, &priorities, how)?;
+    c.warn(jobs, machines);
+    let stdout = std::io::stdout();
+    let mut out = std::io::BufWriter::with_capacity(1 << 16, stdout.lock());
+    for m in &c.outcome.matches {
+        writeln!(out, "{} {}", m.job, m.slot).map_err(output_error)?;
+    }
+    out.flush().map_err(output_error)?;
+    if !a.quiet {
+        let s = &c.outcome.stats;
+        let summary = Summary {
+            jobs: c.facts.len(),
+            slots: c.table.len(),
+            autoclusters: Some(c.autoclusters),
+            classes: c.classes,
+            pairs: s.evaluations,
+            matches: s.matches as usize,
+            threads,
+            read: c.read_s,
+            compile: 0.0,
+            matched: s.duration - c.read_s,
+        };
         eprintln!("{}", summary.line());
     }
     Ok(ExitCode::SUCCESS)
@@ -225,23 +255,6 @@ fn cluster_jobs(path: Option<&str>, sig: SignificantAttributes) -> Result<Autocl
         Err(PartsError::Read(e)) => Err(e.to_string()),
         Err(PartsError::Sink(never)) => match never {},
     }
-}
-
-/// [`requirements_errors`] of each class's first job, counted for all its jobs:
-/// the class's key holds `Requirements` and every name it reads in the job.
-fn requirements_errors_by_class(c: &Autoclusters) -> ErrorCount {
-    let mut count = ErrorCount {
-        total: c.jobs_len(),
-        ..ErrorCount::default()
-    };
-    for (rep, jobs) in c.representatives().iter().zip(c.classes()) {
-        if requirements_error(rep) {
-            count.errors += jobs.len();
-            let first = jobs[0] as usize;
-            count.first = Some(count.first.map_or(first, |f| f.min(first)));
-        }
-    }
-    count
 }
 
 /// What the one-line summary on standard error says.
@@ -287,34 +300,6 @@ fn reference_pairs(jobs: &[Arc<ClassAd>], machines: &[Arc<ClassAd>]) -> Vec<(usi
             if symmetric_match(job, machine, Semantics::Htcondor) {
                 out.push((j, m));
             }
-        }
-    }
-    out
-}
-
-/// Jobs in file order, each taking the free matching slot with the best key (the
-/// earlier slot on a tie), on the reference evaluator.
-fn reference_assign(
-    jobs: &[Arc<ClassAd>],
-    machines: &[Arc<ClassAd>],
-    policy: &NegotiatorPolicy,
-) -> Vec<(usize, usize)> {
-    let mut taken = vec![false; machines.len()];
-    let mut out = Vec::new();
-    for (j, job) in jobs.iter().enumerate() {
-        let mut best: Option<(usize, RankKey)> = None;
-        for (m, machine) in machines.iter().enumerate() {
-            if taken[m] || !symmetric_match(job, machine, Semantics::Htcondor) {
-                continue;
-            }
-            let key = negotiator_key(job, machine, policy);
-            if best.is_none_or(|(_, b)| key.better_than(&b)) {
-                best = Some((m, key));
-            }
-        }
-        if let Some((m, _)) = best {
-            taken[m] = true;
-            out.push((j, m));
         }
     }
     out

@@ -2,6 +2,7 @@
 //! printed as the matches in the order made (text) or with everything the cycle
 //! knows (JSON).
 
+use super::error_count::{requirements_errors, requirements_errors_by_class, ErrorCount};
 use super::io::{load_ads, output_error};
 use super::Failure;
 use crate::ad::parts::{read_ads_in_parts, PartsError, PART_BYTES};
@@ -11,7 +12,8 @@ use crate::matching::batch::CompiledSlots;
 use crate::matching::config::Config;
 use crate::matching::{AutoclusterBuilder, Autoclusters, PartClasses, SignificantAttributes};
 use crate::negotiate::{
-    negotiate_prepared, prepare_slots, CycleKnobs, CycleOutcome, JobFacts, Priorities, SlotTable,
+    negotiate_prepared, negotiate_with_pairs, prepare_slots, ClassPairs, CycleKnobs, CycleOutcome,
+    JobFacts, Priorities, SlotTable,
 };
 use clap::Args;
 use classad_vm::Value;
@@ -45,6 +47,14 @@ pub struct NegotiateArgs {
     /// Threads to match on (default: every core).
     #[arg(long)]
     threads: Option<usize>,
+    /// Which evaluator decides the pairs (`reference`: pair by pair on the
+    /// tree-walking evaluator, one thread).
+    #[arg(long, value_enum, default_value_t)]
+    engine: super::EngineArg,
+    /// Evaluate every job on its own instead of once per match class (the
+    /// autoclusters the cycle negotiates by stay HTCondor's).
+    #[arg(long)]
+    no_autocluster: bool,
     /// `text`: one line `<job index> <slot index>` per match, in the order made;
     /// `json`: matches, unmatched jobs and the cycle's statistics.
     #[arg(long, value_enum, default_value_t)]
@@ -174,8 +184,35 @@ pub struct Cycle {
     pub facts: Vec<JobFacts>,
     /// How many autoclusters the queue has.
     pub autoclusters: usize,
+    /// How many match classes they were evaluated in.
+    pub classes: usize,
     /// Seconds reading the slots and the queue (clustering and compiling included).
     pub read_s: f64,
+    /// Jobs whose Requirements is error on its own.
+    pub job_errors: ErrorCount,
+    /// Slots whose Requirements is error on its own.
+    pub slot_errors: ErrorCount,
+}
+
+impl Cycle {
+    /// Says on standard error when a Requirements is error on its own (it then
+    /// matches nothing), rather than print fewer matches in silence.
+    pub fn warn(&self, jobs: Option<&str>, machines: Option<&str>) {
+        let alone = "Requirements (evaluated alone, with no TARGET)";
+        let jobs = jobs.unwrap_or("<built-in jobs>");
+        self.job_errors.warn(alone, "jobs", jobs);
+        let machines = machines.unwrap_or("<built-in machines>");
+        self.slot_errors.warn(alone, "machines", machines);
+    }
+}
+
+/// How a cycle's pairs are evaluated.
+#[derive(Clone, Copy, Debug)]
+pub struct Evaluation {
+    /// The evaluator.
+    pub engine: crate::eval::Engine,
+    /// Once per match class (true) or per job.
+    pub autocluster: bool,
 }
 
 /// Reads the pool and the queue and runs a cycle.
@@ -184,48 +221,110 @@ pub fn cycle_from_files(
     machines: Option<&str>,
     knobs: &CycleKnobs,
     priorities: &Priorities,
+    how: Evaluation,
 ) -> Result<Cycle, String> {
     let started = Instant::now();
     let slots = load_slots(machines)?;
+    let slot_errors = requirements_errors(&slots);
     let table = prepare_slots(&slots, knobs, priorities);
     drop(slots);
     let mut sig = SignificantAttributes::compute(&table.ads, &knobs.policy);
     sig.add_class_names(&crate::negotiate::class_names(&table, knobs));
-    let (compiled, queue) = rayon::join(
-        || CompiledSlots::new(&table.ads, &knobs.policy),
-        || read_queue(jobs, sig, knobs),
-    );
-    let queue = queue?;
+    if how.engine == crate::eval::Engine::Vm && how.autocluster {
+        // The queue is read in parts, each part's ads dropped once clustered,
+        // while the slots compile.
+        let (compiled, queue) = rayon::join(
+            || CompiledSlots::new(&table.ads, &knobs.policy),
+            || read_queue(jobs, sig, knobs),
+        );
+        let queue = queue?;
+        let read_s = started.elapsed().as_secs_f64();
+        let autoclusters = queue.clusters.len();
+        let classes = queue.clusters.classes().len();
+        let job_errors = requirements_errors_by_class(&queue.clusters);
+        let mut outcome = negotiate_prepared(
+            &table,
+            &queue.facts,
+            queue.clusters,
+            compiled,
+            knobs,
+            priorities,
+        );
+        outcome.stats.phase_durations[0] = read_s;
+        outcome.stats.duration += read_s;
+        return Ok(Cycle {
+            outcome,
+            table,
+            facts: queue.facts,
+            autoclusters,
+            classes,
+            read_s,
+            job_errors,
+            slot_errors,
+        });
+    }
+    let queue: Vec<Arc<ClassAd>> = match jobs {
+        Some(j) => load_ads(j)?,
+        None => read_ads(DEFAULT_JOBS, "<built-in jobs>").map_err(|e| e.to_string())?,
+    }
+    .into_iter()
+    .map(Arc::new)
+    .collect();
+    let facts: Vec<JobFacts> = queue.iter().map(|j| JobFacts::of(j, knobs)).collect();
+    let job_errors = requirements_errors(&queue);
+    let mut clusters = Autoclusters::with(&queue, sig);
+    if !how.autocluster {
+        clusters = clusters.one_class_per_job(&queue);
+    }
     let read_s = started.elapsed().as_secs_f64();
-    let autoclusters = queue.clusters.len();
-    let mut outcome = negotiate_prepared(
-        &table,
-        &queue.facts,
-        queue.clusters,
-        compiled,
-        knobs,
-        priorities,
-    );
+    let autoclusters = clusters.len();
+    let classes = clusters.classes().len();
+    let mut outcome = match how.engine {
+        crate::eval::Engine::Vm => {
+            let compiled = CompiledSlots::new(&table.ads, &knobs.policy);
+            negotiate_prepared(&table, &facts, clusters, compiled, knobs, priorities)
+        }
+        crate::eval::Engine::Reference => {
+            let t = Instant::now();
+            let reps = clusters.representatives();
+            let pairs = ClassPairs::from_reference(reps, &table.ads, &knobs.policy);
+            let matched = t.elapsed().as_secs_f64();
+            let mut o = negotiate_with_pairs(&table, &facts, &clusters, pairs, knobs, priorities);
+            o.stats.evaluations = (reps.len() * table.len()) as u64;
+            o.stats.phase_durations[1] += matched;
+            o.stats.duration += matched;
+            o
+        }
+    };
     outcome.stats.phase_durations[0] = read_s;
     outcome.stats.duration += read_s;
     Ok(Cycle {
         outcome,
         table,
-        facts: queue.facts,
+        facts,
         autoclusters,
+        classes,
         read_s,
+        job_errors,
+        slot_errors,
     })
+}
+
+/// The evaluation `--engine` and `--no-autocluster` ask for.
+pub fn evaluation(engine: super::EngineArg, no_autocluster: bool) -> Evaluation {
+    Evaluation {
+        engine: engine.into(),
+        autocluster: !no_autocluster,
+    }
 }
 
 fn run_on_threads(a: &NegotiateArgs) -> Result<ExitCode, Failure> {
     let knobs = load_knobs(a.config.as_deref())?;
     let priorities = load_priorities(a.priorities.as_deref())?;
-    let c = cycle_from_files(
-        a.jobs.as_deref(),
-        a.machines.as_deref(),
-        &knobs,
-        &priorities,
-    )?;
+    let how = evaluation(a.engine, a.no_autocluster);
+    let (jobs, machines) = (a.jobs.as_deref(), a.machines.as_deref());
+    let c = cycle_from_files(jobs, machines, &knobs, &priorities, how)?;
+    c.warn(jobs, machines);
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::with_capacity(1 << 16, stdout.lock());
     match a.format {

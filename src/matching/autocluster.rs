@@ -470,6 +470,17 @@ impl Autoclusters {
     pub fn representatives(&self) -> &[Arc<ClassAd>] {
         &self.representatives
     }
+
+    /// The same autoclusters with every job a match class of its own (`jobs` are
+    /// the queue the clusters were formed from): for evaluating each job on its
+    /// own, as a comparison, while the autoclusters keep their meaning.
+    pub fn one_class_per_job(mut self, jobs: &[Arc<ClassAd>]) -> Autoclusters {
+        assert_eq!(jobs.len(), self.cluster_of.len(), "the queue clustered");
+        self.class_of = (0..jobs.len() as u32).collect();
+        self.classes = (0..jobs.len() as u32).map(|j| vec![j]).collect();
+        self.representatives = jobs.to_vec();
+        self
+    }
 }
 
 /// Autoclusters built a part of the queue at a time, in queue order: a part's ads

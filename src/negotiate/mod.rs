@@ -102,7 +102,7 @@ pub fn prepare_slots(
 
 /// Runs a cycle from its parts, for a queue read in parts: the prepared slots,
 /// each job's facts, the jobs' autoclusters (against `table.ads`), and the slots
-/// compiled for the batch matcher.
+/// compiled for the batch matcher, which works out every class's candidates.
 pub fn negotiate_prepared(
     table: &SlotTable,
     facts: &[JobFacts],
@@ -113,20 +113,41 @@ pub fn negotiate_prepared(
 ) -> CycleOutcome {
     let started = std::time::Instant::now();
     let mut matcher = BatchMatcher::with_compiled(clusters, compiled);
-    let mut pairs = ClassPairs::from_matcher(&mut matcher);
+    let pairs = ClassPairs::from_matcher(&mut matcher);
+    let evaluations = matcher.stats().pairs;
     let clusters = matcher
         .into_autoclusters()
         .expect("the matcher was given autoclusters");
+    let matched = started.elapsed().as_secs_f64();
+    let mut outcome = negotiate_with_pairs(table, facts, &clusters, pairs, knobs, priorities);
+    let s = &mut outcome.stats;
+    s.evaluations = evaluations;
+    s.phase_durations[1] += matched;
+    s.duration += matched;
+    outcome
+}
+
+/// Runs a cycle given every class's candidates (from the batch matcher, or
+/// [`ClassPairs::from_reference`]).
+pub fn negotiate_with_pairs(
+    table: &SlotTable,
+    facts: &[JobFacts],
+    clusters: &Autoclusters,
+    mut pairs: ClassPairs,
+    knobs: &CycleKnobs,
+    priorities: &Priorities,
+) -> CycleOutcome {
+    let started = std::time::Instant::now();
     if knobs.consider_preemption {
         let claimed: Vec<bool> = table.remote_user.iter().map(Option::is_some).collect();
         let reps = clusters.representatives();
         pairs.prepare_preemption_tests(&table.ads, &claimed, reps, &knobs.policy);
     }
-    let matched = started.elapsed().as_secs_f64();
-    let mut outcome = cycle::Cycle::new(knobs, priorities, table, facts, &clusters, pairs).run();
+    let prepared = started.elapsed().as_secs_f64();
+    let mut outcome = cycle::Cycle::new(knobs, priorities, table, facts, clusters, pairs).run();
     let s = &mut outcome.stats;
     s.duration = started.elapsed().as_secs_f64();
-    s.phase_durations[1] = matched;
-    s.phase_durations[3] = s.duration - matched - s.phase_durations[2];
+    s.phase_durations[1] = prepared;
+    s.phase_durations[3] = s.duration - prepared - s.phase_durations[2];
     outcome
 }

@@ -9,7 +9,7 @@ use crate::matching::batch::{
     class_ids, negotiator_rank_value, slot_side_reads, BatchMatcher, Candidate,
 };
 use crate::matching::policy::policy_expr;
-use crate::matching::NegotiatorPolicy;
+use crate::matching::{negotiator_key, symmetric_match, NegotiatorPolicy};
 use crate::syntax::ast::ExprRef;
 use classad_vm::Value;
 use std::sync::{Arc, OnceLock};
@@ -131,6 +131,39 @@ impl ClassPairs {
             candidates.push(c.to_vec());
             Ok::<(), ()>(())
         });
+        ClassPairs {
+            matches,
+            candidates,
+            tests: None,
+        }
+    }
+
+    /// Every pair of `reps` (a class each) and `slots` on the reference
+    /// evaluator, one thread: the matcher to hold the batch matcher against.
+    pub fn from_reference(
+        reps: &[Arc<ClassAd>],
+        slots: &[Arc<ClassAd>],
+        policy: &NegotiatorPolicy,
+    ) -> ClassPairs {
+        let blocks = slots.len().div_ceil(64);
+        let mut matches = Vec::with_capacity(reps.len());
+        let mut candidates = Vec::with_capacity(reps.len());
+        for rep in reps {
+            let mut m = vec![0u64; blocks];
+            let mut c = Vec::new();
+            for (s, slot) in slots.iter().enumerate() {
+                if symmetric_match(rep, slot, Semantics::Htcondor) {
+                    m[s / 64] |= 1 << (s % 64);
+                    c.push(Candidate {
+                        slot: s as u32,
+                        key: negotiator_key(rep, slot, policy),
+                    });
+                }
+            }
+            c.sort_by(|a, b| b.key.partial_cmp_key(&a.key).then(a.slot.cmp(&b.slot)));
+            matches.push(m);
+            candidates.push(c);
+        }
         ClassPairs {
             matches,
             candidates,

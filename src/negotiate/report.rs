@@ -82,6 +82,8 @@ pub struct CycleStats {
     pub pies: u64,
     /// `LastNegotiationCyclePieSpins` and `LastNegotiationCycleSlotShareIter`.
     pub pie_spins: u64,
+    /// (class, slot) pairs whose match was decided (not a negotiator-ad name).
+    pub evaluations: u64,
     /// `LastNegotiationCycleDuration` (seconds, here fractional).
     pub duration: f64,
     /// `LastNegotiationCyclePhase1Duration` .. `Phase4Duration`: ads (reading and
