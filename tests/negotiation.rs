@@ -27,7 +27,8 @@ fn knobs(text: &str) -> CycleKnobs {
 
 fn run_both(p: &NegotiationPool) -> (CycleOutcome, RefOutcome) {
     let (jobs, slots) = (ads(&p.jobs), ads(&p.slots));
-    let k = knobs(&p.config);
+    let mut k = knobs(&p.config);
+    k.schedd_packing = p.packing;
     let prios = Priorities::parse(&p.priorities, "priorities").unwrap();
     let fast = negotiate(&jobs, &slots, &k, &prios);
     let reference = Reference::new(&jobs, &slots, &k, &prios).run();

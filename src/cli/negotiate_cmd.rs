@@ -62,6 +62,11 @@ pub struct NegotiateArgs {
     /// No summary line on standard error.
     #[arg(long, short)]
     quiet: bool,
+    /// Report, with each match of a partitionable slot, the further jobs of its
+    /// request the schedd would start on the leftovers (`packed` in JSON); they
+    /// leave the queue.
+    #[arg(long)]
+    schedd_packing: bool,
 }
 
 /// Output formats.
@@ -319,7 +324,8 @@ pub fn evaluation(engine: super::EngineArg, no_autocluster: bool) -> Evaluation 
 }
 
 fn run_on_threads(a: &NegotiateArgs) -> Result<ExitCode, Failure> {
-    let knobs = load_knobs(a.config.as_deref())?;
+    let mut knobs = load_knobs(a.config.as_deref())?;
+    knobs.schedd_packing = a.schedd_packing;
     let priorities = load_priorities(a.priorities.as_deref())?;
     let how = evaluation(a.engine, a.no_autocluster);
     let (jobs, machines) = (a.jobs.as_deref(), a.machines.as_deref());

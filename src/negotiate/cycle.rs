@@ -528,6 +528,50 @@ impl<'a> Cycle<'a> {
         None
     }
 
+    /// The next job of a request not taken yet.
+    fn next_job(&self, s: usize, req: &Request) -> Option<u32> {
+        let sub = &self.submitters[s];
+        req.runs
+            .clone()
+            .find_map(|r| sub.runs[r].1.get(sub.taken[r] as usize).copied())
+    }
+
+    /// True for a partitionable slot without a consumption policy.
+    fn is_partitionable(&self, slot: usize) -> bool {
+        !self.slots.consumption[slot]
+            && matches!(
+                crate::eval::eval_attr(
+                    &self.ads[slot],
+                    "PartitionableSlot",
+                    None,
+                    Semantics::Htcondor
+                ),
+                Ok(classad_vm::Value::Bool(true))
+            )
+    }
+
+    /// `--schedd-packing` (section 7.1): the further jobs of the request, in order,
+    /// the schedd would start on what `job` leaves of partitionable `slot`, while
+    /// every resource suffices and the slot's Requirements still accept them. They
+    /// leave the queue (the schedd runs them).
+    fn pack_leftovers(&mut self, s: usize, req: &Request, job: u32, slot: usize) -> Vec<u32> {
+        let rep = |j: u32| {
+            self.clusters
+                .representative(self.clusters.class_of(j as usize))
+                .clone()
+        };
+        let mut left = super::packing::Leftovers::after(&self.ads[slot], &rep(job));
+        let mut packed = Vec::new();
+        while let Some(next) = self.next_job(s, req) {
+            if !left.take(&rep(next)) {
+                break;
+            }
+            self.take_job(s, req);
+            packed.push(next);
+        }
+        packed
+    }
+
     /// One submitter's turn (HTCondor's `negotiate`, section 5).
     fn negotiate(
         &mut self,
@@ -612,6 +656,12 @@ impl<'a> Cycle<'a> {
                         packed.push(p);
                     }
                 }
+            } else if self.knobs.schedd_packing {
+                // The packed jobs count against the request as matched ones do.
+                if self.is_partitionable(slot) {
+                    packed = self.pack_leftovers(s, req, job, slot);
+                }
+                skip = 1 + packed.len() as u32;
             }
             let g = self.submitters[s].group;
             self.accountant.charge(s, g, cost);

@@ -52,6 +52,9 @@ pub struct CycleKnobs {
     pub ignore_user_priorities: bool,
     /// `NEGOTIATOR_DEPTH_FIRST`.
     pub depth_first: bool,
+    /// Not a knob: report the jobs the schedd would pack into what a match
+    /// leaves of a partitionable slot (`--schedd-packing`; section 7.1).
+    pub schedd_packing: bool,
     /// `USE_GLOBAL_JOB_PRIOS`.
     pub use_global_job_prios: bool,
     /// `DEFAULT_PRIO_FACTOR`.
@@ -87,6 +90,7 @@ impl Default for CycleKnobs {
             ignore_job_ranks: false,
             ignore_user_priorities: false,
             depth_first: false,
+            schedd_packing: false,
             use_global_job_prios: false,
             default_prio_factor: 1000.0,
             nice_user_prio_factor: 1e10,
@@ -263,6 +267,7 @@ impl CycleKnobs {
                 d.ignore_user_priorities,
             )?,
             depth_first: r.bool("NEGOTIATOR_DEPTH_FIRST", d.depth_first)?,
+            schedd_packing: false,
             use_global_job_prios: r.bool("USE_GLOBAL_JOB_PRIOS", d.use_global_job_prios)?,
             default_prio_factor: positive("DEFAULT_PRIO_FACTOR", d.default_prio_factor)?,
             nice_user_prio_factor: positive("NICE_USER_PRIO_FACTOR", d.nice_user_prio_factor)?,

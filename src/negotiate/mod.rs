@@ -30,6 +30,7 @@ mod groups;
 pub mod jobs;
 pub mod knobs;
 mod matchlist;
+mod packing;
 pub mod pairs;
 pub mod priorities;
 pub mod report;
@@ -68,12 +69,22 @@ pub fn negotiate(
 
 /// What the cycle reads of a request's job beyond the slots' expressions, which
 /// the match classes must therefore agree on: `RequestCpus` and `RequestMemory`
-/// for `NEGOTIATOR_DEPTH_FIRST`, and the `_condor_Request<resource>` overrides of
-/// consumption policies.
+/// for `NEGOTIATOR_DEPTH_FIRST`, the requests the schedd packs leftovers by, and
+/// the `_condor_Request<resource>` overrides of consumption policies.
 pub fn class_names(table: &SlotTable, knobs: &CycleKnobs) -> Vec<String> {
     let mut names = Vec::new();
     if knobs.depth_first {
         names.extend(["RequestCpus".to_string(), "RequestMemory".to_string()]);
+    }
+    if knobs.schedd_packing {
+        for r in ["Cpus", "Memory", "Disk", "GPUs"] {
+            names.push(format!("Request{r}"));
+        }
+        for ad in &table.ads {
+            for r in consumption::resources(ad).unwrap_or_default() {
+                names.push(format!("Request{r}"));
+            }
+        }
     }
     for (ad, cp) in table.ads.iter().zip(&table.consumption) {
         if *cp {

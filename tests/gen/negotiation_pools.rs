@@ -13,14 +13,16 @@ pub struct NegotiationPool {
     pub slots: String,
     pub priorities: String,
     pub config: String,
+    /// `--schedd-packing`.
+    pub packing: bool,
 }
 
 impl std::fmt::Display for NegotiationPool {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
             f,
-            "--- jobs\n{}--- slots\n{}--- priorities\n{}--- config\n{}",
-            self.jobs, self.slots, self.priorities, self.config
+            "--- jobs\n{}--- slots\n{}--- priorities\n{}--- config\n{}--- schedd packing: {}\n",
+            self.jobs, self.slots, self.priorities, self.config, self.packing
         )
     }
 }
@@ -221,6 +223,7 @@ pub fn negotiation_pool(master: u64, index: usize, groups: bool) -> NegotiationP
             config.push_str(&format!("{name} = {}\n", r.pick(values)));
         }
     }
+    let packing = r.one_in(4);
     if groups {
         config.push_str("GROUP_NAMES = group_a, group_b\n");
         for g in ["group_a", "group_b"] {
@@ -240,5 +243,6 @@ pub fn negotiation_pool(master: u64, index: usize, groups: bool) -> NegotiationP
         slots,
         priorities,
         config,
+        packing,
     }
 }

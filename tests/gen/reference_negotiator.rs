@@ -697,6 +697,62 @@ impl<'a> Reference<'a> {
                 self.jobs[job].done = true;
                 k += 1;
                 let mut packed = Vec::new();
+                let pslot = matches!(
+                    attr(&self.slots[slot].ad, "PartitionableSlot"),
+                    Value::Bool(true)
+                );
+                if self.knobs.schedd_packing
+                    && !self.knobs.depth_first
+                    && pslot
+                    && !self.slots[slot].cp
+                {
+                    // Section 7.1: the request's next jobs, in order, while every
+                    // resource suffices and the slot's Requirements accept them.
+                    let ad = &self.slots[slot].ad;
+                    let res: Vec<String> = match self.resources(slot) {
+                        r if !r.is_empty() => r,
+                        _ => vec!["Cpus".into(), "Memory".into(), "Disk".into()],
+                    };
+                    let ask = |j: &Arc<ClassAd>, left: &Arc<ClassAd>, r: &str| match eval_attr(
+                        j,
+                        &format!("Request{r}"),
+                        Some(left),
+                        SEM,
+                    )
+                    .ok()
+                    .and_then(|v| num(&v))
+                    {
+                        Some(x) => x,
+                        None if r == "Cpus" => 1.0,
+                        None => 0.0,
+                    };
+                    let minus = |left: &Arc<ClassAd>, j: &Arc<ClassAd>| {
+                        let mut l = left.clone();
+                        for r in &res {
+                            let have = num(&attr(left, r)).unwrap_or(0.0);
+                            l = with(&l, r, keep_integers(have - ask(j, left, r)));
+                        }
+                        l
+                    };
+                    let mut left = minus(ad, &self.jobs[job].ad);
+                    while k < req.len() {
+                        let next = self.jobs[req[k]].ad.clone();
+                        let fits = res
+                            .iter()
+                            .all(|r| ask(&next, &left, r) <= num(&attr(&left, r)).unwrap_or(0.0));
+                        let ok = fits
+                            && eval_attr(&left, "Requirements", Some(&next), SEM)
+                                .map(|v| v.as_bool_equiv() == Some(true))
+                                .unwrap_or(false);
+                        if !ok {
+                            break;
+                        }
+                        left = minus(&left, &next);
+                        self.jobs[req[k]].done = true;
+                        packed.push(req[k] as u32);
+                        k += 1;
+                    }
+                }
                 if self.knobs.depth_first {
                     let fit = self.jobs_in_slot(&head, slot).max(1);
                     for _ in 1..fit {
