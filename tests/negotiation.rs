@@ -7,7 +7,9 @@ mod gen;
 
 use classad::ad::{read_ads, ClassAd};
 use classad::matching::config::Config;
-use classad::negotiate::{negotiate, CycleKnobs, CycleOutcome, Priorities};
+use classad::negotiate::{
+    negotiate, CycleKnobs, CycleOutcome, PreemptState, Priorities, Unmatched,
+};
 use gen::negotiation_pools::{negotiation_pool, NegotiationPool};
 use gen::reference_negotiator::{RefOutcome, Reference};
 use std::sync::Arc;
@@ -124,6 +126,7 @@ fn differential(groups: bool, cases: usize) -> Reached {
             })
             .count();
         seen.rejections += r.rejections;
+        invariants(&fast);
         let d = differences(&fast, &r);
         assert!(
             d.is_empty(),
@@ -154,4 +157,570 @@ fn the_cycle_equals_the_reference_negotiator_on_seeded_pools() {
 fn the_cycle_equals_the_reference_negotiator_with_static_group_quotas() {
     let seen = differential(true, gen::scaled(250));
     assert!(seen.matches > 500 && seen.later_spins > 0, "{seen:?}");
+}
+
+/// One cycle on the fast path, held against the reference negotiator too.
+fn cycle(jobs: &str, slots: &str, config: &str, priorities: &str) -> CycleOutcome {
+    let p = NegotiationPool {
+        jobs: jobs.into(),
+        slots: slots.into(),
+        priorities: priorities.into(),
+        config: config.into(),
+        packing: false,
+    };
+    let (fast, r) = run_both(&p);
+    let d = differences(&fast, &r);
+    assert!(d.is_empty(), "{}\n{p}", d.join("\n"));
+    invariants(&fast);
+    fast
+}
+
+/// What the statistics must say of the cycle's own lists.
+fn invariants(o: &CycleOutcome) {
+    let s = &o.stats;
+    assert_eq!(s.matches, o.matches.len() as u64);
+    assert_eq!(
+        s.num_jobs_considered,
+        s.matches + s.rejections,
+        "every request considered ends in a match or a rejection"
+    );
+    let max_spin = o
+        .matches
+        .iter()
+        .map(|m| u64::from(m.spin))
+        .max()
+        .unwrap_or(0);
+    assert!(max_spin <= s.pie_spins, "{max_spin} > {}", s.pie_spins);
+    let per_submitter: u64 = o.submitters.iter().map(|s| s.matches).sum();
+    assert_eq!(per_submitter, s.matches);
+    for sub in &o.submitters {
+        let charged: f64 = o
+            .matches
+            .iter()
+            .filter(|m| m.submitter == sub.name)
+            .map(|m| m.cost)
+            .sum();
+        assert!((sub.usage_after - sub.usage_before - charged).abs() < 1e-9);
+    }
+}
+
+/// `n` jobs of `owner`, one cluster, with extra attribute lines (and
+/// `Requirements = true` unless they have one).
+fn jobs_of(owner: &str, cluster: u32, n: u32, extra: &str) -> String {
+    let extra = match (extra.contains("Requirements"), extra.is_empty()) {
+        (true, _) => extra.to_string(),
+        (false, true) => "Requirements = true".to_string(),
+        (false, false) => format!("{extra}\nRequirements = true"),
+    };
+    (0..n)
+        .map(|p| {
+            format!(
+                "Owner = \"{owner}\"\nClusterId = {cluster}\nProcId = {p}\nJobStatus = 1\n\
+                 RequestCpus = 1\nRequestMemory = 100\n{extra}\n"
+            )
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+/// `n` unclaimed slots of `cpus` CPUs each (their weight), ids from `first`.
+fn slots_of(n: u32, cpus: u32, first: u32, extra: &str) -> String {
+    (0..n)
+        .map(|i| {
+            format!(
+                "Name = \"slot{}\"\nSlotID = {}\nCpus = {cpus}\nMemory = 1000\n\
+                 State = \"Unclaimed\"\nRequirements = true\n{extra}\n",
+                first + i,
+                first + i
+            )
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
+fn order(o: &CycleOutcome) -> Vec<(u32, u32)> {
+    o.matches.iter().map(|m| (m.job, m.slot)).collect()
+}
+
+#[test]
+fn equal_submitters_share_the_pool_in_name_order() {
+    // Four slots of weight 1, two submitters of equal priority: each may have 2.
+    let jobs = format!(
+        "{}\n{}",
+        jobs_of("bob", 1, 3, ""),
+        jobs_of("alice", 2, 3, "")
+    );
+    let o = cycle(&jobs, &slots_of(4, 1, 1, ""), "", "");
+    let who: Vec<&str> = o.matches.iter().map(|m| &*m.submitter).collect();
+    assert_eq!(
+        who,
+        ["alice", "alice", "bob", "bob"],
+        "ties between submitters by name"
+    );
+    // Each takes the slots in order (equal keys: the earlier slot).
+    assert_eq!(order(&o), [(3, 0), (4, 1), (0, 2), (1, 3)]);
+    let why: Vec<(u32, Unmatched)> = o.unmatched.clone();
+    assert_eq!(
+        why,
+        [
+            (2, Unmatched::SubmitterLimit),
+            (5, Unmatched::SubmitterLimit)
+        ]
+    );
+    assert_eq!(o.stats.pie_spins, 1, "no slot is left for a second spin");
+}
+
+#[test]
+fn a_better_priority_gets_a_bigger_share_and_goes_first() {
+    // alice's effective priority 0.5 * 1 beats bob's 0.5 * 3: shares 3/4 and 1/4
+    // of 8 slots.
+    let jobs = format!(
+        "{}\n{}",
+        jobs_of("bob", 1, 8, ""),
+        jobs_of("alice", 2, 8, "")
+    );
+    let o = cycle(
+        &jobs,
+        &slots_of(8, 1, 1, ""),
+        "",
+        "alice 0.5 1\nbob 0.5 3\n",
+    );
+    let count = |who: &str| o.matches.iter().filter(|m| &*m.submitter == who).count();
+    assert_eq!((count("alice"), count("bob")), (6, 2));
+    assert_eq!(&*o.matches[0].submitter, "alice");
+    // Usage counts against the share: bob's 2 slots in use leave him nothing.
+    let o = cycle(
+        &jobs,
+        &slots_of(8, 1, 1, ""),
+        "",
+        "alice 0.5 1\nbob 0.5 3 2\n",
+    );
+    assert_eq!(
+        o.matches.iter().filter(|m| &*m.submitter == "bob").count(),
+        0
+    );
+}
+
+#[test]
+fn one_slot_past_the_limit_once_per_turn() {
+    // The pool is 6 CPUs: a 4-CPU slot and two of 1. alice and bob may have 3
+    // each; alice's job wants the big slot (Rank), which costs 4: allowed, as her
+    // first of the turn. bob is then capped at what is left of the pie (2).
+    let jobs = format!(
+        "{}\n{}",
+        jobs_of("alice", 1, 2, "Rank = TARGET.Cpus"),
+        jobs_of("bob", 2, 3, "")
+    );
+    let slots = format!("{}\n{}", slots_of(1, 4, 1, ""), slots_of(2, 1, 2, ""));
+    let o = cycle(&jobs, &slots, "NEGOTIATOR_PRE_JOB_RANK = 0\n", "");
+    assert_eq!(order(&o), [(0, 0), (2, 1), (3, 2)]);
+    assert_eq!(o.matches[0].cost, 4.0);
+    assert_eq!(
+        o.unmatched,
+        [
+            (1, Unmatched::SubmitterLimit),
+            (4, Unmatched::SubmitterLimit)
+        ]
+    );
+}
+
+#[test]
+fn an_autocluster_that_finds_nothing_is_rejected_for_the_turn() {
+    // Requests in order: A (2 jobs, matching nothing), B (1), A again (1). The
+    // first A is rejected once, B matched, the last A skipped unasked.
+    let a = "Requirements = TARGET.Cpus > 100";
+    let b = "Requirements = true";
+    let jobs = [
+        jobs_of("alice", 1, 2, a),
+        jobs_of("alice", 2, 1, b),
+        jobs_of("alice", 3, 1, a),
+    ]
+    .join("\n");
+    let o = cycle(&jobs, &slots_of(3, 1, 1, ""), "", "");
+    assert_eq!(order(&o), [(2, 0)]);
+    assert_eq!((o.stats.rejections, o.stats.num_jobs_considered), (1, 2));
+    assert!(o
+        .unmatched
+        .iter()
+        .all(|(j, w)| *j == 2 || *w == Unmatched::RejectedAutocluster));
+}
+
+#[test]
+fn slot_weights_are_the_cost_unless_turned_off() {
+    let jobs = jobs_of("alice", 1, 3, "");
+    let slots = slots_of(3, 2, 1, "");
+    let o = cycle(&jobs, &slots, "", "");
+    assert!(o.matches.iter().all(|m| m.cost == 2.0));
+    let o = cycle(&jobs, &slots, "NEGOTIATOR_USE_SLOT_WEIGHTS = false\n", "");
+    assert!(o.matches.iter().all(|m| m.cost == 1.0));
+    // A slot without SlotWeight gets SLOT_WEIGHT (here 5); a negative one is 1.
+    let o = cycle(&jobs, &slots, "SLOT_WEIGHT = 5\n", "");
+    assert!(o.matches.iter().all(|m| m.cost == 5.0));
+    let o = cycle(&jobs, &slots_of(1, 1, 1, "SlotWeight = -3"), "", "");
+    assert_eq!(o.matches[0].cost, 1.0);
+}
+
+#[test]
+fn claimed_slots_are_trimmed_or_kept_for_preemption() {
+    let claimed = "State = \"Claimed\"\nRemoteUser = \"zed@d\"\nRemoteOwner = \"zed@d\"\n\
+                   Rank = TARGET.JobPrio\nCurrentRank = 0";
+    let slots = format!(
+        "{}\n{}",
+        slots_of(1, 1, 1, claimed),
+        slots_of(1, 1, 2, "Rank = 0")
+    );
+    let jobs = jobs_of("alice", 1, 2, "JobPrio = 5");
+    // Preemption considered (the default): the claimed slot's Rank prefers the
+    // job (5 > 0): RANK preemption, and first (PRE weighs the slot's Rank most).
+    let o = cycle(&jobs, &slots, "", "");
+    let states: Vec<PreemptState> = o.matches.iter().map(|m| m.preempt).collect();
+    assert_eq!(states, [PreemptState::Rank, PreemptState::None]);
+    assert_eq!(o.stats.trimmed_slots, 2);
+    // Not considered: the claimed slot is trimmed.
+    let o = cycle(
+        &jobs,
+        &slots,
+        "NEGOTIATOR_CONSIDER_PREEMPTION = false\n",
+        "",
+    );
+    assert_eq!((o.matches.len(), o.stats.trimmed_slots), (1, 1));
+    // Retirement time left trims it even with preemption.
+    let retiring = format!("{claimed}\nRetirementTimeRemaining = 60");
+    let slots = format!(
+        "{}\n{}",
+        slots_of(1, 1, 1, &retiring),
+        slots_of(1, 1, 2, "")
+    );
+    assert_eq!(cycle(&jobs, &slots, "", "").stats.trimmed_slots, 1);
+    // A claimed partitionable slot that does not want matching is trimmed always.
+    let pslot = "PartitionableSlot = true\nState = \"Claimed\"\nWantMatching = false";
+    let o = cycle(&jobs, &slots_of(1, 4, 1, pslot), "", "");
+    assert_eq!((o.matches.len(), o.stats.trimmed_slots), (0, 0));
+}
+
+#[test]
+fn prio_preemption_needs_preemption_requirements_and_never_takes_ones_own() {
+    let claimed = |user: &str| {
+        format!("State = \"Claimed\"\nRemoteUser = \"{user}\"\nRank = 0\nCurrentRank = 0")
+    };
+    let slots = format!(
+        "{}\n{}",
+        slots_of(1, 1, 1, &claimed("zed@d")),
+        slots_of(1, 1, 2, &claimed("alice"))
+    );
+    let jobs = jobs_of("alice", 1, 2, "");
+    assert!(
+        cycle(&jobs, &slots, "", "").matches.is_empty(),
+        "PREEMPTION_REQUIREMENTS is False"
+    );
+    let o = cycle(&jobs, &slots, "PREEMPTION_REQUIREMENTS = True\n", "");
+    assert_eq!(order(&o), [(0, 0)], "not alice's own slot");
+    assert_eq!(o.matches[0].preempt, PreemptState::Prio);
+    // RemoteUserPrio (zed's effective priority, 0.5 * 1000) is there to read.
+    let o = cycle(
+        &jobs,
+        &slots,
+        "PREEMPTION_REQUIREMENTS = MY.RemoteUserPrio > 1000\n",
+        "",
+    );
+    assert!(o.matches.is_empty());
+    let o = cycle(
+        &jobs,
+        &slots,
+        "PREEMPTION_REQUIREMENTS = MY.RemoteUserPrio > 400\n",
+        "",
+    );
+    assert_eq!(o.matches.len(), 1);
+}
+
+#[test]
+fn a_consumption_policy_slot_takes_many_jobs_and_charges_what_they_use() {
+    let cp = "PartitionableSlot = true\nMachineResources = \"Cpus Memory\"\n\
+              ConsumptionCpus = quantize(target.RequestCpus, {1})\n\
+              ConsumptionMemory = quantize(target.RequestMemory, {100})\nSlotWeight = Cpus";
+    let jobs = jobs_of("alice", 1, 5, "");
+    let o = cycle(&jobs, &slots_of(1, 4, 1, cp), "", "");
+    // Four jobs of 1 CPU each (a CPU's weight each), which is all the pool.
+    assert_eq!(order(&o), [(0, 0), (1, 0), (2, 0), (3, 0)]);
+    assert!(o.matches.iter().all(|m| m.cost == 1.0));
+    assert_eq!(o.unmatched, [(4, Unmatched::SubmitterLimit)]);
+    // With the limit lifted, the fifth job finds the slot empty.
+    let o = cycle(
+        &jobs,
+        &slots_of(1, 4, 1, cp),
+        "NEGOTIATOR_IGNORE_USER_PRIORITIES = true\n",
+        "",
+    );
+    assert_eq!(o.unmatched, [(4, Unmatched::RejectedAutocluster)]);
+    // Without a consumption policy, a partitionable slot is one match, charged
+    // its whole weight.
+    let o = cycle(
+        &jobs,
+        &slots_of(1, 4, 1, "PartitionableSlot = true"),
+        "",
+        "",
+    );
+    assert_eq!(order(&o), [(0, 0)]);
+    assert_eq!(o.matches[0].cost, 4.0);
+}
+
+#[test]
+fn ignoring_job_ranks_orders_slots_by_pre_and_post_alone() {
+    // The job prefers the last slot; NEGOTIATOR_POST_JOB_RANK prefers low SlotIDs.
+    let jobs = jobs_of("alice", 1, 1, "Rank = TARGET.SlotID");
+    let slots = slots_of(3, 1, 1, "");
+    let config = "NEGOTIATOR_PRE_JOB_RANK = 0\nNEGOTIATOR_POST_JOB_RANK = -SlotID\n";
+    let o = cycle(&jobs, &slots, config, "");
+    assert_eq!(order(&o), [(0, 2)], "the job's Rank comes before POST");
+    let ignoring = format!("{config}NEGOTIATOR_IGNORE_JOB_RANKS = true\n");
+    let o = cycle(&jobs, &slots, &ignoring, "");
+    assert_eq!(
+        order(&o),
+        [(0, 0)],
+        "the Rank counts 1 for every slot: POST decides"
+    );
+    assert_eq!(o.matches[0].key.rank, 1.0);
+}
+
+/// The fast cycle alone (for what the reference negotiator does not model).
+fn fast_cycle(jobs: &str, slots: &str, config: &str) -> CycleOutcome {
+    let o = negotiate(
+        &ads(jobs),
+        &ads(slots),
+        &knobs(config),
+        &Priorities::default(),
+    );
+    invariants(&o);
+    o
+}
+
+fn per_submitter(o: &CycleOutcome) -> Vec<(String, u64)> {
+    let mut v: Vec<(String, u64)> = o
+        .submitters
+        .iter()
+        .map(|s| (s.name.to_string(), s.matches))
+        .collect();
+    v.sort();
+    v
+}
+
+#[test]
+fn group_quotas_cap_groups_and_surplus_goes_where_it_is_accepted() {
+    let jobs = format!(
+        "{}\n{}",
+        jobs_of("u", 1, 8, "AccountingGroup = \"group_a.u\""),
+        jobs_of("v", 2, 1, "AccountingGroup = \"group_b.v\"")
+    );
+    let slots = slots_of(8, 1, 1, "");
+    // Static quotas: group_a may have 3, group_b 2, the rest (<none>) 3.
+    let statics =
+        "GROUP_NAMES = group_a, group_b\nGROUP_QUOTA_group_a = 3\nGROUP_QUOTA_group_b = 2\n";
+    let o = cycle(&jobs, &slots, statics, "");
+    assert_eq!(
+        per_submitter(&o),
+        [("group_a.u".into(), 3), ("group_b.v".into(), 1)]
+    );
+    assert!(o.matches.iter().all(|m| m.group.is_some()));
+    // Dynamic quotas: half of the pool each.
+    let dynamic = "GROUP_NAMES = group_a, group_b\nGROUP_QUOTA_DYNAMIC_group_a = 0.5\n\
+                   GROUP_QUOTA_DYNAMIC_group_b = 0.5\n";
+    let o = fast_cycle(&jobs, &slots, dynamic);
+    assert_eq!(
+        per_submitter(&o),
+        [("group_a.u".into(), 4), ("group_b.v".into(), 1)]
+    );
+    // What group_b leaves goes to group_a when groups accept surplus.
+    let surplus = format!("{dynamic}GROUP_ACCEPT_SURPLUS = true\n");
+    let o = fast_cycle(&jobs, &slots, &surplus);
+    assert_eq!(
+        per_submitter(&o),
+        [("group_a.u".into(), 7), ("group_b.v".into(), 1)]
+    );
+}
+
+#[test]
+fn the_job_and_slot_constraints_and_priorities_knobs() {
+    let jobs = format!(
+        "{}\n{}",
+        jobs_of("alice", 1, 2, "JobPrio = -1"),
+        jobs_of("bob", 2, 2, "JobPrio = 3")
+    );
+    let slots = format!(
+        "{}\n{}",
+        slots_of(2, 1, 1, ""),
+        slots_of(2, 1, 3, "Hidden = true")
+    );
+    // NEGOTIATOR_SLOT_CONSTRAINT: hidden slots do not exist for the cycle.
+    let o = cycle(
+        &jobs,
+        &slots,
+        "NEGOTIATOR_SLOT_CONSTRAINT = Hidden =!= true\n",
+        "",
+    );
+    assert_eq!((o.stats.total_slots, o.matches.len()), (2, 2));
+    // NEGOTIATOR_JOB_CONSTRAINT: alice's jobs are not asked for.
+    let o = cycle(
+        &jobs,
+        &slots,
+        "NEGOTIATOR_JOB_CONSTRAINT = JobPrio > 0\n",
+        "",
+    );
+    assert!(o.matches.iter().all(|m| &*m.submitter == "bob"));
+    assert_eq!(o.unmatched[0], (0, Unmatched::JobConstraint));
+    // USE_GLOBAL_JOB_PRIOS: bob's better JobPrio puts him first among equals.
+    let o = cycle(&jobs, &slots, "USE_GLOBAL_JOB_PRIOS = true\n", "");
+    assert_eq!(&*o.matches[0].submitter, "bob");
+    let o = cycle(&jobs, &slots, "", "");
+    assert_eq!(&*o.matches[0].submitter, "alice");
+    // NEGOTIATOR_IGNORE_USER_PRIORITIES: no limit, the first submitter takes all.
+    let o = cycle(
+        &jobs,
+        &slots_of(4, 1, 1, ""),
+        "NEGOTIATOR_IGNORE_USER_PRIORITIES = true\n",
+        "",
+    );
+    let alice = o
+        .matches
+        .iter()
+        .filter(|m| &*m.submitter == "alice")
+        .count();
+    assert_eq!(alice, 2);
+    // The nice user's factor puts it last.
+    let nice = jobs_of("nice-user.x", 3, 1, "");
+    let o = cycle(&format!("{nice}\n{jobs}"), &slots_of(5, 1, 1, ""), "", "");
+    assert_eq!(&*o.submitters[o.submitters.len() - 1].name, "nice-user.x");
+}
+
+#[test]
+fn without_matchlist_caching_each_job_scans_the_pool_alike() {
+    let jobs = format!(
+        "{}\n{}",
+        jobs_of("alice", 1, 3, "Rank = TARGET.Memory"),
+        jobs_of("bob", 2, 3, "")
+    );
+    let slots = format!(
+        "{}\n{}",
+        slots_of(3, 1, 1, "Memory = 500"),
+        slots_of(3, 2, 4, "")
+    );
+    let cached = cycle(&jobs, &slots, "", "");
+    let uncached = cycle(&jobs, &slots, "NEGOTIATOR_MATCHLIST_CACHING = false\n", "");
+    assert_eq!(order(&cached), order(&uncached));
+}
+
+#[test]
+fn depth_first_and_schedd_packing_fill_partitionable_slots() {
+    let jobs = jobs_of("alice", 1, 6, "RequestCpus = 2\nRequestMemory = 100");
+    let slots = slots_of(2, 4, 1, "PartitionableSlot = true\nMemory = 1000");
+    // Depth first: the negotiator counts the jobs that fit (4 CPUs / 2) against
+    // the request.
+    let o = cycle(&jobs, &slots, "NEGOTIATOR_DEPTH_FIRST = true\n", "");
+    let packed: Vec<Vec<u32>> = o.matches.iter().map(|m| m.packed.clone()).collect();
+    assert_eq!(order(&o), [(0, 0), (2, 1)]);
+    assert_eq!(packed, [vec![1], vec![3]]);
+    // Schedd packing: the leftovers of each match, reported with it.
+    let mut k = knobs("");
+    k.schedd_packing = true;
+    let o = negotiate(&ads(&jobs), &ads(&slots), &k, &Priorities::default());
+    invariants(&o);
+    let packed: Vec<Vec<u32>> = o.matches.iter().map(|m| m.packed.clone()).collect();
+    assert_eq!(packed, [vec![1], vec![3]]);
+}
+
+#[test]
+fn bad_configuration_and_priority_files_are_clear_errors() {
+    let dir = std::env::temp_dir().join(format!("classad-negotiate-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let write = |name: &str, text: &str| {
+        let p = dir.join(name);
+        std::fs::write(&p, text).unwrap();
+        p.to_string_lossy().into_owned()
+    };
+    let run = |args: &[&str]| {
+        let o = std::process::Command::new(env!("CARGO_BIN_EXE_classad"))
+            .arg("negotiate")
+            .args(args)
+            .output()
+            .unwrap();
+        (
+            o.status.code(),
+            String::from_utf8_lossy(&o.stderr).into_owned(),
+        )
+    };
+    let config = write(
+        "bad.config",
+        "# knobs\nNEGOTIATOR_CONSIDER_PREEMPTION = perhaps\n",
+    );
+    let (code, err) = run(&["--config", &config]);
+    assert_eq!(code, Some(2));
+    assert!(
+        err.contains("bad.config:2: NEGOTIATOR_CONSIDER_PREEMPTION: \"perhaps\" is not a boolean"),
+        "{err}"
+    );
+    let prio = write("bad.prio", "alice 1\nbob one\n");
+    let (code, err) = run(&["--priorities", &prio]);
+    assert_eq!(code, Some(2));
+    assert!(
+        err.contains("bad.prio:2:5: expected a real priority"),
+        "{err}"
+    );
+    let unknown = write("unknown.config", "NOT_A_KNOB = 1\n");
+    let (code, err) = run(&["--config", &unknown, "-q"]);
+    assert_eq!(code, Some(0));
+    assert!(
+        err.contains("unknown.config:1: NOT_A_KNOB: not a knob the emulator reads; ignored"),
+        "{err}"
+    );
+    let (code, err) = run(&["--priorities", "/no/such/file"]);
+    assert_eq!(code, Some(2));
+    assert!(err.contains("/no/such/file"), "{err}");
+}
+
+/// The JSON report: every match with the job's id and the slot's name, the
+/// unmatched jobs with why, and the negotiator ad's statistics.
+#[test]
+fn the_json_report_names_jobs_slots_and_statistics() {
+    let o = std::process::Command::new(env!("CARGO_BIN_EXE_classad"))
+        .args(["negotiate", "--format", "json", "-q"])
+        .output()
+        .unwrap();
+    assert!(o.status.success());
+    let v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+    let matches = v["matches"].as_array().unwrap();
+    assert!(!matches.is_empty());
+    for m in matches {
+        assert!(m["job_id"].as_str().unwrap().contains('.'));
+        assert!(m["slot_name"].as_str().unwrap().contains('@'));
+        for key in [
+            "submitter",
+            "autocluster",
+            "pre_job_rank",
+            "job_rank",
+            "post_job_rank",
+            "cost",
+            "pie_spin",
+        ] {
+            assert!(!m[key].is_null(), "{key}");
+        }
+    }
+    let stats = &v["stats"];
+    assert_eq!(
+        stats["LastNegotiationCycleMatches0"].as_f64().unwrap() as usize,
+        matches.len()
+    );
+    for u in v["unmatched"].as_array().unwrap() {
+        assert!(u["reason"].as_str().is_some());
+    }
+    let text = std::process::Command::new(env!("CARGO_BIN_EXE_classad"))
+        .args(["negotiate", "-q"])
+        .output()
+        .unwrap();
+    let lines: Vec<String> = matches
+        .iter()
+        .map(|m| format!("{} {}", m["job"], m["slot"]))
+        .collect();
+    assert_eq!(
+        String::from_utf8(text.stdout).unwrap(),
+        lines.join("\n") + "\n"
+    );
 }

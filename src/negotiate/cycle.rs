@@ -34,6 +34,9 @@ struct LastTurn {
     had_turn: bool,
     limited: bool,
     rejected: ahash::AHashSet<u32>,
+    /// Autoclusters rejected only while the submitter was past its limit (when
+    /// only slots whose Rank prefers the job were candidates).
+    rejected_past_limit: ahash::AHashSet<u32>,
 }
 
 /// One submitter of the cycle.
@@ -584,6 +587,7 @@ impl<'a> Cycle<'a> {
     ) -> Turn {
         let requests = self.requests(s);
         let mut rejected: ahash::AHashSet<u32> = ahash::AHashSet::new();
+        let mut past_limit: ahash::AHashSet<u32> = ahash::AHashSet::new();
         let mut limited = false;
         let (mut next, mut cur) = (0usize, None::<usize>);
         let (mut count, mut offers, mut skip) = (0u32, 0u32, 1u32);
@@ -601,7 +605,7 @@ impl<'a> Cycle<'a> {
                 loop {
                     let Some(req) = requests.get(next) else {
                         let at_limit = l.used >= l.limit || limited;
-                        self.end_turn(s, at_limit, rejected);
+                        self.end_turn(s, at_limit, rejected, past_limit);
                         return if at_limit { Turn::Resume } else { Turn::Done };
                     };
                     next += 1;
@@ -624,6 +628,9 @@ impl<'a> Cycle<'a> {
                 count = 0;
                 skip = 1;
                 rejected.insert(req.autocluster);
+                if only_rank {
+                    past_limit.insert(req.autocluster);
+                }
                 if found.refused_by_limit > 0
                     && !self.knobs.consider_preemption
                     && !self.knobs.use_slot_weights
@@ -685,17 +692,24 @@ impl<'a> Cycle<'a> {
                 packed,
             });
         };
-        self.end_turn(s, true, rejected);
+        self.end_turn(s, true, rejected, past_limit);
         result
     }
 
     /// Keeps how a turn left the submitter's jobs: `at_limit` when it ended at the
     /// submitter's limit.
-    fn end_turn(&mut self, s: usize, at_limit: bool, rejected: ahash::AHashSet<u32>) {
+    fn end_turn(
+        &mut self,
+        s: usize,
+        at_limit: bool,
+        rejected: ahash::AHashSet<u32>,
+        past_limit: ahash::AHashSet<u32>,
+    ) {
         let last = &mut self.submitters[s].last;
         last.had_turn = true;
         last.limited = at_limit;
         last.rejected = rejected;
+        last.rejected_past_limit = past_limit;
     }
 
     /// A consumption-policy slot that just matched goes back into the live list
@@ -1096,6 +1110,11 @@ impl<'a> Cycle<'a> {
                 let last = &self.submitters[index[&**name]].last;
                 if !last.had_turn {
                     Unmatched::NotReached
+                } else if last
+                    .rejected_past_limit
+                    .contains(&self.clusters.cluster_of(j))
+                {
+                    Unmatched::SubmitterLimit
                 } else if last.rejected.contains(&self.clusters.cluster_of(j)) {
                     Unmatched::RejectedAutocluster
                 } else if last.limited {

@@ -39,7 +39,8 @@ pub enum Unmatched {
     JobConstraint,
     /// Its autocluster found no slot in its submitter's last turn.
     RejectedAutocluster,
-    /// Its submitter's last turn ended at the submitter's limit first.
+    /// Its submitter's last turn ended at the submitter's limit first (or, past
+    /// the limit, found no slot whose Rank prefers it).
     SubmitterLimit,
     /// No turn reached it.
     NotReached,
