@@ -17,6 +17,7 @@ use crate::ad::ClassAd;
 use crate::eval::{eval_in, Semantics};
 use crate::matching::batch::RankKey;
 use crate::matching::{negotiator_key, symmetric_match, Autoclusters};
+use rayon::prelude::*;
 use std::sync::Arc;
 
 /// How a turn ended (HTCondor's `MM_DONE` and `MM_RESUME`).
@@ -48,9 +49,11 @@ struct Submitter {
     idle: u64,
     /// The best `JobPrio` of its idle jobs.
     best_prio: i64,
-    /// Its idle jobs that pass the constraint, in request order, cut into runs of
-    /// one autocluster: (autocluster, jobs).
-    runs: Vec<(u32, Vec<u32>)>,
+    /// Its idle jobs that pass the constraint, in request order.
+    jobs: Vec<u32>,
+    /// Those jobs cut into runs of one autocluster: (autocluster, start, end)
+    /// in `jobs`.
+    runs: Vec<(u32, u32, u32)>,
     /// Per run, how many of its jobs are taken (always a prefix).
     taken: Vec<u32>,
     starvation: f64,
@@ -121,11 +124,17 @@ pub(super) struct Cycle<'a> {
     available_count: usize,
     /// The slots with a consumption policy.
     consumption_slots: Vec<usize>,
+    /// Per slot, how many times a consumption policy changed it.
+    cp_version: Vec<u32>,
+    /// What consumption-policy slots offer classes, by (class, slot).
+    cp_memo: ahash::AHashMap<(u32, u32), CpState>,
     /// With `NEGOTIATOR_IGNORE_JOB_RANKS`: the slots by (PRE, POST) and their
     /// values against an empty job.
     static_order: Option<Vec<u32>>,
     static_ranks: Vec<(f64, f64)>,
     submitters: Vec<Submitter>,
+    /// Per job, its submitter (`u32::MAX`: none).
+    submitter_of: Vec<u32>,
     accountant: Accountant,
     list: Option<LiveList>,
     pool_size: f64,
@@ -133,6 +142,18 @@ pub(super) struct Cycle<'a> {
     out: CycleOutcome,
     /// The first turn of each submitter, in order.
     turn_order: Vec<usize>,
+}
+
+/// What a consumption-policy slot offers a class at one version of the slot.
+#[derive(Clone, Copy, Debug)]
+struct CpState {
+    version: u32,
+    /// The slot holds what the job consumes and matches it.
+    matches: bool,
+    /// The cost of the match (the trial deduction).
+    cost: f64,
+    /// PRE, the job's Rank, POST (when it matches).
+    key: RankKey,
 }
 
 /// What a request's search for a slot found.
@@ -154,45 +175,52 @@ impl<'a> Cycle<'a> {
     ) -> Cycle<'a> {
         let mut by_name: ahash::AHashMap<Arc<str>, usize> = ahash::AHashMap::new();
         let mut submitters: Vec<Submitter> = Vec::new();
-        let mut jobs_of: Vec<Vec<u32>> = Vec::new();
+        let mut submitter_of = vec![u32::MAX; facts.len()];
+        // Jobs of one cluster come together: their submitter is the last one's.
+        let mut last: Option<(&Arc<str>, usize)> = None;
         for (j, f) in facts.iter().enumerate() {
             let Some(name) = &f.submitter else { continue };
-            let s = *by_name.entry(name.clone()).or_insert_with(|| {
-                submitters.push(Submitter {
-                    name: name.clone(),
-                    priority: effective_priority(name, priorities, knobs),
-                    group: knobs.group_of(name).unwrap_or(knobs.groups.len()),
-                    idle: 0,
-                    best_prio: i64::MIN,
-                    runs: Vec::new(),
-                    taken: Vec::new(),
-                    starvation: f64::MAX,
-                    matches: 0,
-                    last: LastTurn::default(),
-                });
-                jobs_of.push(Vec::new());
-                submitters.len() - 1
-            });
+            let s = match last {
+                Some((n, s)) if n == name => s,
+                _ => *by_name.entry(name.clone()).or_insert_with(|| {
+                    submitters.push(Submitter {
+                        name: name.clone(),
+                        priority: effective_priority(name, priorities, knobs),
+                        group: knobs.group_of(name).unwrap_or(knobs.groups.len()),
+                        idle: 0,
+                        best_prio: i64::MIN,
+                        jobs: Vec::new(),
+                        runs: Vec::new(),
+                        taken: Vec::new(),
+                        starvation: f64::MAX,
+                        matches: 0,
+                        last: LastTurn::default(),
+                    });
+                    submitters.len() - 1
+                }),
+            };
+            last = Some((name, s));
+            submitter_of[j] = s as u32;
             if f.idle {
                 let sub = &mut submitters[s];
                 sub.idle += 1;
                 sub.best_prio = sub.best_prio.max(f.prio);
                 if f.passes_constraint {
-                    jobs_of[s].push(j as u32);
+                    sub.jobs.push(j as u32);
                 }
             }
         }
-        for (sub, mut jobs) in submitters.iter_mut().zip(jobs_of) {
-            request_order(&mut jobs, facts);
-            for j in jobs {
+        submitters.par_iter_mut().for_each(|sub| {
+            request_order(&mut sub.jobs, facts);
+            for (i, &j) in sub.jobs.iter().enumerate() {
                 let a = clusters.cluster_of(j as usize);
                 match sub.runs.last_mut() {
-                    Some((last, run)) if *last == a => run.push(j),
-                    _ => sub.runs.push((a, vec![j])),
+                    Some((last, _, end)) if *last == a => *end = i as u32 + 1,
+                    _ => sub.runs.push((a, i as u32, i as u32 + 1)),
                 }
             }
             sub.taken = vec![0; sub.runs.len()];
-        }
+        });
         let names: Vec<&str> = submitters.iter().map(|s| &*s.name).collect();
         let accountant = Accountant::new(&names, priorities, knobs);
         let available: Vec<bool> = slots.trimmed.iter().map(|t| !t).collect();
@@ -207,9 +235,12 @@ impl<'a> Cycle<'a> {
             available,
             available_count,
             consumption_slots: (0..slots.len()).filter(|&s| slots.consumption[s]).collect(),
+            cp_version: vec![0; slots.len()],
+            cp_memo: ahash::AHashMap::new(),
             static_order: None,
             static_ranks: Vec::new(),
             submitters,
+            submitter_of,
             accountant,
             list: None,
             pool_size: if knobs.use_slot_weights {
@@ -495,19 +526,21 @@ impl<'a> Cycle<'a> {
     fn requests(&self, s: usize) -> Vec<Request> {
         let sub = &self.submitters[s];
         let mut out: Vec<Request> = Vec::new();
-        for (r, ((a, jobs), &taken)) in sub.runs.iter().zip(&sub.taken).enumerate() {
-            let left = jobs.len() as u32 - taken;
+        for (r, (&(a, start, end), &taken)) in sub.runs.iter().zip(&sub.taken).enumerate() {
+            let left = end - start - taken;
             if left == 0 {
                 continue;
             }
             match out.last_mut() {
-                Some(req) if req.autocluster == *a => {
+                Some(req) if req.autocluster == a => {
                     req.runs.end = r + 1;
                     req.count += left;
                 }
                 _ => out.push(Request {
-                    autocluster: *a,
-                    class: self.clusters.class_of(jobs[taken as usize] as usize),
+                    autocluster: a,
+                    class: self
+                        .clusters
+                        .class_of(sub.jobs[(start + taken) as usize] as usize),
                     runs: r..r + 1,
                     count: left,
                 }),
@@ -518,25 +551,25 @@ impl<'a> Cycle<'a> {
 
     /// Takes the next job of a request.
     fn take_job(&mut self, s: usize, req: &Request) -> Option<u32> {
+        let j = self.next_job(s, req)?;
         let sub = &mut self.submitters[s];
-        for r in req.runs.clone() {
-            let (_, jobs) = &sub.runs[r];
-            let t = &mut sub.taken[r];
-            if (*t as usize) < jobs.len() {
-                let j = jobs[*t as usize];
-                *t += 1;
-                return Some(j);
-            }
-        }
-        None
+        let r = req
+            .runs
+            .clone()
+            .find(|&r| sub.taken[r] < sub.runs[r].2 - sub.runs[r].1)
+            .expect("the run of the next job");
+        sub.taken[r] += 1;
+        Some(j)
     }
 
     /// The next job of a request not taken yet.
     fn next_job(&self, s: usize, req: &Request) -> Option<u32> {
         let sub = &self.submitters[s];
-        req.runs
-            .clone()
-            .find_map(|r| sub.runs[r].1.get(sub.taken[r] as usize).copied())
+        req.runs.clone().find_map(|r| {
+            let (_, start, end) = sub.runs[r];
+            let at = start + sub.taken[r];
+            (at < end).then(|| sub.jobs[at as usize])
+        })
     }
 
     /// True for a partitionable slot without a consumption policy.
@@ -645,6 +678,7 @@ impl<'a> Cycle<'a> {
                 let c = consumption::consumption(&rep, &self.ads[slot]);
                 let (cost, after) = consumption::cost(&self.ads[slot], &c);
                 self.ads[slot] = after;
+                self.cp_version[slot] += 1;
                 self.put_back(req, &rep, slot);
                 cost
             } else {
@@ -763,14 +797,51 @@ impl<'a> Cycle<'a> {
     }
 
     /// HTCondor's `SubmitterLimitPermits`.
-    fn permits(&self, slot: usize, rep: &Arc<ClassAd>, used: f64, allowed: f64) -> bool {
+    fn permits(
+        &mut self,
+        slot: usize,
+        class: u32,
+        rep: &Arc<ClassAd>,
+        used: f64,
+        allowed: f64,
+    ) -> bool {
         let cost = if self.slots.consumption[slot] {
-            let c = consumption::consumption(rep, &self.ads[slot]);
-            consumption::cost(&self.ads[slot], &c).0
+            self.cp_state(class, rep, slot).cost
         } else {
             self.slots.weight[slot]
         };
         used + cost <= allowed || (used <= 0.0 && allowed > 0.0)
+    }
+
+    /// What a consumption-policy slot, as it is now, offers a class: kept until
+    /// the slot changes.
+    fn cp_state(&mut self, class: u32, rep: &Arc<ClassAd>, slot: usize) -> CpState {
+        let version = self.cp_version[slot];
+        if let Some(st) = self.cp_memo.get(&(class, slot as u32)) {
+            if st.version == version {
+                return *st;
+            }
+        }
+        let ad = &self.ads[slot];
+        let c = consumption::consumption(rep, ad);
+        let matches = consumption::sufficient(ad, &c)
+            && symmetric_match(&consumption::overridden(rep, &c), ad, Semantics::Htcondor);
+        let st = CpState {
+            version,
+            matches,
+            cost: consumption::cost(ad, &c).0,
+            key: if matches {
+                negotiator_key(rep, ad, &self.knobs.policy)
+            } else {
+                RankKey {
+                    pre: -f64::MAX,
+                    rank: 0.0,
+                    post: -f64::MAX,
+                }
+            },
+        };
+        self.cp_memo.insert((class, slot as u32), st);
+        st
     }
 
     /// HTCondor's `matchmakingAlgorithm` (section 6): a slot for the request from
@@ -787,11 +858,13 @@ impl<'a> Cycle<'a> {
             let mut found = None;
             while let Some(e) = self.pop(s, &rep, &mut live) {
                 let slot = e.slot as usize;
-                if e.state != PreemptState::None && self.permits(slot, &rep, l.used, l.limit) {
+                if e.state != PreemptState::None
+                    && self.permits(slot, req.class, &rep, l.used, l.limit)
+                {
                     found = Some(e);
                     break;
                 }
-                if self.permits(slot, &rep, l.used_unclaimed, l.unclaimed) {
+                if self.permits(slot, req.class, &rep, l.used_unclaimed, l.unclaimed) {
                     found = Some(e);
                     break;
                 }
@@ -913,7 +986,7 @@ impl<'a> Cycle<'a> {
             if !self.available[slot] || !self.matches_now(class, rep, slot) {
                 continue;
             }
-            let key = negotiator_key(rep, &self.ads[slot], &self.knobs.policy);
+            let key = self.cp_state(class, rep, slot).key;
             if let Some(e) = self.consider(s, class, rep, slot, key, l, only_rank, refused) {
                 entries.push(e);
             }
@@ -994,12 +1067,9 @@ impl<'a> Cycle<'a> {
     /// True when the request matches the slot as it is now: for a
     /// consumption-policy slot, the slot holds what the job consumes and matches
     /// the job with its requests replaced by that.
-    fn matches_now(&self, class: u32, rep: &Arc<ClassAd>, slot: usize) -> bool {
+    fn matches_now(&mut self, class: u32, rep: &Arc<ClassAd>, slot: usize) -> bool {
         if self.slots.consumption[slot] {
-            let ad = &self.ads[slot];
-            let c = consumption::consumption(rep, ad);
-            consumption::sufficient(ad, &c)
-                && symmetric_match(&consumption::overridden(rep, &c), ad, Semantics::Htcondor)
+            self.cp_state(class, rep, slot).matches
         } else {
             self.pairs.matches(class, slot as u32)
         }
@@ -1048,8 +1118,8 @@ impl<'a> Cycle<'a> {
             PreemptState::None
         };
         let permitted = match state {
-            PreemptState::Prio => self.permits(slot, rep, l.used, l.limit),
-            PreemptState::None => self.permits(slot, rep, l.used_unclaimed, l.unclaimed),
+            PreemptState::Prio => self.permits(slot, class, rep, l.used, l.limit),
+            PreemptState::None => self.permits(slot, class, rep, l.used_unclaimed, l.unclaimed),
             PreemptState::Rank => true,
         };
         if !permitted {
@@ -1093,21 +1163,15 @@ impl<'a> Cycle<'a> {
                 matched[p as usize] = true;
             }
         }
-        let index: ahash::AHashMap<&str, usize> = self
-            .submitters
-            .iter()
-            .enumerate()
-            .map(|(i, s)| (&*s.name, i))
-            .collect();
         for (j, f) in self.facts.iter().enumerate() {
-            let Some(name) = &f.submitter else { continue };
-            if !f.idle || matched[j] {
+            let s = self.submitter_of[j];
+            if s == u32::MAX || !f.idle || matched[j] {
                 continue;
             }
             let why = if !f.passes_constraint {
                 Unmatched::JobConstraint
             } else {
-                let last = &self.submitters[index[&**name]].last;
+                let last = &self.submitters[s as usize].last;
                 if !last.had_turn {
                     Unmatched::NotReached
                 } else if last

@@ -120,14 +120,18 @@ fn demand_weight(slot_weight: &ExprRef, requests: [(&str, Value, Value); 4]) -> 
 /// A submitter's jobs in the order its requests are made (section 5): `JobPrio`
 /// descending, then `ClusterId`, `ProcId` ascending, then queue order.
 pub fn request_order(jobs: &mut [u32], facts: &[JobFacts]) {
-    jobs.sort_by(|&a, &b| {
-        let (fa, fb) = (&facts[a as usize], &facts[b as usize]);
-        fb.prio
-            .cmp(&fa.prio)
-            .then(fa.cluster.cmp(&fb.cluster))
-            .then(fa.proc.cmp(&fb.proc))
-            .then(a.cmp(&b))
-    });
+    // The keys side by side (the facts are far apart); every key is distinct.
+    let mut keyed: Vec<(std::cmp::Reverse<i64>, i64, i64, u32)> = jobs
+        .iter()
+        .map(|&j| {
+            let f = &facts[j as usize];
+            (std::cmp::Reverse(f.prio), f.cluster, f.proc, j)
+        })
+        .collect();
+    keyed.sort_unstable();
+    for (slot, k) in jobs.iter_mut().zip(keyed) {
+        *slot = k.3;
+    }
 }
 
 #[cfg(test)]
