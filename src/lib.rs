@@ -26,6 +26,7 @@ pub mod cli;
 pub mod compile;
 pub mod eval;
 pub mod functions;
+pub mod generate;
 pub mod limits;
 pub mod matching;
 pub mod negotiate;

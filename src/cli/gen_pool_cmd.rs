@@ -1,0 +1,202 @@
+//! `classad gen-pool`: write a generated pool (slot ads, job ads and, if asked,
+//! the submitters' priorities) with [`crate::generate`].
+
+use super::Failure;
+use crate::generate::{AdCounts, Pool, PoolSpec, Syntax};
+use clap::Args;
+use std::fs::File;
+use std::io::{BufWriter, Write};
+use std::process::ExitCode;
+use std::time::Instant;
+
+/// More threads than this is a mistake, not a request to honour.
+const MAX_THREADS: usize = 1024;
+
+/// The `--syntax` choice.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, Default)]
+pub enum SyntaxArg {
+    /// `Name = value` lines, a blank line after each ad (`condor_q -l`).
+    #[default]
+    Old,
+    /// One `[ a = 1; b = 2 ]` ad per line.
+    New,
+    /// A JSON array of objects (`condor_q -json`).
+    Json,
+}
+
+impl From<SyntaxArg> for Syntax {
+    fn from(s: SyntaxArg) -> Syntax {
+        match s {
+            SyntaxArg::Old => Syntax::Old,
+            SyntaxArg::New => Syntax::New,
+            SyntaxArg::Json => Syntax::Json,
+        }
+    }
+}
+
+/// Arguments of `classad gen-pool`.
+#[derive(Args, Debug)]
+pub struct GenPoolArgs {
+    /// The number of slot ads.
+    #[arg(long, default_value_t = 2000)]
+    machines: usize,
+    /// The number of job ads.
+    #[arg(long, default_value_t = 2000)]
+    jobs: usize,
+    /// The seed: the same seed (and the same counts) gives the same files.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// The number of distinct submitters (user and accounting group) the jobs are
+    /// drawn from (default: the model's own mix of users and groups).
+    #[arg(long)]
+    submitters: Option<usize>,
+    /// The number of job signatures (default: about 4 * jobs^0.4, 8 to 400, or the
+    /// number of submitters if larger).
+    #[arg(long)]
+    signatures: Option<usize>,
+    /// Where to write the job ads (`-` for standard output).
+    #[arg(long)]
+    out_jobs: String,
+    /// Where to write the slot ads (`-` for standard output).
+    #[arg(long)]
+    out_machines: String,
+    /// Where to write the priorities of the submitters the jobs use, one
+    /// `<submitter> <real priority> <priority factor> <weighted usage>` line each.
+    #[arg(long)]
+    out_priorities: Option<String>,
+    /// The syntax of the ad files.
+    #[arg(long, value_enum, default_value_t)]
+    syntax: SyntaxArg,
+    /// Threads to make the ads on (default: every core); the files do not depend
+    /// on it.
+    #[arg(long)]
+    threads: Option<usize>,
+}
+
+/// Runs `classad gen-pool`.
+pub fn run(a: GenPoolArgs) -> Result<ExitCode, Failure> {
+    for (flag, v) in [
+        ("--submitters", a.submitters),
+        ("--signatures", a.signatures),
+        ("--threads", a.threads),
+    ] {
+        if v == Some(0) {
+            return Err(Failure::Message(format!("{flag} must be at least 1")));
+        }
+    }
+    let threads = match a.threads {
+        Some(n) if n > MAX_THREADS => {
+            return Err(Failure::Message(format!(
+                "--threads {n}: at most {MAX_THREADS}"
+            )))
+        }
+        Some(n) => n,
+        None => std::thread::available_parallelism().map_or(1, |n| n.get()),
+    };
+    let workers = rayon::ThreadPoolBuilder::new()
+        .num_threads(threads)
+        .build()
+        .map_err(|e| format!("cannot start {threads} threads: {e}"))?;
+    let start = Instant::now();
+    let spec = PoolSpec {
+        machines: a.machines,
+        jobs: a.jobs,
+        seed: a.seed,
+        submitters: a.submitters,
+        signatures: a.signatures,
+    };
+    let syntax = Syntax::from(a.syntax);
+    // Every file is created before anything is generated, so a bad path fails at
+    // once.
+    let mut machines_out = Output::create(&a.out_machines)?;
+    let mut jobs_out = Output::create(&a.out_jobs)?;
+    let mut priorities_out = a
+        .out_priorities
+        .as_deref()
+        .map(Output::create)
+        .transpose()?;
+    let pool = Pool::new(&spec);
+    // One of the threads writes while the others make the ads.
+    let machines = workers
+        .install(|| pool.write_machines(syntax, &mut machines_out))
+        .and_then(|c| machines_out.finish().map(|_| c))
+        .map_err(|e| machines_out.error(e))?;
+    let jobs = workers
+        .install(|| pool.write_jobs(syntax, &mut jobs_out))
+        .and_then(|c| jobs_out.finish().map(|_| c))
+        .map_err(|e| jobs_out.error(e))?;
+    let submitters = match &mut priorities_out {
+        Some(out) => {
+            let n = pool
+                .write_priorities(out)
+                .and_then(|n| out.finish().map(|_| n))
+                .map_err(|e| out.error(e))?;
+            format!(" submitters={n}")
+        }
+        None => String::new(),
+    };
+    let range = |c: &AdCounts| format!("{}..{}", c.min_attrs, c.max_attrs);
+    eprintln!(
+        "machines={} hosts={} attrs/machine={} consumption-pslots={} jobs={} signatures={} \
+         attrs/job={}{submitters} seconds={:.2}",
+        machines.ads,
+        pool.hosts(),
+        range(&machines),
+        pool.consumption_slots(),
+        jobs.ads,
+        pool.signatures(),
+        range(&jobs),
+        start.elapsed().as_secs_f64(),
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+/// An output file (or standard output, for `-`), with its name for errors.
+struct Output {
+    name: String,
+    sink: Box<dyn Write + Send>,
+}
+
+impl Output {
+    /// Creates (or truncates) the file.
+    fn create(path: &str) -> Result<Output, Failure> {
+        let sink: Box<dyn Write + Send> = if path == "-" {
+            Box::new(BufWriter::with_capacity(1 << 16, std::io::stdout()))
+        } else {
+            let file = File::create(path).map_err(|e| format!("cannot create {path}: {e}"))?;
+            Box::new(BufWriter::with_capacity(1 << 16, file))
+        };
+        Ok(Output {
+            name: path.to_string(),
+            sink,
+        })
+    }
+
+    /// Flushes what is buffered.
+    fn finish(&mut self) -> std::io::Result<()> {
+        self.sink.flush()
+    }
+
+    /// A failed write, as the command reports it.
+    fn error(&self, e: std::io::Error) -> Failure {
+        if self.name == "-" {
+            super::io::output_error(e)
+        } else {
+            Failure::Message(format!("cannot write {}: {e}", self.name))
+        }
+    }
+}
+
+impl Write for Output {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        self.sink.write(buf)
+    }
+
+    fn write_all(&mut self, buf: &[u8]) -> std::io::Result<()> {
+        self.sink.write_all(buf)
+    }
+
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.sink.flush()
+    }
+}
