@@ -1,8 +1,10 @@
 //! The `classad` command line: argument parsing and one module per subcommand.
 
+mod bench_cmd;
 mod error_count;
 mod eval_cmd;
 mod format_cmd;
+mod gen_pool_cmd;
 mod io;
 mod match_cmd;
 mod negotiate_cmd;
@@ -25,12 +27,17 @@ enum Command {
     Eval(eval_cmd::EvalArgs),
     /// Match jobs against machines.
     Match(match_cmd::MatchArgs),
+    /// The negotiator-throughput benchmark: generate (or read) a pool, then
+    /// parse, compile, cluster, match and negotiate it, each phase timed.
+    Bench(bench_cmd::BenchArgs),
     /// Run one emulated negotiation cycle of HTCondor's negotiator.
     Negotiate(negotiate_cmd::NegotiateArgs),
     /// Convert a file of ads to old, new or JSON syntax.
     Format(format_cmd::FormatArgs),
     /// Print the ads of a file for which a constraint is true.
     Query(query_cmd::QueryArgs),
+    /// Generate a realistic pool: slot ads, job ads and the submitters' priorities.
+    GenPool(gen_pool_cmd::GenPoolArgs),
 }
 
 /// The `--engine` choice.
@@ -90,9 +97,11 @@ pub fn main() -> ExitCode {
     let result = match cli.command {
         Command::Eval(a) => eval_cmd::run(a),
         Command::Match(a) => match_cmd::run(a),
+        Command::Bench(a) => bench_cmd::run(a),
         Command::Negotiate(a) => negotiate_cmd::run(a),
         Command::Format(a) => format_cmd::run(a),
         Command::Query(a) => query_cmd::run(a),
+        Command::GenPool(a) => gen_pool_cmd::run(a),
     };
     match result {
         Ok(code) => code,

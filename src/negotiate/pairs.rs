@@ -29,6 +29,7 @@ fn is_true(e: &ExprRef, slot: &Arc<ClassAd>, job: &Arc<ClassAd>) -> bool {
 /// One of the preemption tests, evaluated once per slot for each group of
 /// classes that give the same values to the names it reads there (as the batch
 /// matcher shares PRE and POST), else once per (class, slot).
+#[derive(Clone)]
 struct SharedTest<T> {
     expr: ExprRef,
     /// Per slot, the names (ids) the test reads there; `None`: not known in full.
@@ -93,6 +94,7 @@ impl<T: Copy> SharedTest<T> {
 }
 
 /// The preemption tests of section 8, each shared as far as it can be.
+#[derive(Clone)]
 struct PreemptionTests {
     rank_preferred: SharedTest<bool>,
     rank_at_least: SharedTest<bool>,
@@ -112,6 +114,7 @@ pub enum Test {
 }
 
 /// Every class's matches and candidates.
+#[derive(Clone)]
 pub struct ClassPairs {
     /// Per class, per block of 64 slots, which match.
     matches: Vec<Vec<u64>>,

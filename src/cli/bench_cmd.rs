@@ -1,0 +1,367 @@
+//! `classad bench`: the negotiator-throughput benchmark. A pool is generated (or
+//! read), then parsed, compiled, clustered, matched and negotiated, each phase
+//! timed, and reported with the negotiator ad's statistics.
+
+use super::negotiate_cmd::{load_knobs, load_priorities};
+use super::Failure;
+use crate::ad::parts::{read_ads_in_parts, PartsError, PART_BYTES};
+use crate::ad::{ClassAd, ReadLimits};
+use crate::generate::{Pool, PoolSpec, Syntax};
+use crate::matching::batch::{BatchMatcher, CompiledSlots};
+use crate::matching::{Autoclusters, SignificantAttributes};
+use crate::negotiate::{
+    class_names, negotiate_with_pairs, prepare_slots, ClassPairs, CycleOutcome, JobFacts,
+    Priorities,
+};
+use clap::Args;
+use indicatif::{ProgressBar, ProgressStyle};
+use rayon::prelude::*;
+use serde_json::json;
+use std::io::BufRead;
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+/// Arguments of `classad bench`.
+#[derive(Args, Debug)]
+pub struct BenchArgs {
+    /// Slots to generate (default 10000), or, with `--jobs`, the slot ads to read.
+    #[arg(long)]
+    machines: Option<String>,
+    /// Jobs to generate (default 100000), or, with `--machines`, the job ads to read.
+    #[arg(long)]
+    jobs: Option<String>,
+    /// The generator's seed.
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// The accountant's state (`classad negotiate --priorities`); a generated
+    /// pool comes with its own.
+    #[arg(long)]
+    priorities: Option<String>,
+    /// Threads (default: every core).
+    #[arg(long)]
+    threads: Option<usize>,
+    /// Evaluate every job on its own instead of once per match class.
+    #[arg(long)]
+    no_autocluster: bool,
+    /// The negotiator's configuration, in HTCondor's syntax.
+    #[arg(long)]
+    config: Option<String>,
+    /// `text` (a report) or `json` (one object).
+    #[arg(long, value_enum, default_value_t)]
+    format: super::negotiate_cmd::Format,
+}
+
+/// Where the pool comes from.
+enum Source {
+    Generated(PoolSpec),
+    Files { jobs: String, machines: String },
+}
+
+/// A number argument, or a file when not a number (with `--jobs` and
+/// `--machines` both files).
+fn source(a: &BenchArgs) -> Result<Source, String> {
+    let count = |s: &Option<String>, default: usize| -> Option<usize> {
+        match s {
+            None => Some(default),
+            Some(s) => s.replace('_', "").parse().ok(),
+        }
+    };
+    match (count(&a.machines, 10_000), count(&a.jobs, 100_000)) {
+        (Some(machines), Some(jobs)) => Ok(Source::Generated(PoolSpec {
+            machines,
+            jobs,
+            seed: a.seed,
+            submitters: None,
+            signatures: None,
+        })),
+        (None, None) => Ok(Source::Files {
+            jobs: a.jobs.clone().expect("a file name"),
+            machines: a.machines.clone().expect("a file name"),
+        }),
+        _ => Err("--machines and --jobs are both counts (to generate a pool) or both files".into()),
+    }
+}
+
+/// Runs `classad bench`.
+pub fn run(a: BenchArgs) -> Result<ExitCode, Failure> {
+    let workers = super::match_cmd::thread_pool(a.threads)?;
+    let threads = workers.current_num_threads();
+    workers.install(|| run_on_threads(&a, threads))
+}
+
+/// Each phase's seconds.
+#[derive(Default)]
+struct Phases {
+    generate: f64,
+    parse: f64,
+    compile: f64,
+    cluster: f64,
+    matching: f64,
+    negotiate: f64,
+}
+
+/// A spinner on standard error for a phase; drawn only on a terminal.
+fn phase(message: &str) -> ProgressBar {
+    let bar = ProgressBar::new_spinner();
+    bar.set_style(
+        ProgressStyle::with_template("{spinner} {msg} {elapsed}").expect("a valid template"),
+    );
+    bar.set_message(message.to_string());
+    bar.enable_steady_tick(Duration::from_millis(100));
+    bar
+}
+
+/// Times `f` under a spinner.
+fn timed<T>(message: &str, seconds: &mut f64, f: impl FnOnce() -> T) -> T {
+    let bar = phase(message);
+    let t = Instant::now();
+    let r = f();
+    *seconds = t.elapsed().as_secs_f64();
+    bar.finish_and_clear();
+    r
+}
+
+/// Parses ads from a reader in parts on every core.
+fn parse_ads(reader: impl BufRead + Send, file: &str) -> Result<Vec<Arc<ClassAd>>, String> {
+    let mut out = Vec::new();
+    let map = |ads: Vec<ClassAd>| ads.into_iter().map(Arc::new).collect::<Vec<_>>();
+    let sink = |part: Vec<Arc<ClassAd>>| {
+        out.extend(part);
+        Ok::<(), std::convert::Infallible>(())
+    };
+    match read_ads_in_parts(reader, file, ReadLimits::default(), PART_BYTES, map, sink) {
+        Ok(()) => Ok(out),
+        Err(PartsError::Read(e)) => Err(e.to_string()),
+        Err(PartsError::Sink(never)) => match never {},
+    }
+}
+
+fn open(path: &str) -> Result<std::io::BufReader<std::fs::File>, String> {
+    let f = std::fs::File::open(path).map_err(|e| format!("{path}: {e}"))?;
+    Ok(std::io::BufReader::with_capacity(1 << 20, f))
+}
+
+/// The process's peak resident memory, in bytes.
+fn peak_rss_bytes() -> u64 {
+    // SAFETY: getrusage writes into the zeroed struct we pass and reads nothing
+    // else; RUSAGE_SELF is always valid.
+    let usage = unsafe {
+        let mut u: libc::rusage = std::mem::zeroed();
+        libc::getrusage(libc::RUSAGE_SELF, &mut u);
+        u
+    };
+    // Linux reports kilobytes.
+    (usage.ru_maxrss.max(0) as u64) * 1024
+}
+
+fn run_on_threads(a: &BenchArgs, threads: usize) -> Result<ExitCode, Failure> {
+    let started = Instant::now();
+    let knobs = load_knobs(a.config.as_deref())?;
+    let mut t = Phases::default();
+    let src = source(a)?;
+    // Generate (in memory) or open.
+    let (jobs_text, machines_text, generated_priorities) = match &src {
+        Source::Generated(spec) => {
+            let texts = timed("generating the pool", &mut t.generate, || {
+                let pool = Pool::new(spec);
+                let (mut jobs, mut machines, mut priorities) = (Vec::new(), Vec::new(), Vec::new());
+                pool.write_jobs(Syntax::Old, &mut jobs)?;
+                pool.write_machines(Syntax::Old, &mut machines)?;
+                pool.write_priorities(&mut priorities)?;
+                Ok::<_, std::io::Error>((jobs, machines, priorities))
+            })
+            .map_err(|e| format!("generating the pool: {e}"))?;
+            (Some(texts.0), Some(texts.1), Some(texts.2))
+        }
+        Source::Files { .. } => (None, None, None),
+    };
+    let priorities = match (&a.priorities, &generated_priorities) {
+        (Some(p), _) => load_priorities(Some(p))?,
+        (None, Some(text)) => Priorities::parse(&String::from_utf8_lossy(text), "<generated>")
+            .map_err(|e| e.to_string())?,
+        (None, None) => Priorities::default(),
+    };
+    // Parse.
+    let (jobs, slots) = timed("parsing", &mut t.parse, || -> Result<_, String> {
+        Ok(match &src {
+            Source::Generated(_) => {
+                let jt = jobs_text.as_deref().expect("generated");
+                let mt = machines_text.as_deref().expect("generated");
+                (
+                    parse_ads(jt, "<generated jobs>")?,
+                    parse_ads(mt, "<generated machines>")?,
+                )
+            }
+            Source::Files { jobs, machines } => (
+                parse_ads(open(jobs)?, jobs)?,
+                parse_ads(open(machines)?, machines)?,
+            ),
+        })
+    })?;
+    drop((jobs_text, machines_text));
+    // Compile: the slots prepared and compiled, the jobs' facts.
+    let (table, compiled, facts) = timed("compiling", &mut t.compile, || {
+        let table = prepare_slots(&slots, &knobs, &priorities);
+        let (compiled, facts) = rayon::join(
+            || CompiledSlots::new(&table.ads, &knobs.policy),
+            || {
+                jobs.par_iter()
+                    .map(|j| JobFacts::of(j, &knobs))
+                    .collect::<Vec<_>>()
+            },
+        );
+        (table, compiled, facts)
+    });
+    // Cluster.
+    let clusters = timed("clustering", &mut t.cluster, || {
+        let mut sig = SignificantAttributes::compute(&table.ads, &knobs.policy);
+        sig.add_class_names(&class_names(&table, &knobs));
+        let c = Autoclusters::with(&jobs, sig);
+        if a.no_autocluster {
+            c.one_class_per_job(&jobs)
+        } else {
+            c
+        }
+    });
+    let (autoclusters, classes) = (clusters.len(), clusters.classes().len());
+    // Match: every class's candidates.
+    let (pairs, clusters, evaluations) = timed("matching", &mut t.matching, || {
+        let mut matcher = BatchMatcher::with_compiled(clusters, compiled);
+        let pairs = ClassPairs::from_matcher(&mut matcher);
+        let evaluations = matcher.stats().pairs;
+        let clusters = matcher.into_autoclusters().expect("given");
+        (pairs, clusters, evaluations)
+    });
+    // Negotiate.
+    let outcome = timed("negotiating", &mut t.negotiate, || {
+        negotiate_with_pairs(&table, &facts, &clusters, pairs, &knobs, &priorities)
+    });
+    let total = started.elapsed().as_secs_f64();
+    let report = Report {
+        machines: slots.len(),
+        jobs: jobs.len(),
+        threads,
+        autoclusters,
+        classes,
+        evaluations,
+        phases: t,
+        total,
+        peak_rss: peak_rss_bytes(),
+        outcome,
+    };
+    match a.format {
+        super::negotiate_cmd::Format::Text => print!("{}", report.text()),
+        super::negotiate_cmd::Format::Json => {
+            println!(
+                "{}",
+                serde_json::to_string_pretty(&report.json()).expect("json")
+            );
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// What a run measured.
+struct Report {
+    machines: usize,
+    jobs: usize,
+    threads: usize,
+    autoclusters: usize,
+    classes: usize,
+    evaluations: u64,
+    phases: Phases,
+    total: f64,
+    peak_rss: u64,
+    outcome: CycleOutcome,
+}
+
+impl Report {
+    fn text(&self) -> String {
+        let s = &self.outcome.stats;
+        let p = &self.phases;
+        let after_reading = p.cluster + p.matching + p.negotiate;
+        let mut out = format!(
+            "classad bench: {} slots, {} jobs, {} threads\n\
+             {:<10} {:>8.3} s\n{:<10} {:>8.3} s\n{:<10} {:>8.3} s\n\
+             {:<10} {:>8.3} s   {} autoclusters, {} match classes\n\
+             {:<10} {:>8.3} s   {} evaluations\n\
+             {:<10} {:>8.3} s   {} submitters, {} pie spins, {} matches, {} rejections\n\
+             {:<10} {:>8.3} s   (cluster, match, negotiate: {:.3} s)\n\
+             peak resident memory {:.1} MB\n",
+            self.machines,
+            self.jobs,
+            self.threads,
+            "generate",
+            p.generate,
+            "parse",
+            p.parse,
+            "compile",
+            p.compile,
+            "cluster",
+            p.cluster,
+            self.autoclusters,
+            self.classes,
+            "match",
+            p.matching,
+            self.evaluations,
+            "negotiate",
+            p.negotiate,
+            self.outcome.submitters.len(),
+            s.pie_spins,
+            s.matches,
+            s.rejections,
+            "total",
+            self.total,
+            after_reading,
+            self.peak_rss as f64 / 1e6,
+        );
+        for (name, v) in self.cycle_stats() {
+            out.push_str(&format!("{name} = {v}\n"));
+        }
+        out
+    }
+
+    /// The negotiator ad's statistics, with this run's phases as its durations.
+    fn cycle_stats(&self) -> Vec<(&'static str, f64)> {
+        let mut stats = self.outcome.stats.clone();
+        let p = &self.phases;
+        stats.phase_durations = [
+            p.generate + p.parse + p.compile,
+            p.cluster + p.matching,
+            stats.phase_durations[2],
+            p.negotiate - stats.phase_durations[2],
+        ];
+        stats.duration = self.total;
+        stats.named()
+    }
+
+    fn json(&self) -> serde_json::Value {
+        let p = &self.phases;
+        let mut v = json!({
+            "machines": self.machines,
+            "jobs": self.jobs,
+            "threads": self.threads,
+            "autoclusters": self.autoclusters,
+            "match_classes": self.classes,
+            "submitters": self.outcome.submitters.len(),
+            "evaluations": self.evaluations,
+            "matches": self.outcome.stats.matches,
+            "rejections": self.outcome.stats.rejections,
+            "pie_spins": self.outcome.stats.pie_spins,
+            "generate_s": p.generate,
+            "parse_s": p.parse,
+            "compile_s": p.compile,
+            "cluster_s": p.cluster,
+            "match_s": p.matching,
+            "negotiate_s": p.negotiate,
+            "total_s": self.total,
+            "peak_rss_bytes": self.peak_rss,
+        });
+        let map = v.as_object_mut().expect("an object");
+        for (name, value) in self.cycle_stats() {
+            map.insert(name.to_string(), json!(value));
+        }
+        v
+    }
+}
