@@ -724,3 +724,110 @@ fn the_json_report_names_jobs_slots_and_statistics() {
         lines.join("\n") + "\n"
     );
 }
+
+/// `classad bench`: a small generated pool, every phase timed and every figure the
+/// JSON report promises; the same from files; counts and files are not mixed.
+#[test]
+fn classad_bench_reports_every_phase() {
+    let run = |args: &[&str]| {
+        let o = std::process::Command::new(env!("CARGO_BIN_EXE_classad"))
+            .arg("bench")
+            .args(args)
+            .output()
+            .unwrap();
+        (
+            o.status.code(),
+            String::from_utf8_lossy(&o.stdout).into_owned(),
+            String::from_utf8_lossy(&o.stderr).into_owned(),
+        )
+    };
+    let (code, out, err) = run(&[
+        "--machines",
+        "300",
+        "--jobs",
+        "3000",
+        "--format",
+        "json",
+        "--threads",
+        "2",
+    ]);
+    assert_eq!(code, Some(0), "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    for key in [
+        "machines",
+        "jobs",
+        "threads",
+        "autoclusters",
+        "submitters",
+        "evaluations",
+        "matches",
+        "parse_s",
+        "compile_s",
+        "cluster_s",
+        "match_s",
+        "negotiate_s",
+        "total_s",
+        "peak_rss_bytes",
+        "LastNegotiationCycleMatches0",
+        "LastNegotiationCycleSlotShareIter0",
+    ] {
+        assert!(v[key].is_number(), "{key} in {out}");
+    }
+    assert_eq!(
+        (v["machines"].as_u64(), v["jobs"].as_u64()),
+        (Some(300), Some(3000))
+    );
+    assert!(v["matches"].as_u64().unwrap() > 0);
+    assert_eq!(
+        v["matches"].as_f64(),
+        v["LastNegotiationCycleMatches0"].as_f64()
+    );
+    // From files: the cycle of `classad negotiate` on the same files.
+    let dir = std::env::temp_dir().join(format!("classad-bench-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let (jobs, slots) = (dir.join("j.ads"), dir.join("m.ads"));
+    let gen = std::process::Command::new(env!("CARGO_BIN_EXE_classad"))
+        .args([
+            "gen-pool",
+            "--machines",
+            "100",
+            "--jobs",
+            "800",
+            "--seed",
+            "4",
+        ])
+        .arg("--out-jobs")
+        .arg(&jobs)
+        .arg("--out-machines")
+        .arg(&slots)
+        .output()
+        .unwrap();
+    assert!(gen.status.success());
+    let (j, m) = (jobs.to_string_lossy(), slots.to_string_lossy());
+    let (code, out, err) = run(&["--jobs", &j, "--machines", &m, "--format", "json"]);
+    assert_eq!(code, Some(0), "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let negotiate = std::process::Command::new(env!("CARGO_BIN_EXE_classad"))
+        .args(["negotiate", "-q", "--jobs", &j, "--machines", &m])
+        .output()
+        .unwrap();
+    let lines = String::from_utf8(negotiate.stdout).unwrap().lines().count() as u64;
+    assert_eq!(v["matches"].as_u64(), Some(lines));
+    let (code, _, err) = run(&["--jobs", &j, "--machines", "100"]);
+    assert_eq!(code, Some(2));
+    assert!(err.contains("both counts"), "{err}");
+    // The text report names the phases.
+    let (code, out, _) = run(&["--machines", "50", "--jobs", "200"]);
+    assert_eq!(code, Some(0));
+    for phase in [
+        "generate",
+        "parse",
+        "compile",
+        "cluster",
+        "match",
+        "negotiate",
+        "total",
+    ] {
+        assert!(out.contains(phase), "{out}");
+    }
+}
