@@ -60,11 +60,11 @@ fn cycle(c: &mut Criterion) {
     let mut sig = SignificantAttributes::compute(&table.ads, &knobs.policy);
     sig.add_class_names(&class_names(&table, &knobs));
     let clusters = Autoclusters::with(&b.jobs, sig);
-    let mut matcher = BatchMatcher::with_compiled(
-        clusters.clone(),
+    let matcher = BatchMatcher::for_classes(
+        clusters.representatives().to_vec(),
         CompiledSlots::new(&table.ads, &knobs.policy),
     );
-    let pairs = ClassPairs::from_matcher(&mut matcher);
+    let pairs = ClassPairs::from_matcher(matcher);
     let mut g = c.benchmark_group("negotiate");
     g.sample_size(10);
     g.throughput(Throughput::Elements(b.jobs.len() as u64));

@@ -831,3 +831,41 @@ fn classad_bench_reports_every_phase() {
         assert!(out.contains(phase), "{out}");
     }
 }
+
+/// Candidates worked out a window of classes at a time within a small budget,
+/// the oldest dropped and worked out again when needed, give the same cycle as
+/// all at once.
+#[test]
+fn candidates_within_a_budget_give_the_same_cycle() {
+    use classad::matching::batch::{BatchMatcher, CompiledSlots};
+    use classad::matching::{Autoclusters, SignificantAttributes};
+    use classad::negotiate::{
+        class_names, negotiate_with_pairs, prepare_slots, ClassPairs, JobFacts,
+    };
+    let master = gen::master_seed();
+    let mut windows = 0;
+    for index in 0..40 {
+        let p = negotiation_pool(master, index, false);
+        let (jobs, slots) = (ads(&p.jobs), ads(&p.slots));
+        let k = knobs(&p.config);
+        let prios = Priorities::parse(&p.priorities, "priorities").unwrap();
+        let table = prepare_slots(&slots, &k, &prios);
+        let facts: Vec<JobFacts> = jobs.iter().map(|j| JobFacts::of(j, &k)).collect();
+        let mut sig = SignificantAttributes::compute(&table.ads, &k.policy);
+        sig.add_class_names(&class_names(&table, &k));
+        let clusters = Autoclusters::with(&jobs, sig);
+        let run = |budget: usize| {
+            let m = BatchMatcher::for_classes(
+                clusters.representatives().to_vec(),
+                CompiledSlots::new(&table.ads, &k.policy),
+            );
+            let pairs = ClassPairs::with_budget(m, budget);
+            negotiate_with_pairs(&table, &facts, &clusters, pairs, &k, &prios)
+        };
+        let (all, tight) = (run(usize::MAX), run(1));
+        assert_eq!(order(&all), order(&tight), "case {index}\n{p}");
+        assert_eq!(all.stats.rejections, tight.stats.rejections);
+        windows += usize::from(tight.stats.evaluations > all.stats.evaluations);
+    }
+    assert!(windows > 0, "some class was dropped and worked out again");
+}

@@ -226,17 +226,15 @@ fn run_on_threads(a: &BenchArgs, threads: usize) -> Result<ExitCode, Failure> {
     });
     let (autoclusters, classes) = (clusters.len(), clusters.classes().len());
     // Match: every class's candidates.
-    let (pairs, clusters, evaluations) = timed("matching", &mut t.matching, || {
-        let mut matcher = BatchMatcher::with_compiled(clusters, compiled);
-        let pairs = ClassPairs::from_matcher(&mut matcher);
-        let evaluations = matcher.stats().pairs;
-        let clusters = matcher.into_autoclusters().expect("given");
-        (pairs, clusters, evaluations)
+    let pairs = timed("matching", &mut t.matching, || {
+        let matcher = BatchMatcher::for_classes(clusters.representatives().to_vec(), compiled);
+        ClassPairs::from_matcher(matcher)
     });
     // Negotiate.
     let outcome = timed("negotiating", &mut t.negotiate, || {
         negotiate_with_pairs(&table, &facts, &clusters, pairs, &knobs, &priorities)
     });
+    let evaluations = outcome.stats.evaluations;
     let total = started.elapsed().as_secs_f64();
     let report = Report {
         machines: slots.len(),

@@ -301,6 +301,32 @@ impl BatchMatcher {
         self.windows(true, |_, j, r| f(j, &r.candidates))
     }
 
+    /// A matcher of the classes `representatives` (a job each) against `slots`,
+    /// for evaluating chosen classes ([`BatchMatcher::evaluate_classes`]).
+    pub fn for_classes(representatives: Vec<Arc<ClassAd>>, slots: CompiledSlots) -> BatchMatcher {
+        BatchMatcher::with_classes(Vec::new(), representatives, None, slots)
+    }
+
+    /// How many slots the matcher holds.
+    pub fn slot_count(&self) -> usize {
+        self.pool.machines.len()
+    }
+
+    /// Evaluates `classes` against every slot: per class, per block of 64 slots,
+    /// which match, and those slots best first by [`RankKey`] (ties by slot
+    /// order).
+    pub fn evaluate_classes(&mut self, classes: &[u32]) -> Vec<(Vec<u64>, Vec<Candidate>)> {
+        let mut out = Vec::with_capacity(classes.len());
+        for window in classes.chunks(WINDOW_CLASSES) {
+            out.extend(
+                self.evaluate(window, true)
+                    .into_iter()
+                    .map(|r| (r.masks, r.candidates)),
+            );
+        }
+        out
+    }
+
     /// Calls `f(class, matches, candidates)` for every class, in id order: per block
     /// of 64 slots, which match the class; and those slots best first by
     /// [`RankKey`], ties by slot order. Classes are evaluated a window at a time, so

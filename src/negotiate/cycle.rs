@@ -944,12 +944,14 @@ impl<'a> Cycle<'a> {
         cursor: &mut usize,
         refused: &mut u32,
     ) -> Option<Vec<Entry>> {
-        let n = self.pairs.candidates(class).len();
+        let entry = self.pairs.entry(class);
+        let cands = &entry.candidates;
+        let n = cands.len();
         while *cursor < n {
-            let first = self.pairs.candidates(class)[*cursor].key;
+            let first = cands[*cursor].key;
             let mut group = Vec::new();
             while *cursor < n {
-                let c = self.pairs.candidates(class)[*cursor];
+                let c = cands[*cursor];
                 if c.key.partial_cmp_key(&first) != std::cmp::Ordering::Equal {
                     break;
                 }
@@ -1046,9 +1048,8 @@ impl<'a> Cycle<'a> {
             }
             return (entries, refused);
         }
-        let n = self.pairs.candidates(req.class).len();
-        for i in 0..n {
-            let c = self.pairs.candidates(req.class)[i];
+        let entry = self.pairs.entry(req.class);
+        for &c in &entry.candidates {
             let slot = c.slot as usize;
             if !self.available[slot] || self.slots.consumption[slot] {
                 continue;
@@ -1156,6 +1157,7 @@ impl<'a> Cycle<'a> {
 
     /// The outcome: the unmatched jobs with why, the submitters, the statistics.
     fn finish(mut self) -> CycleOutcome {
+        self.out.stats.evaluations = self.pairs.evaluations();
         let mut matched = vec![false; self.facts.len()];
         for m in &self.out.matches {
             matched[m.job as usize] = true;

@@ -123,16 +123,11 @@ pub fn negotiate_prepared(
     priorities: &Priorities,
 ) -> CycleOutcome {
     let started = std::time::Instant::now();
-    let mut matcher = BatchMatcher::with_compiled(clusters, compiled);
-    let pairs = ClassPairs::from_matcher(&mut matcher);
-    let evaluations = matcher.stats().pairs;
-    let clusters = matcher
-        .into_autoclusters()
-        .expect("the matcher was given autoclusters");
+    let matcher = BatchMatcher::for_classes(clusters.representatives().to_vec(), compiled);
+    let pairs = ClassPairs::from_matcher(matcher);
     let matched = started.elapsed().as_secs_f64();
     let mut outcome = negotiate_with_pairs(table, facts, &clusters, pairs, knobs, priorities);
     let s = &mut outcome.stats;
-    s.evaluations = evaluations;
     s.phase_durations[1] += matched;
     s.duration += matched;
     outcome

@@ -113,32 +113,143 @@ pub enum Test {
     Requirements,
 }
 
-/// Every class's matches and candidates.
+/// One class's matches and candidates.
+#[derive(Clone, Debug, Default)]
+pub struct ClassEntry {
+    /// Per block of 64 slots, which match.
+    pub matches: Vec<u64>,
+    /// The matching slots, best first, ties by slot order.
+    pub candidates: Vec<Candidate>,
+}
+
+impl ClassEntry {
+    fn bytes(&self) -> usize {
+        self.matches.len() * 8 + self.candidates.len() * std::mem::size_of::<Candidate>() + 64
+    }
+}
+
+/// How many bytes of candidate lists a cycle keeps at most: beyond, the classes
+/// are evaluated as the cycle reaches them and the oldest dropped (a queue of
+/// many distinct jobs against a large pool would otherwise hold classes x slots
+/// candidates).
+pub const CANDIDATE_BUDGET_BYTES: usize = 1 << 30;
+
+/// Every class's matches and candidates: worked out all at once when they fit
+/// [`CANDIDATE_BUDGET_BYTES`], else a window of classes at a time as the cycle
+/// asks, keeping what fits.
 #[derive(Clone)]
 pub struct ClassPairs {
-    /// Per class, per block of 64 slots, which match.
-    matches: Vec<Vec<u64>>,
-    /// Per class, its candidates best first.
-    candidates: Vec<Vec<Candidate>>,
+    /// Evaluates classes not held (none when every class was given).
+    matcher: Option<Arc<std::sync::Mutex<BatchMatcher>>>,
+    classes: usize,
+    held: Vec<Option<Arc<ClassEntry>>>,
+    /// Classes held, oldest first, and their bytes.
+    loaded: std::collections::VecDeque<u32>,
+    bytes: usize,
+    budget: usize,
+    evaluations: u64,
     tests: Option<PreemptionTests>,
 }
 
 impl ClassPairs {
-    /// Runs `matcher` over every class.
-    pub fn from_matcher(matcher: &mut BatchMatcher) -> ClassPairs {
-        let n = matcher.class_count();
-        let mut matches = Vec::with_capacity(n);
-        let mut candidates = Vec::with_capacity(n);
-        let _ = matcher.for_each_class(|_, m, c| {
-            matches.push(m.to_vec());
-            candidates.push(c.to_vec());
-            Ok::<(), ()>(())
-        });
-        ClassPairs {
-            matches,
-            candidates,
+    /// The classes of `matcher` (made with [`BatchMatcher::for_classes`] or from
+    /// autoclusters), within the default budget.
+    pub fn from_matcher(matcher: BatchMatcher) -> ClassPairs {
+        ClassPairs::with_budget(matcher, CANDIDATE_BUDGET_BYTES)
+    }
+
+    /// [`ClassPairs::from_matcher`] keeping at most `budget` bytes of candidates.
+    pub fn with_budget(mut matcher: BatchMatcher, budget: usize) -> ClassPairs {
+        let classes = matcher.class_count();
+        let per_class = matcher.slot_count() * (std::mem::size_of::<Candidate>() + 1) + 64;
+        let mut pairs = ClassPairs {
+            matcher: None,
+            classes,
+            held: vec![None; classes],
+            loaded: std::collections::VecDeque::new(),
+            bytes: 0,
+            budget,
+            evaluations: 0,
             tests: None,
+        };
+        if classes.saturating_mul(per_class) <= budget {
+            // Everything fits even if every slot matched every class: at once.
+            let all: Vec<u32> = (0..classes as u32).collect();
+            let results = matcher.evaluate_classes(&all);
+            pairs.evaluations = matcher.stats().pairs;
+            for (c, (m, cands)) in all.into_iter().zip(results) {
+                pairs.hold(
+                    c,
+                    ClassEntry {
+                        matches: m,
+                        candidates: cands,
+                    },
+                );
+            }
+        } else {
+            pairs.matcher = Some(Arc::new(std::sync::Mutex::new(matcher)));
         }
+        pairs
+    }
+
+    fn hold(&mut self, c: u32, e: ClassEntry) {
+        self.bytes += e.bytes();
+        self.held[c as usize] = Some(Arc::new(e));
+        self.loaded.push_back(c);
+    }
+
+    /// Class `c`'s entry, evaluated (with the classes after it, a window's worth
+    /// within the budget) when not held.
+    pub fn entry(&mut self, c: u32) -> Arc<ClassEntry> {
+        if let Some(e) = &self.held[c as usize] {
+            return e.clone();
+        }
+        let matcher = self
+            .matcher
+            .clone()
+            .expect("classes not held have a matcher");
+        let mut m = matcher.lock().unwrap_or_else(|p| p.into_inner());
+        let per_class = m.slot_count() * std::mem::size_of::<Candidate>() + 64;
+        let room = (self.budget / 2 / per_class.max(1)).clamp(1, 4096);
+        let window: Vec<u32> = (c..self.classes as u32)
+            .filter(|&k| self.held[k as usize].is_none())
+            .take(room)
+            .collect();
+        let before = m.stats().pairs;
+        let results = m.evaluate_classes(&window);
+        self.evaluations += m.stats().pairs - before;
+        drop(m);
+        for (k, (masks, cands)) in window.into_iter().zip(results) {
+            self.hold(
+                k,
+                ClassEntry {
+                    matches: masks,
+                    candidates: cands,
+                },
+            );
+        }
+        // Over the budget: the oldest go (never the one asked for).
+        while self.bytes > self.budget {
+            let Some(old) = self.loaded.pop_front() else {
+                break;
+            };
+            if old == c {
+                self.loaded.push_back(old);
+                if self.loaded.len() == 1 {
+                    break;
+                }
+                continue;
+            }
+            if let Some(e) = self.held[old as usize].take() {
+                self.bytes -= e.bytes();
+            }
+        }
+        self.held[c as usize].clone().expect("just evaluated")
+    }
+
+    /// (class, slot) pairs evaluated so far.
+    pub fn evaluations(&self) -> u64 {
+        self.evaluations
     }
 
     /// Every pair of `reps` (a class each) and `slots` on the reference
@@ -149,29 +260,38 @@ impl ClassPairs {
         policy: &NegotiatorPolicy,
     ) -> ClassPairs {
         let blocks = slots.len().div_ceil(64);
-        let mut matches = Vec::with_capacity(reps.len());
-        let mut candidates = Vec::with_capacity(reps.len());
-        for rep in reps {
+        let mut pairs = ClassPairs {
+            matcher: None,
+            classes: reps.len(),
+            held: vec![None; reps.len()],
+            loaded: std::collections::VecDeque::new(),
+            bytes: 0,
+            budget: usize::MAX,
+            evaluations: (reps.len() * slots.len()) as u64,
+            tests: None,
+        };
+        for (c, rep) in reps.iter().enumerate() {
             let mut m = vec![0u64; blocks];
-            let mut c = Vec::new();
+            let mut cands = Vec::new();
             for (s, slot) in slots.iter().enumerate() {
                 if symmetric_match(rep, slot, Semantics::Htcondor) {
                     m[s / 64] |= 1 << (s % 64);
-                    c.push(Candidate {
+                    cands.push(Candidate {
                         slot: s as u32,
                         key: negotiator_key(rep, slot, policy),
                     });
                 }
             }
-            c.sort_by(|a, b| b.key.partial_cmp_key(&a.key).then(a.slot.cmp(&b.slot)));
-            matches.push(m);
-            candidates.push(c);
+            cands.sort_by(|a, b| b.key.partial_cmp_key(&a.key).then(a.slot.cmp(&b.slot)));
+            pairs.hold(
+                c as u32,
+                ClassEntry {
+                    matches: m,
+                    candidates: cands,
+                },
+            );
         }
-        ClassPairs {
-            matches,
-            candidates,
-            tests: None,
-        }
+        pairs
     }
 
     /// Prepares the preemption tests of the slots someone runs on (`claimed`)
@@ -203,15 +323,11 @@ impl ClassPairs {
     }
 
     /// True when class `c` and slot `s` match.
-    pub fn matches(&self, c: u32, s: u32) -> bool {
-        let m = &self.matches[c as usize];
-        m.get(s as usize / 64)
+    pub fn matches(&mut self, c: u32, s: u32) -> bool {
+        let e = self.entry(c);
+        e.matches
+            .get(s as usize / 64)
             .is_some_and(|b| b & (1 << (s % 64)) != 0)
-    }
-
-    /// Class `c`'s candidates, best first, ties by slot order.
-    pub fn candidates(&self, c: u32) -> &[Candidate] {
-        &self.candidates[c as usize]
     }
 
     /// A preemption test of slot `s` for class `c`, whose representative is
