@@ -144,6 +144,9 @@ pub(super) struct Cycle<'a> {
     turn_order: Vec<usize>,
 }
 
+/// How many (class, consumption-policy slot) states the cycle keeps at most.
+const CP_MEMO_ENTRIES: usize = 1 << 20;
+
 /// What a consumption-policy slot offers a class at one version of the slot.
 #[derive(Clone, Copy, Debug)]
 struct CpState {
@@ -619,6 +622,7 @@ impl<'a> Cycle<'a> {
         group: Option<usize>,
     ) -> Turn {
         let requests = self.requests(s);
+        self.pairs.expect(requests.iter().map(|r| r.class));
         let mut rejected: ahash::AHashSet<u32> = ahash::AHashSet::new();
         let mut past_limit: ahash::AHashSet<u32> = ahash::AHashSet::new();
         let mut limited = false;
@@ -840,6 +844,10 @@ impl<'a> Cycle<'a> {
                 }
             },
         };
+        // A cache: dropped whole past a bound, so memory stays bounded.
+        if self.cp_memo.len() >= CP_MEMO_ENTRIES {
+            self.cp_memo.clear();
+        }
         self.cp_memo.insert((class, slot as u32), st);
         st
     }

@@ -40,6 +40,9 @@ struct SharedTest<T> {
     memo: Vec<smallvec::SmallVec<[(TestKey, T); 2]>>,
 }
 
+/// How many values of a test one slot keeps.
+const MEMO_PER_SLOT: usize = 64;
+
 /// The key of a slot's value of a test: the ids of what the class gives the
 /// names the test reads, or the class itself when those are not known.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -88,6 +91,11 @@ impl<T: Copy> SharedTest<T> {
             return *v;
         }
         let v = eval(&self.expr, slot, job);
+        // A slot's values stay few (a key per group of classes); past a bound the
+        // slot starts afresh, so memory stays bounded however many classes.
+        if memo.len() >= MEMO_PER_SLOT {
+            memo.clear();
+        }
         memo.push((key, v));
         v
     }
@@ -148,6 +156,8 @@ pub struct ClassPairs {
     bytes: usize,
     budget: usize,
     evaluations: u64,
+    /// The classes the cycle will ask for next.
+    upcoming: Vec<u32>,
     tests: Option<PreemptionTests>,
 }
 
@@ -170,6 +180,7 @@ impl ClassPairs {
             bytes: 0,
             budget,
             evaluations: 0,
+            upcoming: Vec::new(),
             tests: None,
         };
         if classes.saturating_mul(per_class) <= budget {
@@ -211,10 +222,25 @@ impl ClassPairs {
         let mut m = matcher.lock().unwrap_or_else(|p| p.into_inner());
         let per_class = m.slot_count() * std::mem::size_of::<Candidate>() + 64;
         let room = (self.budget / 2 / per_class.max(1)).clamp(1, 4096);
-        let window: Vec<u32> = (c..self.classes as u32)
-            .filter(|&k| self.held[k as usize].is_none())
-            .take(room)
-            .collect();
+        // The classes the cycle said it will ask for next, from `c` on; else the
+        // classes after `c`.
+        let upcoming = self.upcoming.iter().position(|&k| k == c);
+        let held = &self.held;
+        let window: Vec<u32> = match upcoming {
+            Some(at) => {
+                let mut seen = ahash::AHashSet::new();
+                self.upcoming[at..]
+                    .iter()
+                    .copied()
+                    .filter(|&k| held[k as usize].is_none() && seen.insert(k))
+                    .take(room)
+                    .collect()
+            }
+            None => (c..self.classes as u32)
+                .filter(|&k| held[k as usize].is_none())
+                .take(room)
+                .collect(),
+        };
         let before = m.stats().pairs;
         let results = m.evaluate_classes(&window);
         self.evaluations += m.stats().pairs - before;
@@ -247,6 +273,15 @@ impl ClassPairs {
         self.held[c as usize].clone().expect("just evaluated")
     }
 
+    /// Says which classes the cycle will ask for next, in order (a turn's
+    /// requests): a class not held is evaluated with those after it.
+    pub fn expect(&mut self, classes: impl Iterator<Item = u32>) {
+        if self.matcher.is_some() {
+            self.upcoming.clear();
+            self.upcoming.extend(classes);
+        }
+    }
+
     /// (class, slot) pairs evaluated so far.
     pub fn evaluations(&self) -> u64 {
         self.evaluations
@@ -268,6 +303,7 @@ impl ClassPairs {
             bytes: 0,
             budget: usize::MAX,
             evaluations: (reps.len() * slots.len()) as u64,
+            upcoming: Vec::new(),
             tests: None,
         };
         for (c, rep) in reps.iter().enumerate() {
