@@ -1,0 +1,427 @@
+//! The choice of a slot for a request (negotiator.md sections 6, 7 and 8): the
+//! match list of the request's autocluster, made whole or read as needed, each
+//! candidate's preemption state and limit test, consumption-policy slots as they
+//! are now, and a slot put back after a match.
+
+use super::*;
+
+impl Cycle<'_> {
+    /// A consumption-policy slot that just matched goes back into the live list
+    /// when it still matches the request (section 7.2).
+    pub(super) fn put_back(&mut self, req: &Request, rep: &Arc<ClassAd>, slot: usize) {
+        if self.list.is_none() {
+            return;
+        }
+        let ad = self.ads[slot].clone();
+        let c = consumption::consumption(rep, &ad);
+        if !(consumption::sufficient(&ad, &c)
+            && symmetric_match(&consumption::overridden(rep, &c), &ad, Semantics::Htcondor))
+        {
+            return;
+        }
+        let key = self.key_of(req.class, rep, slot);
+        let e = Entry {
+            slot: slot as u32,
+            key,
+            state: PreemptState::None,
+            preempt_rank: NO_PREEMPTION_RANK,
+        };
+        let Some(mut live) = self.list.take() else {
+            return;
+        };
+        let (s, class, made_with, only_rank) =
+            (live.submitter, live.class, live.made_with, live.only_rank);
+        match &mut live.list {
+            Candidates::Whole(l) => {
+                l.put_back(e);
+            }
+            Candidates::Lazy(l) => l.put_back(e, &mut |cursor, refused| {
+                self.static_group(s, class, rep, &made_with, only_rank, cursor, refused)
+            }),
+        }
+        self.list = Some(live);
+    }
+
+    /// The key of a consumption-policy slot for a request, as it is now.
+    fn key_of(&self, _class: u32, rep: &Arc<ClassAd>, slot: usize) -> RankKey {
+        if self.static_order.is_some() {
+            let (pre, post) = self.static_ranks[slot];
+            RankKey {
+                pre,
+                rank: 1.0,
+                post,
+            }
+        } else {
+            negotiator_key(rep, &self.ads[slot], &self.knobs.policy)
+        }
+    }
+
+    /// HTCondor's `SubmitterLimitPermits`.
+    fn permits(
+        &mut self,
+        slot: usize,
+        class: u32,
+        rep: &Arc<ClassAd>,
+        used: f64,
+        allowed: f64,
+    ) -> bool {
+        let cost = if self.slots.consumption[slot] {
+            self.cp_state(class, rep, slot).cost
+        } else {
+            self.slots.weight[slot]
+        };
+        used + cost <= allowed || (used <= 0.0 && allowed > 0.0)
+    }
+
+    /// What a consumption-policy slot, as it is now, offers a class: kept until
+    /// the slot changes.
+    fn cp_state(&mut self, class: u32, rep: &Arc<ClassAd>, slot: usize) -> CpState {
+        let version = self.cp_version[slot];
+        if let Some(st) = self.cp_memo.get(&(class, slot as u32)) {
+            if st.version == version {
+                return *st;
+            }
+        }
+        let ad = &self.ads[slot];
+        let c = consumption::consumption(rep, ad);
+        let matches = consumption::sufficient(ad, &c)
+            && symmetric_match(&consumption::overridden(rep, &c), ad, Semantics::Htcondor);
+        let st = CpState {
+            version,
+            matches,
+            cost: consumption::cost(ad, &c).0,
+            key: if matches {
+                negotiator_key(rep, ad, &self.knobs.policy)
+            } else {
+                RankKey {
+                    pre: -f64::MAX,
+                    rank: 0.0,
+                    post: -f64::MAX,
+                }
+            },
+        };
+        // A cache: dropped whole past a bound, so memory stays bounded.
+        if self.cp_memo.len() >= CP_MEMO_ENTRIES {
+            self.cp_memo.clear();
+        }
+        self.cp_memo.insert((class, slot as u32), st);
+        st
+    }
+
+    /// HTCondor's `matchmakingAlgorithm` (section 6): a slot for the request from
+    /// the live match list, or from a new one.
+    pub(super) fn find_slot(
+        &mut self,
+        s: usize,
+        req: &Request,
+        l: &Limits,
+        only_rank: bool,
+    ) -> Found {
+        let rep = self.clusters.representative(req.class).clone();
+        let cached = self.list.as_ref().is_some_and(|live| {
+            live.autocluster == req.autocluster
+                && live.submitter == s
+                && live.only_rank == only_rank
+        });
+        if cached {
+            let mut live = self.list.take().expect("cached");
+            let mut found = None;
+            while let Some(e) = self.pop(s, &rep, &mut live) {
+                let slot = e.slot as usize;
+                if e.state != PreemptState::None
+                    && self.permits(slot, req.class, &rep, l.used, l.limit)
+                {
+                    found = Some(e);
+                    break;
+                }
+                if self.permits(slot, req.class, &rep, l.used_unclaimed, l.unclaimed) {
+                    found = Some(e);
+                    break;
+                }
+                *live.refused_mut() += 1;
+            }
+            let refused = *live.refused_mut();
+            self.list = Some(live);
+            return Found {
+                entry: found,
+                refused_by_limit: if found.is_some() { 0 } else { refused },
+            };
+        }
+        self.list = None;
+        if !self.knobs.matchlist_caching || self.available_count == 0 {
+            let (entries, refused) = self.candidates(s, req, &rep, l, only_rank);
+            // The best in scan order, the earlier on a tie: the earlier slot (in
+            // the static order, ties are in slot order too).
+            let mut best: Option<Entry> = None;
+            for e in entries {
+                let earlier = |b: &Entry| !b.better_than(&e) && e.slot < b.slot;
+                if best.is_none_or(|b| e.better_than(&b) || earlier(&b)) {
+                    best = Some(e);
+                }
+            }
+            return Found {
+                entry: best,
+                refused_by_limit: refused,
+            };
+        }
+        let list = if self.static_order.is_none() {
+            let mut refused = 0;
+            let side = self.consumption_candidates(s, req.class, &rep, l, only_rank, &mut refused);
+            Candidates::Lazy(LazyList::new(side, refused))
+        } else {
+            let (entries, refused) = self.candidates(s, req, &rep, l, only_rank);
+            Candidates::Whole(MatchList::new(entries, refused))
+        };
+        let mut live = LiveList {
+            list,
+            autocluster: req.autocluster,
+            submitter: s,
+            only_rank,
+            class: req.class,
+            made_with: *l,
+        };
+        let entry = self.pop(s, &rep, &mut live);
+        let refused = *live.refused_mut();
+        self.list = Some(live);
+        Found {
+            entry,
+            refused_by_limit: refused,
+        }
+    }
+
+    /// Takes the next entry of a live list.
+    fn pop(&mut self, s: usize, rep: &Arc<ClassAd>, live: &mut LiveList) -> Option<Entry> {
+        let (class, made_with, only_rank) = (live.class, live.made_with, live.only_rank);
+        match &mut live.list {
+            Candidates::Whole(l) => l.pop(),
+            Candidates::Lazy(l) => l.pop(&mut |cursor, refused| {
+                self.static_group(s, class, rep, &made_with, only_rank, cursor, refused)
+            }),
+        }
+    }
+
+    /// The next group of a class's static candidates from `cursor`: those of one
+    /// PRE, Rank and POST that are in the list made with `l`, sorted by the
+    /// whole key; `None` at the end.
+    #[allow(clippy::too_many_arguments)]
+    fn static_group(
+        &mut self,
+        s: usize,
+        class: u32,
+        rep: &Arc<ClassAd>,
+        l: &Limits,
+        only_rank: bool,
+        cursor: &mut usize,
+        refused: &mut u32,
+    ) -> Option<Vec<Entry>> {
+        let entry = self.pairs.entry(class);
+        let cands = &entry.candidates;
+        let n = cands.len();
+        while *cursor < n {
+            let first = cands[*cursor].key;
+            let mut group = Vec::new();
+            while *cursor < n {
+                let c = cands[*cursor];
+                if c.key.partial_cmp_key(&first) != std::cmp::Ordering::Equal {
+                    break;
+                }
+                *cursor += 1;
+                let slot = c.slot as usize;
+                if !self.available[slot] || self.slots.consumption[slot] {
+                    continue;
+                }
+                if let Some(e) = self.consider(s, class, rep, slot, c.key, l, only_rank, refused) {
+                    group.push(e);
+                }
+            }
+            if !group.is_empty() {
+                sort_entries(&mut group);
+                return Some(group);
+            }
+        }
+        None
+    }
+
+    /// The consumption-policy slots that are candidates of a request now.
+    fn consumption_candidates(
+        &mut self,
+        s: usize,
+        class: u32,
+        rep: &Arc<ClassAd>,
+        l: &Limits,
+        only_rank: bool,
+        refused: &mut u32,
+    ) -> Vec<Entry> {
+        let mut entries = Vec::new();
+        for i in 0..self.consumption_slots.len() {
+            let slot = self.consumption_slots[i];
+            if !self.available[slot] || !self.matches_now(class, rep, slot) {
+                continue;
+            }
+            let key = self.cp_state(class, rep, slot).key;
+            if let Some(e) = self.consider(s, class, rep, slot, key, l, only_rank, refused) {
+                entries.push(e);
+            }
+        }
+        entries
+    }
+
+    /// Every candidate of a request among the slots left, in scan order, with
+    /// how many the submitter limit refused.
+    fn candidates(
+        &mut self,
+        s: usize,
+        req: &Request,
+        rep: &Arc<ClassAd>,
+        l: &Limits,
+        only_rank: bool,
+    ) -> (Vec<Entry>, u32) {
+        let mut entries = Vec::new();
+        let mut refused = 0u32;
+        if let Some(order) = self.static_order.clone() {
+            let mut allocated = 0.0;
+            for slot in order {
+                let slot = slot as usize;
+                if !self.available[slot] || !self.matches_now(req.class, rep, slot) {
+                    continue;
+                }
+                let (pre, post) = self.static_ranks[slot];
+                let key = RankKey {
+                    pre,
+                    rank: 1.0,
+                    post,
+                };
+                if let Some(mut e) =
+                    self.consider(s, req.class, rep, slot, key, l, only_rank, &mut refused)
+                {
+                    e.preempt_rank = NO_PREEMPTION_RANK;
+                    entries.push(e);
+                    // HTCondor's `LookupFloat(SlotWeight)`, 1 when not a number; a
+                    // consumption-policy slot's as it is now.
+                    allocated += if self.slots.consumption[slot] {
+                        crate::eval::eval_attr(
+                            &self.ads[slot],
+                            "SlotWeight",
+                            None,
+                            Semantics::Htcondor,
+                        )
+                        .ok()
+                        .and_then(|v| v.as_f64_promoted())
+                        .unwrap_or(1.0)
+                    } else {
+                        self.slots.raw_weight[slot]
+                    };
+                    if allocated > l.limit {
+                        break;
+                    }
+                }
+            }
+            return (entries, refused);
+        }
+        let entry = self.pairs.entry(req.class);
+        for &c in &entry.candidates {
+            let slot = c.slot as usize;
+            if !self.available[slot] || self.slots.consumption[slot] {
+                continue;
+            }
+            if let Some(e) =
+                self.consider(s, req.class, rep, slot, c.key, l, only_rank, &mut refused)
+            {
+                entries.push(e);
+            }
+        }
+        let cp = self.consumption_candidates(s, req.class, rep, l, only_rank, &mut refused);
+        entries.extend(cp);
+        (entries, refused)
+    }
+
+    /// True when the request matches the slot as it is now: for a
+    /// consumption-policy slot, the slot holds what the job consumes and matches
+    /// the job with its requests replaced by that.
+    fn matches_now(&mut self, class: u32, rep: &Arc<ClassAd>, slot: usize) -> bool {
+        if self.slots.consumption[slot] {
+            self.cp_state(class, rep, slot).matches
+        } else {
+            self.pairs.matches(class, slot as u32)
+        }
+    }
+
+    /// One matching slot as a candidate (section 6 and 8): its preemption state,
+    /// the limit test, its preemption rank.
+    #[allow(clippy::too_many_arguments)]
+    fn consider(
+        &mut self,
+        s: usize,
+        class: u32,
+        rep: &Arc<ClassAd>,
+        slot: usize,
+        key: RankKey,
+        l: &Limits,
+        only_rank: bool,
+        refused: &mut u32,
+    ) -> Option<Entry> {
+        let remote = if self.knobs.consider_preemption {
+            self.slots.remote_user[slot].clone()
+        } else {
+            None
+        };
+        // The tests run in HTCondor's order, each only when the outcome needs it.
+        let state = if only_rank {
+            remote.as_ref()?;
+            if !self.test(Test::RankPreferred, class, rep, slot) {
+                return None;
+            }
+            PreemptState::Rank
+        } else if let Some(r) = &remote {
+            if self.test(Test::RankPreferred, class, rep, slot) {
+                PreemptState::Rank
+            } else if **r != *self.submitters[s].name {
+                if !self.test(Test::Requirements, class, rep, slot)
+                    || !self.test(Test::RankAtLeast, class, rep, slot)
+                {
+                    return None;
+                }
+                PreemptState::Prio
+            } else {
+                return None;
+            }
+        } else {
+            PreemptState::None
+        };
+        let permitted = match state {
+            PreemptState::Prio => self.permits(slot, class, rep, l.used, l.limit),
+            PreemptState::None => self.permits(slot, class, rep, l.used_unclaimed, l.unclaimed),
+            PreemptState::Rank => true,
+        };
+        if !permitted {
+            *refused += 1;
+            return None;
+        }
+        Some(Entry {
+            slot: slot as u32,
+            key,
+            state,
+            preempt_rank: if state == PreemptState::None {
+                NO_PREEMPTION_RANK
+            } else if self.slots.consumption[slot] {
+                evaluate_rank(&self.ads[slot], rep, &self.knobs.policy)
+            } else {
+                let ad = &self.ads[slot];
+                self.pairs
+                    .preemption_rank(class, slot as u32, ad, rep, &self.knobs.policy)
+            },
+        })
+    }
+
+    /// A preemption test of `slot` for the request of `class`: shared among
+    /// classes for a slot as it was given, evaluated each time for a
+    /// consumption-policy slot (which changes).
+    fn test(&mut self, which: Test, class: u32, rep: &Arc<ClassAd>, slot: usize) -> bool {
+        let (ad, policy) = (&self.ads[slot], &self.knobs.policy);
+        if self.slots.consumption[slot] {
+            evaluate_test(which, ad, rep, policy)
+        } else {
+            self.pairs.test(which, class, slot as u32, ad, rep, policy)
+        }
+    }
+}
