@@ -17,6 +17,7 @@ pub mod pool;
 pub mod refs;
 
 pub use autocluster::{AutoclusterBuilder, Autoclusters, SignificantAttributes};
+pub(crate) use classify::reads_key;
 pub use classify::PartClasses;
 pub use policy::NegotiatorPolicy;
 pub use pool::CompiledPool;

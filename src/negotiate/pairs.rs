@@ -9,9 +9,11 @@ use crate::matching::batch::{
     class_ids, negotiator_rank_value, slot_side_reads, BatchMatcher, Candidate,
 };
 use crate::matching::policy::policy_expr;
-use crate::matching::{negotiator_key, symmetric_match, NegotiatorPolicy};
+use crate::matching::refs::References;
+use crate::matching::{negotiator_key, reads_key, symmetric_match, NegotiatorPolicy};
 use crate::syntax::ast::ExprRef;
 use classad_vm::Value;
+use rayon::prelude::*;
 use std::sync::{Arc, OnceLock};
 
 fn condition(text: &'static str, cell: &'static OnceLock<ExprRef>) -> &'static ExprRef {
@@ -34,14 +36,24 @@ struct SharedTest<T> {
     expr: ExprRef,
     /// Per slot, the names (ids) the test reads there; `None`: not known in full.
     per_slot: Vec<Option<Vec<u16>>>,
-    /// Per class, per name, an id of what it gives the name.
+    /// Per class, per name, an id of what it gives the name (at or above
+    /// `classes`: an id of its own, the class's value not known to be shared).
     class_ids: Vec<Vec<u32>>,
+    classes: usize,
     /// Per slot, the values so far, by key.
     memo: Vec<smallvec::SmallVec<[(TestKey, T); 2]>>,
+    /// Per slot, an id of what it gives the test (the exact text of every
+    /// attribute the test reads in it); slots of one id give a job the same value.
+    slot_key: Vec<Option<u32>>,
+    /// Values by (slot id, class ids), shared by the slots of one id.
+    across: ahash::AHashMap<(u32, smallvec::SmallVec<[u32; 4]>), T>,
 }
 
 /// How many values of a test one slot keeps.
 const MEMO_PER_SLOT: usize = 64;
+
+/// How many values of a test shared across slots are kept.
+const ACROSS_ENTRIES: usize = 1 << 20;
 
 /// The key of a slot's value of a test: the ids of what the class gives the
 /// names the test reads, or the class itself when those are not known.
@@ -62,10 +74,37 @@ impl<T: Copy> SharedTest<T> {
             .map(|(s, c)| if *c { &**s } else { &empty })
             .collect();
         let reads = slot_side_reads(&ads, std::iter::once(&expr));
+        let keys: Vec<Option<Vec<u8>>> = ads
+            .par_iter()
+            .zip(claimed.par_iter())
+            .map(|(slot, claimed)| {
+                if !claimed {
+                    return None;
+                }
+                let r = References::of(slot, &expr.tree, expr.id);
+                if !r.complete || r.volatile {
+                    return None;
+                }
+                reads_key(slot, &r.looked_up, false)
+            })
+            .collect();
+        let mut ids: ahash::AHashMap<Vec<u8>, u32> = ahash::AHashMap::new();
+        let slot_key = keys
+            .into_iter()
+            .map(|k| {
+                k.map(|k| {
+                    let next = ids.len() as u32;
+                    *ids.entry(k).or_insert(next)
+                })
+            })
+            .collect();
         SharedTest {
             class_ids: class_ids(reps, &reads.names),
+            classes: reps.len(),
             per_slot: reads.per_slot,
             memo: vec![smallvec::SmallVec::new(); slots.len()],
+            slot_key,
+            across: ahash::AHashMap::new(),
             expr,
         }
     }
@@ -86,6 +125,22 @@ impl<T: Copy> SharedTest<T> {
             }
             None => TestKey::Class(c),
         };
+        // Slots that give the test the same text share values, for classes whose
+        // values read nothing back from the slot.
+        if let (Some(k), TestKey::Shared(ids)) = (self.slot_key[s as usize], &key) {
+            if ids.iter().all(|&i| (i as usize) < self.classes) {
+                let across_key = (k, ids.clone());
+                if let Some(v) = self.across.get(&across_key) {
+                    return *v;
+                }
+                let v = eval(&self.expr, slot, job);
+                if self.across.len() >= ACROSS_ENTRIES {
+                    self.across.clear();
+                }
+                self.across.insert(across_key, v);
+                return v;
+            }
+        }
         let memo = &mut self.memo[s as usize];
         if let Some((_, v)) = memo.iter().find(|(k, _)| *k == key) {
             return *v;

@@ -97,6 +97,8 @@ pub fn negotiation_pool(master: u64, index: usize, groups: bool) -> NegotiationP
             _ => Some("0".to_string()),
         };
         let prio = [0, 0, 5, -5][r.below(4)];
+        // Sometimes an attribute that reads the slot back (a slot's Rank reads it).
+        let read_back = ["Echo = 3", "Echo = TARGET.Cpus - 1.5", "Echo = 1"][r.below(3)];
         let procs = r.range(1, 6).min(n_jobs - made);
         for p in 0..procs {
             jobs.push_str(&format!(
@@ -108,7 +110,7 @@ pub fn negotiation_pool(master: u64, index: usize, groups: bool) -> NegotiationP
             let status = if r.one_in(8) { 2 } else { 1 };
             jobs.push_str(&format!(
                 "JobStatus = {status}\nJobPrio = {prio}\nRequestCpus = {cpus}\n\
-                 RequestMemory = {mem}\nRequirements = {req}\n"
+                 RequestMemory = {mem}\nRequirements = {req}\n{read_back}\n"
             ));
             if let Some(rk) = &rank {
                 jobs.push_str(&format!("Rank = {rk}\n"));
@@ -128,9 +130,10 @@ pub fn negotiation_pool(master: u64, index: usize, groups: bool) -> NegotiationP
             1 => "TARGET.Owner =!= \"bob\"".to_string(),
             _ => "TARGET.RequestCpus <= MY.Cpus && TARGET.RequestMemory <= MY.Memory".to_string(),
         };
-        let rank = match r.below(4) {
+        let rank = match r.below(5) {
             0 => "TARGET.JobPrio".to_string(),
             1 => "ifThenElse(TARGET.Owner == \"carol\", 10, 0)".to_string(),
+            2 => "TARGET.Echo".to_string(),
             _ => "0".to_string(),
         };
         let mut ad = format!(
