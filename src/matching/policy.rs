@@ -199,8 +199,12 @@ impl NegotiatorPolicy {
             .into_iter()
             .filter(|(name, _)| {
                 let upper = name.to_ascii_uppercase();
-                !KNOWN_KNOBS.contains(&upper.as_str())
-                    && !KNOWN_PREFIXES.iter().any(|p| upper.starts_with(p))
+                // A knob of HTCondor's that the emulator does not read, though its
+                // name starts as a group's quota does.
+                let not_read = upper == "GROUP_QUOTA_ROUND_ROBIN_RATE";
+                not_read
+                    || !KNOWN_KNOBS.contains(&upper.as_str())
+                        && !KNOWN_PREFIXES.iter().any(|p| upper.starts_with(p))
             })
             .map(|(name, line)| {
                 format!(
@@ -256,6 +260,12 @@ mod tests {
         assert_eq!(
             warnings,
             ["cfg:1: X: not a knob the emulator reads; ignored"]
+        );
+        let (_, warnings) =
+            policy("GROUP_QUOTA_ROUND_ROBIN_RATE = 2\nGROUP_QUOTA_g = 1\n").unwrap();
+        assert_eq!(
+            warnings,
+            ["cfg:1: GROUP_QUOTA_ROUND_ROBIN_RATE: not a knob the emulator reads; ignored"]
         );
     }
 }
