@@ -2,10 +2,10 @@
 //! read), then parsed, compiled, clustered, matched and negotiated, each phase
 //! timed, and reported with the negotiator ad's statistics.
 
+use super::io::{read_in_parts, read_reader_in_parts};
 use super::negotiate_cmd::{load_knobs, load_priorities};
 use super::Failure;
-use crate::ad::parts::{read_ads_in_parts, PartsError, PART_BYTES};
-use crate::ad::{ClassAd, ReadLimits};
+use crate::ad::ClassAd;
 use crate::generate::{Pool, PoolSpec, Syntax};
 use crate::matching::batch::{BatchMatcher, CompiledSlots};
 use crate::matching::{Autoclusters, SignificantAttributes};
@@ -126,20 +126,16 @@ fn timed<T>(message: &str, seconds: &mut f64, f: impl FnOnce() -> T) -> T {
 fn parse_ads(reader: impl BufRead + Send, file: &str) -> Result<Vec<Arc<ClassAd>>, String> {
     let mut out = Vec::new();
     let map = |ads: Vec<ClassAd>| ads.into_iter().map(Arc::new).collect::<Vec<_>>();
-    let sink = |part: Vec<Arc<ClassAd>>| {
-        out.extend(part);
-        Ok::<(), std::convert::Infallible>(())
-    };
-    match read_ads_in_parts(reader, file, ReadLimits::default(), PART_BYTES, map, sink) {
-        Ok(()) => Ok(out),
-        Err(PartsError::Read(e)) => Err(e.to_string()),
-        Err(PartsError::Sink(never)) => match never {},
-    }
+    read_reader_in_parts(reader, file, map, |part| out.extend(part))?;
+    Ok(out)
 }
 
-fn open(path: &str) -> Result<std::io::BufReader<std::fs::File>, String> {
-    let f = std::fs::File::open(path).map_err(|e| format!("{path}: {e}"))?;
-    Ok(std::io::BufReader::with_capacity(1 << 20, f))
+/// Parses the ads of the file `path` in parts on every core.
+fn parse_file(path: &str) -> Result<Vec<Arc<ClassAd>>, String> {
+    let mut out = Vec::new();
+    let map = |ads: Vec<ClassAd>| ads.into_iter().map(Arc::new).collect::<Vec<_>>();
+    read_in_parts(path, map, |part| out.extend(part))?;
+    Ok(out)
 }
 
 /// The process's peak resident memory, in bytes.
@@ -193,10 +189,7 @@ fn run_on_threads(a: &BenchArgs, threads: usize) -> Result<ExitCode, Failure> {
                     parse_ads(mt, "<generated machines>")?,
                 )
             }
-            Source::Files { jobs, machines } => (
-                parse_ads(open(jobs)?, jobs)?,
-                parse_ads(open(machines)?, machines)?,
-            ),
+            Source::Files { jobs, machines } => (parse_file(jobs)?, parse_file(machines)?),
         })
     })?;
     drop((jobs_text, machines_text));

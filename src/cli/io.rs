@@ -2,9 +2,44 @@
 //! failed write to standard output means.
 
 use super::Failure;
+use crate::ad::parts::{read_ads_in_parts, PartsError, PART_BYTES};
 use crate::ad::{read_ads_from, ClassAd, ReadLimits};
 use std::io::BufReader;
 use std::sync::Arc;
+
+/// Reads the ads of `reader` in parts on every core ([`read_ads_in_parts`]):
+/// `map` each part on any thread, then `sink` the results in file order. `file`
+/// names the input in errors.
+pub fn read_reader_in_parts<T: Send>(
+    reader: impl std::io::BufRead + Send,
+    file: &str,
+    map: impl Fn(Vec<ClassAd>) -> T + Sync,
+    mut sink: impl FnMut(T),
+) -> Result<(), String> {
+    let sink = |part: T| {
+        sink(part);
+        Ok::<(), std::convert::Infallible>(())
+    };
+    match read_ads_in_parts(reader, file, ReadLimits::default(), PART_BYTES, map, sink) {
+        Ok(()) => Ok(()),
+        Err(PartsError::Read(e)) => Err(e.to_string()),
+        Err(PartsError::Sink(never)) => match never {},
+    }
+}
+
+/// [`read_reader_in_parts`] of the file `path` (`-` is standard input).
+pub fn read_in_parts<T: Send>(
+    path: &str,
+    map: impl Fn(Vec<ClassAd>) -> T + Sync,
+    sink: impl FnMut(T),
+) -> Result<(), String> {
+    if path == "-" {
+        let stdin = BufReader::with_capacity(1 << 20, std::io::stdin());
+        return read_reader_in_parts(stdin, "<stdin>", map, sink);
+    }
+    let file = std::fs::File::open(path).map_err(|e| format!("{path}: {e}"))?;
+    read_reader_in_parts(BufReader::with_capacity(1 << 20, file), path, map, sink)
+}
 
 /// Reads every ad of `path` (`-` is standard input), a buffer at a time under the
 /// default [`ReadLimits`]: input that is not text or not ads fails at its first bad

@@ -2,10 +2,9 @@
 //! assignment, from the batch matcher (autoclusters, blocks of slots, every core).
 
 use super::error_count::{requirements_errors, requirements_errors_by_class};
-use super::io::{load_ads, output_error};
+use super::io::{load_ads, output_error, read_in_parts};
 use super::Failure;
-use crate::ad::parts::{read_ads_in_parts, PartsError, PART_BYTES};
-use crate::ad::{read_ads, ClassAd, ReadLimits};
+use crate::ad::{read_ads, ClassAd};
 use crate::eval::{Engine, Semantics};
 use crate::matching::batch::{BatchMatcher, CompiledSlots};
 use crate::matching::config::Config;
@@ -237,24 +236,12 @@ fn cluster_jobs(path: Option<&str>, sig: SignificantAttributes) -> Result<Autocl
         return Ok(builder.finish());
     };
     let classify = |ads: Vec<ClassAd>| (sig.classify(&ads), ads);
-    let add = |(part, ads): (PartClasses, Vec<ClassAd>)| {
-        builder.add(part, &ads);
-        Ok::<(), std::convert::Infallible>(())
-    };
-    let limits = ReadLimits::default();
-    let read = if path == "-" {
-        let stdin = std::io::BufReader::with_capacity(1 << 20, std::io::stdin());
-        read_ads_in_parts(stdin, "<stdin>", limits, PART_BYTES, classify, add)
-    } else {
-        let file = std::fs::File::open(path).map_err(|e| format!("{path}: {e}"))?;
-        let reader = std::io::BufReader::with_capacity(1 << 20, file);
-        read_ads_in_parts(reader, path, limits, PART_BYTES, classify, add)
-    };
-    match read {
-        Ok(()) => Ok(builder.finish()),
-        Err(PartsError::Read(e)) => Err(e.to_string()),
-        Err(PartsError::Sink(never)) => match never {},
-    }
+    read_in_parts(
+        path,
+        classify,
+        |(part, ads): (PartClasses, Vec<ClassAd>)| builder.add(part, &ads),
+    )?;
+    Ok(builder.finish())
 }
 
 /// What the one-line summary on standard error says.

@@ -3,10 +3,9 @@
 //! knows (JSON).
 
 use super::error_count::{requirements_errors, requirements_errors_by_class, ErrorCount};
-use super::io::{load_ads, output_error};
+use super::io::{load_ads, output_error, read_in_parts};
 use super::Failure;
-use crate::ad::parts::{read_ads_in_parts, PartsError, PART_BYTES};
-use crate::ad::{read_ads, ClassAd, ReadLimits};
+use crate::ad::{read_ads, ClassAd};
 use crate::eval::{eval_attr, Semantics};
 use crate::matching::batch::CompiledSlots;
 use crate::matching::config::Config;
@@ -146,28 +145,18 @@ pub fn read_queue(
         );
         (part, f, ads)
     };
-    let add = |(part, f, ads): (PartClasses, Vec<JobFacts>, Vec<ClassAd>)| {
-        builder.add(part, &ads);
-        facts.extend(f);
-        Ok::<(), std::convert::Infallible>(())
-    };
-    let limits = ReadLimits::default();
-    let read = if path == "-" {
-        let stdin = std::io::BufReader::with_capacity(1 << 20, std::io::stdin());
-        read_ads_in_parts(stdin, "<stdin>", limits, PART_BYTES, classify, add)
-    } else {
-        let file = std::fs::File::open(path).map_err(|e| format!("{path}: {e}"))?;
-        let reader = std::io::BufReader::with_capacity(1 << 20, file);
-        read_ads_in_parts(reader, path, limits, PART_BYTES, classify, add)
-    };
-    match read {
-        Ok(()) => Ok(Queue {
-            facts,
-            clusters: builder.finish(),
-        }),
-        Err(PartsError::Read(e)) => Err(e.to_string()),
-        Err(PartsError::Sink(never)) => match never {},
-    }
+    read_in_parts(
+        path,
+        classify,
+        |(part, f, ads): (PartClasses, Vec<JobFacts>, Vec<ClassAd>)| {
+            builder.add(part, &ads);
+            facts.extend(f);
+        },
+    )?;
+    Ok(Queue {
+        facts,
+        clusters: builder.finish(),
+    })
 }
 
 /// The slots of `--machines` (or the built-in pool).
