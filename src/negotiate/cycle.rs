@@ -92,15 +92,24 @@ enum Candidates {
     Lazy(LazyList),
 }
 
+/// What a request's candidates are sought with: the submitter, the class that
+/// stands for the request and its representative, the limits at the time, and
+/// whether only slots whose Rank prefers the job count (past the limit).
+#[derive(Clone)]
+struct Search {
+    submitter: usize,
+    class: u32,
+    rep: Arc<ClassAd>,
+    limits: Limits,
+    only_rank: bool,
+}
+
 /// The live match list and what it was made for.
 struct LiveList {
     list: Candidates,
     autocluster: u32,
-    submitter: usize,
-    only_rank: bool,
-    /// The class whose candidates it reads, and the limits when it was made.
-    class: u32,
-    made_with: Limits,
+    /// The search it was made by (a lazy list reads on with it).
+    search: Search,
 }
 
 impl LiveList {

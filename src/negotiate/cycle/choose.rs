@@ -29,14 +29,13 @@ impl Cycle<'_> {
         let Some(mut live) = self.list.take() else {
             return;
         };
-        let (s, class, made_with, only_rank) =
-            (live.submitter, live.class, live.made_with, live.only_rank);
-        match &mut live.list {
+        let LiveList { list, search, .. } = &mut live;
+        match list {
             Candidates::Whole(l) => {
                 l.put_back(e);
             }
             Candidates::Lazy(l) => l.put_back(e, &mut |cursor, refused| {
-                self.static_group(s, class, rep, &made_with, only_rank, cursor, refused)
+                self.static_group(search, cursor, refused)
             }),
         }
         self.list = Some(live);
@@ -120,13 +119,13 @@ impl Cycle<'_> {
         let rep = self.clusters.representative(req.class).clone();
         let cached = self.list.as_ref().is_some_and(|live| {
             live.autocluster == req.autocluster
-                && live.submitter == s
-                && live.only_rank == only_rank
+                && live.search.submitter == s
+                && live.search.only_rank == only_rank
         });
         if cached {
             let mut live = self.list.take().expect("cached");
             let mut found = None;
-            while let Some(e) = self.pop(s, &rep, &mut live) {
+            while let Some(e) = self.pop(&mut live) {
                 let slot = e.slot as usize;
                 if e.state != PreemptState::None
                     && self.permits(slot, req.class, &rep, l.used, l.limit)
@@ -148,8 +147,15 @@ impl Cycle<'_> {
             };
         }
         self.list = None;
+        let search = Search {
+            submitter: s,
+            class: req.class,
+            rep,
+            limits: *l,
+            only_rank,
+        };
         if !self.knobs.matchlist_caching || self.available_count == 0 {
-            let (entries, refused) = self.candidates(s, req, &rep, l, only_rank);
+            let (entries, refused) = self.candidates(&search);
             // The best in scan order, the earlier on a tie: the earlier slot (in
             // the static order, ties are in slot order too).
             let mut best: Option<Entry> = None;
@@ -166,21 +172,18 @@ impl Cycle<'_> {
         }
         let list = if self.static_order.is_none() {
             let mut refused = 0;
-            let side = self.consumption_candidates(s, req.class, &rep, l, only_rank, &mut refused);
+            let side = self.consumption_candidates(&search, &mut refused);
             Candidates::Lazy(LazyList::new(side, refused))
         } else {
-            let (entries, refused) = self.candidates(s, req, &rep, l, only_rank);
+            let (entries, refused) = self.candidates(&search);
             Candidates::Whole(MatchList::new(entries, refused))
         };
         let mut live = LiveList {
             list,
             autocluster: req.autocluster,
-            submitter: s,
-            only_rank,
-            class: req.class,
-            made_with: *l,
+            search,
         };
-        let entry = self.pop(s, &rep, &mut live);
+        let entry = self.pop(&mut live);
         let refused = *live.refused_mut();
         self.list = Some(live);
         Found {
@@ -190,31 +193,26 @@ impl Cycle<'_> {
     }
 
     /// Takes the next entry of a live list.
-    fn pop(&mut self, s: usize, rep: &Arc<ClassAd>, live: &mut LiveList) -> Option<Entry> {
-        let (class, made_with, only_rank) = (live.class, live.made_with, live.only_rank);
-        match &mut live.list {
+    fn pop(&mut self, live: &mut LiveList) -> Option<Entry> {
+        let LiveList { list, search, .. } = live;
+        match list {
             Candidates::Whole(l) => l.pop(),
-            Candidates::Lazy(l) => l.pop(&mut |cursor, refused| {
-                self.static_group(s, class, rep, &made_with, only_rank, cursor, refused)
-            }),
+            Candidates::Lazy(l) => {
+                l.pop(&mut |cursor, refused| self.static_group(search, cursor, refused))
+            }
         }
     }
 
     /// The next group of a class's static candidates from `cursor`: those of one
     /// PRE, Rank and POST that are in the list made with `l`, sorted by the
     /// whole key; `None` at the end.
-    #[allow(clippy::too_many_arguments)]
     fn static_group(
         &mut self,
-        s: usize,
-        class: u32,
-        rep: &Arc<ClassAd>,
-        l: &Limits,
-        only_rank: bool,
+        q: &Search,
         cursor: &mut usize,
         refused: &mut u32,
     ) -> Option<Vec<Entry>> {
-        let entry = self.pairs.entry(class);
+        let entry = self.pairs.entry(q.class);
         let cands = &entry.candidates;
         let n = cands.len();
         while *cursor < n {
@@ -230,7 +228,7 @@ impl Cycle<'_> {
                 if !self.available[slot] || self.slots.consumption[slot] {
                     continue;
                 }
-                if let Some(e) = self.consider(s, class, rep, slot, c.key, l, only_rank, refused) {
+                if let Some(e) = self.consider(q, slot, c.key, refused) {
                     group.push(e);
                 }
             }
@@ -243,15 +241,8 @@ impl Cycle<'_> {
     }
 
     /// The consumption-policy slots that are candidates of a request now.
-    fn consumption_candidates(
-        &mut self,
-        s: usize,
-        class: u32,
-        rep: &Arc<ClassAd>,
-        l: &Limits,
-        only_rank: bool,
-        refused: &mut u32,
-    ) -> Vec<Entry> {
+    fn consumption_candidates(&mut self, q: &Search, refused: &mut u32) -> Vec<Entry> {
+        let (class, rep) = (q.class, &q.rep);
         let mut entries = Vec::new();
         for i in 0..self.consumption_slots.len() {
             let slot = self.consumption_slots[i];
@@ -259,7 +250,7 @@ impl Cycle<'_> {
                 continue;
             }
             let key = self.cp_state(class, rep, slot).key;
-            if let Some(e) = self.consider(s, class, rep, slot, key, l, only_rank, refused) {
+            if let Some(e) = self.consider(q, slot, key, refused) {
                 entries.push(e);
             }
         }
@@ -268,21 +259,15 @@ impl Cycle<'_> {
 
     /// Every candidate of a request among the slots left, in scan order, with
     /// how many the submitter limit refused.
-    fn candidates(
-        &mut self,
-        s: usize,
-        req: &Request,
-        rep: &Arc<ClassAd>,
-        l: &Limits,
-        only_rank: bool,
-    ) -> (Vec<Entry>, u32) {
+    fn candidates(&mut self, q: &Search) -> (Vec<Entry>, u32) {
+        let (class, rep, l) = (q.class, &q.rep, &q.limits);
         let mut entries = Vec::new();
         let mut refused = 0u32;
         if let Some(order) = self.static_order.clone() {
             let mut allocated = 0.0;
             for slot in order {
                 let slot = slot as usize;
-                if !self.available[slot] || !self.matches_now(req.class, rep, slot) {
+                if !self.available[slot] || !self.matches_now(class, rep, slot) {
                     continue;
                 }
                 let (pre, post) = self.static_ranks[slot];
@@ -291,9 +276,7 @@ impl Cycle<'_> {
                     rank: 1.0,
                     post,
                 };
-                if let Some(mut e) =
-                    self.consider(s, req.class, rep, slot, key, l, only_rank, &mut refused)
-                {
+                if let Some(mut e) = self.consider(q, slot, key, &mut refused) {
                     e.preempt_rank = NO_PREEMPTION_RANK;
                     entries.push(e);
                     // HTCondor's `LookupFloat(SlotWeight)`, 1 when not a number; a
@@ -318,19 +301,17 @@ impl Cycle<'_> {
             }
             return (entries, refused);
         }
-        let entry = self.pairs.entry(req.class);
+        let entry = self.pairs.entry(class);
         for &c in &entry.candidates {
             let slot = c.slot as usize;
             if !self.available[slot] || self.slots.consumption[slot] {
                 continue;
             }
-            if let Some(e) =
-                self.consider(s, req.class, rep, slot, c.key, l, only_rank, &mut refused)
-            {
+            if let Some(e) = self.consider(q, slot, c.key, &mut refused) {
                 entries.push(e);
             }
         }
-        let cp = self.consumption_candidates(s, req.class, rep, l, only_rank, &mut refused);
+        let cp = self.consumption_candidates(q, &mut refused);
         entries.extend(cp);
         (entries, refused)
     }
@@ -348,18 +329,14 @@ impl Cycle<'_> {
 
     /// One matching slot as a candidate (section 6 and 8): its preemption state,
     /// the limit test, its preemption rank.
-    #[allow(clippy::too_many_arguments)]
     fn consider(
         &mut self,
-        s: usize,
-        class: u32,
-        rep: &Arc<ClassAd>,
+        q: &Search,
         slot: usize,
         key: RankKey,
-        l: &Limits,
-        only_rank: bool,
         refused: &mut u32,
     ) -> Option<Entry> {
+        let (s, class, rep, l, only_rank) = (q.submitter, q.class, &q.rep, &q.limits, q.only_rank);
         let remote = if self.knobs.consider_preemption {
             self.slots.remote_user[slot].clone()
         } else {
