@@ -51,6 +51,8 @@ struct Submitter {
     idle: u64,
     /// The best `JobPrio` of its idle jobs.
     best_prio: i64,
+    /// Its idle jobs' weights as group demand (section 4(a)).
+    idle_weight: f64,
     /// Its idle jobs that pass the constraint, in request order.
     jobs: Vec<u32>,
     /// Those jobs cut into runs of one autocluster: (autocluster, start, end)
@@ -203,6 +205,7 @@ impl<'a> Cycle<'a> {
                         group: knobs.group_of(name).unwrap_or(knobs.groups.len()),
                         idle: 0,
                         best_prio: i64::MIN,
+                        idle_weight: 0.0,
                         jobs: Vec::new(),
                         runs: Vec::new(),
                         taken: Vec::new(),
@@ -219,6 +222,11 @@ impl<'a> Cycle<'a> {
                 let sub = &mut submitters[s];
                 sub.idle += 1;
                 sub.best_prio = sub.best_prio.max(f.prio);
+                sub.idle_weight += if knobs.use_slot_weights {
+                    f.weight
+                } else {
+                    1.0
+                };
                 if f.passes_constraint {
                     sub.jobs.push(j as u32);
                 }
@@ -352,20 +360,7 @@ impl<'a> Cycle<'a> {
     /// The weighted demand of a submitter (section 4(a)): its usage and its idle
     /// jobs' weights.
     pub(super) fn submitter_demand(&self, s: usize) -> f64 {
-        let sub = &self.submitters[s];
-        let idle: f64 = self
-            .facts
-            .iter()
-            .filter(|f| f.idle && f.submitter.as_deref() == Some(&*sub.name))
-            .map(|f| {
-                if self.knobs.use_slot_weights {
-                    f.weight
-                } else {
-                    1.0
-                }
-            })
-            .sum();
-        self.accountant.usage[s] + idle
+        self.accountant.usage[s] + self.submitters[s].idle_weight
     }
 
     /// A group's usage now.
