@@ -48,6 +48,13 @@ impl Slot {
     }
 }
 
+/// Makes room for one more item in a full `v`: an eighth more (at least 4).
+fn grow_gently<T>(v: &mut Vec<T>) {
+    if v.len() == v.capacity() {
+        v.reserve_exact((v.len() / 8).max(4));
+    }
+}
+
 /// HTCondor's attribute order: shorter names first, then ASCII case-insensitive.
 pub fn attr_order(a: &str, b: &str) -> Ordering {
     // A plain loop: the iterator chain of `Iterator::cmp` costs several times more,
@@ -179,7 +186,21 @@ impl ClassAd {
         match self.position(&name) {
             Ok(i) => self.slots[i] = Slot::shared(expr),
             Err(i) => {
-                Arc::make_mut(&mut self.names).insert(i, name);
+                // A shared name list is copied with room for a few more names,
+                // and a full one grows by an eighth: ads get a name or two added
+                // (a slot's SlotWeight), and doubling them costs fresh memory.
+                let names = match Arc::get_mut(&mut self.names) {
+                    Some(names) => names,
+                    None => {
+                        let mut copy = Vec::with_capacity(self.names.len() + 4);
+                        copy.extend_from_slice(&self.names);
+                        self.names = Arc::new(copy);
+                        Arc::get_mut(&mut self.names).expect("just made")
+                    }
+                };
+                grow_gently(names);
+                names.insert(i, name);
+                grow_gently(&mut self.slots);
                 self.slots.insert(i, Slot::shared(expr));
             }
         }
@@ -227,8 +248,10 @@ impl ClassAd {
 
     /// True when `self` and `other` list the same names in shared storage (ads of
     /// one file usually do): a name is then at the same position in both.
-    pub(crate) fn shares_names_with(&self, other: &ClassAd) -> bool {
-        Arc::ptr_eq(&self.names, &other.names)
+    /// An identity of the ad's layout (its shared, sorted name list): ads of one
+    /// layout keep each name at the same position, while both are alive.
+    pub(crate) fn layout_id(&self) -> usize {
+        Arc::as_ptr(&self.names) as usize
     }
 
     /// The expression at position `i` (see [`ClassAd::position`]).

@@ -15,7 +15,6 @@ use crate::negotiate::{
 };
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
-use rayon::prelude::*;
 use serde_json::json;
 use std::io::BufRead;
 use std::process::ExitCode;
@@ -198,11 +197,7 @@ fn run_on_threads(a: &BenchArgs, threads: usize) -> Result<ExitCode, Failure> {
         let table = prepare_slots(&slots, &knobs, &priorities);
         let (compiled, facts) = rayon::join(
             || CompiledSlots::new(&table.ads, &knobs.policy),
-            || {
-                jobs.par_iter()
-                    .map(|j| JobFacts::of(j, &knobs))
-                    .collect::<Vec<_>>()
-            },
+            || JobFacts::of_all(&jobs, &knobs),
         );
         (table, compiled, facts)
     });

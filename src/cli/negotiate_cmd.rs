@@ -127,22 +127,14 @@ pub fn read_queue(
     let Some(path) = path else {
         let jobs = read_ads(DEFAULT_JOBS, "<built-in jobs>").map_err(|e| e.to_string())?;
         builder.add(sig.classify(&jobs), &jobs);
-        facts.extend(jobs.iter().map(|j| JobFacts::of(j, knobs)));
+        facts.extend(JobFacts::of_all(&jobs, knobs));
         return Ok(Queue {
             facts,
             clusters: builder.finish(),
         });
     };
     let classify = |ads: Vec<ClassAd>| {
-        let (part, f) = rayon::join(
-            || sig.classify(&ads),
-            || {
-                use rayon::prelude::*;
-                ads.par_iter()
-                    .map(|j| JobFacts::of(j, knobs))
-                    .collect::<Vec<_>>()
-            },
-        );
+        let (part, f) = rayon::join(|| sig.classify(&ads), || JobFacts::of_all(&ads, knobs));
         (part, f, ads)
     };
     read_in_parts(
@@ -264,7 +256,7 @@ pub fn cycle_from_files(
     .into_iter()
     .map(Arc::new)
     .collect();
-    let facts: Vec<JobFacts> = queue.iter().map(|j| JobFacts::of(j, knobs)).collect();
+    let facts = JobFacts::of_all(&queue, knobs);
     let job_errors = requirements_errors(&queue);
     let mut clusters = Autoclusters::with(&queue, sig);
     if !how.autocluster {

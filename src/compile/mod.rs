@@ -51,7 +51,8 @@ pub struct CompiledClassAd {
 /// Compiles every attribute of `ad` against `slots`: literals become values, other
 /// expressions programs.
 pub fn compile_ad(ad: &Arc<ClassAd>, slots: &mut SlotTable) -> CompiledClassAd {
-    let mut vm = CompiledAd::new();
+    // Every name is interned by the end: room for all of them at once.
+    let mut vm = CompiledAd::with_slots(slots.len() + ad.len());
     let mut facts = codegen::MyFacts::new(ad.clone());
     for (name, e) in ad.iter() {
         let slot = slots.intern(name);

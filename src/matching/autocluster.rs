@@ -355,7 +355,7 @@ fn htcondor_list(mut counted: NameSet, policy: &NegotiatorPolicy) -> Vec<Str> {
 }
 
 /// Jobs per unit of parallel work when clustering.
-const CHUNK: usize = 4096;
+const CHUNK: usize = 1 << 16;
 
 /// An ad a matcher can keep as a class's representative without copying it when
 /// it is shared already.

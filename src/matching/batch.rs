@@ -482,7 +482,12 @@ impl BatchMatcher {
             .collect();
         if ranks {
             out.par_iter_mut().enumerate().for_each(|(ci, r)| {
-                let mut cands = Vec::new();
+                // Sized at once: growing it would touch twice the fresh memory.
+                let count = blocks
+                    .iter()
+                    .map(|b| b.masks[ci].count_ones() as usize)
+                    .sum();
+                let mut cands = Vec::with_capacity(count);
                 for (b, block) in blocks.iter().enumerate() {
                     let mut keys = block.keys[ci].iter();
                     for_each_lane(block.masks[ci], |l| {

@@ -1,13 +1,16 @@
 //! One job's class, worked out: its HTCondor signature and its exact match-class
-//! key (see [`super::autocluster`]), and the shortcut that makes a queue cheap to
-//! classify: the next job whose looked-up attributes are the same expressions as
-//! the last job worked out is in the same classes, without a walk or any text.
+//! key (see [`super::autocluster`]), and what makes a queue cheap to classify:
+//! every class worked out is remembered under a hash of the job's significant
+//! expressions, and a later job whose looked-up attributes are the same
+//! expressions (the same node, equal literals, or trees written alike) is in the
+//! same classes without a walk or any text. Where each layout of ads keeps the
+//! names is found once per layout.
 
 use super::autocluster::SignificantAttributes;
-use super::refs::NameSet;
 use crate::ad::ClassAd;
 use crate::syntax::ast::{Expr, ExprView, Node, NodeId};
 use classad_vm::{Str, Value};
+use std::hash::Hasher;
 use std::sync::Arc;
 
 /// Appends an exact encoding of the subtree at `id`: equal encodings are equal
@@ -109,57 +112,280 @@ fn same_expr(a: ExprView<'_>, b: ExprView<'_>) -> bool {
     }
 }
 
+/// An expression a class was worked out with, and its canonical id.
+type Seen<'j> = (ExprView<'j>, Option<u32>);
+
 /// A job's class, as worked out for one job and reused by the next jobs whose
 /// looked-up attributes are the same expressions.
-struct Worked {
-    /// HTCondor's signature.
-    signature: String,
-    /// The match class key; `None`: a class of its own.
-    key: Option<Vec<u8>>,
-    /// Every name looked up, and where it is in the job's names (`None`: absent).
-    looked: Vec<(Str, Option<usize>)>,
-    /// The key holds every attribute of the job: another job must have no more.
-    whole: bool,
+struct Worked<'j> {
+    /// The class's (signature, key) indices within the part.
+    ids: (u32, u32),
+    /// Every name looked up (an index into the part's names), and the expression
+    /// the job it was worked out for has there (`None`: absent) with its
+    /// canonical id (see [`Canon`]).
+    looked: Vec<(u32, Option<Seen<'j>>)>,
+    /// The key holds every attribute of the job: another job must have as many.
+    whole: Option<usize>,
 }
 
-impl Worked {
-    fn new(sig: &SignificantAttributes, job: &ClassAd) -> Worked {
+/// The names the classes of a part look up, and where each layout of ads (a
+/// shared, sorted name list) keeps them, found once per layout and name.
+#[derive(Default)]
+struct NameTable {
+    names: Vec<Str>,
+    index: ahash::AHashMap<Box<str>, u32>,
+    /// Per layout (by its identity), per name: `UNKNOWN`, `ABSENT` or a position.
+    layouts: ahash::AHashMap<usize, Vec<u32>>,
+}
+
+const UNKNOWN: u32 = u32::MAX;
+const ABSENT: u32 = u32::MAX - 1;
+
+impl NameTable {
+    fn intern(&mut self, name: &str) -> u32 {
+        let key = name.to_ascii_lowercase().into_boxed_str();
+        if let Some(&i) = self.index.get(&key) {
+            return i;
+        }
+        self.names.push(Str::from(name));
+        self.index.insert(key, self.names.len() as u32 - 1);
+        self.names.len() as u32 - 1
+    }
+
+    /// The expression `job` has for name `n` (whose layout's positions are
+    /// `positions`, found here when not known yet).
+    fn lookup<'j>(
+        names: &[Str],
+        positions: &mut Vec<u32>,
+        job: &'j ClassAd,
+        n: u32,
+    ) -> Option<ExprView<'j>> {
+        if positions.len() <= n as usize {
+            positions.resize(names.len(), UNKNOWN);
+        }
+        let at = &mut positions[n as usize];
+        if *at == UNKNOWN {
+            *at = job
+                .position(&names[n as usize])
+                .map_or(ABSENT, |p| p as u32);
+        }
+        (*at != ABSENT).then(|| job.at(*at as usize))
+    }
+}
+
+/// Canonical ids of expressions that are not literals: trees written alike
+/// (equal [`exact_text`]) share an id, whichever ad or part of the queue holds
+/// them, since each part of a queue is parsed with trees of its own.
+#[derive(Default)]
+struct Canon {
+    by_node: ahash::AHashMap<(usize, NodeId), Option<u32>>,
+    by_text: ahash::AHashMap<Vec<u8>, u32>,
+}
+
+impl Canon {
+    /// The id of `e`; `None` for a literal, or a tree with a literal list or
+    /// record (found alike only as the same node).
+    fn id(&mut self, e: ExprView<'_>) -> Option<u32> {
+        if matches!(e.node(), Node::Lit(_)) {
+            return None;
+        }
+        let node = (Arc::as_ptr(e.tree) as usize, e.id);
+        if let Some(&id) = self.by_node.get(&node) {
+            return id;
+        }
+        let mut text = Vec::new();
+        let id = exact_text(e.tree, e.id, &mut text).then(|| {
+            let next = self.by_text.len() as u32;
+            *self.by_text.entry(text).or_insert(next)
+        });
+        self.by_node.insert(node, id);
+        id
+    }
+
+    /// True when `b` is sure to print and evaluate as `a` (whose id is `a_id`).
+    fn alike(&mut self, a: ExprView<'_>, a_id: Option<u32>, b: ExprView<'_>) -> bool {
+        same_expr(a, b) || (a_id.is_some() && a_id == self.id(b))
+    }
+
+    /// Hashes `e` (`None`: absent) so that expressions alike hash alike.
+    fn hash(&mut self, e: Option<ExprView<'_>>, h: &mut impl Hasher) {
+        let Some(e) = e else {
+            h.write_u8(0);
+            return;
+        };
+        match e.node() {
+            Node::Lit(v) => {
+                h.write_u8(1);
+                match v {
+                    Value::Real(r) | Value::RelTime(r) => h.write_u64(r.to_bits()),
+                    Value::Int(i) => h.write_i64(*i),
+                    Value::Str(s) => h.write(s.as_str().as_bytes()),
+                    Value::Bool(b) => h.write_u8(*b as u8),
+                    _ => h.write_u8(2),
+                }
+            }
+            _ => match self.id(e) {
+                Some(id) => {
+                    h.write_u8(2);
+                    h.write_u32(id);
+                }
+                None => {
+                    h.write_u8(3);
+                    h.write_usize(Arc::as_ptr(e.tree) as usize);
+                    h.write_u32(e.id);
+                }
+            },
+        }
+    }
+}
+
+/// Classifies the jobs of one part, remembering every class worked out so that
+/// a job whose looked-up attributes are the same expressions as an earlier job's
+/// is found by a hash of its significant expressions and a check, without a walk
+/// or any text.
+struct PartClassifier<'s, 'j> {
+    sig: &'s SignificantAttributes,
+    table: NameTable,
+    canon: Canon,
+    /// The significant names (and extra ones) in the table, hashed to find a
+    /// worked-out class.
+    probes: Vec<u32>,
+    worked: Vec<Worked<'j>>,
+    by_hash: ahash::AHashMap<u64, smallvec::SmallVec<[u32; 2]>>,
+    sig_index: ahash::AHashMap<String, u32>,
+    key_index: ahash::AHashMap<(u32, Vec<u8>), u32>,
+    out: PartClasses,
+}
+
+impl<'s, 'j> PartClassifier<'s, 'j> {
+    fn new(sig: &'s SignificantAttributes, jobs: usize) -> Self {
+        let mut table = NameTable::default();
+        let probes = sig
+            .names()
+            .iter()
+            .chain(sig.extra())
+            .map(|n| table.intern(n))
+            .collect();
+        PartClassifier {
+            sig,
+            table,
+            canon: Canon::default(),
+            probes,
+            worked: Vec::new(),
+            by_hash: ahash::AHashMap::new(),
+            sig_index: ahash::AHashMap::new(),
+            key_index: ahash::AHashMap::new(),
+            out: PartClasses {
+                of_job: Vec::with_capacity(jobs),
+                ..PartClasses::default()
+            },
+        }
+    }
+
+    /// True when `job` has the expressions `w` was worked out with.
+    fn holds(
+        table: &NameTable,
+        canon: &mut Canon,
+        positions: &mut Vec<u32>,
+        w: &Worked<'j>,
+        job: &'j ClassAd,
+    ) -> bool {
+        if w.whole.is_some_and(|len| len != job.len()) {
+            return false;
+        }
+        w.looked.iter().all(|&(n, was)| {
+            match (was, NameTable::lookup(&table.names, positions, job, n)) {
+                (None, None) => true,
+                (Some((a, id)), Some(b)) => canon.alike(a, id, b),
+                _ => false,
+            }
+        })
+    }
+
+    /// The positions of the names in `job`'s layout, taken out of the table
+    /// while `job` is classified.
+    fn take_layout(&mut self, job: &ClassAd) -> Vec<u32> {
+        self.table
+            .layouts
+            .remove(&job.layout_id())
+            .unwrap_or_default()
+    }
+
+    /// The class worked out already that `job` is in, if any, else the hash to
+    /// file the job's class under once worked out.
+    fn find(
+        &mut self,
+        positions: &mut Vec<u32>,
+        job: &'j ClassAd,
+        last: Option<u32>,
+    ) -> Result<u32, u64> {
+        let (table, canon, worked) = (&self.table, &mut self.canon, &self.worked);
+        if let Some(w) = last {
+            if Self::holds(table, canon, positions, &worked[w as usize], job) {
+                return Ok(w);
+            }
+        }
+        let mut h = ahash::AHasher::default();
+        for &n in &self.probes {
+            canon.hash(NameTable::lookup(&table.names, positions, job, n), &mut h);
+        }
+        let hash = h.finish();
+        let known = self.by_hash.get(&hash).and_then(|ws| {
+            ws.iter()
+                .copied()
+                .find(|&w| Self::holds(table, canon, positions, &worked[w as usize], job))
+        });
+        known.ok_or(hash)
+    }
+
+    /// Works `job` out in full: its signature and key, and (unless it is a class
+    /// of its own) what later jobs must share to be in its classes.
+    fn work_out(&mut self, i: usize, job: &'j ClassAd) -> Option<u32> {
+        let sig = self.sig;
         let (refs, sure) = sig.walk(job, sig.names());
         let mut signature = String::new();
         sig.write_signature(job, &refs, &mut signature);
         let (key, names) = sig.exact_key(job, &refs, sure);
-        let mut seen = NameSet::new();
-        let looked = names
+        let s = match self.sig_index.get(&signature) {
+            Some(&s) => s,
+            None => {
+                let s = self.out.signatures.len() as u32;
+                self.sig_index.insert(signature.clone(), s);
+                self.out.signatures.push(signature);
+                s
+            }
+        };
+        let Some(key) = key else {
+            self.out.keys.push((s, i as u32, None));
+            self.out.of_job.push((s, self.out.keys.len() as u32 - 1));
+            return None;
+        };
+        let k = match self.key_index.get(&(s, key.clone())) {
+            Some(&k) => k,
+            None => {
+                let k = self.out.keys.len() as u32;
+                self.out.keys.push((s, i as u32, Some(key.clone())));
+                self.key_index.insert((s, key), k);
+                k
+            }
+        };
+        self.out.of_job.push((s, k));
+        let mut seen = ahash::AHashSet::new();
+        let ids: Vec<u32> = names.iter().map(|n| self.table.intern(n)).collect();
+        let looked = ids
             .into_iter()
-            .filter(|n| seen.insert(n))
+            .filter(|&n| seen.insert(n))
             .map(|n| {
-                let at = job.position(&n).ok();
-                (n, at)
+                let at = job.position(&self.table.names[n as usize]).ok();
+                (n, at.map(|p| (job.at(p), self.canon.id(job.at(p)))))
             })
             .collect();
-        Worked {
-            signature,
-            key,
+        self.worked.push(Worked {
+            ids: (s, k),
             looked,
-            whole: sig.reads_whole_jobs(),
-        }
-    }
-
-    /// True when `job` would be worked out exactly as `was` (the job this was
-    /// worked out for) was.
-    fn holds_for(&self, was: &ClassAd, job: &ClassAd) -> bool {
-        if self.key.is_none() || (self.whole && job.len() != was.len()) {
-            return false;
-        }
-        let shared = job.shares_names_with(was);
-        self.looked.iter().all(|(name, at)| {
-            let now = if shared { *at } else { job.position(name).ok() };
-            match (at, now) {
-                (None, None) => true,
-                (Some(a), Some(b)) => same_expr(was.at(*a), job.at(b)),
-                _ => false,
-            }
-        })
+            whole: sig.reads_whole_jobs().then(|| job.len()),
+        });
+        Some(self.worked.len() as u32 - 1)
     }
 }
 
@@ -180,51 +406,37 @@ impl SignificantAttributes {
     /// Works out the classes of a part of a queue (any thread; see
     /// [`super::autocluster::AutoclusterBuilder`]).
     pub fn classify<J: AsRef<ClassAd>>(&self, jobs: &[J]) -> PartClasses {
-        let mut out = PartClasses {
-            of_job: Vec::with_capacity(jobs.len()),
-            ..PartClasses::default()
-        };
-        let mut sig_index: ahash::AHashMap<String, u32> = ahash::AHashMap::new();
-        let mut key_index: ahash::AHashMap<(u32, Vec<u8>), u32> = ahash::AHashMap::new();
-        // The last job worked out in full, and its indices.
-        let mut last: Option<(usize, Worked, (u32, u32))> = None;
+        let mut c = PartClassifier::new(self, jobs.len());
+        let mut last = None;
+        // The layout of the last job, kept out of the table: jobs of one kind
+        // come together.
+        let mut layout: Option<(usize, Vec<u32>)> = None;
         for (i, job) in jobs.iter().enumerate() {
             let job = job.as_ref();
-            if let Some((was, worked, ids)) = &last {
-                if worked.holds_for(jobs[*was].as_ref(), job) {
-                    out.of_job.push(*ids);
-                    continue;
+            let mut positions = match layout.take() {
+                Some((id, p)) if id == job.layout_id() => p,
+                Some((id, p)) => {
+                    c.table.layouts.insert(id, p);
+                    c.take_layout(job)
                 }
-            }
-            let worked = Worked::new(self, job);
-            let s = match sig_index.get(&worked.signature) {
-                Some(&s) => s,
-                None => {
-                    let s = out.signatures.len() as u32;
-                    out.signatures.push(worked.signature.clone());
-                    sig_index.insert(worked.signature.clone(), s);
-                    s
-                }
+                None => c.take_layout(job),
             };
-            let k = match &worked.key {
-                Some(key) => match key_index.get(&(s, key.clone())) {
-                    Some(&k) => k,
-                    None => {
-                        let k = out.keys.len() as u32;
-                        out.keys.push((s, i as u32, Some(key.clone())));
-                        key_index.insert((s, key.clone()), k);
-                        k
+            last = match c.find(&mut positions, job, last) {
+                Ok(w) => {
+                    c.out.of_job.push(c.worked[w as usize].ids);
+                    Some(w)
+                }
+                Err(hash) => {
+                    let w = c.work_out(i, job);
+                    if let Some(w) = w {
+                        c.by_hash.entry(hash).or_default().push(w);
                     }
-                },
-                None => {
-                    out.keys.push((s, i as u32, None));
-                    out.keys.len() as u32 - 1
+                    w
                 }
             };
-            out.of_job.push((s, k));
-            last = Some((i, worked, (s, k)));
+            layout = Some((job.layout_id(), positions));
         }
-        out
+        c.out
     }
 }
 
@@ -259,4 +471,64 @@ pub(crate) fn reads_key(job: &ClassAd, names: &[Str], closed: bool) -> Option<Ve
         }
     }
     Some(key)
+}
+
+#[cfg(test)]
+mod tests {
+    use crate::ad::{read_ads, ClassAd};
+    use crate::matching::{NegotiatorPolicy, SignificantAttributes};
+
+    fn sig(slots: &str) -> SignificantAttributes {
+        let slots = read_ads(slots, "slots").unwrap();
+        SignificantAttributes::compute(&slots, &NegotiatorPolicy::default())
+    }
+
+    fn classes(sig: &SignificantAttributes, jobs: &[ClassAd]) -> Vec<(u32, u32)> {
+        sig.classify(jobs).of_job
+    }
+
+    #[test]
+    fn a_class_seen_before_the_last_is_found_again_and_checked_in_full() {
+        // `Foo` is read only through the job's own Requirements: it is not hashed,
+        // so the jobs with Foo = 1 and Foo = 3 share a hash and only the check
+        // tells them apart.
+        let s = sig("Requirements = TARGET.RequestCpus <= 4\n");
+        let job = |foo: u32, cpus: u32| {
+            format!("Requirements = MY.Foo > 0 && TARGET.Cpus > 0\nFoo = {foo}\nRequestCpus = {cpus}\n\n")
+        };
+        let text: String = [(1, 1), (2, 1), (1, 1), (3, 1), (1, 2), (3, 1)]
+            .iter()
+            .map(|&(f, c)| job(f, c))
+            .collect();
+        let jobs = read_ads(&text, "jobs").unwrap();
+        let ids: Vec<u32> = classes(&s, &jobs).iter().map(|c| c.1).collect();
+        assert_eq!(ids, [0, 1, 0, 2, 3, 2]);
+    }
+
+    #[test]
+    fn jobs_read_apart_or_listed_in_another_order_are_one_class() {
+        // Two reads make two sets of trees, and the orders two layouts: the
+        // classes go by what the expressions say.
+        let s = sig("Requirements = TARGET.RequestMemory <= 4096\n");
+        let a = "Requirements = TARGET.Memory >= MY.RequestMemory\nRequestMemory = 1024\nOwner = \"a\"\n\n";
+        let b = "Owner = \"b\"\nRequestMemory = 1024\nRequirements = TARGET.Memory >= MY.RequestMemory\n\n";
+        let c = "Requirements = TARGET.Memory >= MY.RequestMemory\nRequestMemory = 2048\n\n";
+        let mut jobs = read_ads(a, "a").unwrap();
+        jobs.extend(read_ads(b, "b").unwrap());
+        jobs.extend(read_ads(&format!("{a}{c}{a}"), "c").unwrap());
+        let part = s.classify(&jobs);
+        let ids: Vec<u32> = part.of_job.iter().map(|c| c.1).collect();
+        assert_eq!(ids, [0, 0, 0, 1, 0]);
+        assert_eq!(part.signatures.len(), 2);
+    }
+
+    #[test]
+    fn a_job_of_its_own_class_is_never_reused() {
+        // `random()` makes a class of its own each time, even for equal jobs.
+        let s = sig("Requirements = TARGET.X > 0\n");
+        let text = "Requirements = random(10) < 5\nX = 1\n\n".repeat(3);
+        let jobs = read_ads(&text, "jobs").unwrap();
+        let ids: Vec<u32> = classes(&s, &jobs).iter().map(|c| c.1).collect();
+        assert_eq!(ids, [0, 1, 2]);
+    }
 }

@@ -8,10 +8,11 @@ use crate::ad::ClassAd;
 use crate::eval::{eval_in, Semantics};
 use crate::syntax::ast::{ExprRef, Node};
 use classad_vm::Value;
+use rayon::prelude::*;
 use std::sync::Arc;
 
 /// One job's facts.
-#[derive(Clone, Debug, PartialEq)]
+#[derive(Clone, Debug, Default, PartialEq)]
 pub struct JobFacts {
     /// `AccountingGroup`, else `User`, else `Owner` (strings); `None` when the job
     /// has none of them (it is ignored).
@@ -31,49 +32,125 @@ pub struct JobFacts {
     pub weight: f64,
 }
 
-impl JobFacts {
-    /// The facts of `job` under `knobs`.
-    pub fn of(job: &ClassAd, knobs: &CycleKnobs) -> JobFacts {
+/// The attributes the facts read, in [`FactReader`]'s order.
+const FACT_NAMES: [&str; 11] = [
+    "AccountingGroup",
+    "User",
+    "Owner",
+    "JobStatus",
+    "JobPrio",
+    "ClusterId",
+    "ProcId",
+    "RequestCpus",
+    "RequestMemory",
+    "RequestDisk",
+    "RequestGPUs",
+];
+
+/// Jobs per unit of parallel work in [`JobFacts::of_all`].
+const CHUNK: usize = 1 << 14;
+
+/// Reads the facts of many jobs: where each layout of ads (a shared name list)
+/// keeps the attributes is found once, and each submitter's name is made once,
+/// so that a literal-valued job costs a few loads.
+pub struct FactReader<'k> {
+    knobs: &'k CycleKnobs,
+    /// Per layout (by identity), the positions of [`FACT_NAMES`].
+    layouts: ahash::AHashMap<usize, [Option<u32>; FACT_NAMES.len()]>,
+    /// The last layout's identity and positions.
+    last: Option<(usize, [Option<u32>; FACT_NAMES.len()])>,
+    submitters: ahash::AHashMap<Box<str>, Arc<str>>,
+}
+
+impl<'k> FactReader<'k> {
+    /// A reader of facts under `knobs`.
+    pub fn new(knobs: &'k CycleKnobs) -> FactReader<'k> {
+        FactReader {
+            knobs,
+            layouts: ahash::AHashMap::new(),
+            last: None,
+            submitters: ahash::AHashMap::new(),
+        }
+    }
+
+    fn positions(&mut self, job: &ClassAd) -> [Option<u32>; FACT_NAMES.len()] {
+        let id = job.layout_id();
+        if let Some((last, p)) = self.last {
+            if last == id {
+                return p;
+            }
+        }
+        let p = *self
+            .layouts
+            .entry(id)
+            .or_insert_with(|| FACT_NAMES.map(|n| job.position(n).ok().map(|p| p as u32)));
+        self.last = Some((id, p));
+        p
+    }
+
+    fn submitter(&mut self, name: &str) -> Arc<str> {
+        if let Some(s) = self.submitters.get(name) {
+            return s.clone();
+        }
+        let s: Arc<str> = Arc::from(name);
+        self.submitters.insert(name.into(), s.clone());
+        s
+    }
+
+    /// The facts of `job`. Its layout must stay alive while this reader is used
+    /// (layouts are told apart by identity).
+    pub fn read(&mut self, job: &ClassAd) -> JobFacts {
+        let positions = self.positions(job);
+        let knobs = self.knobs;
         let mut shared: Option<Arc<ClassAd>> = None;
-        let mut value = |name: &str| -> Value {
-            let Some(e) = job.get(name) else {
-                return Value::Undefined;
+        // The value of fact `i`: a literal as it is, else evaluated in the job.
+        let mut value = |i: usize| -> std::borrow::Cow<'_, Value> {
+            let Some(p) = positions[i] else {
+                return std::borrow::Cow::Owned(Value::Undefined);
             };
+            let e = job.at(p as usize);
             if let Node::Lit(v) = e.node() {
-                return v.clone();
+                return std::borrow::Cow::Borrowed(v);
             }
             let ad = shared.get_or_insert_with(|| Arc::new(job.clone()));
-            eval_in(&e.to_expr_ref(), ad, None, Semantics::Htcondor).unwrap_or(Value::Error)
+            let e = ExprRef {
+                tree: e.tree.clone(),
+                id: e.id,
+            };
+            std::borrow::Cow::Owned(
+                eval_in(&e, ad, None, Semantics::Htcondor).unwrap_or(Value::Error),
+            )
         };
-        let int = |v: Value| match v {
-            Value::Int(i) => i,
-            Value::Real(r) if r.is_finite() => r as i64,
-            Value::Bool(b) => b as i64,
+        let int = |v: &Value| match v {
+            Value::Int(i) => *i,
+            Value::Real(r) if r.is_finite() => *r as i64,
+            Value::Bool(b) => *b as i64,
             _ => 0,
         };
-        let submitter = ["AccountingGroup", "User", "Owner"]
-            .iter()
-            .find_map(|n| match value(n) {
-                Value::Str(s) => Some(Arc::from(s.as_str())),
-                _ => None,
-            });
-        let idle = match value("JobStatus") {
+        let mut submitter_name = None;
+        for i in 0..3 {
+            if let Value::Str(s) = &*value(i) {
+                submitter_name = Some(s.clone());
+                break;
+            }
+        }
+        let idle = match &*value(3) {
             Value::Undefined => true,
             Value::Int(1) => true,
-            Value::Real(r) => r == 1.0,
+            Value::Real(r) => *r == 1.0,
             _ => false,
         };
-        let prio = int(value("JobPrio"));
-        let cluster = int(value("ClusterId"));
-        let proc = int(value("ProcId"));
+        let prio = int(&value(4));
+        let cluster = int(&value(5));
+        let proc = int(&value(6));
         let requests = if knobs.groups.is_empty() || !knobs.use_slot_weights {
             None
         } else {
             Some([
-                ("Cpus", value("RequestCpus"), Value::Int(1)),
-                ("Memory", value("RequestMemory"), Value::Int(0)),
-                ("Disk", value("RequestDisk"), Value::Int(0)),
-                ("GPUs", value("RequestGPUs"), Value::Int(0)),
+                ("Cpus", value(7).into_owned(), Value::Int(1)),
+                ("Memory", value(8).into_owned(), Value::Int(0)),
+                ("Disk", value(9).into_owned(), Value::Int(0)),
+                ("GPUs", value(10).into_owned(), Value::Int(0)),
             ])
         };
         let passes_constraint = match &knobs.policy.job_constraint {
@@ -91,7 +168,7 @@ impl JobFacts {
             Some(rs) => demand_weight(&knobs.slot_weight, rs),
         };
         JobFacts {
-            submitter,
+            submitter: submitter_name.map(|s| self.submitter(s.as_str())),
             idle,
             prio,
             cluster,
@@ -99,6 +176,29 @@ impl JobFacts {
             passes_constraint,
             weight,
         }
+    }
+}
+
+impl JobFacts {
+    /// The facts of `job` under `knobs`.
+    pub fn of(job: &ClassAd, knobs: &CycleKnobs) -> JobFacts {
+        FactReader::new(knobs).read(job)
+    }
+
+    /// The facts of every job of `jobs`, in order (on rayon's threads).
+    pub fn of_all<J: AsRef<ClassAd> + Sync>(jobs: &[J], knobs: &CycleKnobs) -> Vec<JobFacts> {
+        // Written in place: fresh memory costs more to touch than the facts
+        // cost to read, so the facts are not gathered in parts and copied.
+        let mut all = vec![JobFacts::default(); jobs.len()];
+        all.par_chunks_mut(CHUNK)
+            .zip(jobs.par_chunks(CHUNK))
+            .for_each(|(out, part)| {
+                let mut reader = FactReader::new(knobs);
+                for (o, j) in out.iter_mut().zip(part) {
+                    *o = reader.read(j.as_ref());
+                }
+            });
+        all
     }
 }
 
@@ -120,6 +220,15 @@ fn demand_weight(slot_weight: &ExprRef, requests: [(&str, Value, Value); 4]) -> 
 /// A submitter's jobs in the order its requests are made (section 5): `JobPrio`
 /// descending, then `ClusterId`, `ProcId` ascending, then queue order.
 pub fn request_order(jobs: &mut [u32], facts: &[JobFacts]) {
+    let key = |j: u32| {
+        let f = &facts[j as usize];
+        (std::cmp::Reverse(f.prio), f.cluster, f.proc, j)
+    };
+    // A queue usually lists each submitter's jobs in this order already: one
+    // look instead of a sort (and the memory its keys take).
+    if jobs.windows(2).all(|w| key(w[0]) < key(w[1])) {
+        return;
+    }
     // The keys side by side (the facts are far apart); every key is distinct.
     let mut keyed: Vec<(std::cmp::Reverse<i64>, i64, i64, u32)> = jobs
         .iter()
@@ -166,6 +275,45 @@ mod tests {
         let mut order = vec![0, 1, 2, 3];
         request_order(&mut order, &f);
         assert_eq!(order, [1, 0, 3, 2]);
+    }
+
+    #[test]
+    fn one_reader_over_many_layouts_reads_as_a_fresh_one() {
+        // Layouts told apart, literal and computed values, and the submitter's
+        // name made once but equal to each job's.
+        let k = CycleKnobs::default();
+        let text = "Owner = \"a\"\nClusterId = 1\nProcId = 0\n\n\
+                    ProcId = 1\nClusterId = 1\nOwner = \"a\"\n\n\
+                    Owner = \"b\"\nJobPrio = 2 + 3\nClusterId = 1\n\n\
+                    Owner = \"a\"\nClusterId = 1\nProcId = 2\nJobStatus = 2\n";
+        let mut jobs = read_ads(text, "jobs").unwrap();
+        jobs.extend(read_ads(text, "again").unwrap());
+        let fresh: Vec<JobFacts> = jobs.iter().map(|j| JobFacts::of(j, &k)).collect();
+        assert_eq!(JobFacts::of_all(&jobs, &k), fresh);
+        let mut reader = FactReader::new(&k);
+        let read: Vec<JobFacts> = jobs.iter().map(|j| reader.read(j)).collect();
+        assert_eq!(read, fresh);
+        assert_eq!(
+            read.iter()
+                .map(|f| (f.prio, f.proc, f.idle))
+                .collect::<Vec<_>>(),
+            [(0, 0, true), (0, 1, true), (5, 0, true), (0, 2, false)].repeat(2)
+        );
+    }
+
+    #[test]
+    fn jobs_in_request_order_stay_and_others_are_sorted() {
+        let k = CycleKnobs::default();
+        let f = facts(
+            "ClusterId = 1\nProcId = 0\n\nClusterId = 1\nProcId = 1\n\nClusterId = 2\n",
+            &k,
+        );
+        let mut order = vec![0, 1, 2];
+        request_order(&mut order, &f);
+        assert_eq!(order, [0, 1, 2]);
+        let mut order = vec![2, 1, 0];
+        request_order(&mut order, &f);
+        assert_eq!(order, [0, 1, 2]);
     }
 
     #[test]

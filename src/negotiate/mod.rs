@@ -59,7 +59,7 @@ pub fn negotiate(
     priorities: &Priorities,
 ) -> CycleOutcome {
     let table = prepare_slots(slots, knobs, priorities);
-    let facts: Vec<JobFacts> = jobs.iter().map(|j| JobFacts::of(j, knobs)).collect();
+    let facts = JobFacts::of_all(jobs, knobs);
     let mut sig = SignificantAttributes::compute(&table.ads, &knobs.policy);
     sig.add_class_names(&class_names(&table, knobs));
     let clusters = Autoclusters::with(jobs, sig);
@@ -150,7 +150,8 @@ pub fn negotiate_with_pairs(
         pairs.prepare_preemption_tests(&table.ads, &claimed, reps, &knobs.policy);
     }
     let prepared = started.elapsed().as_secs_f64();
-    let mut outcome = cycle::Cycle::new(knobs, priorities, table, facts, clusters, pairs).run();
+    let c = cycle::Cycle::new(knobs, priorities, table, facts, clusters, pairs);
+    let mut outcome = c.run();
     let s = &mut outcome.stats;
     s.duration = started.elapsed().as_secs_f64();
     s.phase_durations[1] = prepared;

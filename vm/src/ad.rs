@@ -34,6 +34,13 @@ impl CompiledAd {
         CompiledAd { attrs: Vec::new() }
     }
 
+    /// An ad with no attributes yet, with room for slots below `slots`.
+    pub fn with_slots(slots: usize) -> CompiledAd {
+        CompiledAd {
+            attrs: Vec::with_capacity(slots),
+        }
+    }
+
     /// Sets the attribute in `slot`.
     pub fn set(&mut self, slot: u32, attr: Attr) {
         let i = slot as usize;
