@@ -254,6 +254,29 @@ impl ClassAd {
         Arc::as_ptr(&self.names) as usize
     }
 
+    /// Asks for the ad's own fields and for its slots at `positions` (those in
+    /// range) to be brought into the cache (see [`crate::prefetch`]).
+    pub(crate) fn prefetch_slots(&self, positions: &[u32]) {
+        crate::prefetch::prefetch(&*self.local);
+        for &p in positions {
+            if let Some(slot) = self.slots.get(p as usize) {
+                crate::prefetch::prefetch(slot);
+            }
+        }
+    }
+
+    /// Asks for the nodes of the expressions at `positions` (those in range).
+    pub(crate) fn prefetch_nodes(&self, positions: &[u32]) {
+        for &p in positions {
+            if let Some(slot) = self.slots.get(p as usize) {
+                let e = self.view(slot);
+                if let Some(node) = e.tree.nodes().get(e.id as usize) {
+                    crate::prefetch::prefetch(node);
+                }
+            }
+        }
+    }
+
     /// The expression at position `i` (see [`ClassAd::position`]).
     pub(crate) fn at(&self, i: usize) -> ExprView<'_> {
         self.view(&self.slots[i])

@@ -10,8 +10,8 @@ use crate::generate::{Pool, PoolSpec, Syntax};
 use crate::matching::batch::{BatchMatcher, CompiledSlots};
 use crate::matching::{Autoclusters, SignificantAttributes};
 use crate::negotiate::{
-    class_names, negotiate_with_pairs, prepare_slots, ClassPairs, CycleOutcome, JobFacts,
-    Priorities,
+    class_names, negotiate_with_pairs, prepare_slots, ClassPairs, CycleOutcome, FactReader,
+    Priorities, FACT_NAMES,
 };
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
@@ -192,24 +192,24 @@ fn run_on_threads(a: &BenchArgs, threads: usize) -> Result<ExitCode, Failure> {
         })
     })?;
     drop((jobs_text, machines_text));
-    // Compile: the slots prepared and compiled, the jobs' facts.
-    let (table, compiled, facts) = timed("compiling", &mut t.compile, || {
+    // Compile: the slots prepared and compiled.
+    let (table, compiled) = timed("compiling", &mut t.compile, || {
         let table = prepare_slots(&slots, &knobs, &priorities);
-        let (compiled, facts) = rayon::join(
-            || CompiledSlots::new(&table.ads, &knobs.policy),
-            || JobFacts::of_all(&jobs, &knobs),
-        );
-        (table, compiled, facts)
+        let compiled = CompiledSlots::new(&table.ads, &knobs.policy);
+        (table, compiled)
     });
-    // Cluster.
-    let clusters = timed("clustering", &mut t.cluster, || {
+    // Cluster, reading each job's facts on the way.
+    let (clusters, facts) = timed("clustering", &mut t.cluster, || {
         let mut sig = SignificantAttributes::compute(&table.ads, &knobs.policy);
         sig.add_class_names(&class_names(&table, &knobs));
-        let c = Autoclusters::with(&jobs, sig);
+        let (c, facts) = Autoclusters::with_each(&jobs, sig, &FACT_NAMES, || {
+            let mut reader = FactReader::new(&knobs);
+            move |job: &ClassAd| reader.read(job)
+        });
         if a.no_autocluster {
-            c.one_class_per_job(&jobs)
+            (c.one_class_per_job(&jobs), facts)
         } else {
-            c
+            (c, facts)
         }
     });
     let (autoclusters, classes) = (clusters.len(), clusters.classes().len());

@@ -12,7 +12,7 @@ use crate::matching::config::Config;
 use crate::matching::{AutoclusterBuilder, Autoclusters, PartClasses, SignificantAttributes};
 use crate::negotiate::{
     negotiate_prepared, negotiate_with_pairs, prepare_slots, ClassPairs, CycleKnobs, CycleOutcome,
-    JobFacts, Priorities, SlotTable,
+    FactReader, JobFacts, Priorities, SlotTable, FACT_NAMES,
 };
 use clap::Args;
 use classad_vm::Value;
@@ -134,7 +134,9 @@ pub fn read_queue(
         });
     };
     let classify = |ads: Vec<ClassAd>| {
-        let (part, f) = rayon::join(|| sig.classify(&ads), || JobFacts::of_all(&ads, knobs));
+        let mut reader = FactReader::new(knobs);
+        let mut f = Vec::with_capacity(ads.len());
+        let part = sig.classify_visiting(&ads, &FACT_NAMES, |_, job| f.push(reader.read(job)));
         (part, f, ads)
     };
     read_in_parts(
@@ -256,9 +258,11 @@ pub fn cycle_from_files(
     .into_iter()
     .map(Arc::new)
     .collect();
-    let facts = JobFacts::of_all(&queue, knobs);
     let job_errors = requirements_errors(&queue);
-    let mut clusters = Autoclusters::with(&queue, sig);
+    let (mut clusters, facts) = Autoclusters::with_each(&queue, sig, &FACT_NAMES, || {
+        let mut reader = FactReader::new(knobs);
+        move |job: &ClassAd| reader.read(job)
+    });
     if !how.autocluster {
         clusters = clusters.one_class_per_job(&queue);
     }

@@ -404,15 +404,38 @@ impl Autoclusters {
 
     /// The autoclusters of `jobs` given the significant attributes.
     pub fn with<J: SharedAd + Sync>(jobs: &[J], significant: SignificantAttributes) -> Self {
-        let parts: Vec<PartClasses> = jobs
-            .par_chunks(CHUNK)
-            .map(|chunk| significant.classify(chunk))
+        Autoclusters::with_each(jobs, significant, &[], || |_: &ClassAd| ()).0
+    }
+
+    /// [`Autoclusters::with`], reading something of every job on the way: each
+    /// part of the queue gets a reader from `reader`, and the job's value is
+    /// what the reader says of it, read while the job is in the cache (and its
+    /// attributes `reads` fetched ahead with the others).
+    pub fn with_each<J, T, R>(
+        jobs: &[J],
+        significant: SignificantAttributes,
+        reads: &[&str],
+        reader: impl Fn() -> R + Sync,
+    ) -> (Self, Vec<T>)
+    where
+        J: SharedAd + Sync,
+        T: Clone + Default + Send,
+        R: FnMut(&ClassAd) -> T,
+    {
+        let mut each = vec![T::default(); jobs.len()];
+        let parts: Vec<PartClasses> = each
+            .par_chunks_mut(CHUNK)
+            .zip(jobs.par_chunks(CHUNK))
+            .map(|(out, chunk)| {
+                let mut read = reader();
+                significant.classify_visiting(chunk, reads, |i, job| out[i] = read(job))
+            })
             .collect();
         let mut builder = AutoclusterBuilder::new(significant);
         for (part, chunk) in parts.into_iter().zip(jobs.chunks(CHUNK)) {
             builder.add(part, chunk);
         }
-        builder.finish()
+        (builder.finish(), each)
     }
 
     /// The significant attributes the clusters were formed on.
@@ -594,5 +617,44 @@ impl AutoclusterBuilder {
     /// The autoclusters of every job added.
     pub fn finish(self) -> Autoclusters {
         self.clusters
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ad::read_ads;
+
+    #[test]
+    fn each_jobs_value_lands_at_its_index_across_parts() {
+        // More jobs than one part holds, of two classes and two layouts: every
+        // job's read value is its own, and the clusters are those of `with`.
+        let slots = read_ads("Requirements = TARGET.RequestCpus <= 4\n", "slots").unwrap();
+        let sig = SignificantAttributes::compute(&slots, &NegotiatorPolicy::default());
+        let n = CHUNK + CHUNK / 2;
+        let text: String = (0..n)
+            .map(|i| match i % 3 {
+                0 => format!("ProcId = {i}\nRequestCpus = 1\n\n"),
+                1 => format!("RequestCpus = 1\nProcId = {i}\n\n"),
+                _ => format!("ProcId = {i}\nRequestCpus = 8\n\n"),
+            })
+            .collect();
+        let jobs: Vec<Arc<ClassAd>> = read_ads(&text, "jobs")
+            .unwrap()
+            .into_iter()
+            .map(Arc::new)
+            .collect();
+        let (clusters, procs) = Autoclusters::with_each(&jobs, sig.clone(), &["ProcId"], || {
+            |job: &ClassAd| match job.get("ProcId").map(|e| e.node().clone()) {
+                Some(Node::Lit(classad_vm::Value::Int(i))) => i,
+                _ => -1,
+            }
+        });
+        assert_eq!(procs, (0..n as i64).collect::<Vec<_>>());
+        let plain = Autoclusters::with(&jobs, sig);
+        assert_eq!(clusters.len(), 2);
+        assert_eq!(clusters.clusters(), plain.clusters());
+        assert_eq!(clusters.classes(), plain.classes());
+        assert_eq!(clusters.cluster_of(n - 1), 1);
     }
 }

@@ -152,14 +152,9 @@ impl NameTable {
         self.names.len() as u32 - 1
     }
 
-    /// The expression `job` has for name `n` (whose layout's positions are
-    /// `positions`, found here when not known yet).
-    fn lookup<'j>(
-        names: &[Str],
-        positions: &mut Vec<u32>,
-        job: &'j ClassAd,
-        n: u32,
-    ) -> Option<ExprView<'j>> {
+    /// Where `job` keeps name `n` (`ABSENT` when it lacks it), given that
+    /// `positions` are its layout's, found here when not known yet.
+    fn position(names: &[Str], positions: &mut Vec<u32>, job: &ClassAd, n: u32) -> u32 {
         if positions.len() <= n as usize {
             positions.resize(names.len(), UNKNOWN);
         }
@@ -169,7 +164,18 @@ impl NameTable {
                 .position(&names[n as usize])
                 .map_or(ABSENT, |p| p as u32);
         }
-        (*at != ABSENT).then(|| job.at(*at as usize))
+        *at
+    }
+
+    /// The expression `job` has for name `n` (see [`NameTable::position`]).
+    fn lookup<'j>(
+        names: &[Str],
+        positions: &mut Vec<u32>,
+        job: &'j ClassAd,
+        n: u32,
+    ) -> Option<ExprView<'j>> {
+        let at = NameTable::position(names, positions, job, n);
+        (at != ABSENT).then(|| job.at(at as usize))
     }
 }
 
@@ -406,12 +412,27 @@ impl SignificantAttributes {
     /// Works out the classes of a part of a queue (any thread; see
     /// [`super::autocluster::AutoclusterBuilder`]).
     pub fn classify<J: AsRef<ClassAd>>(&self, jobs: &[J]) -> PartClasses {
+        self.classify_visiting(jobs, &[], |_, _| ())
+    }
+
+    /// [`SignificantAttributes::classify`], calling `visit(i, job)` on each job
+    /// right after it is classified: a caller that reads more of every job (its
+    /// submitter, its id: the attributes `reads`) finds it in the cache rather
+    /// than in memory again.
+    pub fn classify_visiting<J: AsRef<ClassAd>>(
+        &self,
+        jobs: &[J],
+        reads: &[&str],
+        mut visit: impl FnMut(usize, &ClassAd),
+    ) -> PartClasses {
         let mut c = PartClassifier::new(self, jobs.len());
+        let reads: Vec<u32> = reads.iter().map(|n| c.table.intern(n)).collect();
         let mut last = None;
         // The layout of the last job, kept out of the table: jobs of one kind
         // come together.
         let mut layout: Option<(usize, Vec<u32>)> = None;
         for (i, job) in jobs.iter().enumerate() {
+            prefetch_ahead(jobs, i, layout.as_ref());
             let job = job.as_ref();
             let mut positions = match layout.take() {
                 Some((id, p)) if id == job.layout_id() => p,
@@ -421,6 +442,9 @@ impl SignificantAttributes {
                 }
                 None => c.take_layout(job),
             };
+            for &n in &reads {
+                NameTable::position(&c.table.names, &mut positions, job, n);
+            }
             last = match c.find(&mut positions, job, last) {
                 Ok(w) => {
                     c.out.of_job.push(c.worked[w as usize].ids);
@@ -435,8 +459,35 @@ impl SignificantAttributes {
                 }
             };
             layout = Some((job.layout_id(), positions));
+            visit(i, job);
         }
         c.out
+    }
+}
+
+/// How many jobs ahead of the one being classified its memory is asked for: the
+/// ad itself that far, its slots half as far, its expressions a quarter (each
+/// step needs the one before it in the cache).
+const AHEAD: usize = 8;
+
+/// Asks for the memory of the jobs after job `i` that classifying them will
+/// read, supposing they are of the last job's `layout`.
+fn prefetch_ahead<J: AsRef<ClassAd>>(jobs: &[J], i: usize, layout: Option<&(usize, Vec<u32>)>) {
+    if let Some(far) = jobs.get(i + AHEAD) {
+        crate::prefetch::prefetch(far.as_ref());
+    }
+    let Some((id, positions)) = layout else {
+        return;
+    };
+    if let Some(mid) = jobs.get(i + AHEAD / 2).map(|j| j.as_ref()) {
+        if mid.layout_id() == *id {
+            mid.prefetch_slots(positions);
+        }
+    }
+    if let Some(near) = jobs.get(i + AHEAD / 4).map(|j| j.as_ref()) {
+        if near.layout_id() == *id {
+            near.prefetch_nodes(positions);
+        }
     }
 }
 

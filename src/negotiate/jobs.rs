@@ -33,7 +33,7 @@ pub struct JobFacts {
 }
 
 /// The attributes the facts read, in [`FactReader`]'s order.
-const FACT_NAMES: [&str; 11] = [
+pub const FACT_NAMES: [&str; 11] = [
     "AccountingGroup",
     "User",
     "Owner",

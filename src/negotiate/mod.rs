@@ -37,7 +37,7 @@ pub mod report;
 pub mod slots;
 
 pub use accountant::effective_priority;
-pub use jobs::JobFacts;
+pub use jobs::{FactReader, JobFacts, FACT_NAMES};
 pub use knobs::{CycleKnobs, GroupKnobs, Quota};
 pub use matchlist::PreemptState;
 pub use pairs::ClassPairs;
@@ -59,10 +59,12 @@ pub fn negotiate(
     priorities: &Priorities,
 ) -> CycleOutcome {
     let table = prepare_slots(slots, knobs, priorities);
-    let facts = JobFacts::of_all(jobs, knobs);
     let mut sig = SignificantAttributes::compute(&table.ads, &knobs.policy);
     sig.add_class_names(&class_names(&table, knobs));
-    let clusters = Autoclusters::with(jobs, sig);
+    let (clusters, facts) = Autoclusters::with_each(jobs, sig, &jobs::FACT_NAMES, || {
+        let mut reader = FactReader::new(knobs);
+        move |job: &ClassAd| reader.read(job)
+    });
     let compiled = CompiledSlots::new(&table.ads, &knobs.policy);
     negotiate_prepared(&table, &facts, clusters, compiled, knobs, priorities)
 }
