@@ -19,6 +19,14 @@ thread_local! {
     pub(super) static THREAD_MACHINE: std::cell::RefCell<Machine> = std::cell::RefCell::new(Machine::new());
 }
 
+thread_local! {
+    /// Each thread's column stores (slots', classes'), kept from block to block
+    /// of one pool: their interned strings and column buffers are made once per
+    /// thread rather than once per block of 64 slots (fresh memory is costly).
+    static THREAD_STORES: std::cell::RefCell<Option<(u64, ColumnStore, ColumnStore)>> =
+        const { std::cell::RefCell::new(None) };
+}
+
 /// What one block of slots found for the classes of a window.
 pub(super) struct BlockResult {
     /// Per class of the window: which slots of the block match it.
@@ -50,12 +58,32 @@ pub(super) fn block_work(
     ranks: Option<RankExprs<'_>>,
 ) -> BlockResult {
     vm.cache_for(pool.id);
+    let (mut slot_store, mut rep_store) = match THREAD_STORES.with(|s| s.borrow_mut().take()) {
+        Some((id, slots, reps)) if id == pool.id => (slots, reps),
+        _ => {
+            let slots = ColumnStore::new();
+            let reps = slots.sibling();
+            (slots, reps)
+        }
+    };
+    let out = block_in_stores(pool, vm, b, ranks, &mut slot_store, &mut rep_store);
+    THREAD_STORES.with(|s| *s.borrow_mut() = Some((pool.id, slot_store, rep_store)));
+    out
+}
+
+/// [`block_work`] with the column stores to build the blocks' columns in.
+fn block_in_stores(
+    pool: &CompiledPool,
+    vm: &mut Machine,
+    b: usize,
+    ranks: Option<RankExprs<'_>>,
+    slot_store: &mut ColumnStore,
+    rep_store: &mut ColumnStore,
+) -> BlockResult {
     let m0 = b * LANES;
     let m1 = (m0 + LANES).min(pool.machines.len());
     let slot_ads: Vec<&CompiledAd> = pool.machines[m0..m1].iter().map(|m| &m.vm).collect();
     let rep_ads: Vec<&CompiledAd> = pool.jobs.iter().map(|j| &j.vm).collect();
-    let mut slot_store = ColumnStore::new();
-    let mut rep_store = slot_store.sibling();
     let mut slot_block = slot_store.block(&slot_ads);
     let mut out = BlockResult {
         masks: vec![0; rep_ads.len()],
