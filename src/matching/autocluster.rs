@@ -422,7 +422,10 @@ impl Autoclusters {
         T: Clone + Default + Send,
         R: FnMut(&ClassAd) -> T,
     {
-        let mut each = vec![T::default(); jobs.len()];
+        // Filled on every thread: the first touch of fresh memory is what costs
+        // (the kernel zeroes each page), so it is shared out too.
+        let mut each = Vec::with_capacity(jobs.len());
+        each.par_extend(rayon::iter::repeat_n(T::default(), jobs.len()));
         let parts: Vec<PartClasses> = each
             .par_chunks_mut(CHUNK)
             .zip(jobs.par_chunks(CHUNK))
@@ -567,6 +570,8 @@ impl AutoclusterBuilder {
     pub fn add<J: SharedAd>(&mut self, part: PartClasses, jobs: &[J]) {
         assert_eq!(part.of_job.len(), jobs.len(), "the part's classes and jobs");
         let a = &mut self.clusters;
+        a.cluster_of.reserve(jobs.len());
+        a.class_of.reserve(jobs.len());
         let sig_ids: Vec<u32> = part
             .signatures
             .into_iter()

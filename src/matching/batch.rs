@@ -16,8 +16,7 @@
 mod block;
 mod rank_reads;
 
-use rank_reads::RankReads;
-pub(crate) use rank_reads::{class_ids, slot_side_reads};
+pub(crate) use rank_reads::{class_ids, RankReads};
 
 use super::autocluster::Autoclusters;
 use super::policy::NegotiatorPolicy;

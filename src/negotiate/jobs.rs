@@ -189,7 +189,8 @@ impl JobFacts {
     pub fn of_all<J: AsRef<ClassAd> + Sync>(jobs: &[J], knobs: &CycleKnobs) -> Vec<JobFacts> {
         // Written in place: fresh memory costs more to touch than the facts
         // cost to read, so the facts are not gathered in parts and copied.
-        let mut all = vec![JobFacts::default(); jobs.len()];
+        let mut all = Vec::with_capacity(jobs.len());
+        all.par_extend(rayon::iter::repeat_n(JobFacts::default(), jobs.len()));
         all.par_chunks_mut(CHUNK)
             .zip(jobs.par_chunks(CHUNK))
             .for_each(|(out, part)| {

@@ -6,10 +6,10 @@
 use crate::ad::ClassAd;
 use crate::eval::{eval_in, Semantics};
 use crate::matching::batch::{
-    class_ids, negotiator_rank_value, slot_side_reads, BatchMatcher, Candidate,
+    class_ids, negotiator_rank_value, BatchMatcher, Candidate, RankReads,
 };
 use crate::matching::policy::policy_expr;
-use crate::matching::refs::References;
+use crate::matching::refs::{NameSet, References};
 use crate::matching::{negotiator_key, reads_key, symmetric_match, NegotiatorPolicy};
 use crate::syntax::ast::ExprRef;
 use classad_vm::Value;
@@ -73,21 +73,30 @@ impl<T: Copy> SharedTest<T> {
             .zip(claimed)
             .map(|(s, c)| if *c { &**s } else { &empty })
             .collect();
-        let reads = slot_side_reads(&ads, std::iter::once(&expr));
-        let keys: Vec<Option<Vec<u8>>> = ads
+        // One walk per slot gives both what the test reads of a job there and
+        // the key of what the slot gives it.
+        let walked: Vec<(Option<NameSet>, Option<Vec<u8>>)> = ads
             .par_iter()
             .zip(claimed.par_iter())
             .map(|(slot, claimed)| {
-                if !claimed {
-                    return None;
-                }
                 let r = References::of(slot, &expr.tree, expr.id);
                 if !r.complete || r.volatile {
-                    return None;
+                    return (None, None);
                 }
-                reads_key(slot, &r.looked_up, false)
+                let mut names = NameSet::new();
+                r.external.iter().for_each(|n| {
+                    names.insert(n);
+                });
+                let key = if *claimed {
+                    reads_key(slot, &r.looked_up, false)
+                } else {
+                    None
+                };
+                (Some(names), key)
             })
             .collect();
+        let (sets, keys): (Vec<_>, Vec<_>) = walked.into_iter().unzip();
+        let reads = RankReads::from_sets(sets);
         let mut ids: ahash::AHashMap<Vec<u8>, u32> = ahash::AHashMap::new();
         let slot_key = keys
             .into_iter()
@@ -106,6 +115,20 @@ impl<T: Copy> SharedTest<T> {
             slot_key,
             across: ahash::AHashMap::new(),
             expr,
+        }
+    }
+
+    /// The test `expr`, which reads of slots and classes exactly what this one
+    /// reads, with no values yet.
+    fn reading_as(&self, expr: ExprRef) -> Self {
+        SharedTest {
+            expr,
+            per_slot: self.per_slot.clone(),
+            class_ids: self.class_ids.clone(),
+            classes: self.classes,
+            memo: vec![smallvec::SmallVec::new(); self.memo.len()],
+            slot_key: self.slot_key.clone(),
+            across: ahash::AHashMap::new(),
         }
     }
 
@@ -399,17 +422,29 @@ impl ClassPairs {
         static GE: OnceLock<ExprRef> = OnceLock::new();
         let gt = condition("MY.Rank > MY.CurrentRank", &GT).clone();
         let ge = condition("MY.Rank >= MY.CurrentRank", &GE).clone();
+        let test =
+            |e: &Option<ExprRef>| e.clone().map(|e| SharedTest::new(e, slots, claimed, reps));
+        let ((rank_preferred, requirements), rank) = rayon::join(
+            || {
+                rayon::join(
+                    || SharedTest::new(gt, slots, claimed, reps),
+                    || test(&policy.preemption_requirements),
+                )
+            },
+            || {
+                policy
+                    .preemption_rank
+                    .clone()
+                    .map(|e| SharedTest::new(e, slots, claimed, reps))
+            },
+        );
         self.tests = Some(PreemptionTests {
-            rank_preferred: SharedTest::new(gt, slots, claimed, reps),
-            rank_at_least: SharedTest::new(ge, slots, claimed, reps),
-            requirements: policy
-                .preemption_requirements
-                .clone()
-                .map(|e| SharedTest::new(e, slots, claimed, reps)),
-            rank: policy
-                .preemption_rank
-                .clone()
-                .map(|e| SharedTest::new(e, slots, claimed, reps)),
+            // Both read `MY.Rank` and `MY.CurrentRank` and nothing else: what
+            // one reads of each slot and class, the other does.
+            rank_at_least: rank_preferred.reading_as(ge),
+            rank_preferred,
+            requirements,
+            rank,
         });
     }
 

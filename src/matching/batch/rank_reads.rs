@@ -86,24 +86,31 @@ pub(crate) fn slot_side_reads<'e>(
             Some(names)
         })
         .collect();
-    let mut all = NameSet::new();
-    for names in per_slot.iter().flatten() {
-        names.iter().for_each(|n| {
-            all.insert(n);
-        });
+    RankReads::from_sets(per_slot)
+}
+
+impl RankReads {
+    /// The reads of each slot given as sets of names (`None`: not known in full).
+    pub(crate) fn from_sets(per_slot: Vec<Option<NameSet>>) -> RankReads {
+        let mut all = NameSet::new();
+        for names in per_slot.iter().flatten() {
+            names.iter().for_each(|n| {
+                all.insert(n);
+            });
+        }
+        let names: Vec<Str> = all.iter().cloned().collect();
+        let index = |n: &Str| {
+            names
+                .iter()
+                .position(|m| m.eq_ignore_ascii_case(n))
+                .expect("in the union") as u16
+        };
+        let per_slot = per_slot
+            .into_iter()
+            .map(|s| s.map(|s| s.iter().map(index).collect()))
+            .collect();
+        RankReads { names, per_slot }
     }
-    let names: Vec<Str> = all.iter().cloned().collect();
-    let index = |n: &Str| {
-        names
-            .iter()
-            .position(|m| m.eq_ignore_ascii_case(n))
-            .expect("in the union") as u16
-    };
-    let per_slot = per_slot
-        .into_iter()
-        .map(|s| s.map(|s| s.iter().map(index).collect()))
-        .collect();
-    RankReads { names, per_slot }
 }
 
 /// What `NEGOTIATOR_PRE_JOB_RANK` and `NEGOTIATOR_POST_JOB_RANK` read from a job.
