@@ -51,11 +51,11 @@ pub struct CompiledClassAd {
 /// Compiles every attribute of `ad` against `slots`: literals become values, other
 /// expressions programs.
 pub fn compile_ad(ad: &Arc<ClassAd>, slots: &mut SlotTable) -> CompiledClassAd {
-    // Every name is interned by the end: room for all of them at once.
-    let mut vm = CompiledAd::with_slots(slots.len() + ad.len());
+    // Sized once, to the ad's own names: the table may hold many more.
+    let ids: Vec<u32> = ad.iter().map(|(name, _)| slots.intern(name)).collect();
+    let mut vm = CompiledAd::with_slots(ids.iter().max().map_or(0, |&m| m as usize + 1));
     let mut facts = codegen::MyFacts::new(ad.clone());
-    for (name, e) in ad.iter() {
-        let slot = slots.intern(name);
+    for ((_, e), slot) in ad.iter().zip(ids) {
         let attr = match e.node() {
             crate::syntax::ast::Node::Lit(Value::RelTime(r)) => Attr::Value(Value::Real(*r)),
             crate::syntax::ast::Node::Lit(v) => Attr::Value(v.clone()),

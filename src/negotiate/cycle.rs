@@ -766,6 +766,11 @@ impl<'a> Cycle<'a> {
                 matched[p as usize] = true;
             }
         }
+        // Nearly every idle job of a large queue is unmatched: sized at once.
+        let idle: u64 = self.submitters.iter().map(|s| s.idle).sum();
+        self.out
+            .unmatched
+            .reserve((idle as usize).saturating_sub(self.out.matches.len()));
         for (j, f) in self.facts.iter().enumerate() {
             let s = self.submitter_of[j];
             if s == u32::MAX || !f.idle || matched[j] {

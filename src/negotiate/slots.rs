@@ -9,6 +9,7 @@ use crate::ad::ClassAd;
 use crate::eval::{eval_attr, eval_in, Semantics};
 use crate::syntax::ast::Expr;
 use classad_vm::Value;
+use rayon::prelude::*;
 use std::sync::Arc;
 
 /// The slots that exist for a cycle.
@@ -71,7 +72,17 @@ impl SlotTable {
     /// with preemption considered, a slot someone runs on gets `RemoteUserPrio`
     /// (that submitter's effective priority, `eup`, in single precision) and a
     /// slot with a `PreemptingRank` has it as its `CurrentRank`.
-    pub fn new(slots: &[Arc<ClassAd>], knobs: &CycleKnobs, eup: impl Fn(&str) -> f64) -> SlotTable {
+    pub fn new(
+        slots: &[Arc<ClassAd>],
+        knobs: &CycleKnobs,
+        eup: impl Fn(&str) -> f64 + Sync,
+    ) -> SlotTable {
+        // Each slot on its own, on rayon's threads (the copies of the slots that
+        // get attributes are fresh memory), then gathered in file order.
+        let prepared: Vec<Option<Prepared>> = slots
+            .par_iter()
+            .map(|slot| prepare(slot, knobs, &eup))
+            .collect();
         let mut t = SlotTable {
             ads: Vec::new(),
             file_index: Vec::new(),
@@ -81,45 +92,15 @@ impl SlotTable {
             trimmed: Vec::new(),
             consumption: Vec::new(),
         };
-        for (i, slot) in slots.iter().enumerate() {
-            if let Some(c) = &knobs.slot_constraint {
-                let pass = eval_in(c, slot, None, Semantics::Htcondor)
-                    .map(|v| v.as_bool_equiv() == Some(true))
-                    .unwrap_or(false);
-                if !pass {
-                    continue;
-                }
-            }
-            let mut ad: Option<ClassAd> = None;
-            if number(slot, "SlotWeight").is_none() {
-                ad.get_or_insert_with(|| (**slot).clone())
-                    .insert("SlotWeight", knobs.slot_weight.clone());
-            }
-            let user = remote_user(slot);
-            if knobs.consider_preemption {
-                if let Some(u) = &user {
-                    let prio = eup(u) as f32 as f64;
-                    ad.get_or_insert_with(|| (**slot).clone())
-                        .insert_expr("RemoteUserPrio", Expr::literal(Value::Real(prio)));
-                }
-                if let Some(r) = number(slot, "PreemptingRank") {
-                    ad.get_or_insert_with(|| (**slot).clone())
-                        .insert_expr("CurrentRank", Expr::literal(Value::Real(r)));
-                }
-            }
-            let ad = ad.map_or_else(|| slot.clone(), Arc::new);
-            let raw = number(&ad, "SlotWeight");
-            let weight = match raw {
-                Some(w) if knobs.use_slot_weights && w >= 0.0 => w,
-                _ => 1.0,
-            };
-            t.trimmed.push(trimmed(&ad, knobs));
-            t.consumption.push(consumption::has_policy(&ad));
-            t.raw_weight.push(raw.unwrap_or(1.0));
-            t.weight.push(weight);
-            t.remote_user.push(user);
+        for (i, p) in prepared.into_iter().enumerate() {
+            let Some(p) = p else { continue };
+            t.trimmed.push(p.trimmed);
+            t.consumption.push(p.consumption);
+            t.raw_weight.push(p.raw_weight);
+            t.weight.push(p.weight);
+            t.remote_user.push(p.remote_user);
             t.file_index.push(i as u32);
-            t.ads.push(ad);
+            t.ads.push(p.ad);
         }
         t
     }
@@ -143,6 +124,64 @@ impl SlotTable {
     pub fn min_weight(&self) -> f64 {
         self.weight.iter().copied().fold(f64::MAX, f64::min)
     }
+}
+
+/// One slot as the cycle sees it (see [`SlotTable::new`]).
+struct Prepared {
+    ad: Arc<ClassAd>,
+    trimmed: bool,
+    consumption: bool,
+    raw_weight: f64,
+    weight: f64,
+    remote_user: Option<Arc<str>>,
+}
+
+/// `slot` prepared for the cycle; `None` when `NEGOTIATOR_SLOT_CONSTRAINT`
+/// leaves it out.
+fn prepare(
+    slot: &Arc<ClassAd>,
+    knobs: &CycleKnobs,
+    eup: &impl Fn(&str) -> f64,
+) -> Option<Prepared> {
+    if let Some(c) = &knobs.slot_constraint {
+        let pass = eval_in(c, slot, None, Semantics::Htcondor)
+            .map(|v| v.as_bool_equiv() == Some(true))
+            .unwrap_or(false);
+        if !pass {
+            return None;
+        }
+    }
+    let mut ad: Option<ClassAd> = None;
+    if number(slot, "SlotWeight").is_none() {
+        ad.get_or_insert_with(|| (**slot).clone())
+            .insert("SlotWeight", knobs.slot_weight.clone());
+    }
+    let user = remote_user(slot);
+    if knobs.consider_preemption {
+        if let Some(u) = &user {
+            let prio = eup(u) as f32 as f64;
+            ad.get_or_insert_with(|| (**slot).clone())
+                .insert_expr("RemoteUserPrio", Expr::literal(Value::Real(prio)));
+        }
+        if let Some(r) = number(slot, "PreemptingRank") {
+            ad.get_or_insert_with(|| (**slot).clone())
+                .insert_expr("CurrentRank", Expr::literal(Value::Real(r)));
+        }
+    }
+    let ad = ad.map_or_else(|| slot.clone(), Arc::new);
+    let raw = number(&ad, "SlotWeight");
+    let weight = match raw {
+        Some(w) if knobs.use_slot_weights && w >= 0.0 => w,
+        _ => 1.0,
+    };
+    Some(Prepared {
+        trimmed: trimmed(&ad, knobs),
+        consumption: consumption::has_policy(&ad),
+        raw_weight: raw.unwrap_or(1.0),
+        weight,
+        remote_user: user,
+        ad,
+    })
 }
 
 /// HTCondor's `trimStartdAds`: with preemption considered, a slot with retirement
