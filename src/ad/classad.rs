@@ -277,6 +277,12 @@ impl ClassAd {
         }
     }
 
+    /// True when `e` is a node of the ad's own arena (not of a tree other ads
+    /// may share).
+    pub(crate) fn owns(&self, e: ExprView<'_>) -> bool {
+        Arc::ptr_eq(e.tree, &self.local)
+    }
+
     /// The expression at position `i` (see [`ClassAd::position`]).
     pub(crate) fn at(&self, i: usize) -> ExprView<'_> {
         self.view(&self.slots[i])

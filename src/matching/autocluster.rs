@@ -83,14 +83,34 @@ impl SignificantAttributes {
     pub fn compute<S: AsRef<ClassAd> + Sync>(slots: &[S], policy: &NegotiatorPolicy) -> Self {
         // Every slot's external names, split into those HTCondor counts and those
         // only list-valued attributes read.
-        let per_slot: Vec<(NameSet, NameSet, bool)> = slots
-            .par_iter()
-            .map(|slot| slot_references(slot.as_ref()))
+        // Slots of one kind (one layout, the same expression trees) read the
+        // same names: each kind is walked once per part.
+        let per_slot: Vec<Arc<SlotReferences>> = slots
+            .par_chunks(SLOT_CHUNK)
+            .flat_map_iter(|chunk| {
+                let mut kinds: ahash::AHashMap<SlotKind<'_>, Arc<SlotReferences>> =
+                    ahash::AHashMap::new();
+                chunk
+                    .iter()
+                    .map(|slot| {
+                        let slot = slot.as_ref();
+                        kinds
+                            .entry(slot_kind(slot))
+                            .or_insert_with(|| Arc::new(slot_references(slot)))
+                            .clone()
+                    })
+                    .collect::<Vec<_>>()
+            })
             .collect();
+        let mut seen = ahash::AHashSet::new();
         let mut counted = NameSet::new();
         let mut all = NameSet::new();
         let mut whole_jobs = false;
-        for (c, lists, incomplete) in &per_slot {
+        for refs in &per_slot {
+            if !seen.insert(Arc::as_ptr(refs)) {
+                continue;
+            }
+            let (c, lists, incomplete) = &**refs;
             for n in c.iter() {
                 counted.insert(n);
                 all.insert(n);
@@ -300,10 +320,48 @@ impl SignificantAttributes {
     }
 }
 
+/// Slots per unit of parallel work when their references are walked.
+const SLOT_CHUNK: usize = 512;
+
+/// What a slot's references depend on: the names it defines and each attribute
+/// that is not a literal (walks do not look at literals' values): a shared tree's
+/// node, or the exact text of one in the ad's own arena (a list of numbers).
+type SlotKind<'a> = Vec<(&'a str, Option<KindOf>)>;
+
+/// An attribute's part of a [`SlotKind`].
+#[derive(PartialEq, Eq, Hash)]
+enum KindOf {
+    Shared(usize, u32),
+    Own(Vec<u8>),
+}
+
+/// The kind of `slot` (see [`SlotKind`]).
+fn slot_kind(slot: &ClassAd) -> SlotKind<'_> {
+    slot.iter()
+        .map(|(name, e)| {
+            let kind = match e.node() {
+                Node::Lit(_) => None,
+                _ => {
+                    let mut text = Vec::new();
+                    Some(if slot.owns(e) && exact_text(e.tree, e.id, &mut text) {
+                        KindOf::Own(text)
+                    } else {
+                        KindOf::Shared(Arc::as_ptr(e.tree) as usize, e.id)
+                    })
+                }
+            };
+            (name.as_str(), kind)
+        })
+        .collect()
+}
+
 /// The external names of one slot: those HTCondor counts (every attribute but
 /// list-valued ones), those of its list-valued attributes, and whether some
 /// attribute reads the job in ways no name gives.
-fn slot_references(slot: &ClassAd) -> (NameSet, NameSet, bool) {
+type SlotReferences = (NameSet, NameSet, bool);
+
+/// The references of `slot`, walked.
+fn slot_references(slot: &ClassAd) -> SlotReferences {
     let mut counted = References::new();
     let mut lists = References::new();
     for (_, e) in slot.iter() {
@@ -629,6 +687,27 @@ impl AutoclusterBuilder {
 mod tests {
     use super::*;
     use crate::ad::read_ads;
+
+    #[test]
+    fn slots_alike_but_for_one_expression_read_both_names() {
+        // Same names, same trees but one: a list of names or a Requirements of
+        // its own. Each slot kind is walked once; a kind must not stand for
+        // slots whose expressions differ.
+        let text = "Requirements = TARGET.A > 0\nL = { TARGET.P }\nCpus = 1\n\n\
+                    Requirements = TARGET.A > 0\nL = { TARGET.Q }\nCpus = 2\n\n\
+                    Requirements = TARGET.B > 0\nL = { TARGET.P }\nCpus = 3\n";
+        let slots = read_ads(text, "slots").unwrap();
+        let sig = SignificantAttributes::compute(&slots, &NegotiatorPolicy::default());
+        let names: Vec<&str> = sig
+            .names()
+            .iter()
+            .chain(sig.extra())
+            .map(|n| n.as_str())
+            .collect();
+        for n in ["A", "B", "P", "Q"] {
+            assert!(names.contains(&n), "{n} in {names:?}");
+        }
+    }
 
     #[test]
     fn each_jobs_value_lands_at_its_index_across_parts() {
