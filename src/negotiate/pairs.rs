@@ -34,34 +34,49 @@ fn is_true(e: &ExprRef, slot: &Arc<ClassAd>, job: &Arc<ClassAd>) -> bool {
 #[derive(Clone)]
 struct SharedTest<T> {
     expr: ExprRef,
-    /// Per slot, the names (ids) the test reads there; `None`: not known in full.
-    per_slot: Vec<Option<Vec<u16>>>,
+    /// Per slot, which of `read_sets` the test reads there; `None`: not known
+    /// in full.
+    read_set_of: Vec<Option<u32>>,
+    /// The distinct sets of names (ids) the test reads in some slot.
+    read_sets: Vec<Vec<u16>>,
     /// Per class, per name, an id of what it gives the name (at or above
     /// `classes`: an id of its own, the class's value not known to be shared).
     class_ids: Vec<Vec<u32>>,
     classes: usize,
-    /// Per slot, the values so far, by key.
-    memo: Vec<smallvec::SmallVec<[(TestKey, T); 2]>>,
+    /// Per read set, per class, the id of what the class gives those names
+    /// (`UNSEEN` until asked); see [`Combos`].
+    combos: Vec<Combos>,
+    /// Per slot, the values so far, by key (see [`SharedTest::key`]).
+    memo: Vec<smallvec::SmallVec<[(u32, T); 2]>>,
     /// Per slot, an id of what it gives the test (the exact text of every
     /// attribute the test reads in it); slots of one id give a job the same value.
     slot_key: Vec<Option<u32>>,
-    /// Values by (slot id, class ids), shared by the slots of one id.
-    across: ahash::AHashMap<(u32, smallvec::SmallVec<[u32; 4]>), T>,
+    /// Values by (slot id, read set, combination), shared by the slots of one
+    /// id (which read one set: the id stands for the text the walk went by).
+    across: ahash::AHashMap<(u32, u32, u32), T>,
 }
+
+/// What the classes give one read set: per class its combination's id, the
+/// combinations interned (with whether each is known to be shared, every id
+/// below the class count).
+#[derive(Clone, Default)]
+struct Combos {
+    of_class: Vec<u32>,
+    ids: ahash::AHashMap<smallvec::SmallVec<[u32; 4]>, u32>,
+    shared: Vec<bool>,
+}
+
+/// A class's combination not worked out yet.
+const UNSEEN: u32 = u32::MAX;
+
+/// Marks a memo key that is a class, not a combination.
+const CLASS_KEY: u32 = 1 << 31;
 
 /// How many values of a test one slot keeps.
 const MEMO_PER_SLOT: usize = 64;
 
 /// How many values of a test shared across slots are kept.
 const ACROSS_ENTRIES: usize = 1 << 20;
-
-/// The key of a slot's value of a test: the ids of what the class gives the
-/// names the test reads, or the class itself when those are not known.
-#[derive(Clone, Debug, PartialEq, Eq)]
-enum TestKey {
-    Shared(smallvec::SmallVec<[u32; 4]>),
-    Class(u32),
-}
 
 impl<T: Copy> SharedTest<T> {
     /// The test `expr` over `slots` (those with `claimed` set: the others never
@@ -107,10 +122,33 @@ impl<T: Copy> SharedTest<T> {
                 })
             })
             .collect();
+        let mut read_sets: Vec<Vec<u16>> = Vec::new();
+        let mut set_ids: ahash::AHashMap<Vec<u16>, u32> = ahash::AHashMap::new();
+        let read_set_of = reads
+            .per_slot
+            .into_iter()
+            .map(|names| {
+                names.map(|names| {
+                    *set_ids.entry(names.clone()).or_insert_with(|| {
+                        read_sets.push(names);
+                        read_sets.len() as u32 - 1
+                    })
+                })
+            })
+            .collect();
+        let combos = vec![
+            Combos {
+                of_class: vec![UNSEEN; reps.len()],
+                ..Combos::default()
+            };
+            read_sets.len()
+        ];
         SharedTest {
             class_ids: class_ids(reps, &reads.names),
             classes: reps.len(),
-            per_slot: reads.per_slot,
+            read_set_of,
+            read_sets,
+            combos,
             memo: vec![smallvec::SmallVec::new(); slots.len()],
             slot_key,
             across: ahash::AHashMap::new(),
@@ -123,13 +161,37 @@ impl<T: Copy> SharedTest<T> {
     fn reading_as(&self, expr: ExprRef) -> Self {
         SharedTest {
             expr,
-            per_slot: self.per_slot.clone(),
-            class_ids: self.class_ids.clone(),
-            classes: self.classes,
             memo: vec![smallvec::SmallVec::new(); self.memo.len()],
-            slot_key: self.slot_key.clone(),
             across: ahash::AHashMap::new(),
+            ..self.clone()
         }
+    }
+
+    /// The key of class `c`'s value in slot `s`: the combination of what the
+    /// class gives the names the test reads there, or the class itself (with
+    /// `CLASS_KEY`) when those are not known; and whether the combination is
+    /// known to be shared by other classes.
+    fn key(&mut self, c: u32, s: u32) -> (u32, bool) {
+        let Some(r) = self.read_set_of[s as usize] else {
+            return (CLASS_KEY | c, false);
+        };
+        let combos = &mut self.combos[r as usize];
+        let mut id = combos.of_class[c as usize];
+        if id == UNSEEN {
+            let ids = &self.class_ids[c as usize];
+            let combo: smallvec::SmallVec<[u32; 4]> = self.read_sets[r as usize]
+                .iter()
+                .map(|&n| ids[n as usize])
+                .collect();
+            let shared = combo.iter().all(|&i| (i as usize) < self.classes);
+            let next = combos.shared.len() as u32;
+            id = *combos.ids.entry(combo).or_insert(next);
+            if id == next {
+                combos.shared.push(shared);
+            }
+            combos.of_class[c as usize] = id;
+        }
+        (id, combos.shared[id as usize])
     }
 
     /// The test's value for class `c` (representative `job`) and slot `s`.
@@ -141,28 +203,23 @@ impl<T: Copy> SharedTest<T> {
         job: &Arc<ClassAd>,
         eval: impl Fn(&ExprRef, &Arc<ClassAd>, &Arc<ClassAd>) -> T,
     ) -> T {
-        let key = match &self.per_slot[s as usize] {
-            Some(names) => {
-                let ids = &self.class_ids[c as usize];
-                TestKey::Shared(names.iter().map(|&n| ids[n as usize]).collect())
-            }
-            None => TestKey::Class(c),
-        };
+        let (key, shared) = self.key(c, s);
         // Slots that give the test the same text share values, for classes whose
         // values read nothing back from the slot.
-        if let (Some(k), TestKey::Shared(ids)) = (self.slot_key[s as usize], &key) {
-            if ids.iter().all(|&i| (i as usize) < self.classes) {
-                let across_key = (k, ids.clone());
-                if let Some(v) = self.across.get(&across_key) {
-                    return *v;
-                }
-                let v = eval(&self.expr, slot, job);
-                if self.across.len() >= ACROSS_ENTRIES {
-                    self.across.clear();
-                }
-                self.across.insert(across_key, v);
-                return v;
+        if let (Some(k), Some(r), true) = (
+            self.slot_key[s as usize],
+            self.read_set_of[s as usize],
+            shared,
+        ) {
+            if let Some(v) = self.across.get(&(k, r, key)) {
+                return *v;
             }
+            let v = eval(&self.expr, slot, job);
+            if self.across.len() >= ACROSS_ENTRIES {
+                self.across.clear();
+            }
+            self.across.insert((k, r, key), v);
+            return v;
         }
         let memo = &mut self.memo[s as usize];
         if let Some((_, v)) = memo.iter().find(|(k, _)| *k == key) {
