@@ -27,6 +27,7 @@
 use super::classify::{exact_text, PartClasses};
 use super::policy::NegotiatorPolicy;
 use super::refs::{NameSet, References};
+use super::slot_kinds::by_kind;
 use crate::ad::ClassAd;
 use crate::syntax::ast::Node;
 use crate::syntax::unparse::unparse_old_node;
@@ -83,25 +84,9 @@ impl SignificantAttributes {
     pub fn compute<S: AsRef<ClassAd> + Sync>(slots: &[S], policy: &NegotiatorPolicy) -> Self {
         // Every slot's external names, split into those HTCondor counts and those
         // only list-valued attributes read.
-        // Slots of one kind (one layout, the same expression trees) read the
-        // same names: each kind is walked once per part.
-        let per_slot: Vec<Arc<SlotReferences>> = slots
-            .par_chunks(SLOT_CHUNK)
-            .flat_map_iter(|chunk| {
-                let mut kinds: ahash::AHashMap<SlotKind<'_>, Arc<SlotReferences>> =
-                    ahash::AHashMap::new();
-                chunk
-                    .iter()
-                    .map(|slot| {
-                        let slot = slot.as_ref();
-                        kinds
-                            .entry(slot_kind(slot))
-                            .or_insert_with(|| Arc::new(slot_references(slot)))
-                            .clone()
-                    })
-                    .collect::<Vec<_>>()
-            })
-            .collect();
+        // Slots of one kind read the same names: each kind is walked once.
+        let per_slot: Vec<Arc<SlotReferences>> =
+            by_kind(slots, |slot| Arc::new(slot_references(slot)));
         let mut seen = ahash::AHashSet::new();
         let mut counted = NameSet::new();
         let mut all = NameSet::new();
@@ -318,41 +303,6 @@ impl SignificantAttributes {
         }
         (Some(key), looked)
     }
-}
-
-/// Slots per unit of parallel work when their references are walked.
-const SLOT_CHUNK: usize = 512;
-
-/// What a slot's references depend on: the names it defines and each attribute
-/// that is not a literal (walks do not look at literals' values): a shared tree's
-/// node, or the exact text of one in the ad's own arena (a list of numbers).
-type SlotKind<'a> = Vec<(&'a str, Option<KindOf>)>;
-
-/// An attribute's part of a [`SlotKind`].
-#[derive(PartialEq, Eq, Hash)]
-enum KindOf {
-    Shared(usize, u32),
-    Own(Vec<u8>),
-}
-
-/// The kind of `slot` (see [`SlotKind`]).
-fn slot_kind(slot: &ClassAd) -> SlotKind<'_> {
-    slot.iter()
-        .map(|(name, e)| {
-            let kind = match e.node() {
-                Node::Lit(_) => None,
-                _ => {
-                    let mut text = Vec::new();
-                    Some(if slot.owns(e) && exact_text(e.tree, e.id, &mut text) {
-                        KindOf::Own(text)
-                    } else {
-                        KindOf::Shared(Arc::as_ptr(e.tree) as usize, e.id)
-                    })
-                }
-            };
-            (name.as_str(), kind)
-        })
-        .collect()
 }
 
 /// The external names of one slot: those HTCondor counts (every attribute but

@@ -15,6 +15,7 @@ pub mod config;
 pub mod policy;
 pub mod pool;
 pub mod refs;
+mod slot_kinds;
 
 pub use autocluster::{AutoclusterBuilder, Autoclusters, SignificantAttributes};
 pub(crate) use classify::reads_key;

@@ -66,6 +66,10 @@ struct Combos {
     shared: Vec<bool>,
 }
 
+/// What one walk of a test in a slot gives: the names it reads of a job there
+/// (`None`: not known in full), and the key of what the slot gives it.
+type Walked = (Arc<Option<NameSet>>, Option<Vec<u8>>);
+
 /// A class's combination not worked out yet.
 const UNSEEN: u32 = u32::MAX;
 
@@ -90,13 +94,13 @@ impl<T: Copy> SharedTest<T> {
             .collect();
         // One walk per slot gives both what the test reads of a job there and
         // the key of what the slot gives it.
-        let walked: Vec<(Option<NameSet>, Option<Vec<u8>>)> = ads
+        let walked: Vec<Walked> = ads
             .par_iter()
             .zip(claimed.par_iter())
             .map(|(slot, claimed)| {
                 let r = References::of(slot, &expr.tree, expr.id);
                 if !r.complete || r.volatile {
-                    return (None, None);
+                    return (Arc::new(None), None);
                 }
                 let mut names = NameSet::new();
                 r.external.iter().for_each(|n| {
@@ -107,7 +111,7 @@ impl<T: Copy> SharedTest<T> {
                 } else {
                     None
                 };
-                (Some(names), key)
+                (Arc::new(Some(names)), key)
             })
             .collect();
         let (sets, keys): (Vec<_>, Vec<_>) = walked.into_iter().unzip();

@@ -8,6 +8,7 @@
 
 use super::super::classify::reads_key;
 use super::super::refs::{NameSet, References};
+use super::super::slot_kinds::by_kind;
 use crate::ad::ClassAd;
 use crate::compile::CompiledClassAd;
 use crate::syntax::ast::ExprRef;
@@ -69,31 +70,38 @@ pub(crate) fn slot_side_reads<'e>(
     slots: &[&ClassAd],
     exprs: impl Iterator<Item = &'e ExprRef> + Clone + Send + Sync,
 ) -> RankReads {
-    let per_slot: Vec<Option<NameSet>> = slots
-        .par_iter()
-        .map(|slot| {
-            let slot: &ClassAd = slot;
-            let mut names = NameSet::new();
-            for e in exprs.clone() {
-                let r = References::of(slot, &e.tree, e.id);
-                if !r.complete || r.volatile {
-                    return None;
-                }
-                r.external.iter().for_each(|n| {
-                    names.insert(n);
-                });
+    // The names a slot's walks reach depend on its kind only.
+    let per_slot: Vec<Arc<Option<NameSet>>> = by_kind(slots, |slot| {
+        let mut names = NameSet::new();
+        for e in exprs.clone() {
+            let r = References::of(slot, &e.tree, e.id);
+            if !r.complete || r.volatile {
+                return Arc::new(None);
             }
-            Some(names)
-        })
-        .collect();
+            r.external.iter().for_each(|n| {
+                names.insert(n);
+            });
+        }
+        Arc::new(Some(names))
+    });
     RankReads::from_sets(per_slot)
 }
 
 impl RankReads {
-    /// The reads of each slot given as sets of names (`None`: not known in full).
-    pub(crate) fn from_sets(per_slot: Vec<Option<NameSet>>) -> RankReads {
+    /// The reads of each slot given as sets of names (`None`: not known in full);
+    /// slots sharing a set (one kind of slot) are looked at once.
+    pub(crate) fn from_sets(per_slot: Vec<Arc<Option<NameSet>>>) -> RankReads {
+        // The distinct sets, by address (`per_slot` holds them meanwhile).
+        let mut distinct: ahash::AHashMap<*const Option<NameSet>, usize> = ahash::AHashMap::new();
+        let mut sets: Vec<&Option<NameSet>> = Vec::new();
+        for set in &per_slot {
+            distinct.entry(Arc::as_ptr(set)).or_insert_with(|| {
+                sets.push(set);
+                sets.len() - 1
+            });
+        }
         let mut all = NameSet::new();
-        for names in per_slot.iter().flatten() {
+        for names in sets.iter().copied().flatten() {
             names.iter().for_each(|n| {
                 all.insert(n);
             });
@@ -105,9 +113,13 @@ impl RankReads {
                 .position(|m| m.eq_ignore_ascii_case(n))
                 .expect("in the union") as u16
         };
+        let ids: Vec<Option<Vec<u16>>> = sets
+            .iter()
+            .map(|set| set.as_ref().map(|s| s.iter().map(index).collect()))
+            .collect();
         let per_slot = per_slot
-            .into_iter()
-            .map(|s| s.map(|s| s.iter().map(index).collect()))
+            .iter()
+            .map(|set| ids[distinct[&Arc::as_ptr(set)]].clone())
             .collect();
         RankReads { names, per_slot }
     }
