@@ -197,7 +197,9 @@ impl<'a> Cycle<'a> {
         for (j, f) in facts.iter().enumerate() {
             let Some(name) = &f.submitter else { continue };
             let s = match last {
-                Some((n, s)) if n == name => s,
+                // The facts of a part share their submitters' names: most jobs
+                // are told by the pointer, without comparing the text.
+                Some((n, s)) if Arc::ptr_eq(n, name) || n == name => s,
                 _ => *by_name.entry(name.clone()).or_insert_with(|| {
                     submitters.push(Submitter {
                         name: name.clone(),
