@@ -5,6 +5,7 @@
 
 #[allow(dead_code, unused_imports)]
 mod gen;
+mod support;
 
 use classad::ad::{read_ads, ClassAd};
 use classad::matching::{Autoclusters, NegotiatorPolicy, SignificantAttributes};
@@ -358,24 +359,11 @@ fn a_job_without_rank_among_rank_groups_takes_the_slots() {
 /// warned about, a bad expression an error at its file, line and knob.
 #[test]
 fn classad_match_reads_the_negotiators_configuration() {
-    let dir = std::env::temp_dir().join(format!("classad-config-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let write = |name: &str, text: &str| {
-        let p = dir.join(name);
-        std::fs::write(&p, text).unwrap();
-        p.to_string_lossy().into_owned()
-    };
+    let dir = support::Scratch::new("config");
+    let write = |name: &str, text: &str| dir.write(name, text);
     let run = |args: &[&str]| {
-        let o = std::process::Command::new(env!("CARGO_BIN_EXE_classad"))
-            .arg("match")
-            .args(args)
-            .output()
-            .unwrap();
-        (
-            o.status.code(),
-            String::from_utf8(o.stdout).unwrap(),
-            String::from_utf8(o.stderr).unwrap(),
-        )
+        let r = support::classad("match", args);
+        (r.code, r.out, r.err)
     };
     // Only the job's Rank orders the candidates: today's rule of earlier sessions.
     let job_rank_only = write(
@@ -387,15 +375,11 @@ fn classad_match_reads_the_negotiators_configuration() {
     assert_eq!(code, Some(0), "{err}");
     // The cycle's own report shows the ranks the configuration set.
     let negotiate = |config: Option<&str>| -> serde_json::Value {
-        let mut args = vec!["negotiate", "--format", "json", "-q"];
+        let mut args = vec!["--format", "json", "-q"];
         if let Some(c) = config {
             args.extend(["--config", c]);
         }
-        let o = std::process::Command::new(env!("CARGO_BIN_EXE_classad"))
-            .args(&args)
-            .output()
-            .unwrap();
-        serde_json::from_slice(&o.stdout).unwrap()
+        serde_json::from_str(&support::classad("negotiate", &args).out).unwrap()
     };
     let pre_values = |v: &serde_json::Value| -> Vec<f64> {
         v["matches"]
@@ -436,5 +420,4 @@ fn classad_match_reads_the_negotiators_configuration() {
         err.contains("bad.config:2: NEGOTIATOR_PRE_JOB_RANK: not an expression"),
         "{err}"
     );
-    std::fs::remove_dir_all(&dir).ok();
 }

@@ -4,6 +4,7 @@
 
 #[allow(dead_code, unused_imports)]
 mod gen;
+mod support;
 
 use classad::ad::{read_ads, ClassAd};
 use classad::matching::config::Config;
@@ -629,23 +630,11 @@ fn depth_first_and_schedd_packing_fill_partitionable_slots() {
 
 #[test]
 fn bad_configuration_and_priority_files_are_clear_errors() {
-    let dir = std::env::temp_dir().join(format!("classad-negotiate-{}", std::process::id()));
-    std::fs::create_dir_all(&dir).unwrap();
-    let write = |name: &str, text: &str| {
-        let p = dir.join(name);
-        std::fs::write(&p, text).unwrap();
-        p.to_string_lossy().into_owned()
-    };
+    let dir = support::Scratch::new("negotiate");
+    let write = |name: &str, text: &str| dir.write(name, text);
     let run = |args: &[&str]| {
-        let o = std::process::Command::new(env!("CARGO_BIN_EXE_classad"))
-            .arg("negotiate")
-            .args(args)
-            .output()
-            .unwrap();
-        (
-            o.status.code(),
-            String::from_utf8_lossy(&o.stderr).into_owned(),
-        )
+        let r = support::classad("negotiate", args);
+        (r.code, r.err)
     };
     let config = write(
         "bad.config",
@@ -730,16 +719,8 @@ fn the_json_report_names_jobs_slots_and_statistics() {
 #[test]
 fn classad_bench_reports_every_phase() {
     let run = |args: &[&str]| {
-        let o = std::process::Command::new(env!("CARGO_BIN_EXE_classad"))
-            .arg("bench")
-            .args(args)
-            .output()
-            .unwrap();
-        (
-            o.status.code(),
-            String::from_utf8_lossy(&o.stdout).into_owned(),
-            String::from_utf8_lossy(&o.stderr).into_owned(),
-        )
+        let r = support::classad("bench", args);
+        (r.code, r.out, r.err)
     };
     let (code, out, err) = run(&[
         "--machines",
