@@ -248,6 +248,12 @@ impl ClassAd {
 
     /// True when `self` and `other` list the same names in shared storage (ads of
     /// one file usually do): a name is then at the same position in both.
+    /// The ad's layout itself: holding it keeps [`ClassAd::layout_id`] from
+    /// naming another layout after the ad is dropped.
+    pub(crate) fn layout(&self) -> Arc<Vec<Str>> {
+        self.names.clone()
+    }
+
     /// An identity of the ad's layout (its shared, sorted name list): ads of one
     /// layout keep each name at the same position, while both are alive.
     pub(crate) fn layout_id(&self) -> usize {

@@ -7,7 +7,7 @@ use super::knobs::CycleKnobs;
 use crate::ad::ClassAd;
 use crate::eval::{eval_in, Semantics};
 use crate::syntax::ast::{ExprRef, Node};
-use classad_vm::Value;
+use classad_vm::{Str, Value};
 use rayon::prelude::*;
 use std::sync::Arc;
 
@@ -50,15 +50,19 @@ pub const FACT_NAMES: [&str; 11] = [
 /// Jobs per unit of parallel work in [`JobFacts::of_all`].
 const CHUNK: usize = 1 << 14;
 
+/// Where a layout keeps each of [`FACT_NAMES`] (`None`: absent).
+type FactPositions = [Option<u32>; FACT_NAMES.len()];
+
 /// Reads the facts of many jobs: where each layout of ads (a shared name list)
 /// keeps the attributes is found once, and each submitter's name is made once,
 /// so that a literal-valued job costs a few loads.
 pub struct FactReader<'k> {
     knobs: &'k CycleKnobs,
-    /// Per layout (by identity), the positions of [`FACT_NAMES`].
-    layouts: ahash::AHashMap<usize, [Option<u32>; FACT_NAMES.len()]>,
+    /// Per layout (by identity), the positions of [`FACT_NAMES`], and the
+    /// layout held so that its identity stays its own.
+    layouts: ahash::AHashMap<usize, (Arc<Vec<Str>>, FactPositions)>,
     /// The last layout's identity and positions.
-    last: Option<(usize, [Option<u32>; FACT_NAMES.len()])>,
+    last: Option<(usize, FactPositions)>,
     submitters: ahash::AHashMap<Box<str>, Arc<str>>,
 }
 
@@ -73,17 +77,21 @@ impl<'k> FactReader<'k> {
         }
     }
 
-    fn positions(&mut self, job: &ClassAd) -> [Option<u32>; FACT_NAMES.len()] {
+    fn positions(&mut self, job: &ClassAd) -> FactPositions {
         let id = job.layout_id();
         if let Some((last, p)) = self.last {
             if last == id {
                 return p;
             }
         }
-        let p = *self
+        let p = self
             .layouts
             .entry(id)
-            .or_insert_with(|| FACT_NAMES.map(|n| job.position(n).ok().map(|p| p as u32)));
+            .or_insert_with(|| {
+                let p = FACT_NAMES.map(|n| job.position(n).ok().map(|p| p as u32));
+                (job.layout(), p)
+            })
+            .1;
         self.last = Some((id, p));
         p
     }
@@ -97,8 +105,7 @@ impl<'k> FactReader<'k> {
         s
     }
 
-    /// The facts of `job`. Its layout must stay alive while this reader is used
-    /// (layouts are told apart by identity).
+    /// The facts of `job`.
     pub fn read(&mut self, job: &ClassAd) -> JobFacts {
         let positions = self.positions(job);
         let knobs = self.knobs;
@@ -300,6 +307,24 @@ mod tests {
                 .collect::<Vec<_>>(),
             [(0, 0, true), (0, 1, true), (5, 0, true), (0, 2, false)].repeat(2)
         );
+    }
+
+    #[test]
+    fn a_reader_outlives_the_ads_it_read() {
+        // Ads read and dropped one after another: a new ad's name list may be
+        // made where a dropped one was, in another order; the reader must not
+        // take it for the old one.
+        let k = CycleKnobs::default();
+        let mut reader = FactReader::new(&k);
+        for i in 0..200 {
+            let text = if i % 2 == 0 {
+                format!("ProcId = {i}\nClusterId = 7\nOwner = \"a\"\nJobPrio = 1\n")
+            } else {
+                format!("JobPrio = 2\nOwner = \"b\"\nClusterId = 8\nProcId = {i}\nQDate = 3\n")
+            };
+            let job = read_ads(&text, "job").unwrap().remove(0);
+            assert_eq!(reader.read(&job), JobFacts::of(&job, &k), "ad {i}");
+        }
     }
 
     #[test]
