@@ -437,15 +437,16 @@ impl Autoclusters {
         let parts: Vec<PartClasses> = each
             .par_chunks_mut(CHUNK)
             .zip(jobs.par_chunks(CHUNK))
+            // A chunk per task: rayon would otherwise hand a thread several
+            // chunks to run in turn, and the other waits for the last of them.
+            .with_max_len(1)
             .map(|(out, chunk)| {
                 let mut read = reader();
                 significant.classify_visiting(chunk, reads, |i, job| out[i] = read(job))
             })
             .collect();
         let mut builder = AutoclusterBuilder::new(significant);
-        for (part, chunk) in parts.into_iter().zip(jobs.chunks(CHUNK)) {
-            builder.add(part, chunk);
-        }
+        builder.add_parts(parts, jobs, CHUNK);
         (builder.finish(), each)
     }
 
@@ -575,13 +576,87 @@ impl AutoclusterBuilder {
     /// Adds the next part of the queue: `jobs`, whose classes `part` are (from
     /// [`SignificantAttributes::classify`] of the same jobs). Ids are given in
     /// order of first appearance.
-    pub fn add<J: SharedAd>(&mut self, part: PartClasses, jobs: &[J]) {
+    pub fn add<J: SharedAd + Sync>(&mut self, part: PartClasses, jobs: &[J]) {
         assert_eq!(part.of_job.len(), jobs.len(), "the part's classes and jobs");
+        if !jobs.is_empty() {
+            self.add_parts(vec![part], jobs, jobs.len());
+        }
+    }
+
+    /// Adds the next parts of the queue, `jobs` cut in parts of `len` (the last
+    /// may be shorter), whose classes `parts` are: as [`AutoclusterBuilder::add`]
+    /// of each in turn, with each job's ids written on rayon's threads and each
+    /// id's list of jobs sized once (fresh memory is what costs here).
+    pub fn add_parts<J: SharedAd + Sync>(
+        &mut self,
+        parts: Vec<PartClasses>,
+        jobs: &[J],
+        len: usize,
+    ) {
+        let len = len.max(1);
+        assert_eq!(
+            parts.len(),
+            jobs.len().div_ceil(len),
+            "a part per {len} jobs"
+        );
+        for (part, chunk) in parts.iter().zip(jobs.chunks(len)) {
+            assert_eq!(
+                part.of_job.len(),
+                chunk.len(),
+                "the part's classes and jobs"
+            );
+        }
+        // Ids, in order of first appearance: one part after another, each
+        // part's signatures and keyed classes first, then its classes of their
+        // own in job order.
+        let ids: Vec<PartIds> = parts
+            .into_iter()
+            .zip(jobs.chunks(len))
+            .map(|(part, chunk)| {
+                let (sigs, keys) = self.number(part.signatures, &part.keys, chunk);
+                (sigs, keys, part.of_job)
+            })
+            .collect();
         let a = &mut self.clusters;
-        a.cluster_of.reserve(jobs.len());
-        a.class_of.reserve(jobs.len());
-        let sig_ids: Vec<u32> = part
-            .signatures
+        let base = a.cluster_of.len();
+        for v in [&mut a.cluster_of, &mut a.class_of] {
+            if v.is_empty() {
+                // Zeroed fresh memory is not touched until written, below, on
+                // every thread.
+                *v = vec![0; jobs.len()];
+            } else {
+                v.resize(base + jobs.len(), 0);
+            }
+        }
+        a.cluster_of[base..]
+            .par_chunks_mut(len)
+            .zip(a.class_of[base..].par_chunks_mut(len))
+            .zip(ids.par_iter())
+            .with_max_len(1)
+            .for_each(|((clusters, classes), (sigs, keys, of_job))| {
+                for ((c, k), &(s, key)) in clusters.iter_mut().zip(classes).zip(of_job) {
+                    *c = sigs[s as usize];
+                    *k = keys[key as usize];
+                }
+            });
+        drop(ids);
+        let (cluster_of, class_of) = (&a.cluster_of[base..], &a.class_of[base..]);
+        rayon::join(
+            || list_jobs(&mut a.clusters, cluster_of, base),
+            || list_jobs(&mut a.classes, class_of, base),
+        );
+    }
+
+    /// Gives a part's new signatures and classes their ids: (per signature of
+    /// the part, its id; per key of the part, its class).
+    fn number<J: SharedAd>(
+        &mut self,
+        signatures: Vec<String>,
+        keys: &[(u32, u32, Option<Vec<u8>>)],
+        jobs: &[J],
+    ) -> (Vec<u32>, Vec<u32>) {
+        let a = &mut self.clusters;
+        let sig_ids: Vec<u32> = signatures
             .into_iter()
             .map(|s| {
                 let next = a.clusters.len() as u32;
@@ -592,44 +667,57 @@ impl AutoclusterBuilder {
                 id
             })
             .collect();
-        let base = a.cluster_of.len() as u32;
-        let key_ids: Vec<Option<u32>> = part
-            .keys
-            .into_iter()
-            .map(|(s, first, k)| {
-                k.map(|k| {
+        let mut key_ids: Vec<u32> = keys
+            .iter()
+            .map(|(s, first, k)| match k {
+                Some(k) => {
                     let next = a.classes.len() as u32;
-                    let id = *self.by_key.entry((sig_ids[s as usize], k)).or_insert(next);
+                    let id = *self
+                        .by_key
+                        .entry((sig_ids[*s as usize], k.clone()))
+                        .or_insert(next);
                     if id == next {
                         a.classes.push(Vec::new());
-                        a.representatives.push(jobs[first as usize].shared());
+                        a.representatives.push(jobs[*first as usize].shared());
                     }
                     id
-                })
+                }
+                None => u32::MAX,
             })
             .collect();
-        for (i, &(s, k)) in part.of_job.iter().enumerate() {
-            let j = base + i as u32;
-            let cluster = sig_ids[s as usize];
-            a.cluster_of.push(cluster);
-            a.clusters[cluster as usize].push(j);
-            let class = match key_ids[k as usize] {
-                Some(c) => c,
-                None => {
-                    // A class of its own.
-                    a.classes.push(Vec::new());
-                    a.representatives.push(jobs[i].shared());
-                    a.classes.len() as u32 - 1
-                }
-            };
-            a.class_of.push(class);
-            a.classes[class as usize].push(j);
+        // A class of its own per such key (one per job, in job order).
+        for (id, (_, first, k)) in key_ids.iter_mut().zip(keys) {
+            if k.is_none() {
+                a.classes.push(Vec::new());
+                a.representatives.push(jobs[*first as usize].shared());
+                *id = a.classes.len() as u32 - 1;
+            }
         }
+        (sig_ids, key_ids)
     }
 
     /// The autoclusters of every job added.
     pub fn finish(self) -> Autoclusters {
         self.clusters
+    }
+}
+
+/// A part's ids: per signature of the part, its cluster; per key, its class;
+/// per job, its (signature, key) in the part.
+type PartIds = (Vec<u32>, Vec<u32>, Vec<(u32, u32)>);
+
+/// Adds to each id's list of jobs those of `of` (job `base + i` has id
+/// `of[i]`), each list grown once to its size.
+fn list_jobs(lists: &mut [Vec<u32>], of: &[u32], base: usize) {
+    let mut counts = vec![0u32; lists.len()];
+    for &id in of {
+        counts[id as usize] += 1;
+    }
+    for (list, &n) in lists.iter_mut().zip(&counts) {
+        list.reserve_exact(n as usize);
+    }
+    for (i, &id) in of.iter().enumerate() {
+        lists[id as usize].push((base + i) as u32);
     }
 }
 
@@ -690,5 +778,65 @@ mod tests {
         assert_eq!(clusters.clusters(), plain.clusters());
         assert_eq!(clusters.classes(), plain.classes());
         assert_eq!(clusters.cluster_of(n - 1), 1);
+    }
+
+    #[test]
+    fn parts_added_at_once_are_numbered_as_parts_added_in_turn() {
+        // Jobs of several signatures and classes, and jobs of classes of their
+        // own (`random()`), cut in parts of five: `add_parts` numbers clusters,
+        // classes and representatives as `add` of one part after another does.
+        let slots = read_ads(
+            "Requirements = TARGET.RequestCpus <= 4 && TARGET.X > 0\n",
+            "slots",
+        )
+        .unwrap();
+        let sig = SignificantAttributes::compute(&slots, &NegotiatorPolicy::default());
+        let text: String = (0..23)
+            .map(|i| match i % 4 {
+                0 => format!("ProcId = {i}\nRequestCpus = 1\nX = 1\n\n"),
+                1 => format!("ProcId = {i}\nRequestCpus = {}\nX = 1\n\n", i % 3),
+                2 => format!("ProcId = {i}\nRequestCpus = 2\nX = random(10)\n\n"),
+                _ => format!("ProcId = {i}\nX = {}\n\n", i % 2),
+            })
+            .collect();
+        let jobs: Vec<Arc<ClassAd>> = read_ads(&text, "jobs")
+            .unwrap()
+            .into_iter()
+            .map(Arc::new)
+            .collect();
+        let len = 5;
+        let mut in_turn = AutoclusterBuilder::new(sig.clone());
+        for part in jobs.chunks(len) {
+            in_turn.add(sig.classify(part), part);
+        }
+        let in_turn = in_turn.finish();
+        let mut at_once = AutoclusterBuilder::new(sig.clone());
+        let parts = jobs.chunks(len).map(|p| sig.classify(p)).collect();
+        at_once.add_parts(parts, &jobs, len);
+        let at_once = at_once.finish();
+        assert!(in_turn.len() > 2 && in_turn.classes().len() > in_turn.len());
+        assert_eq!(at_once.clusters(), in_turn.clusters());
+        assert_eq!(at_once.classes(), in_turn.classes());
+        for j in 0..jobs.len() {
+            assert_eq!(at_once.cluster_of(j), in_turn.cluster_of(j));
+            assert_eq!(at_once.class_of(j), in_turn.class_of(j));
+        }
+        let procs = |a: &Autoclusters| -> Vec<String> {
+            a.representatives()
+                .iter()
+                .map(|r| format!("{:?}", r.get("ProcId").map(|e| e.node().clone())))
+                .collect()
+        };
+        assert_eq!(procs(&at_once), procs(&in_turn));
+        // Within a part, its keyed classes come first, then its classes of
+        // their own in job order.
+        let text = "RequestCpus = 1\nX = 1\n\nX = random(10)\n\nRequestCpus = 2\nX = 1\n\n\
+                    X = random(10)\n\nRequestCpus = 1\nX = 1\n";
+        let jobs = read_ads(text, "jobs").unwrap();
+        let mut b = AutoclusterBuilder::new(sig.clone());
+        b.add(sig.classify(&jobs), &jobs);
+        let one = b.finish();
+        let classes: Vec<u32> = (0..jobs.len()).map(|j| one.class_of(j)).collect();
+        assert_eq!(classes, [0, 2, 1, 3, 0]);
     }
 }
