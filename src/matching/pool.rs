@@ -393,6 +393,29 @@ mod tests {
     }
 
     #[test]
+    fn a_bounded_cache_is_emptied_past_its_bound_and_gives_the_same() {
+        let jobs = ads("Requirements = versionGE(split(TARGET.V)[1], \"2.0\")\n");
+        let machines = ads(&(0..3)
+            .map(|i| format!("V = \"x {}.{i}\"\nRequirements = true\n\n", 1 + i % 2))
+            .collect::<String>());
+        let pool = CompiledPool::new(&jobs, &machines);
+        let mut vm = Machine::new();
+        let first: Vec<bool> = (0..3)
+            .map(|m| pool.symmetric_match(&mut vm, 0, m))
+            .collect();
+        assert_eq!(first, [false, true, false]);
+        assert_eq!(vm.cached_values(), 3);
+        vm.bound_cache(3);
+        assert_eq!(vm.cached_values(), 3, "within the bound: kept");
+        vm.bound_cache(2);
+        assert_eq!(vm.cached_values(), 0, "past the bound: emptied");
+        let again: Vec<bool> = (0..3)
+            .map(|m| pool.symmetric_match(&mut vm, 0, m))
+            .collect();
+        assert_eq!(again, first);
+    }
+
+    #[test]
     fn blocks_of_lanes_match_pair_by_pair() {
         // Requirements over every kind of instruction the lanes run, against
         // machines whose attributes are literals, expressions, or missing.

@@ -134,6 +134,17 @@ impl Machine {
         }
     }
 
+    /// Clears the cache of TARGET-only values once it holds more than `max`.
+    /// A caller that goes through its TARGET ads a block at a time (the batch
+    /// matcher's blocks of slots) so keeps it small and in the processor's cache,
+    /// instead of growing it, and touching fresh memory, for values of TARGET
+    /// ads it has finished with; a value still wanted is computed again.
+    pub fn bound_cache(&mut self, max: usize) {
+        if self.target_cache.len() > max {
+            self.target_cache.clear();
+        }
+    }
+
     /// Computes a TARGET-only subexpression of a program of `my` for `target`,
     /// on its own, and caches its value as evaluating the program would (unless
     /// cached already, or the value read an attribute that is not a literal).

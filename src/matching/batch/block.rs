@@ -50,6 +50,11 @@ pub(super) struct RankExprs<'e> {
     pub(super) job_groups: Option<&'e RankGroups>,
 }
 
+/// How many TARGET-only values a thread's machine keeps across blocks: the
+/// values of a block's slots are of no use once the block is done, and a cache
+/// that grew with the pool cost more in fresh memory than it saved.
+const TARGET_CACHE_MAX: usize = 1 << 14;
+
 /// Block `b` of slots against every class of the pool's jobs.
 pub(super) fn block_work(
     pool: &CompiledPool,
@@ -58,6 +63,7 @@ pub(super) fn block_work(
     ranks: Option<RankExprs<'_>>,
 ) -> BlockResult {
     vm.cache_for(pool.id);
+    vm.bound_cache(TARGET_CACHE_MAX);
     let (mut slot_store, mut rep_store) = match THREAD_STORES.with(|s| s.borrow_mut().take()) {
         Some((id, slots, reps)) if id == pool.id => (slots, reps),
         _ => {
