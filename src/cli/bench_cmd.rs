@@ -212,7 +212,7 @@ fn run_on_threads(a: &BenchArgs, threads: usize) -> Result<ExitCode, Failure> {
             (c, facts)
         }
     });
-    let (autoclusters, classes) = (clusters.len(), clusters.classes().len());
+    let (autoclusters, classes) = (clusters.len(), clusters.class_count());
     // Match: every class's candidates.
     let pairs = timed("matching", &mut t.matching, || {
         let matcher = BatchMatcher::for_classes(clusters.representatives().to_vec(), compiled);

@@ -228,7 +228,7 @@ pub fn cycle_from_files(
         let queue = queue?;
         let read_s = started.elapsed().as_secs_f64();
         let autoclusters = queue.clusters.len();
-        let classes = queue.clusters.classes().len();
+        let classes = queue.clusters.class_count();
         let job_errors = requirements_errors_by_class(&queue.clusters);
         let mut outcome = negotiate_prepared(
             &table,
@@ -268,7 +268,7 @@ pub fn cycle_from_files(
     }
     let read_s = started.elapsed().as_secs_f64();
     let autoclusters = clusters.len();
-    let classes = clusters.classes().len();
+    let classes = clusters.class_count();
     let mut outcome = match how.engine {
         crate::eval::Engine::Vm => {
             let compiled = CompiledSlots::new(&table.ads, &knobs.policy);

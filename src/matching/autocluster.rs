@@ -33,7 +33,7 @@ use crate::syntax::ast::Node;
 use crate::syntax::unparse::unparse_old_node;
 use classad_vm::Str;
 use rayon::prelude::*;
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 /// Names HTCondor's negotiator always drops from the significant attributes: slot
 /// attributes some slots lack, and values that change under a running job.
@@ -390,14 +390,22 @@ pub struct Autoclusters {
     significant: SignificantAttributes,
     /// Per job, its autocluster.
     cluster_of: Vec<u32>,
-    /// Per autocluster, its jobs in queue order.
-    clusters: Vec<Vec<u32>>,
+    /// How many autoclusters.
+    cluster_count: usize,
     /// Per job, its match class.
     class_of: Vec<u32>,
-    /// Per match class, its jobs in queue order.
-    classes: Vec<Vec<u32>>,
     /// Per match class, its first job.
     representatives: Vec<Arc<ClassAd>>,
+    /// Each autocluster's and match class's jobs, made when first asked for:
+    /// the cycle needs neither, and a million jobs' lists are memory to fill.
+    lists: OnceLock<JobLists>,
+}
+
+/// Per autocluster and per match class, its jobs in queue order.
+#[derive(Clone, Debug)]
+struct JobLists {
+    clusters: Vec<Vec<u32>>,
+    classes: Vec<Vec<u32>>,
 }
 
 impl Autoclusters {
@@ -457,12 +465,27 @@ impl Autoclusters {
 
     /// How many autoclusters.
     pub fn len(&self) -> usize {
-        self.clusters.len()
+        self.cluster_count
     }
 
     /// True when there are no jobs.
     pub fn is_empty(&self) -> bool {
-        self.clusters.is_empty()
+        self.cluster_count == 0
+    }
+
+    /// How many match classes.
+    pub fn class_count(&self) -> usize {
+        self.representatives.len()
+    }
+
+    fn lists(&self) -> &JobLists {
+        self.lists.get_or_init(|| {
+            let (clusters, classes) = rayon::join(
+                || list_jobs(self.cluster_count, &self.cluster_of),
+                || list_jobs(self.representatives.len(), &self.class_of),
+            );
+            JobLists { clusters, classes }
+        })
     }
 
     /// How many jobs.
@@ -477,12 +500,12 @@ impl Autoclusters {
 
     /// The jobs of autocluster `id`, in queue order.
     pub fn jobs(&self, id: u32) -> &[u32] {
-        &self.clusters[id as usize]
+        &self.lists().clusters[id as usize]
     }
 
     /// Every autocluster's jobs, by id.
     pub fn clusters(&self) -> &[Vec<u32>] {
-        &self.clusters
+        &self.lists().clusters
     }
 
     /// The match class of job `j`: jobs of one class are sure to match, and rank,
@@ -493,7 +516,7 @@ impl Autoclusters {
 
     /// Every match class's jobs, by class, numbered in order of first appearance.
     pub fn classes(&self) -> &[Vec<u32>] {
-        &self.classes
+        &self.lists().classes
     }
 
     /// The first job of match class `c`, which stands for all of them.
@@ -512,8 +535,8 @@ impl Autoclusters {
     pub fn one_class_per_job(mut self, jobs: &[Arc<ClassAd>]) -> Autoclusters {
         assert_eq!(jobs.len(), self.cluster_of.len(), "the queue clustered");
         self.class_of = (0..jobs.len() as u32).collect();
-        self.classes = (0..jobs.len() as u32).map(|j| vec![j]).collect();
         self.representatives = jobs.to_vec();
+        self.lists = OnceLock::new();
         self
     }
 }
@@ -560,10 +583,10 @@ impl AutoclusterBuilder {
             clusters: Autoclusters {
                 significant,
                 cluster_of: Vec::new(),
-                clusters: Vec::new(),
+                cluster_count: 0,
                 class_of: Vec::new(),
-                classes: Vec::new(),
                 representatives: Vec::new(),
+                lists: OnceLock::new(),
             },
         }
     }
@@ -639,12 +662,6 @@ impl AutoclusterBuilder {
                     *k = keys[key as usize];
                 }
             });
-        drop(ids);
-        let (cluster_of, class_of) = (&a.cluster_of[base..], &a.class_of[base..]);
-        rayon::join(
-            || list_jobs(&mut a.clusters, cluster_of, base),
-            || list_jobs(&mut a.classes, class_of, base),
-        );
     }
 
     /// Gives a part's new signatures and classes their ids: (per signature of
@@ -659,10 +676,10 @@ impl AutoclusterBuilder {
         let sig_ids: Vec<u32> = signatures
             .into_iter()
             .map(|s| {
-                let next = a.clusters.len() as u32;
+                let next = a.cluster_count as u32;
                 let id = *self.by_signature.entry(s).or_insert(next);
                 if id == next {
-                    a.clusters.push(Vec::new());
+                    a.cluster_count += 1;
                 }
                 id
             })
@@ -671,13 +688,12 @@ impl AutoclusterBuilder {
             .iter()
             .map(|(s, first, k)| match k {
                 Some(k) => {
-                    let next = a.classes.len() as u32;
+                    let next = a.representatives.len() as u32;
                     let id = *self
                         .by_key
                         .entry((sig_ids[*s as usize], k.clone()))
                         .or_insert(next);
                     if id == next {
-                        a.classes.push(Vec::new());
                         a.representatives.push(jobs[*first as usize].shared());
                     }
                     id
@@ -688,9 +704,8 @@ impl AutoclusterBuilder {
         // A class of its own per such key (one per job, in job order).
         for (id, (_, first, k)) in key_ids.iter_mut().zip(keys) {
             if k.is_none() {
-                a.classes.push(Vec::new());
                 a.representatives.push(jobs[*first as usize].shared());
-                *id = a.classes.len() as u32 - 1;
+                *id = a.representatives.len() as u32 - 1;
             }
         }
         (sig_ids, key_ids)
@@ -706,19 +721,21 @@ impl AutoclusterBuilder {
 /// per job, its (signature, key) in the part.
 type PartIds = (Vec<u32>, Vec<u32>, Vec<(u32, u32)>);
 
-/// Adds to each id's list of jobs those of `of` (job `base + i` has id
-/// `of[i]`), each list grown once to its size.
-fn list_jobs(lists: &mut [Vec<u32>], of: &[u32], base: usize) {
-    let mut counts = vec![0u32; lists.len()];
+/// Per id (of `ids`), the jobs that `of` gives it, in queue order (job `j` has
+/// id `of[j]`), each list made at its size.
+fn list_jobs(ids: usize, of: &[u32]) -> Vec<Vec<u32>> {
+    let mut counts = vec![0u32; ids];
     for &id in of {
         counts[id as usize] += 1;
     }
-    for (list, &n) in lists.iter_mut().zip(&counts) {
-        list.reserve_exact(n as usize);
+    let mut lists: Vec<Vec<u32>> = counts
+        .iter()
+        .map(|&n| Vec::with_capacity(n as usize))
+        .collect();
+    for (j, &id) in of.iter().enumerate() {
+        lists[id as usize].push(j as u32);
     }
-    for (i, &id) in of.iter().enumerate() {
-        lists[id as usize].push((base + i) as u32);
-    }
+    lists
 }
 
 #[cfg(test)]
