@@ -337,6 +337,49 @@ fn ranks_in_groups_are_the_pairs_ranks() {
     gen::properties::batch_against_pairs_of(&ads(&jobs), &ads(&slots)).unwrap();
 }
 
+/// PRE and POST read different job attributes, or none: each is evaluated once
+/// per slot and group of classes that give the names it reads (alone) the same
+/// values, and the keys are still the pairs' keys.
+#[test]
+fn pre_and_post_grouped_apart_are_the_pairs_ranks() {
+    use classad::syntax::{ast::ExprRef, parse_expr};
+    let expr = |t: &str| Some(ExprRef::root_of(Arc::new(parse_expr(t).unwrap())));
+    let mut slots = String::new();
+    for i in 0..70 {
+        slots.push_str(&format!(
+            "SlotID = {i}\nCpus = {}\nRank = ifThenElse(TARGET.Group =?= \"a\", {i}, 0)\n\
+             Requirements = TARGET.Size <= Cpus\n\n",
+            1 + i % 4
+        ));
+    }
+    let mut jobs = String::new();
+    for j in 0..120 {
+        jobs.push_str(&format!(
+            "Size = {}\nGroup = \"{}\"\nPrio = {}\nRequirements = TARGET.Cpus >= Size\n\n",
+            1 + j % 2,
+            ["a", "b"][j / 2 % 2],
+            j / 3 % 5
+        ));
+    }
+    let (jobs, slots) = (ads(&jobs), ads(&slots));
+    for (pre, post) in [
+        (
+            "TARGET.Prio * 10 - MY.Cpus",
+            "ifThenElse(TARGET.Group =?= \"a\", MY.SlotID, 0)",
+        ),
+        ("MY.Rank + TARGET.Prio", "-MY.SlotID"),
+        ("MY.Cpus", "TARGET.Prio - MY.SlotID"),
+    ] {
+        let policy = NegotiatorPolicy {
+            pre_job_rank: expr(pre),
+            post_job_rank: expr(post),
+            ..NegotiatorPolicy::default()
+        };
+        gen::properties::batch_against_pairs_with(&jobs, &slots, &policy)
+            .unwrap_or_else(|e| panic!("PRE {pre}, POST {post}: {e}"));
+    }
+}
+
 /// A job without a Rank among classes grouped by theirs: the slot's Rank,
 /// evaluated in the slot against the job, stands for it (it was read as 0 once).
 #[test]

@@ -139,9 +139,9 @@ pub struct BatchMatcher {
     autoclusters: Option<Autoclusters>,
     pre: Option<(u32, ExprRef)>,
     post: Option<(u32, ExprRef)>,
-    /// What PRE and POST can read from a job, worked out the first time ranks are
-    /// asked for.
-    rank_reads: Option<RankReads>,
+    /// What PRE and POST each can read from a job, worked out the first time
+    /// ranks are asked for.
+    rank_reads: Option<[RankReads; 2]>,
     /// What slot attributes read by the jobs' `Rank` can read back from a job,
     /// worked out as jobs need them.
     slot_reads: SlotReads,
@@ -440,14 +440,16 @@ impl BatchMatcher {
             .iter()
             .map(|&c| self.representatives[c as usize].clone())
             .collect();
-        let (mut ids, mut job_groups) = (Vec::new(), None);
+        let (mut ids, mut job_groups) = ([Vec::new(), Vec::new()], None);
         if ranks {
             let machines = &self.pool.machines;
             let (pre, post) = (&self.pre, &self.post);
+            // Apart: POST (HTCondor's default) reads nothing of a job that
+            // tells classes apart, where PRE reads what the slot's Rank reads.
             let reads = self.rank_reads.get_or_insert_with(|| {
-                rank_reads(machines, pre.iter().chain(post).map(|(_, e)| e))
+                [pre, post].map(|e| rank_reads(machines, e.iter().map(|(_, e)| e)))
             });
-            ids = class_ids(&reps, &reads.names);
+            ids = reads.each_ref().map(|r| class_ids(&reps, &r.names));
             self.learn_slot_reads(&reps);
             job_groups = RankGroups::of(&reps, |rep| job_rank_key(rep, &self.slot_reads));
         }
@@ -459,8 +461,11 @@ impl BatchMatcher {
         let rank = ranks.then(|| RankExprs {
             pre: self.pre.as_ref(),
             post: self.post.as_ref(),
-            slot_names: self.rank_reads.as_ref().map_or(&[][..], |r| &r.per_slot),
-            class_ids: &ids,
+            slot_names: self
+                .rank_reads
+                .as_ref()
+                .map_or([&[][..], &[][..]], |r| [&r[0].per_slot, &r[1].per_slot]),
+            class_ids: [&ids[0], &ids[1]],
             job_groups: job_groups.as_ref(),
         });
         let slots = pool.machines.len();

@@ -185,9 +185,22 @@ pub fn batch_against_pairs_of(
     jobs: &[Arc<ClassAd>],
     machines: &[Arc<ClassAd>],
 ) -> Result<(), String> {
+    batch_against_pairs_with(
+        jobs,
+        machines,
+        &classad::matching::NegotiatorPolicy::default(),
+    )
+}
+
+/// [`batch_against_pairs_of`] under the negotiator's rank expressions of
+/// `policy`.
+pub fn batch_against_pairs_with(
+    jobs: &[Arc<ClassAd>],
+    machines: &[Arc<ClassAd>],
+    policy: &classad::matching::NegotiatorPolicy,
+) -> Result<(), String> {
     use classad::matching::batch::{BatchMatcher, Candidate};
-    use classad::matching::{negotiator_key, NegotiatorPolicy};
-    let policy = NegotiatorPolicy::default();
+    use classad::matching::negotiator_key;
     let mut pairs = Vec::new();
     let mut candidates: Vec<Vec<Candidate>> = Vec::new();
     for (j, job) in jobs.iter().enumerate() {
@@ -197,7 +210,7 @@ pub fn batch_against_pairs_of(
                 pairs.push((j, m));
                 mine.push(Candidate {
                     slot: m as u32,
-                    key: negotiator_key(job, machine, &policy),
+                    key: negotiator_key(job, machine, policy),
                 });
             }
         }
@@ -221,7 +234,7 @@ pub fn batch_against_pairs_of(
         for autocluster in [true, false] {
             let how = format!("{threads} threads, autocluster {autocluster}");
             let r = workers.install(|| -> Result<(), String> {
-                let mut b = BatchMatcher::new(jobs, machines, &policy, autocluster);
+                let mut b = BatchMatcher::new(jobs, machines, policy, autocluster);
                 let mut got = Vec::new();
                 b.for_each_pair(|j, m| {
                     got.push((j, m));

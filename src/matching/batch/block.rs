@@ -42,10 +42,12 @@ pub(super) struct BlockResult {
 pub(super) struct RankExprs<'e> {
     pub(super) pre: Option<&'e (u32, ExprRef)>,
     pub(super) post: Option<&'e (u32, ExprRef)>,
-    /// Per slot, the names PRE and POST read there (see [`RankReads`]).
-    pub(super) slot_names: &'e [Option<Vec<u16>>],
-    /// Per class of the window, the ids of what it gives those names.
-    pub(super) class_ids: &'e [Vec<u32>],
+    /// For PRE and for POST: per slot, the names it reads there (see
+    /// [`super::RankReads`]).
+    pub(super) slot_names: [&'e [Option<Vec<u16>>]; 2],
+    /// For PRE and for POST: per class of the window, the ids of what it gives
+    /// those names.
+    pub(super) class_ids: [&'e [Vec<u32>]; 2],
     /// Classes whose `Rank` gives every slot the same value, when known.
     pub(super) job_groups: Option<&'e RankGroups>,
 }
@@ -162,8 +164,8 @@ struct RankBlock<'b, 'c, 'd> {
     slot_block: &'b mut TargetBlock<'d>,
     pre: Option<&'b (u32, ExprRef)>,
     post: Option<&'b (u32, ExprRef)>,
-    slot_names: &'b [Option<Vec<u16>>],
-    class_ids: &'b [Vec<u32>],
+    slot_names: [&'b [Option<Vec<u16>>]; 2],
+    class_ids: [&'b [Vec<u32>]; 2],
     job_groups: Option<&'b RankGroups>,
     job_ranks: &'b mut [(u64, [f64; LANES])],
     /// Per (PRE or POST, slot of the block): values by the ids of what a class
@@ -261,13 +263,30 @@ fn rank_block(pool: &CompiledPool, vm: &mut Machine, k: &mut RankBlock<'_, '_, '
                     keys[ji][mi].post = v;
                 }
             };
-            if let Some(Some(names)) = k.slot_names.get(k.m0 + mi) {
-                // Classes that give the names this slot's PRE and POST read the
-                // same get the same value: one evaluation per such group, kept for
-                // the slot's next blocks of classes.
+            if let Some(Some(names)) = k.slot_names[which].get(k.m0 + mi) {
+                // Classes that give the names this slot's PRE (or POST) reads
+                // the same get the same value: one evaluation per such group,
+                // kept for the slot's next blocks of classes.
                 let memo = &mut k.rank_memo[which * LANES + mi];
+                if names.is_empty() {
+                    // It reads nothing of a job: one value for every class.
+                    let v = match memo.first() {
+                        Some(&(_, v)) => v,
+                        None => {
+                            let f = wanted.trailing_zeros() as usize;
+                            let v = match pool.machine_expr(vm, *slot, e, k.r0 + f, k.m0 + mi) {
+                                Ok(v) => negotiator_rank_value(&v),
+                                Err(_) => -f64::MAX,
+                            };
+                            memo.push((smallvec::SmallVec::new(), v));
+                            v
+                        }
+                    };
+                    for_each_lane(wanted, |ji| set(&mut keys, ji, v));
+                    continue;
+                }
                 let ids_of = |ji: usize| -> smallvec::SmallVec<[u32; 4]> {
-                    let ids = &k.class_ids[k.r0 + ji];
+                    let ids = &k.class_ids[which][k.r0 + ji];
                     names.iter().map(|&n| ids[n as usize]).collect()
                 };
                 let mut missing: smallvec::SmallVec<[usize; 8]> = smallvec::SmallVec::new();
