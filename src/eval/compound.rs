@@ -18,6 +18,9 @@ pub enum ListVal {
         list: ExprRef,
         /// The scope its elements evaluate in (`None`: no ad at all).
         scope: Option<Arc<Scope>>,
+        /// A copy `ad["name"]` made (see [`Held::Copy`]): its elements evaluate
+        /// with no ad, and a record taken out of it is [`Held::Freed`].
+        copied: bool,
     },
     /// A list of values a builtin made (`split()`, `evalInEachContext()`, ...):
     /// HTCondor's shared-pointer list form.
@@ -51,6 +54,34 @@ impl ListVal {
 pub struct AdVal {
     /// The ad's scope.
     pub scope: Arc<Scope>,
+    /// How HTCondor holds it.
+    pub held: Held,
+}
+
+/// How HTCondor holds a record value, which decides what looking into it
+/// finds.
+///
+/// HTCondor's `ad["name"]` evaluates the attribute as a fresh top-level
+/// evaluation of the ad (`ClassAd::EvaluateAttr`) and makes a record or list
+/// result self-contained (`Value::SafetyCheck`): a deep copy with no enclosing
+/// scope, owned by the value. A `.name` selection from such a value
+/// (`AttributeReference::FindExpr`) finds the expression in the copy, lets the
+/// value holding the copy go, and only then evaluates the expression: it reads
+/// freed memory. HTCondor 25 gives undefined there (or crashes, for a selection
+/// over a list copy); so does this evaluator, without the crash.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub enum Held {
+    /// A record of the ads being evaluated, or one a builtin made: lookups in it
+    /// see its enclosing scopes.
+    #[default]
+    InPlace,
+    /// A copy `ad["name"]` made: no enclosing scope, and a `.name` selection
+    /// from it is undefined.
+    Copy,
+    /// A record taken by index out of a list copy: HTCondor points into the
+    /// copy, which is freed before the record is used: every lookup in it is
+    /// undefined.
+    Freed,
 }
 
 /// Wraps a list.
@@ -78,7 +109,47 @@ pub fn projected_list(items: Vec<Value>) -> Value {
 
 /// Wraps an ad scope.
 pub fn ad_value(scope: Arc<Scope>) -> Value {
-    Value::Ad(Host::new(AdVal { scope }))
+    Value::Ad(Host::new(AdVal {
+        scope,
+        held: Held::InPlace,
+    }))
+}
+
+/// What HTCondor's `ad["name"]` gives for the attribute's value `v` (see
+/// [`Held`]): a record or list literal becomes a copy with no enclosing scope;
+/// other values are themselves.
+pub fn subscript_copy(v: Value) -> Value {
+    if let Some(ad) = as_ad(&v) {
+        let scope = Arc::new(Scope {
+            frame: ad.scope.frame.clone(),
+            parent: None,
+            alternate: None,
+        });
+        return Value::Ad(Host::new(AdVal {
+            scope,
+            held: Held::Copy,
+        }));
+    }
+    if let Some(ListVal::Lazy { list, .. }) = as_list(&v) {
+        return list_value(ListVal::Lazy {
+            list: list.clone(),
+            scope: None,
+            copied: true,
+        });
+    }
+    v
+}
+
+/// A record taken out of a list copy (see [`Held::Freed`]); other values are
+/// themselves.
+pub fn out_of_copy(v: Value) -> Value {
+    match as_ad(&v) {
+        Some(ad) => Value::Ad(Host::new(AdVal {
+            scope: ad.scope.clone(),
+            held: Held::Freed,
+        })),
+        None => v,
+    }
 }
 
 /// A new, parentless ad holding the given values (what `splitTime()` and friends

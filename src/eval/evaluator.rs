@@ -1,6 +1,9 @@
 //! The tree-walking evaluator: HTCondor's `_Evaluate` methods, one match arm a node.
 
-use super::compound::{ad_value, as_ad, as_list, list_value, projected_list, ListVal};
+use super::compound::{
+    ad_value, as_ad, as_list, list_value, out_of_copy, projected_list, subscript_copy, Held,
+    ListVal,
+};
 use super::scope::{Found, Frame, Scope};
 use super::Fail;
 use crate::syntax::ast::{BinOp, ExprRef, Node, NodeId, UnOp};
@@ -311,6 +314,7 @@ impl Evaluator {
             Node::List(_) => Ok(list_value(ListVal::Lazy {
                 list: e.clone(),
                 scope: self.literal_parent(cur),
+                copied: false,
             })),
             Node::Record(_) => Ok(ad_value(Arc::new(Scope {
                 frame: Frame::Record(e.clone()),
@@ -370,6 +374,10 @@ impl Evaluator {
             return Ok(v);
         }
         if let (Some(ad), Value::Str(name)) = (as_ad(x), y) {
+            if ad.held == Held::Freed {
+                // HTCondor looks into freed memory here (see `Held`).
+                return Ok(Value::Undefined);
+            }
             // HTCondor looks the name up in that ad alone and evaluates it as a fresh
             // top-level evaluation of the ad (`EvaluateAttr`): a new state, so what
             // is being evaluated around it is not known there, and the attribute
@@ -378,15 +386,17 @@ impl Evaluator {
             // (`[x = self["x"]].x`) we stop at our bound on the total depth
             // (`MAX_TOTAL_DEPTH`), which fails the innermost subscript's
             // evaluation: error.
+            // A record or list it gives is a copy with no enclosing scope (see
+            // `Held`).
             return match ad.scope.lookup_local(name, self.old_semantics) {
                 None => Ok(Value::Undefined),
                 Some(Found::Expr(e, scope)) => {
                     let root = Some(ad.scope.root());
                     let r = self.fresh(root, |ev| ev.eval_unmarked(&e, &scope));
                     // An evaluation that fails there is error here.
-                    Ok(r.unwrap_or(Value::Error))
+                    Ok(r.map_or(Value::Error, subscript_copy))
                 }
-                Some(found) => self.eval_found(found),
+                Some(found) => self.eval_found(found).map(subscript_copy),
             };
         }
         if let Some(list) = as_list(x) {
@@ -419,7 +429,11 @@ impl Evaluator {
     pub fn list_item(&mut self, list: &ListVal, i: usize) -> Result<Value, Fail> {
         match list {
             ListVal::Values(v) | ListVal::Projected(v) => Ok(v[i].clone()),
-            ListVal::Lazy { list, scope } => {
+            ListVal::Lazy {
+                list,
+                scope,
+                copied,
+            } => {
                 let Node::List(items) = list.node() else {
                     return Ok(Value::Error);
                 };
@@ -428,7 +442,13 @@ impl Evaluator {
                 let r = self.eval(&list.child(items[i]), scope.as_ref());
                 self.leaked = saved_leak;
                 self.lexical = saved;
-                r
+                // A record out of a list copy points into freed memory in
+                // HTCondor (see `Held`).
+                if *copied {
+                    r.map(out_of_copy)
+                } else {
+                    r
+                }
             }
         }
     }
@@ -533,6 +553,10 @@ impl Evaluator {
             Value::Undefined => Ok(Value::Undefined),
             Value::Ad(_) => {
                 let ad = as_ad(base).ok_or(Fail)?;
+                if ad.held != Held::InPlace {
+                    // HTCondor evaluates what it finds in freed memory (see `Held`).
+                    return Ok(Value::Undefined);
+                }
                 let scope = ad.scope.clone();
                 match self.lookup_in_scope(&scope, name)? {
                     Some(found) => self.eval_found(found),
@@ -593,7 +617,7 @@ impl Evaluator {
         cur: Option<&Arc<Scope>>,
     ) -> Result<Value, Fail> {
         match list {
-            ListVal::Lazy { list, scope } => {
+            ListVal::Lazy { list, scope, .. } => {
                 let Node::List(items) = list.node() else {
                     return Ok(Value::Error);
                 };
@@ -792,6 +816,9 @@ impl Evaluator {
             Some(s) => {
                 let base = self.eval(&e.child(*s), cur)?;
                 match as_ad(&base) {
+                    // A copy `ad["name"]` made is looked into once freed in
+                    // HTCondor (see `Held`): nothing is found.
+                    Some(ad) if ad.held != Held::InPlace => return Ok((None, None)),
                     Some(ad) => self.lookup_stopping(&ad.scope.clone(), name)?,
                     // A selection from a list refers to the list of what each
                     // element gives, made where the reference is.
@@ -863,17 +890,31 @@ fn select_chain_len(e: &ExprRef) -> usize {
 /// expression alone would confuse `A.x` with `B.x`.
 type AttrKey = (usize, u32, usize, NodeId);
 
-/// `x is y` (`op` `Is`) or `x isnt y` (`Isnt`). HTCondor errs comparing two lists
-/// of one representation, and says "not identical" for a list literal (or a
-/// selection's list) against a list a function made.
+/// `x is y` (`op` `Is`) or `x isnt y` (`Isnt`). HTCondor errs comparing two lists,
+/// or two records, of one representation, and says "not identical" for a list
+/// literal (or a selection's list) against a list a function or `ad["name"]`
+/// made, and for a record in place against a copy `ad["name"]` made (see
+/// [`Held`]).
 pub fn identity(op: Cmp, x: &Value, y: &Value) -> Value {
-    if let (Some(a), Some(b)) = (as_list(x), as_list(y)) {
-        let literal = |l: &ListVal| matches!(l, ListVal::Lazy { .. } | ListVal::Projected(_));
-        return if literal(a) == literal(b) {
+    let apart = |same_kind: bool| {
+        if same_kind {
             Value::Error
         } else {
             Value::Bool(op == Cmp::Isnt)
+        }
+    };
+    if let (Some(a), Some(b)) = (as_list(x), as_list(y)) {
+        let literal = |l: &ListVal| {
+            matches!(
+                l,
+                ListVal::Lazy { copied: false, .. } | ListVal::Projected(_)
+            )
         };
+        return apart(literal(a) == literal(b));
+    }
+    if let (Some(a), Some(b)) = (as_ad(x), as_ad(y)) {
+        let copy = |held: Held| held == Held::Copy;
+        return apart(copy(a.held) == copy(b.held));
     }
     ops::compare(op, x, y)
 }
