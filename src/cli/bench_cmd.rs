@@ -8,10 +8,10 @@ use super::Failure;
 use crate::ad::ClassAd;
 use crate::generate::{Pool, PoolSpec, Syntax};
 use crate::matching::batch::{BatchMatcher, CompiledSlots};
-use crate::matching::{Autoclusters, SignificantAttributes};
+use crate::matching::SignificantAttributes;
 use crate::negotiate::{
-    class_names, negotiate_with_pairs, prepare_slots, ClassPairs, CycleOutcome, FactReader,
-    Priorities, FACT_NAMES,
+    class_names, cluster_with_facts, negotiate_with_pairs, prepare_slots, ClassPairs, CycleOutcome,
+    Priorities,
 };
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
@@ -202,10 +202,7 @@ fn run_on_threads(a: &BenchArgs, threads: usize) -> Result<ExitCode, Failure> {
     let (clusters, facts) = timed("clustering", &mut t.cluster, || {
         let mut sig = SignificantAttributes::compute(&table.ads, &knobs.policy);
         sig.add_class_names(&class_names(&table, &knobs));
-        let (c, facts) = Autoclusters::with_each(&jobs, sig, &FACT_NAMES, || {
-            let mut reader = FactReader::new(&knobs);
-            move |job: &ClassAd| reader.read(job)
-        });
+        let (c, facts) = cluster_with_facts(&jobs, sig, &knobs);
         if a.no_autocluster {
             (c.one_class_per_job(&jobs), facts)
         } else {

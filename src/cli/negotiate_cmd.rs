@@ -11,8 +11,8 @@ use crate::matching::batch::CompiledSlots;
 use crate::matching::config::Config;
 use crate::matching::{AutoclusterBuilder, Autoclusters, PartClasses, SignificantAttributes};
 use crate::negotiate::{
-    negotiate_prepared, negotiate_with_pairs, prepare_slots, ClassPairs, CycleKnobs, CycleOutcome,
-    FactReader, JobFacts, Priorities, SlotTable, FACT_NAMES,
+    classify_with_facts, cluster_with_facts, negotiate_prepared, negotiate_with_pairs,
+    prepare_slots, ClassPairs, CycleKnobs, CycleOutcome, JobFacts, Priorities, SlotTable,
 };
 use clap::Args;
 use classad_vm::Value;
@@ -126,17 +126,16 @@ pub fn read_queue(
     let mut facts = Vec::new();
     let Some(path) = path else {
         let jobs = read_ads(DEFAULT_JOBS, "<built-in jobs>").map_err(|e| e.to_string())?;
-        builder.add(sig.classify(&jobs), &jobs);
-        facts.extend(JobFacts::of_all(&jobs, knobs));
+        let (part, f) = classify_with_facts(&sig, &jobs, knobs);
+        builder.add(part, &jobs);
+        facts.extend(f);
         return Ok(Queue {
             facts,
             clusters: builder.finish(),
         });
     };
     let classify = |ads: Vec<ClassAd>| {
-        let mut reader = FactReader::new(knobs);
-        let mut f = Vec::with_capacity(ads.len());
-        let part = sig.classify_visiting(&ads, &FACT_NAMES, |_, job| f.push(reader.read(job)));
+        let (part, f) = classify_with_facts(&sig, &ads, knobs);
         (part, f, ads)
     };
     read_in_parts(
@@ -259,10 +258,7 @@ pub fn cycle_from_files(
     .map(Arc::new)
     .collect();
     let job_errors = requirements_errors(&queue);
-    let (mut clusters, facts) = Autoclusters::with_each(&queue, sig, &FACT_NAMES, || {
-        let mut reader = FactReader::new(knobs);
-        move |job: &ClassAd| reader.read(job)
-    });
+    let (mut clusters, facts) = cluster_with_facts(&queue, sig, knobs);
     if !how.autocluster {
         clusters = clusters.one_class_per_job(&queue);
     }

@@ -6,6 +6,8 @@
 use super::knobs::CycleKnobs;
 use crate::ad::ClassAd;
 use crate::eval::{eval_in, Semantics};
+use crate::matching::autocluster::SharedAd;
+use crate::matching::{Autoclusters, PartClasses, SignificantAttributes};
 use crate::syntax::ast::{ExprRef, Node};
 use classad_vm::{Str, Value};
 use rayon::prelude::*;
@@ -208,6 +210,34 @@ impl JobFacts {
             });
         all
     }
+}
+
+/// The autoclusters of `jobs` and each job's facts under `knobs`, read while
+/// the job is clustered (see [`Autoclusters::with_each`]).
+pub fn cluster_with_facts<J: SharedAd + Sync>(
+    jobs: &[J],
+    significant: SignificantAttributes,
+    knobs: &CycleKnobs,
+) -> (Autoclusters, Vec<JobFacts>) {
+    Autoclusters::with_each(jobs, significant, &FACT_NAMES, || {
+        let mut reader = FactReader::new(knobs);
+        move |job: &ClassAd| reader.read(job)
+    })
+}
+
+/// The classes of one part of a queue and its jobs' facts under `knobs`, read
+/// as each job is classified (see [`SignificantAttributes::classify_visiting`]).
+pub fn classify_with_facts<J: AsRef<ClassAd>>(
+    significant: &SignificantAttributes,
+    jobs: &[J],
+    knobs: &CycleKnobs,
+) -> (PartClasses, Vec<JobFacts>) {
+    let mut reader = FactReader::new(knobs);
+    let mut facts = Vec::with_capacity(jobs.len());
+    let part = significant.classify_visiting(jobs, &FACT_NAMES, |_, job| {
+        facts.push(reader.read(job));
+    });
+    (part, facts)
 }
 
 /// `SLOT_WEIGHT` in an ad whose resources are a job's requests (missing: 1 CPU,

@@ -37,7 +37,7 @@ pub mod report;
 pub mod slots;
 
 pub use accountant::effective_priority;
-pub use jobs::{FactReader, JobFacts, FACT_NAMES};
+pub use jobs::{classify_with_facts, cluster_with_facts, FactReader, JobFacts, FACT_NAMES};
 pub use knobs::{CycleKnobs, GroupKnobs, Quota};
 pub use matchlist::PreemptState;
 pub use pairs::ClassPairs;
@@ -61,10 +61,7 @@ pub fn negotiate(
     let table = prepare_slots(slots, knobs, priorities);
     let mut sig = SignificantAttributes::compute(&table.ads, &knobs.policy);
     sig.add_class_names(&class_names(&table, knobs));
-    let (clusters, facts) = Autoclusters::with_each(jobs, sig, &jobs::FACT_NAMES, || {
-        let mut reader = FactReader::new(knobs);
-        move |job: &ClassAd| reader.read(job)
-    });
+    let (clusters, facts) = cluster_with_facts(jobs, sig, knobs);
     let compiled = CompiledSlots::new(&table.ads, &knobs.policy);
     negotiate_prepared(&table, &facts, clusters, compiled, knobs, priorities)
 }
