@@ -30,7 +30,7 @@ pub mod generate;
 pub mod limits;
 pub mod matching;
 pub mod negotiate;
-pub mod prefetch;
+pub(crate) mod prefetch;
 pub mod syntax;
 
 pub use classad_vm::Value;

@@ -246,8 +246,6 @@ impl ClassAd {
             .map(|(n, s)| (n, self.view(s)))
     }
 
-    /// True when `self` and `other` list the same names in shared storage (ads of
-    /// one file usually do): a name is then at the same position in both.
     /// The ad's layout itself: holding it keeps [`ClassAd::layout_id`] from
     /// naming another layout after the ad is dropped.
     pub(crate) fn layout(&self) -> Arc<Vec<Str>> {

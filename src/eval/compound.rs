@@ -67,8 +67,9 @@ pub struct AdVal {
 /// scope, owned by the value. A `.name` selection from such a value
 /// (`AttributeReference::FindExpr`) finds the expression in the copy, lets the
 /// value holding the copy go, and only then evaluates the expression: it reads
-/// freed memory. HTCondor 25 gives undefined there (or crashes, for a selection
-/// over a list copy); so does this evaluator, without the crash.
+/// freed memory. HTCondor 25 gives undefined there, and so does this evaluator;
+/// over a list copy HTCondor crashes, where this evaluator lists what each
+/// element gives (a deviation recorded in the conformance data).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Held {
     /// A record of the ads being evaluated, or one a builtin made: lookups in it

@@ -479,12 +479,9 @@ impl Autoclusters {
     }
 
     fn lists(&self) -> &JobLists {
-        self.lists.get_or_init(|| {
-            let (clusters, classes) = rayon::join(
-                || list_jobs(self.cluster_count, &self.cluster_of),
-                || list_jobs(self.representatives.len(), &self.class_of),
-            );
-            JobLists { clusters, classes }
+        self.lists.get_or_init(|| JobLists {
+            clusters: list_jobs(self.cluster_count, &self.cluster_of),
+            classes: list_jobs(self.representatives.len(), &self.class_of),
         })
     }
 
@@ -743,6 +740,14 @@ mod tests {
     use super::*;
     use crate::ad::read_ads;
 
+    fn shared_ads(text: &str) -> Vec<Arc<ClassAd>> {
+        read_ads(text, "jobs")
+            .unwrap()
+            .into_iter()
+            .map(Arc::new)
+            .collect()
+    }
+
     #[test]
     fn slots_alike_but_for_one_expression_read_both_names() {
         // Same names, same trees but one: a list of names or a Requirements of
@@ -778,11 +783,7 @@ mod tests {
                 _ => format!("ProcId = {i}\nRequestCpus = 8\n\n"),
             })
             .collect();
-        let jobs: Vec<Arc<ClassAd>> = read_ads(&text, "jobs")
-            .unwrap()
-            .into_iter()
-            .map(Arc::new)
-            .collect();
+        let jobs = shared_ads(&text);
         let (clusters, procs) = Autoclusters::with_each(&jobs, sig.clone(), &["ProcId"], || {
             |job: &ClassAd| match job.get("ProcId").map(|e| e.node().clone()) {
                 Some(Node::Lit(classad_vm::Value::Int(i))) => i,
@@ -816,11 +817,7 @@ mod tests {
                 _ => format!("ProcId = {i}\nX = {}\n\n", i % 2),
             })
             .collect();
-        let jobs: Vec<Arc<ClassAd>> = read_ads(&text, "jobs")
-            .unwrap()
-            .into_iter()
-            .map(Arc::new)
-            .collect();
+        let jobs = shared_ads(&text);
         let len = 5;
         let mut in_turn = AutoclusterBuilder::new(sig.clone());
         for part in jobs.chunks(len) {

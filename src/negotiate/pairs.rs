@@ -492,6 +492,7 @@ impl ClassPairs {
                     || test(&policy.preemption_requirements),
                 )
             },
+            // Values of another type: the closure above makes `bool` tests.
             || {
                 policy
                     .preemption_rank

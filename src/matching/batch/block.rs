@@ -53,8 +53,8 @@ pub(super) struct RankExprs<'e> {
 }
 
 /// How many TARGET-only values a thread's machine keeps across blocks: the
-/// values of a block's slots are of no use once the block is done, and a cache
-/// that grew with the pool cost more in fresh memory than it saved.
+/// values of a block's slots are of no use once the block is done, so the cache
+/// is bounded instead of growing with the pool.
 const TARGET_CACHE_MAX: usize = 1 << 14;
 
 /// Block `b` of slots against every class of the pool's jobs.
