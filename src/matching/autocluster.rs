@@ -24,7 +24,7 @@
 //! read the clock or `random()` are evaluated once per class and slot, as HTCondor
 //! evaluates them once per autocluster.
 
-use super::classify::{exact_text, PartClasses};
+use super::classify::{exact_text, PartClasses, PartKey, SharedClasses};
 use super::policy::NegotiatorPolicy;
 use super::refs::{NameSet, References};
 use super::slot_kinds::by_kind;
@@ -77,6 +77,9 @@ pub struct SignificantAttributes {
     extra: Vec<Str>,
     /// Some slot expression reads a job in ways no name gives.
     whole_jobs: bool,
+    /// What classifying parts of a queue has found so far, shared by every
+    /// part and every call (clones share it too: they classify alike).
+    pub(super) shared: Arc<SharedClasses>,
 }
 
 impl SignificantAttributes {
@@ -159,6 +162,7 @@ impl SignificantAttributes {
             names,
             extra,
             whole_jobs,
+            shared: Arc::default(),
         }
     }
 
@@ -177,6 +181,8 @@ impl SignificantAttributes {
                 self.extra.push(Str::from(n));
             }
         }
+        // The classes worked out so far were keyed without the new names.
+        self.shared = Arc::default();
     }
 
     /// HTCondor's significant attributes, in the order its signatures list them.
@@ -566,7 +572,7 @@ impl Autoclusters {
 pub struct AutoclusterBuilder {
     significant: SignificantAttributes,
     by_signature: ahash::AHashMap<String, u32>,
-    by_key: ahash::AHashMap<(u32, Vec<u8>), u32>,
+    by_key: ahash::AHashMap<(u32, Arc<[u8]>), u32>,
     clusters: Autoclusters,
 }
 
@@ -666,7 +672,7 @@ impl AutoclusterBuilder {
     fn number<J: SharedAd>(
         &mut self,
         signatures: Vec<String>,
-        keys: &[(u32, u32, Option<Vec<u8>>)],
+        keys: &[PartKey],
         jobs: &[J],
     ) -> (Vec<u32>, Vec<u32>) {
         let a = &mut self.clusters;

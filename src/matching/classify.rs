@@ -4,14 +4,16 @@
 //! expressions, and a later job whose looked-up attributes are the same
 //! expressions (the same node, equal literals, or trees written alike) is in the
 //! same classes without a walk or any text. Where each layout of ads keeps the
-//! names is found once per layout.
+//! names is found once per layout. The parts of a queue, classified on several
+//! threads, share what they work out (see [`SharedClasses`]): a class is worked
+//! out about once per queue rather than once per part.
 
 use super::autocluster::SignificantAttributes;
 use crate::ad::ClassAd;
 use crate::syntax::ast::{Expr, ExprView, Node, NodeId};
 use classad_vm::{Str, Value};
 use std::hash::Hasher;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex, PoisonError, RwLock};
 
 /// Appends an exact encoding of the subtree at `id`: equal encodings are equal
 /// trees (reals by their bits). False for a literal list or record value, which
@@ -98,16 +100,22 @@ fn same_expr(a: ExprView<'_>, b: ExprView<'_>) -> bool {
         return true;
     }
     match (a.node(), b.node()) {
-        (Node::Lit(x), Node::Lit(y)) => match (x, y) {
-            (Value::Undefined, Value::Undefined) | (Value::Error, Value::Error) => true,
-            (Value::Bool(x), Value::Bool(y)) => x == y,
-            (Value::Int(x), Value::Int(y)) => x == y,
-            (Value::Real(x), Value::Real(y)) => x.to_bits() == y.to_bits(),
-            (Value::Str(x), Value::Str(y)) => x.as_str() == y.as_str(),
-            (Value::AbsTime(x), Value::AbsTime(y)) => x == y,
-            (Value::RelTime(x), Value::RelTime(y)) => x.to_bits() == y.to_bits(),
-            _ => false,
-        },
+        (Node::Lit(x), Node::Lit(y)) => same_literal(x, y),
+        _ => false,
+    }
+}
+
+/// True when two literal values print and evaluate alike (reals by their bits;
+/// lists and records never, as they have no exact text).
+fn same_literal(x: &Value, y: &Value) -> bool {
+    match (x, y) {
+        (Value::Undefined, Value::Undefined) | (Value::Error, Value::Error) => true,
+        (Value::Bool(x), Value::Bool(y)) => x == y,
+        (Value::Int(x), Value::Int(y)) => x == y,
+        (Value::Real(x), Value::Real(y)) => x.to_bits() == y.to_bits(),
+        (Value::Str(x), Value::Str(y)) => x.as_str() == y.as_str(),
+        (Value::AbsTime(x), Value::AbsTime(y)) => x == y,
+        (Value::RelTime(x), Value::RelTime(y)) => x.to_bits() == y.to_bits(),
         _ => false,
     }
 }
@@ -143,12 +151,16 @@ const ABSENT: u32 = u32::MAX - 1;
 
 impl NameTable {
     fn intern(&mut self, name: &str) -> u32 {
-        let key = name.to_ascii_lowercase().into_boxed_str();
-        if let Some(&i) = self.index.get(&key) {
+        self.intern_lower(name, &name.to_ascii_lowercase())
+    }
+
+    /// [`NameTable::intern`] of `name`, given its lower-case spelling `lower`.
+    fn intern_lower(&mut self, name: &str, lower: &str) -> u32 {
+        if let Some(&i) = self.index.get(lower) {
             return i;
         }
         self.names.push(Str::from(name));
-        self.index.insert(key, self.names.len() as u32 - 1);
+        self.index.insert(lower.into(), self.names.len() as u32 - 1);
         self.names.len() as u32 - 1
     }
 
@@ -179,16 +191,72 @@ impl NameTable {
     }
 }
 
+/// How many expression texts, and how many classes, [`SharedClasses`] keeps at
+/// most: past that, parts work out what they meet on their own, as exactly.
+const SHARED_MAX: usize = 1 << 14;
+
+/// What the parts of a queue share while they are classified, on any thread:
+/// the canonical ids of expression texts (so that a hash of a job's
+/// expressions is the same in every part), and the classes worked out so far,
+/// so that a class worked out in one part is found in another by a check
+/// rather than worked out again. Locked only when a part meets an expression
+/// or a class it has not seen itself.
+#[derive(Default)]
+pub(super) struct SharedClasses {
+    texts: Mutex<ahash::AHashMap<Vec<u8>, u32>>,
+    published: RwLock<Published>,
+}
+
+impl std::fmt::Debug for SharedClasses {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let texts = self.texts.lock().unwrap_or_else(PoisonError::into_inner);
+        let published = self
+            .published
+            .read()
+            .unwrap_or_else(PoisonError::into_inner);
+        f.debug_struct("SharedClasses")
+            .field("texts", &texts.len())
+            .field("classes", &published.list.len())
+            .finish()
+    }
+}
+
+/// The classes parts have worked out, filed under the hash of their
+/// significant expressions (see [`PartClassifier::find`]).
+#[derive(Default)]
+struct Published {
+    list: Vec<Arc<PublishedClass>>,
+    by_hash: ahash::AHashMap<u64, smallvec::SmallVec<[u32; 2]>>,
+}
+
+/// A class as one part worked it out, held without the part's ads: the
+/// expressions it was worked out with are kept as values or shared trees.
+struct PublishedClass {
+    signature: String,
+    key: Arc<[u8]>,
+    /// Each name as spelled, lower-cased, and what the job had there.
+    looked: Vec<(Str, Box<str>, Looked)>,
+    whole: Option<usize>,
+}
+
+/// What a published class's job had under one name.
+enum Looked {
+    Absent,
+    Literal(Value),
+    /// A node of a tree, and its canonical id.
+    Expr(Arc<Expr>, NodeId, Option<u32>),
+}
+
 /// Canonical ids of expressions that are not literals: trees written alike
 /// (equal [`exact_text`]) share an id, whichever ad or part of the queue holds
 /// them, since each part of a queue is parsed with trees of its own.
-#[derive(Default)]
-struct Canon {
+struct Canon<'s> {
     by_node: ahash::AHashMap<(usize, NodeId), Option<u32>>,
-    by_text: ahash::AHashMap<Vec<u8>, u32>,
+    /// The ids of texts, shared by every part.
+    texts: &'s Mutex<ahash::AHashMap<Vec<u8>, u32>>,
 }
 
-impl Canon {
+impl Canon<'_> {
     /// The id of `e`; `None` for a literal, or a tree with a literal list or
     /// record (found alike only as the same node).
     fn id(&mut self, e: ExprView<'_>) -> Option<u32> {
@@ -200,10 +268,21 @@ impl Canon {
             return id;
         }
         let mut text = Vec::new();
-        let id = exact_text(e.tree, e.id, &mut text).then(|| {
-            let next = self.by_text.len() as u32;
-            *self.by_text.entry(text).or_insert(next)
-        });
+        let id = if exact_text(e.tree, e.id, &mut text) {
+            let mut texts = self.texts.lock().unwrap_or_else(PoisonError::into_inner);
+            match texts.get(&text) {
+                Some(&id) => Some(id),
+                // No id: the expression is then alike only to its own node.
+                None if texts.len() >= SHARED_MAX => None,
+                None => {
+                    let id = texts.len() as u32;
+                    texts.insert(text, id);
+                    Some(id)
+                }
+            }
+        } else {
+            None
+        };
         self.by_node.insert(node, id);
         id
     }
@@ -252,14 +331,14 @@ impl Canon {
 struct PartClassifier<'s, 'j> {
     sig: &'s SignificantAttributes,
     table: NameTable,
-    canon: Canon,
+    canon: Canon<'s>,
     /// The significant names (and extra ones) in the table, hashed to find a
     /// worked-out class.
     probes: Vec<u32>,
     worked: Vec<Worked<'j>>,
     by_hash: ahash::AHashMap<u64, smallvec::SmallVec<[u32; 2]>>,
     sig_index: ahash::AHashMap<String, u32>,
-    key_index: ahash::AHashMap<(u32, Vec<u8>), u32>,
+    key_index: ahash::AHashMap<(u32, Arc<[u8]>), u32>,
     out: PartClasses,
 }
 
@@ -275,7 +354,10 @@ impl<'s, 'j> PartClassifier<'s, 'j> {
         PartClassifier {
             sig,
             table,
-            canon: Canon::default(),
+            canon: Canon {
+                by_node: ahash::AHashMap::new(),
+                texts: &sig.shared.texts,
+            },
             probes,
             worked: Vec::new(),
             by_hash: ahash::AHashMap::new(),
@@ -344,6 +426,146 @@ impl<'s, 'j> PartClassifier<'s, 'j> {
         known.ok_or(hash)
     }
 
+    /// True when `job` has the expressions the published class `p` was worked
+    /// out with.
+    fn holds_published(
+        table: &mut NameTable,
+        canon: &mut Canon,
+        positions: &mut Vec<u32>,
+        p: &PublishedClass,
+        job: &'j ClassAd,
+    ) -> bool {
+        if p.whole.is_some_and(|len| len != job.len()) {
+            return false;
+        }
+        p.looked.iter().all(|(name, lower, was)| {
+            let n = table.intern_lower(name, lower);
+            match (was, NameTable::lookup(&table.names, positions, job, n)) {
+                (Looked::Absent, None) => true,
+                (Looked::Literal(x), Some(b)) => {
+                    matches!(b.node(), Node::Lit(y) if same_literal(x, y))
+                }
+                (Looked::Expr(tree, id, cid), Some(b)) => {
+                    same_expr(ExprView { tree, id: *id }, b)
+                        || (cid.is_some() && *cid == canon.id(b))
+                }
+                _ => false,
+            }
+        })
+    }
+
+    /// The class another part worked out that `job` is in (filed under
+    /// `hash`), taken into this part as if worked out here for job `i`.
+    fn adopt(
+        &mut self,
+        hash: u64,
+        positions: &mut Vec<u32>,
+        i: usize,
+        job: &'j ClassAd,
+    ) -> Option<u32> {
+        let found = {
+            let published = self
+                .sig
+                .shared
+                .published
+                .read()
+                .unwrap_or_else(PoisonError::into_inner);
+            let (table, canon) = (&mut self.table, &mut self.canon);
+            published
+                .by_hash
+                .get(&hash)?
+                .iter()
+                .map(|&w| &published.list[w as usize])
+                .find(|p| Self::holds_published(table, canon, positions, p, job))?
+                .clone()
+        };
+        let s = self.signature_index(&found.signature);
+        let k = self.key_index_of(s, i, found.key.clone());
+        self.out.of_job.push((s, k));
+        // The names were interned by the check; the expressions are this job's,
+        // alike to the published ones.
+        let looked = found
+            .looked
+            .iter()
+            .map(|(name, lower, _)| {
+                let n = self.table.intern_lower(name, lower);
+                let e = NameTable::lookup(&self.table.names, positions, job, n);
+                (n, e.map(|e| (e, self.canon.id(e))))
+            })
+            .collect();
+        self.worked.push(Worked {
+            ids: (s, k),
+            looked,
+            whole: found.whole,
+        });
+        Some(self.worked.len() as u32 - 1)
+    }
+
+    /// Files the class `w` worked out here under `hash` for the other parts.
+    fn publish(&self, hash: u64, w: u32) {
+        let worked = &self.worked[w as usize];
+        let (s, k) = worked.ids;
+        let Some(key) = &self.out.keys[k as usize].2 else {
+            return;
+        };
+        let looked = worked
+            .looked
+            .iter()
+            .map(|&(n, was)| {
+                let was = match was {
+                    None => Looked::Absent,
+                    Some((e, id)) => match e.node() {
+                        Node::Lit(v) => Looked::Literal(v.clone()),
+                        _ => Looked::Expr(e.tree.clone(), e.id, id),
+                    },
+                };
+                let name = &self.table.names[n as usize];
+                (name.clone(), name.to_ascii_lowercase().into(), was)
+            })
+            .collect();
+        let class = PublishedClass {
+            signature: self.out.signatures[s as usize].clone(),
+            key: key.clone(),
+            looked,
+            whole: worked.whole,
+        };
+        let mut published = self
+            .sig
+            .shared
+            .published
+            .write()
+            .unwrap_or_else(PoisonError::into_inner);
+        if published.list.len() < SHARED_MAX {
+            let id = published.list.len() as u32;
+            published.list.push(Arc::new(class));
+            published.by_hash.entry(hash).or_default().push(id);
+        }
+    }
+
+    /// The index of `key` (of signature `s`) in this part, added for job `i`
+    /// when new.
+    fn key_index_of(&mut self, s: u32, i: usize, key: Arc<[u8]>) -> u32 {
+        let next = self.out.keys.len() as u32;
+        let k = *self.key_index.entry((s, key.clone())).or_insert(next);
+        if k == next {
+            self.out.keys.push((s, i as u32, Some(key)));
+        }
+        k
+    }
+
+    /// The index of `signature` in this part, added when new.
+    fn signature_index(&mut self, signature: &str) -> u32 {
+        match self.sig_index.get(signature) {
+            Some(&s) => s,
+            None => {
+                let s = self.out.signatures.len() as u32;
+                self.sig_index.insert(signature.to_string(), s);
+                self.out.signatures.push(signature.to_string());
+                s
+            }
+        }
+    }
+
     /// Works `job` out in full: its signature and key, and (unless it is a class
     /// of its own) what later jobs must share to be in its classes.
     fn work_out(&mut self, i: usize, job: &'j ClassAd) -> Option<u32> {
@@ -352,29 +574,13 @@ impl<'s, 'j> PartClassifier<'s, 'j> {
         let mut signature = String::new();
         sig.write_signature(job, &refs, &mut signature);
         let (key, names) = sig.exact_key(job, &refs, sure);
-        let s = match self.sig_index.get(&signature) {
-            Some(&s) => s,
-            None => {
-                let s = self.out.signatures.len() as u32;
-                self.sig_index.insert(signature.clone(), s);
-                self.out.signatures.push(signature);
-                s
-            }
-        };
+        let s = self.signature_index(&signature);
         let Some(key) = key else {
             self.out.keys.push((s, i as u32, None));
             self.out.of_job.push((s, self.out.keys.len() as u32 - 1));
             return None;
         };
-        let k = match self.key_index.get(&(s, key.clone())) {
-            Some(&k) => k,
-            None => {
-                let k = self.out.keys.len() as u32;
-                self.out.keys.push((s, i as u32, Some(key.clone())));
-                self.key_index.insert((s, key), k);
-                k
-            }
-        };
+        let k = self.key_index_of(s, i, Arc::from(key));
         self.out.of_job.push((s, k));
         let mut seen = ahash::AHashSet::new();
         let ids: Vec<u32> = names.iter().map(|n| self.table.intern(n)).collect();
@@ -395,6 +601,10 @@ impl<'s, 'j> PartClassifier<'s, 'j> {
     }
 }
 
+/// A key of a part: its signature's index, the first job with it, and the
+/// key (`None`: a class of its own).
+pub(super) type PartKey = (u32, u32, Option<Arc<[u8]>>);
+
 /// The classes of one part of a queue, numbered within the part (see
 /// [`super::autocluster::AutoclusterBuilder`]).
 #[derive(Debug, Default)]
@@ -403,14 +613,15 @@ pub struct PartClasses {
     pub(super) of_job: Vec<(u32, u32)>,
     /// HTCondor's signatures, in order of first appearance in the part.
     pub(super) signatures: Vec<String>,
-    /// Per key: its signature's index, the first job with it, and the key (`None`:
-    /// a class of its own).
-    pub(super) keys: Vec<(u32, u32, Option<Vec<u8>>)>,
+    /// Per key of the part, in order of first appearance.
+    pub(super) keys: Vec<PartKey>,
 }
 
 impl SignificantAttributes {
     /// Works out the classes of a part of a queue (any thread; see
-    /// [`super::autocluster::AutoclusterBuilder`]).
+    /// [`super::autocluster::AutoclusterBuilder`]). Classes worked out for
+    /// earlier parts, on any thread, are taken after a check rather than worked
+    /// out again; a bounded number of them is kept with these attributes.
     pub fn classify<J: AsRef<ClassAd>>(&self, jobs: &[J]) -> PartClasses {
         self.classify_visiting(jobs, &[], |_, _| ())
     }
@@ -451,7 +662,16 @@ impl SignificantAttributes {
                     Some(w)
                 }
                 Err(hash) => {
-                    let w = c.work_out(i, job);
+                    let w = match c.adopt(hash, &mut positions, i, job) {
+                        Some(w) => Some(w),
+                        None => {
+                            let w = c.work_out(i, job);
+                            if let Some(w) = w {
+                                c.publish(hash, w);
+                            }
+                            w
+                        }
+                    };
                     if let Some(w) = w {
                         c.by_hash.entry(hash).or_default().push(w);
                     }
@@ -571,6 +791,32 @@ mod tests {
         let ids: Vec<u32> = part.of_job.iter().map(|c| c.1).collect();
         assert_eq!(ids, [0, 0, 0, 1, 0]);
         assert_eq!(part.signatures.len(), 2);
+    }
+
+    #[test]
+    fn a_class_worked_out_in_another_part_is_taken_only_by_jobs_that_hold_it() {
+        // Foo is read only through the job's own Requirements, so jobs with
+        // different Foo share a hash. Each part is read apart (trees of its
+        // own), the second after the first has published its classes.
+        let s = sig("Requirements = TARGET.RequestCpus <= 4\n");
+        let job =
+            |foo: u32| format!("Requirements = MY.Foo > 0 && TARGET.Cpus > 0\nFoo = {foo}\n\n");
+        let part = |foos: &[u32]| -> Vec<ClassAd> {
+            read_ads(&foos.iter().map(|&f| job(f)).collect::<String>(), "jobs").unwrap()
+        };
+        let first = s.classify(&part(&[1, 2]));
+        assert_eq!(first.keys.len(), 2);
+        let published = |s: &SignificantAttributes| s.shared.published.read().unwrap().list.len();
+        assert_eq!(published(&s), 2);
+        let second = part(&[3, 1, 2, 3]);
+        let shared = s.classify(&second);
+        // Foo = 1 and 2 were taken from the first part; only Foo = 3 was new.
+        assert_eq!(published(&s), 3);
+        let alone = sig("Requirements = TARGET.RequestCpus <= 4\n").classify(&second);
+        assert_eq!(shared.of_job, alone.of_job);
+        assert_eq!(shared.of_job, [(0, 0), (1, 1), (2, 2), (0, 0)]);
+        assert_eq!(shared.signatures, alone.signatures);
+        assert_eq!(shared.keys, alone.keys);
     }
 
     #[test]
