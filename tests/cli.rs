@@ -548,3 +548,65 @@ fn match_reads_the_queue_from_stdin_in_any_syntax_with_errors_placed() {
         "as query reads it whole"
     );
 }
+
+/// Pool dumps are often kept compressed: a gzip file of ads reads as the ads
+/// themselves, by `format` (whole file), `query`, and in parts by
+/// `negotiate`, from a file and from standard input.
+#[test]
+fn gzip_files_of_ads_read_as_the_ads() {
+    let text = "MyType = \"Job\"\nOwner = \"a\"\nRequestCpus = 1\nRequirements = TARGET.Cpus >= 1\n\n\
+                MyType = \"Job\"\nOwner = \"b\"\nRequestCpus = 2\nRequirements = TARGET.Cpus >= 2\n";
+    let mut gz = flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::default());
+    gz.write_all(text.as_bytes()).unwrap();
+    let bytes = gz.finish().unwrap();
+    let dir = std::env::temp_dir().join(format!("classad-cli-gz-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    let gz_path = dir.join("jobs.ads.gz");
+    std::fs::write(&gz_path, &bytes).unwrap();
+    let gz_path = gz_path.to_string_lossy().into_owned();
+    let plain = tmp("jobs_plain.ads", text);
+    for args in [
+        vec!["format", "--json"],
+        vec!["query", "--constraint", "RequestCpus > 1"],
+    ] {
+        let of = |file: &str| {
+            let mut a = args.clone();
+            a.push(file);
+            let o = classad(&a, "");
+            assert!(
+                o.status.success(),
+                "{args:?}: {}",
+                String::from_utf8_lossy(&o.stderr)
+            );
+            stdout(&o)
+        };
+        assert_eq!(of(&gz_path), of(&plain), "{args:?}");
+    }
+    // From standard input too.
+    let mut child = Command::new(env!("CARGO_BIN_EXE_classad"))
+        .args(["format", "--new", "-"])
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(&bytes).unwrap();
+    let piped = child.wait_with_output().unwrap();
+    assert_eq!(
+        stdout(&piped),
+        stdout(&classad(&["format", "--new", &plain], ""))
+    );
+    assert_eq!(stdout(&piped).lines().count(), 2);
+    // Read in parts by the cycle.
+    let slots = tmp(
+        "slots_gz.ads",
+        "MyType = \"Machine\"\nCpus = 2\nRequirements = true\n",
+    );
+    let cycle = |jobs: &str| {
+        stdout(&classad(
+            &["negotiate", "--jobs", jobs, "--machines", &slots],
+            "",
+        ))
+    };
+    assert_eq!(cycle(&gz_path), cycle(&plain));
+    assert!(!cycle(&gz_path).is_empty());
+}

@@ -4,8 +4,35 @@
 use super::Failure;
 use crate::ad::parts::{read_ads_in_parts, PartsError, PART_BYTES};
 use crate::ad::{read_ads_from, ClassAd, ReadLimits};
-use std::io::BufReader;
+use std::io::{BufRead, BufReader};
 use std::sync::Arc;
+
+/// The input at `path` (`-` is standard input) with a buffer of `capacity`,
+/// uncompressed on the way when it is gzip (its first bytes say so): pool dumps
+/// are often kept compressed.
+pub fn open_input(path: &str, capacity: usize) -> Result<Box<dyn BufRead + Send>, String> {
+    let mut input: Box<dyn BufRead + Send> = if path == "-" {
+        Box::new(BufReader::with_capacity(capacity, std::io::stdin()))
+    } else {
+        let file = std::fs::File::open(path).map_err(|e| format!("{path}: {e}"))?;
+        Box::new(BufReader::with_capacity(capacity, file))
+    };
+    let head = input.fill_buf().map_err(|e| format!("{path}: {e}"))?;
+    if head.starts_with(&[0x1f, 0x8b]) {
+        let gz = flate2::bufread::MultiGzDecoder::new(input);
+        return Ok(Box::new(BufReader::with_capacity(capacity, gz)));
+    }
+    Ok(input)
+}
+
+/// The name of `path` in messages.
+fn display_name(path: &str) -> &str {
+    if path == "-" {
+        "<stdin>"
+    } else {
+        path
+    }
+}
 
 /// Reads the ads of `reader` in parts on every core ([`read_ads_in_parts`]):
 /// `map` each part on any thread, then `sink` the results in file order. `file`
@@ -33,26 +60,16 @@ pub fn read_in_parts<T: Send>(
     map: impl Fn(Vec<ClassAd>) -> T + Sync,
     sink: impl FnMut(T),
 ) -> Result<(), String> {
-    if path == "-" {
-        let stdin = BufReader::with_capacity(1 << 20, std::io::stdin());
-        return read_reader_in_parts(stdin, "<stdin>", map, sink);
-    }
-    let file = std::fs::File::open(path).map_err(|e| format!("{path}: {e}"))?;
-    read_reader_in_parts(BufReader::with_capacity(1 << 20, file), path, map, sink)
+    let input = open_input(path, 1 << 20)?;
+    read_reader_in_parts(input, display_name(path), map, sink)
 }
 
 /// Reads every ad of `path` (`-` is standard input), a buffer at a time under the
 /// default [`ReadLimits`]: input that is not text or not ads fails at its first bad
 /// line.
 pub fn load_ads(path: &str) -> Result<Vec<ClassAd>, String> {
-    let limits = ReadLimits::default();
-    let read = if path == "-" {
-        read_ads_from(std::io::stdin().lock(), "<stdin>", limits)
-    } else {
-        let file = std::fs::File::open(path).map_err(|e| format!("{path}: {e}"))?;
-        read_ads_from(BufReader::with_capacity(1 << 16, file), path, limits)
-    };
-    read.map_err(|e| e.to_string())
+    let input = open_input(path, 1 << 16)?;
+    read_ads_from(input, display_name(path), ReadLimits::default()).map_err(|e| e.to_string())
 }
 
 /// Reads a file that must hold exactly one ad.
