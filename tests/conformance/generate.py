@@ -1218,6 +1218,11 @@ NEW_ADS = [
 ]
 
 OLD_ADS = [
+    # A `/* ... */` comment: at the end of a line it is a comment; on a line of
+    # its own HTCondor 25 ends the ad there and drops the lines after it; before
+    # a name it becomes part of the name (deviations.jsonl).
+    "A = 1\nB = 2 /* c */\n", "A = 1\n/* c */\nB = 2\n", "/* c */\nA = 1\n",
+    "A = 1\n/* c */ B = 2\n",
     "a = 1\nb = 2\n", "A = 1\na = 2\n", 'Cmd = "C:\\dir\\x.exe"\n',
     's = "quote\\"inside"\n', 's = "tab\there"\n', 's = "caf\u00e9"\n',
     'r = 2.5\nz = 0.0\nn = -0.0\nbig = 1e20\nsmall = 1.5e-5\n',
