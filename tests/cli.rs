@@ -610,3 +610,29 @@ fn gzip_files_of_ads_read_as_the_ads() {
     assert_eq!(cycle(&gz_path), cycle(&plain));
     assert!(!cycle(&gz_path).is_empty());
 }
+
+/// Issue 13: `--target` without `--my` evaluates in an empty ad against the
+/// target, as HTCondor's classad_eval does (`expr.simplify(ClassAd(), target)`);
+/// the values are the oracle's (HTCondor 25.14.1).
+#[test]
+fn eval_with_a_target_and_no_ad_of_its_own() {
+    let target = tmp("target_only.ads", "Memory = 2048\nName = \"s1\"\n");
+    for engine in ["vm", "reference"] {
+        let o = classad(
+            &[
+                "eval",
+                "--engine",
+                engine,
+                "--target",
+                &target,
+                "TARGET.Memory",
+                "Memory",
+                "MY.Memory",
+                "TARGET.Name",
+            ],
+            "",
+        );
+        assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+        assert_eq!(stdout(&o), "2048\n2048\nundefined\n\"s1\"\n", "{engine}");
+    }
+}

@@ -19,7 +19,8 @@ pub struct EvalArgs {
     /// Evaluate as an attribute of the ad in this file (MY). Also `-file`.
     #[arg(long)]
     my: Option<String>,
-    /// The other ad of the match (TARGET). Also `-target-file`.
+    /// The other ad of the match (TARGET). Also `-target-file`. Without `--my`
+    /// the expression belongs to an empty ad, as in HTCondor's classad_eval.
     #[arg(long)]
     target: Option<String>,
     /// Use the plain library's strict semantics instead of HTCondor's daemons'.
@@ -35,12 +36,11 @@ pub struct EvalArgs {
 
 /// Runs `classad eval`.
 pub fn run(a: EvalArgs) -> Result<ExitCode, Failure> {
-    let my = a.my.as_deref().map(load_one_ad).transpose()?;
+    let mut my = a.my.as_deref().map(load_one_ad).transpose()?;
     let target = a.target.as_deref().map(load_one_ad).transpose()?;
     if target.is_some() && my.is_none() {
-        return Err(Failure::Message(
-            "--target needs --my (the ad the expression belongs to)".into(),
-        ));
+        // As HTCondor's classad_eval: the expression belongs to an empty ad.
+        my = Some(Arc::new(ClassAd::new()));
     }
     let sem = if a.strict {
         Semantics::Strict
