@@ -636,3 +636,24 @@ fn eval_with_a_target_and_no_ad_of_its_own() {
         assert_eq!(stdout(&o), "2048\n2048\nundefined\n\"s1\"\n", "{engine}");
     }
 }
+
+/// Issue 13: `query` as `condor_status` users type it: no constraint prints
+/// every ad, and `-constraint` takes one dash too.
+#[test]
+fn query_without_a_constraint_and_with_one_dash() {
+    let ads = tmp("query_forms.ads", "A = 1\n\nA = 2\n\nA = 3\n");
+    let all = classad(&["query", "--new", &ads], "");
+    assert!(
+        all.status.success(),
+        "{}",
+        String::from_utf8_lossy(&all.stderr)
+    );
+    assert_eq!(stdout(&all), "[ A = 1 ]\n[ A = 2 ]\n[ A = 3 ]\n");
+    let some = classad(&["query", "-constraint", "A >= 2", "--new", &ads], "");
+    assert!(
+        some.status.success(),
+        "{}",
+        String::from_utf8_lossy(&some.stderr)
+    );
+    assert_eq!(stdout(&some), "[ A = 2 ]\n[ A = 3 ]\n");
+}

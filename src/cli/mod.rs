@@ -75,8 +75,9 @@ impl From<String> for Failure {
     }
 }
 
-/// HTCondor's `classad_eval` spells its options with one dash; accept those too,
-/// in any position before `--` (after it every argument is an expression).
+/// HTCondor's tools spell their options with one dash (`classad_eval -file`,
+/// `condor_status -constraint`); accept those too, in any position before `--`
+/// (after it every argument is an expression).
 fn normalize_args(args: impl Iterator<Item = String>) -> Vec<String> {
     let mut options = true;
     args.map(|a| match a.as_str() {
@@ -86,6 +87,7 @@ fn normalize_args(args: impl Iterator<Item = String>) -> Vec<String> {
         }
         "-file" if options => "--my".to_string(),
         "-target-file" if options => "--target".to_string(),
+        "-constraint" if options => "--constraint".to_string(),
         _ => a,
     })
     .collect()

@@ -18,9 +18,9 @@ use std::sync::Arc;
 #[derive(Args, Debug)]
 pub struct QueryArgs {
     /// The constraint, evaluated in each ad; an ad is printed when it is true (or a
-    /// non-zero number).
+    /// non-zero number). Without one, every ad is printed. Also `-constraint`.
     #[arg(long)]
-    constraint: String,
+    constraint: Option<String>,
     /// Print in new syntax instead of old.
     #[arg(long, group = "syntax")]
     new: bool,
@@ -33,7 +33,9 @@ pub struct QueryArgs {
 
 /// Runs `classad query`.
 pub fn run(a: QueryArgs) -> Result<ExitCode, Failure> {
-    let expr = parse_expr(&a.constraint).map_err(|e| format!("--constraint: {e}"))?;
+    // No constraint selects every ad, as `condor_status` without one does.
+    let constraint = a.constraint.as_deref().unwrap_or("true");
+    let expr = parse_expr(constraint).map_err(|e| format!("--constraint: {e}"))?;
     let expr = ExprRef::root_of(Arc::new(expr));
     let ads: Vec<_> = load_ads(&a.file)?.into_iter().map(Arc::new).collect();
     let mut errors = ErrorCount::default();
