@@ -277,5 +277,40 @@ pub fn batch_against_pairs_with(
             r.map_err(|e| format!("{how}: {e}"))?;
         }
     }
+    parts_classified_alike(jobs, machines, policy)
+}
+
+/// The queue classified in parts of `len` jobs, one after another with one
+/// `SignificantAttributes` (later parts take the classes earlier ones worked
+/// out, after a check) and each with attributes of its own (every class worked
+/// out afresh): the same autoclusters and match classes for every job. Jobs
+/// read apart have trees of their own, so classes are taken across trees.
+fn parts_classified_alike(
+    jobs: &[Arc<ClassAd>],
+    machines: &[Arc<ClassAd>],
+    policy: &classad::matching::NegotiatorPolicy,
+) -> Result<(), String> {
+    use classad::matching::{AutoclusterBuilder, SignificantAttributes};
+    let fresh = || SignificantAttributes::compute(machines, policy);
+    for len in [1, 2, 5] {
+        let shared = fresh();
+        let mut together = AutoclusterBuilder::new(shared.clone());
+        let mut apart = AutoclusterBuilder::new(fresh());
+        for part in jobs.chunks(len) {
+            together.add(shared.classify(part), part);
+            apart.add(fresh().classify(part), part);
+        }
+        let (together, apart) = (together.finish(), apart.finish());
+        for j in 0..jobs.len() {
+            let got = (together.cluster_of(j), together.class_of(j));
+            let want = (apart.cluster_of(j), apart.class_of(j));
+            if got != want {
+                return Err(format!(
+                    "parts of {len}: job {j} in (autocluster, class) {got:?} with classes \
+                     shared between parts, {want:?} worked out in each"
+                ));
+            }
+        }
+    }
     Ok(())
 }
