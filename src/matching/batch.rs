@@ -493,7 +493,7 @@ impl BatchMatcher {
                     .sum();
                 let mut cands = Vec::with_capacity(count);
                 for (b, block) in blocks.iter().enumerate() {
-                    let mut keys = block.keys[ci].iter();
+                    let mut keys = block.keys_of(ci).iter();
                     for_each_lane(block.masks[ci], |l| {
                         let key = *keys.next().expect("a key per match");
                         cands.push(Candidate {

@@ -31,10 +31,23 @@ thread_local! {
 pub(super) struct BlockResult {
     /// Per class of the window: which slots of the block match it.
     pub(super) masks: Vec<u64>,
-    /// Per class, per matching slot (in slot order): its key.
-    pub(super) keys: Vec<Vec<RankKey>>,
+    /// The keys of the matching pairs, class after class, each class's in slot
+    /// order: one buffer per block rather than one per class and block, since
+    /// fresh memory is what the match phase spends most on.
+    keys: Vec<RankKey>,
+    /// Per class (when ranked), where its keys start in `keys`.
+    key_start: Vec<u32>,
     /// How many rank keys were computed.
     pub(super) ranked: u64,
+}
+
+impl BlockResult {
+    /// The keys of class `ci` of the window (ranked runs only), one per
+    /// matching slot of the block, in slot order.
+    pub(super) fn keys_of(&self, ci: usize) -> &[RankKey] {
+        let start = self.key_start[ci] as usize;
+        &self.keys[start..start + self.masks[ci].count_ones() as usize]
+    }
 }
 
 /// The negotiator's rank expressions of a run.
@@ -95,7 +108,8 @@ fn block_in_stores(
     let mut slot_block = slot_store.block(&slot_ads);
     let mut out = BlockResult {
         masks: vec![0; rep_ads.len()],
-        keys: vec![Vec::new(); if ranks.is_some() { rep_ads.len() } else { 0 }],
+        keys: Vec::new(),
+        key_start: Vec::new(),
         ranked: 0,
     };
     let mut values: Vec<Option<Value>> = Vec::new();
@@ -333,8 +347,16 @@ fn rank_block(pool: &CompiledPool, vm: &mut Machine, k: &mut RankBlock<'_, '_, '
             });
         }
     }
-    for (ji, row) in keys.iter().enumerate() {
-        let dst = &mut k.out.keys[k.r0 + ji];
-        for_each_lane(k.out.masks[k.r0 + ji], |mi| dst.push(row[mi]));
+    let BlockResult {
+        masks,
+        keys: out,
+        key_start,
+        ..
+    } = &mut *k.out;
+    let masks = &masks[k.r0..k.r0 + n];
+    out.reserve(masks.iter().map(|m| m.count_ones() as usize).sum());
+    for (row, &mask) in keys.iter().zip(masks) {
+        key_start.push(out.len() as u32);
+        for_each_lane(mask, |mi| out.push(row[mi]));
     }
 }
