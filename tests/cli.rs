@@ -657,3 +657,83 @@ fn query_without_a_constraint_and_with_one_dash() {
     );
     assert_eq!(stdout(&some), "[ A = 2 ]\n[ A = 3 ]\n");
 }
+
+/// Issue 13: `classad_eval`'s forms. Every case of
+/// `tests/conformance/eval_forms.jsonl` (HTCondor's `classad_eval` loop run on
+/// HTCondor's library by `generate_eval_forms.py`): assignments build the ad,
+/// which is printed before the first expression after a change, `-quiet`
+/// silences it, `-file` and `-target-file` give the starting ads.
+#[test]
+fn eval_assignments_print_as_classad_eval_does() {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/conformance/eval_forms.jsonl"
+    );
+    let text = std::fs::read_to_string(path).unwrap();
+    let mut cases = 0;
+    for line in text.lines() {
+        let case: serde_json::Value = serde_json::from_str(line).unwrap();
+        let files = case["files"].as_object().unwrap();
+        let args: Vec<String> = case["args"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|a| {
+                let a = a.as_str().unwrap();
+                match files.get(a) {
+                    Some(ad) => tmp(&format!("forms-{a}"), ad.as_str().unwrap()),
+                    None => a.to_string(),
+                }
+            })
+            .collect();
+        let mut full = vec!["eval"];
+        full.extend(args.iter().map(String::as_str));
+        let o = classad(&full, "");
+        assert_eq!(
+            stdout(&o),
+            case["stdout"].as_str().unwrap(),
+            "classad eval {:?}\nstderr: {}",
+            &full[1..],
+            String::from_utf8_lossy(&o.stderr)
+        );
+        cases += 1;
+    }
+    assert!(cases >= 20, "{cases} cases");
+}
+
+/// Issue 13: `--quiet` anywhere silences the ad; an argument that reads as an
+/// expression is one (`[a = 1].a`, which `classad_eval` takes for the ad
+/// `[a = 1]`); a failed assignment reports where it failed; standard input
+/// takes assignment lines too, printing nothing for them.
+#[test]
+fn eval_assignment_details() {
+    let o = classad(&["eval", "a = 2", "a * 3", "--quiet"], "");
+    assert_eq!(stdout(&o), "6\n");
+    let o = classad(&["eval", "[a = 1].a", "b = 2", "b"], "");
+    assert_eq!(stdout(&o), "[  ]\n1\n[ b = 2 ]\n2\n");
+    let o = classad(&["eval", "a = (1 +"], "");
+    assert_eq!(
+        stdout(&o),
+        "parse error: line 1, column 9: expected an expression, found the end of the input\n"
+    );
+    assert!(!o.status.success());
+    let o = classad(&["eval"], "a = 3\na * 2\nb = a + 1; c = 0\nb + c\n");
+    assert_eq!(stdout(&o), "6\n4\n");
+}
+
+/// Issue 13: a `--my` file of several ads is an error that names `--all`;
+/// with `--all` the arguments run in each ad in turn.
+#[test]
+fn eval_all_runs_in_each_ad_of_the_file() {
+    let f = tmp("eval-all.ads", "Memory = 10\n\nMemory = 20\n");
+    let o = classad(&["eval", "--my", &f, "Memory * 2"], "");
+    assert!(!o.status.success());
+    assert!(String::from_utf8_lossy(&o.stderr).contains("--all"));
+    let o = classad(&["eval", "--my", &f, "--all", "Memory * 2"], "");
+    assert_eq!(stdout(&o), "20\n40\n");
+    let o = classad(&["eval", "-file", &f, "--all", "x = Memory + 1", "x"], "");
+    assert_eq!(
+        stdout(&o),
+        "[ x = Memory + 1; Memory = 10 ]\n11\n[ x = Memory + 1; Memory = 20 ]\n21\n"
+    );
+}

@@ -85,7 +85,8 @@ fn normalize_args(args: impl Iterator<Item = String>) -> Vec<String> {
             options = false;
             a
         }
-        "-file" if options => "--my".to_string(),
+        "-file" | "-my-file" if options => "--my".to_string(),
+        "-quiet" if options => "--quiet".to_string(),
         "-target-file" if options => "--target".to_string(),
         "-constraint" if options => "--constraint".to_string(),
         _ => a,
