@@ -737,3 +737,103 @@ fn eval_all_runs_in_each_ad_of_the_file() {
         "[ x = Memory + 1; Memory = 10 ]\n11\n[ x = Memory + 1; Memory = 20 ]\n21\n"
     );
 }
+
+/// Issue 13: `classad match --names` names jobs by `ClusterId.ProcId` and slots
+/// by `Name` (`#<index>` without one), in the cycle and with `--all-pairs`; the
+/// summary on standard error counts matched and unmatched jobs.
+#[test]
+fn match_names_jobs_and_slots() {
+    let jobs = tmp(
+        "names.jobs",
+        "ClusterId = 7\nProcId = 0\nOwner = \"u\"\nRequirements = TARGET.Memory >= 10\n\n\
+         ClusterId = 7\nProcId = 1\nOwner = \"u\"\nRequirements = TARGET.Memory >= 100\n\n\
+         ClusterId = 8\nProcId = 0\nOwner = \"u\"\nRequirements = false\n",
+    );
+    let slots = tmp(
+        "names.slots",
+        "Name = \"slot1@a\"\nMemory = 50\nRequirements = true\n\n\
+         Memory = 500\nRequirements = true\n",
+    );
+    let args = ["match", "--jobs", &jobs, "--machines", &slots];
+    let o = classad(&[&args[..], &["--all-pairs"]].concat(), "");
+    assert_eq!(stdout(&o), "0 0\n0 1\n1 1\n");
+    let o = classad(&[&args[..], &["--all-pairs", "--names"]].concat(), "");
+    assert_eq!(stdout(&o), "7.0 slot1@a\n7.0 #1\n7.1 #1\n");
+    let err = String::from_utf8_lossy(&o.stderr).into_owned();
+    assert!(err.contains("3 matches, 1 jobs unmatched"), "{err}");
+    // The cycle: the same pairs by index and by name.
+    let by_index = stdout(&classad(&args, ""));
+    let o = classad(&[&args[..], &["--names"]].concat(), "");
+    let by_name = stdout(&o);
+    assert_eq!(by_index.lines().count(), 2, "{by_index}");
+    let to_name = |line: &str| {
+        let (j, s) = line.split_once(' ').unwrap();
+        let job = ["7.0", "7.1", "8.0"][j.parse::<usize>().unwrap()];
+        let slot = ["slot1@a", "#1"][s.parse::<usize>().unwrap()];
+        format!("{job} {slot}")
+    };
+    assert_eq!(
+        by_index.lines().map(to_name).collect::<Vec<_>>(),
+        by_name.lines().collect::<Vec<_>>()
+    );
+    let err = String::from_utf8_lossy(&o.stderr).into_owned();
+    assert!(err.contains("2 matches, 1 jobs unmatched"), "{err}");
+}
+
+/// Issue 13: `classad match --format json`: the cycle as `classad negotiate
+/// --format json` prints it; with `--all-pairs`, every job with its matching
+/// slots best first and their rank values, alike on both engines and without
+/// autoclusters, and the same pairs as the text output.
+#[test]
+fn match_json_lists_jobs_with_their_slots_and_ranks() {
+    let o = classad(&["match", "--format", "json"], "");
+    let n = classad(&["negotiate", "--format", "json"], "");
+    let strip = |o: &Output| {
+        let mut v: serde_json::Value = serde_json::from_slice(&o.stdout).unwrap();
+        // Durations differ from run to run.
+        v["stats"]
+            .as_object_mut()
+            .unwrap()
+            .retain(|k, _| !k.contains("Duration") && !k.contains("Rate"));
+        v
+    };
+    assert_eq!(strip(&o), strip(&n));
+    let json_of = |extra: &[&str]| {
+        let o = classad(
+            &[&["match", "--all-pairs", "--format", "json"][..], extra].concat(),
+            "",
+        );
+        assert!(o.status.success());
+        serde_json::from_slice::<serde_json::Value>(&o.stdout).unwrap()
+    };
+    let vm = json_of(&[]);
+    assert_eq!(vm, json_of(&["--engine", "reference"]));
+    assert_eq!(vm, json_of(&["--no-autocluster"]));
+    let text = stdout(&classad(&["match", "--all-pairs"], ""));
+    let mut from_json = Vec::new();
+    for job in vm.as_array().unwrap() {
+        let mut slots: Vec<u64> = job["slots"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| s["slot"].as_u64().unwrap())
+            .collect();
+        // Best first: each slot's key is at least the next one's.
+        let keys: Vec<(f64, f64, f64)> = job["slots"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .map(|s| {
+                let f = |k: &str| s[k].as_f64().unwrap();
+                (f("pre_job_rank"), f("job_rank"), f("post_job_rank"))
+            })
+            .collect();
+        assert!(keys.windows(2).all(|w| w[0] >= w[1]), "{keys:?}");
+        slots.sort();
+        for s in slots {
+            from_json.push(format!("{} {s}", job["job"]));
+        }
+        assert!(job["job_id"].as_str().unwrap().contains('.'));
+    }
+    assert_eq!(from_json.join("\n") + "\n", text);
+}

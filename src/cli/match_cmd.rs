@@ -3,14 +3,16 @@
 
 use super::error_count::{requirements_errors, requirements_errors_by_class};
 use super::io::{load_ads, output_error, read_in_parts};
+use super::match_output::{job_id_of, job_json, slot_label, slot_names};
+use super::negotiate_cmd::Format;
 use super::Failure;
 use crate::ad::{read_ads, ClassAd};
 use crate::eval::{Engine, Semantics};
-use crate::matching::batch::{BatchMatcher, CompiledSlots};
+use crate::matching::batch::{BatchMatcher, Candidate, CompiledSlots};
 use crate::matching::config::Config;
 use crate::matching::{
-    symmetric_match, AutoclusterBuilder, Autoclusters, NegotiatorPolicy, PartClasses,
-    SignificantAttributes,
+    negotiator_key, symmetric_match, AutoclusterBuilder, Autoclusters, NegotiatorPolicy,
+    PartClasses, SignificantAttributes,
 };
 use clap::Args;
 use std::io::Write;
@@ -36,9 +38,19 @@ pub struct MatchArgs {
     /// Machine (slot) ads.
     #[arg(long, requires = "jobs")]
     machines: Option<String>,
-    /// Print every symmetric match as `<job index> <machine index>` (0-based).
+    /// Print every symmetric match as `<job index> <machine index>` (0-based),
+    /// instead of the matches a negotiation cycle makes.
     #[arg(long)]
     all_pairs: bool,
+    /// `text`: a line per match; `json`: the cycle as `classad negotiate --format
+    /// json` prints it, or with `--all-pairs` an array of every job with its
+    /// matching slots, best first, and their rank values.
+    #[arg(long, value_enum, default_value_t)]
+    format: Format,
+    /// Text lines name the job by `ClusterId.ProcId` and the slot by `Name`
+    /// (`#<index>` for a slot without one) instead of their indices.
+    #[arg(long)]
+    names: bool,
     /// Which evaluator to use (`reference`: every pair on the tree-walking
     /// evaluator, one thread).
     #[arg(long, value_enum, default_value_t)]
@@ -50,7 +62,8 @@ pub struct MatchArgs {
     /// comparison).
     #[arg(long)]
     no_autocluster: bool,
-    /// No summary line on standard error.
+    /// No summary line on standard error (jobs, slots, evaluations, matched and
+    /// unmatched jobs).
     #[arg(long, short)]
     quiet: bool,
     /// The negotiator's configuration, in HTCondor's syntax: its rank expressions
@@ -115,22 +128,35 @@ fn run_on_threads(a: &MatchArgs, threads: usize) -> Result<ExitCode, Failure> {
     // dropped once clustered: only a job per class is kept.
     let streamed = matches!(a.engine, super::EngineArg::Vm) && !a.no_autocluster;
     let mut compiled = None;
+    let wants_ids = a.names || a.format == Format::Json;
+    let mut ids = Vec::new();
     let (jobs, clusters) = if streamed {
         let sig = SignificantAttributes::compute(&machines, &policy);
         // The slots compile while the queue is read: both on every core.
         let (slots, clusters) = rayon::join(
             || CompiledSlots::new(&machines, &policy),
-            || cluster_jobs(a.jobs.as_deref(), sig),
+            || cluster_jobs(a.jobs.as_deref(), sig, wants_ids),
         );
         compiled = Some(slots);
-        (Vec::new(), Some(clusters?))
+        let (clusters, read_ids) = clusters?;
+        ids = read_ids;
+        (Vec::new(), Some(clusters))
     } else {
         let jobs = match &a.jobs {
             Some(j) => load_ads(j)?,
             None => read_ads(DEFAULT_JOBS, "<built-in jobs>").map_err(|e| e.to_string())?,
         };
+        if wants_ids {
+            ids = jobs.iter().map(job_id_of).collect();
+        }
         (jobs.into_iter().map(Arc::new).collect::<Vec<_>>(), None)
     };
+    let names = if wants_ids {
+        slot_names(&machines)
+    } else {
+        Vec::new()
+    };
+    let mut pairs_out = PairsOut::new(a, &ids, &names);
     let job_count = clusters.as_ref().map_or(jobs.len(), |c| c.jobs_len());
     let mut summary = Summary {
         jobs: job_count,
@@ -162,12 +188,15 @@ fn run_on_threads(a: &MatchArgs, threads: usize) -> Result<ExitCode, Failure> {
             summary.autoclusters = matcher.autoclusters().map(|c| c.len());
             summary.classes = matcher.class_count();
             let t = Instant::now();
-            matcher
-                .for_each_pair(|j, m| {
-                    summary.matches += 1;
-                    writeln!(out, "{j} {m}")
-                })
-                .map_err(output_error)?;
+            if a.format == Format::Json {
+                matcher
+                    .for_each_candidates(|j, cands| pairs_out.job(&mut out, j, cands))
+                    .map_err(output_error)?;
+            } else {
+                matcher
+                    .for_each_pair(|j, m| pairs_out.pair(&mut out, j, m))
+                    .map_err(output_error)?;
+            }
             summary.matched = t.elapsed().as_secs_f64();
             summary.pairs = matcher.stats().pairs;
         }
@@ -176,14 +205,31 @@ fn run_on_threads(a: &MatchArgs, threads: usize) -> Result<ExitCode, Failure> {
             let pairs = reference_pairs(&jobs, &machines);
             summary.classes = jobs.len();
             summary.pairs = (jobs.len() * machines.len()) as u64;
-            summary.matches = pairs.len();
-            for (j, m) in pairs {
-                writeln!(out, "{j} {m}").map_err(output_error)?;
+            if a.format == Format::Json {
+                for (j, job) in jobs.iter().enumerate() {
+                    let mut cands: Vec<Candidate> = pairs
+                        .iter()
+                        .filter(|p| p.0 == j)
+                        .map(|&(_, m)| Candidate {
+                            slot: m as u32,
+                            key: negotiator_key(job, &machines[m], &policy),
+                        })
+                        .collect();
+                    cands.sort_by(|a, b| b.key.partial_cmp_key(&a.key).then(a.slot.cmp(&b.slot)));
+                    pairs_out.job(&mut out, j, &cands).map_err(output_error)?;
+                }
+            } else {
+                for (j, m) in pairs {
+                    pairs_out.pair(&mut out, j, m).map_err(output_error)?;
+                }
             }
             summary.matched = t.elapsed().as_secs_f64();
         }
     }
+    pairs_out.finish(&mut out).map_err(output_error)?;
     out.flush().map_err(output_error)?;
+    summary.matches = pairs_out.pairs;
+    summary.unmatched = Some(job_count - pairs_out.jobs_matched);
     if !a.quiet {
         eprintln!("{}", summary.line());
     }
@@ -203,8 +249,39 @@ fn run_cycle(a: &MatchArgs, threads: usize) -> Result<ExitCode, Failure> {
     c.warn(jobs, machines);
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::with_capacity(1 << 16, stdout.lock());
-    for m in &c.outcome.matches {
-        writeln!(out, "{} {}", m.job, m.slot).map_err(output_error)?;
+    match (a.format, a.names) {
+        (Format::Json, _) => {
+            let v = super::negotiate_cmd::outcome_json(&c);
+            serde_json::to_writer_pretty(&mut out, &v)
+                .map_err(|e| output_error(std::io::Error::other(e)))?;
+            writeln!(out).map_err(output_error)?;
+        }
+        (Format::Text, true) => {
+            // The slots by their index in the file (the table holds them in
+            // its own order).
+            let mut names = vec![
+                None;
+                c.table
+                    .file_index
+                    .iter()
+                    .map(|&i| i as usize + 1)
+                    .max()
+                    .unwrap_or(0)
+            ];
+            for (&i, name) in c.table.file_index.iter().zip(slot_names(&c.table.ads)) {
+                names[i as usize] = name;
+            }
+            for m in &c.outcome.matches {
+                let f = &c.facts[m.job as usize];
+                let slot = slot_label(&names, m.slot as usize);
+                writeln!(out, "{}.{} {slot}", f.cluster, f.proc).map_err(output_error)?;
+            }
+        }
+        (Format::Text, false) => {
+            for m in &c.outcome.matches {
+                writeln!(out, "{} {}", m.job, m.slot).map_err(output_error)?;
+            }
+        }
     }
     out.flush().map_err(output_error)?;
     if !a.quiet {
@@ -216,6 +293,7 @@ fn run_cycle(a: &MatchArgs, threads: usize) -> Result<ExitCode, Failure> {
             classes: c.classes,
             pairs: s.evaluations,
             matches: s.matches as usize,
+            unmatched: Some(c.outcome.unmatched.len()),
             threads,
             read: c.read_s,
             compile: 0.0,
@@ -227,21 +305,99 @@ fn run_cycle(a: &MatchArgs, threads: usize) -> Result<ExitCode, Failure> {
 }
 
 /// Reads the queue in parts, on every core, clustering each part as it comes and
-/// keeping only a job per class.
-fn cluster_jobs(path: Option<&str>, sig: SignificantAttributes) -> Result<Autoclusters, String> {
+/// keeping only a job per class; with `ids`, every job's `ClusterId.ProcId` too.
+fn cluster_jobs(
+    path: Option<&str>,
+    sig: SignificantAttributes,
+    ids: bool,
+) -> Result<(Autoclusters, Vec<String>), String> {
     let mut builder = AutoclusterBuilder::new(sig.clone());
+    let ids_of = |ads: &[ClassAd]| -> Vec<String> {
+        if ids {
+            ads.iter().map(job_id_of).collect()
+        } else {
+            Vec::new()
+        }
+    };
     let Some(path) = path else {
         let jobs = read_ads(DEFAULT_JOBS, "<built-in jobs>").map_err(|e| e.to_string())?;
         builder.add(sig.classify(&jobs), &jobs);
-        return Ok(builder.finish());
+        return Ok((builder.finish(), ids_of(&jobs)));
     };
-    let classify = |ads: Vec<ClassAd>| (sig.classify(&ads), ads);
+    let mut all_ids = Vec::new();
+    let classify = |ads: Vec<ClassAd>| (sig.classify(&ads), ids_of(&ads), ads);
     read_in_parts(
         path,
         classify,
-        |(part, ads): (PartClasses, Vec<ClassAd>)| builder.add(part, &ads),
+        |(part, part_ids, ads): (PartClasses, Vec<String>, Vec<ClassAd>)| {
+            all_ids.extend(part_ids);
+            builder.add(part, &ads)
+        },
     )?;
-    Ok(builder.finish())
+    Ok((builder.finish(), all_ids))
+}
+
+/// Writes `--all-pairs` output as it comes: a line per pair (indices, or with
+/// `--names` ids and names), or a JSON array with an object per job.
+struct PairsOut<'a> {
+    format: Format,
+    names_in_text: bool,
+    ids: &'a [String],
+    slot_names: &'a [Option<String>],
+    /// Pairs written.
+    pairs: usize,
+    /// Jobs with at least one pair.
+    jobs_matched: usize,
+    last_job: Option<usize>,
+}
+
+impl<'a> PairsOut<'a> {
+    fn new(a: &MatchArgs, ids: &'a [String], slot_names: &'a [Option<String>]) -> Self {
+        PairsOut {
+            format: a.format,
+            names_in_text: a.names,
+            ids,
+            slot_names,
+            pairs: 0,
+            jobs_matched: 0,
+            last_job: None,
+        }
+    }
+
+    fn pair(&mut self, out: &mut dyn Write, j: usize, m: usize) -> std::io::Result<()> {
+        self.pairs += 1;
+        if self.last_job != Some(j) {
+            self.last_job = Some(j);
+            self.jobs_matched += 1;
+        }
+        if self.names_in_text {
+            writeln!(out, "{} {}", self.ids[j], slot_label(self.slot_names, m))
+        } else {
+            writeln!(out, "{j} {m}")
+        }
+    }
+
+    /// Job `j` and its candidates (JSON only), every job in queue order.
+    fn job(&mut self, out: &mut dyn Write, j: usize, cands: &[Candidate]) -> std::io::Result<()> {
+        self.pairs += cands.len();
+        self.jobs_matched += usize::from(!cands.is_empty());
+        let v = job_json(j, &self.ids[j], cands, self.slot_names);
+        let sep = if self.last_job.is_none() {
+            "[\n"
+        } else {
+            ",\n"
+        };
+        self.last_job = Some(j);
+        write!(out, "{sep}{v}")
+    }
+
+    fn finish(&mut self, out: &mut dyn Write) -> std::io::Result<()> {
+        if self.format == Format::Json {
+            let open = if self.last_job.is_none() { "[" } else { "" };
+            writeln!(out, "{open}\n]")?;
+        }
+        Ok(())
+    }
 }
 
 /// What the one-line summary on standard error says.
@@ -253,6 +409,8 @@ struct Summary {
     classes: usize,
     pairs: u64,
     matches: usize,
+    /// Jobs without a match (`None`: not counted).
+    unmatched: Option<usize>,
     threads: usize,
     read: f64,
     compile: f64,
@@ -265,8 +423,12 @@ impl Summary {
             Some(n) => format!("{n} autoclusters ({} match classes)", self.classes),
             None => "no autoclusters".to_string(),
         };
+        let unmatched = match self.unmatched {
+            Some(n) => format!(", {n} jobs unmatched"),
+            None => String::new(),
+        };
         format!(
-            "classad match: {} jobs, {} slots, {clusters}, {} evaluations, {} matches; \
+            "classad match: {} jobs, {} slots, {clusters}, {} evaluations, {} matches{unmatched}; \
              read, cluster and compile {:.3} s, match {:.3} s; {} threads",
             self.jobs,
             self.slots,

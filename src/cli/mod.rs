@@ -7,6 +7,7 @@ mod format_cmd;
 mod gen_pool_cmd;
 mod io;
 mod match_cmd;
+mod match_output;
 mod negotiate_cmd;
 mod query_cmd;
 

@@ -1,0 +1,131 @@
+//! What `classad match` prints besides bare indices: jobs by `ClusterId.ProcId`,
+//! slots by `Name` (`--names`), and every pair with its rank values as JSON
+//! (`--format json`).
+
+use crate::ad::ClassAd;
+use crate::eval::{eval_attr, Semantics};
+use crate::matching::batch::{Candidate, RankKey};
+use crate::syntax::ast::Node;
+use classad_vm::Value;
+use serde_json::json;
+use std::sync::Arc;
+
+/// A job's `ClusterId.ProcId` as HTCondor's tools print it, each part read as
+/// the negotiation cycle reads it (a real truncated, a boolean as 0 or 1,
+/// anything else 0).
+pub fn job_id_of(ad: &ClassAd) -> String {
+    let mut shared: Option<Arc<ClassAd>> = None;
+    let mut int = |name: &str| {
+        let v = match ad.get(name).map(|e| e.node()) {
+            Some(Node::Lit(v)) => v.clone(),
+            None => Value::Undefined,
+            // Not a literal (rare in a queue): evaluated in a copy of the job.
+            Some(_) => {
+                let ad = shared.get_or_insert_with(|| Arc::new(ad.clone()));
+                eval_attr(ad, name, None, Semantics::Htcondor).unwrap_or(Value::Error)
+            }
+        };
+        match v {
+            Value::Int(i) => i,
+            Value::Real(r) if r.is_finite() => r as i64,
+            Value::Bool(b) => b as i64,
+            _ => 0,
+        }
+    };
+    let cluster = int("ClusterId");
+    format!("{cluster}.{}", int("ProcId"))
+}
+
+/// Every slot's `Name` (`None` when it is not a string).
+pub fn slot_names(slots: &[Arc<ClassAd>]) -> Vec<Option<String>> {
+    slots
+        .iter()
+        .map(
+            |ad| match eval_attr(ad, "Name", None, Semantics::Htcondor) {
+                Ok(Value::Str(s)) => Some(s.as_str().to_string()),
+                _ => None,
+            },
+        )
+        .collect()
+}
+
+/// How `--names` prints a slot without a string `Name`: by its index, as
+/// `#<index>`, which no HTCondor slot name looks like.
+pub fn slot_label(names: &[Option<String>], slot: usize) -> String {
+    match names.get(slot) {
+        Some(Some(n)) => n.clone(),
+        _ => format!("#{slot}"),
+    }
+}
+
+/// One job's matching slots for `--all-pairs --format json`, best first (the
+/// negotiator's order: PRE, the job's Rank, POST; ties by slot order).
+pub fn job_json(
+    job: usize,
+    id: &str,
+    cands: &[Candidate],
+    names: &[Option<String>],
+) -> serde_json::Value {
+    let slots: Vec<serde_json::Value> = cands
+        .iter()
+        .map(|c| {
+            let mut v = key_json(&c.key);
+            v["slot"] = json!(c.slot);
+            v["slot_name"] = json!(names.get(c.slot as usize).cloned().flatten());
+            v
+        })
+        .collect();
+    json!({ "job": job, "job_id": id, "slots": slots })
+}
+
+/// The three rank values of a pair, under the names `classad negotiate` uses.
+fn key_json(k: &RankKey) -> serde_json::Value {
+    json!({
+        "pre_job_rank": k.pre,
+        "job_rank": k.rank,
+        "post_job_rank": k.post,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ad::read_ads;
+
+    #[test]
+    fn ids_and_names_as_htcondor_tools_print_them() {
+        let ads = read_ads(
+            "ClusterId = 12\nProcId = 3\nName = \"slot1@h\"\n\nClusterId = \"x\"\n\n\
+             ClusterId = 5 + 2\nProcId = 1.9\n",
+            "t",
+        )
+        .unwrap();
+        assert_eq!(job_id_of(&ads[0]), "12.3");
+        assert_eq!(job_id_of(&ads[1]), "0.0");
+        assert_eq!(job_id_of(&ads[2]), "7.1");
+        let slots: Vec<Arc<ClassAd>> = ads.into_iter().map(Arc::new).collect();
+        let names = slot_names(&slots);
+        assert_eq!(slot_label(&names, 0), "slot1@h");
+        assert_eq!(slot_label(&names, 1), "#1");
+        assert_eq!(slot_label(&names, 9), "#9");
+    }
+
+    #[test]
+    fn a_job_s_slots_carry_their_rank_values() {
+        let key = RankKey {
+            pre: 1.0,
+            rank: 2.5,
+            post: -3.0,
+        };
+        let v = job_json(
+            4,
+            "1.4",
+            &[Candidate { slot: 2, key }],
+            &[None, None, Some("s".into())],
+        );
+        assert_eq!(v["job_id"], "1.4");
+        assert_eq!(v["slots"][0]["slot_name"], "s");
+        assert_eq!(v["slots"][0]["job_rank"], 2.5);
+        assert_eq!(v["slots"][0]["pre_job_rank"], 1.0);
+    }
+}
