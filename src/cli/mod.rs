@@ -25,19 +25,39 @@ pub struct Cli {
 #[derive(Subcommand, Debug)]
 enum Command {
     /// Evaluate expressions and print each value as HTCondor unparses it.
+    ///
+    /// One output line per expression argument, as `classad_eval` prints it;
+    /// assignment arguments (`a = 1`) build the ad later expressions see. With
+    /// no arguments it reads standard input, one expression per line.
     Eval(eval_cmd::EvalArgs),
     /// Match jobs against machines.
+    ///
+    /// Prints the matches of one negotiation cycle (or, with `--all-pairs`,
+    /// every matching pair) as `<job index> <slot index>` lines, and a summary
+    /// on standard error. With no files it matches a built-in pool of 30 jobs
+    /// and 40 slots.
     Match(match_cmd::MatchArgs),
     /// The negotiator-throughput benchmark: generate (or read) a pool, then
     /// parse, compile, cluster, match and negotiate it, each phase timed.
+    ///
+    /// With no arguments it generates 10,000 slots and 100,000 jobs (seed 1)
+    /// and prints each phase's seconds and the cycle's statistics.
     Bench(bench_cmd::BenchArgs),
     /// Run one emulated negotiation cycle of HTCondor's negotiator.
+    ///
+    /// Prints one `<job index> <slot index>` line per match in the order the
+    /// cycle made them (`--format json`: every match, the jobs left and why, the
+    /// cycle's statistics), and a summary on standard error. With no files it
+    /// runs on a built-in pool of 30 jobs and 40 slots.
     Negotiate(negotiate_cmd::NegotiateArgs),
     /// Convert a file of ads to old, new or JSON syntax.
     Format(format_cmd::FormatArgs),
     /// Print the ads of a file for which a constraint is true.
     Query(query_cmd::QueryArgs),
     /// Generate a realistic pool: slot ads, job ads and the submitters' priorities.
+    ///
+    /// Writes the files `--out-jobs` and `--out-machines` name (2,000 of each by
+    /// default, seed 1), ready for `match`, `negotiate` and `bench`.
     GenPool(gen_pool_cmd::GenPoolArgs),
 }
 
