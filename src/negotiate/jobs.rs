@@ -267,7 +267,73 @@ pub fn request_order(jobs: &mut [u32], facts: &[JobFacts]) {
     if jobs.windows(2).all(|w| key(w[0]) < key(w[1])) {
         return;
     }
-    // The keys side by side (the facts are far apart); every key is distinct.
+    // Or it lists them in (cluster, proc) order with a few priorities mixed: a
+    // stable split by priority, best first, leaves each part in order.
+    if split_by_priority(jobs, facts) {
+        let mut start = 0;
+        while start < jobs.len() {
+            let prio = facts[jobs[start] as usize].prio;
+            let len = jobs[start..]
+                .iter()
+                .position(|&j| facts[j as usize].prio != prio)
+                .unwrap_or(jobs.len() - start);
+            let part = &mut jobs[start..start + len];
+            if !part.windows(2).all(|w| key(w[0]) < key(w[1])) {
+                sort_by_key(part, facts);
+            }
+            start += len;
+        }
+        return;
+    }
+    sort_by_key(jobs, facts);
+}
+
+/// How many distinct `JobPrio` values [`split_by_priority`] takes on.
+const FEW_PRIORITIES: usize = 16;
+
+/// Reorders `jobs` stably by `JobPrio` descending when they have at most
+/// [`FEW_PRIORITIES`] distinct values (a counting sort: no keys, no sort);
+/// false, leaving them as they are, when they have more.
+fn split_by_priority(jobs: &mut [u32], facts: &[JobFacts]) -> bool {
+    let mut prios: smallvec::SmallVec<[i64; FEW_PRIORITIES]> = smallvec::SmallVec::new();
+    let mut bucket = Vec::with_capacity(jobs.len());
+    for &j in jobs.iter() {
+        let p = facts[j as usize].prio;
+        let b = match prios.iter().position(|&q| q == p) {
+            Some(b) => b,
+            None if prios.len() == FEW_PRIORITIES => return false,
+            None => {
+                prios.push(p);
+                prios.len() - 1
+            }
+        };
+        bucket.push(b as u8);
+    }
+    // Each bucket's place: best priority first.
+    let mut order: smallvec::SmallVec<[usize; FEW_PRIORITIES]> = (0..prios.len()).collect();
+    order.sort_unstable_by(|&a, &b| prios[b].cmp(&prios[a]));
+    let mut counts = [0usize; FEW_PRIORITIES];
+    for &b in &bucket {
+        counts[b as usize] += 1;
+    }
+    let mut next = [0usize; FEW_PRIORITIES];
+    let mut at = 0;
+    for &b in &order {
+        next[b] = at;
+        at += counts[b];
+    }
+    let mut out = vec![0u32; jobs.len()];
+    for (&j, &b) in jobs.iter().zip(&bucket) {
+        out[next[b as usize]] = j;
+        next[b as usize] += 1;
+    }
+    jobs.copy_from_slice(&out);
+    true
+}
+
+/// Sorts `jobs` by the request key, with the keys side by side (the facts are
+/// far apart); every key is distinct.
+fn sort_by_key(jobs: &mut [u32], facts: &[JobFacts]) {
     let mut keyed: Vec<(std::cmp::Reverse<i64>, i64, i64, u32)> = jobs
         .iter()
         .map(|&j| {
@@ -370,6 +436,52 @@ mod tests {
         let mut order = vec![2, 1, 0];
         request_order(&mut order, &f);
         assert_eq!(order, [0, 1, 2]);
+    }
+
+    /// Every path of `request_order` (in order already, a few priorities mixed
+    /// with each part in order or not, many priorities) gives the order of a
+    /// plain sort by the key.
+    #[test]
+    fn request_order_is_the_sort_by_the_key_on_every_path() {
+        let mut x = 7u64;
+        let mut next = |m: u64| {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            (x >> 33) % m
+        };
+        for (n, prios, shuffled) in [
+            (50, 1, false),
+            (300, 4, false),
+            (300, 4, true),
+            (300, 40, false),
+            (0, 1, false),
+        ] {
+            let facts: Vec<JobFacts> = (0..n)
+                .map(|i| JobFacts {
+                    prio: next(prios) as i64 - 2,
+                    cluster: (i / 7) as i64,
+                    proc: (i % 7) as i64,
+                    ..JobFacts::default()
+                })
+                .collect();
+            let mut jobs: Vec<u32> = (0..n as u32).filter(|_| next(3) > 0).collect();
+            if shuffled {
+                for i in (1..jobs.len()).rev() {
+                    jobs.swap(i, next(i as u64 + 1) as usize);
+                }
+            }
+            let mut expected = jobs.clone();
+            expected.sort_by_key(|&j| {
+                let f = &facts[j as usize];
+                (std::cmp::Reverse(f.prio), f.cluster, f.proc, j)
+            });
+            request_order(&mut jobs, &facts);
+            assert_eq!(
+                jobs, expected,
+                "{n} jobs, {prios} priorities, shuffled {shuffled}"
+            );
+        }
     }
 
     #[test]
