@@ -337,6 +337,38 @@ fn ranks_in_groups_are_the_pairs_ranks() {
     gen::properties::batch_against_pairs_of(&ads(&jobs), &ads(&slots)).unwrap();
 }
 
+/// Candidates are gathered in the order the first class ranks the slots in, then
+/// sorted: a later class that ranks them the other way round, or in ties, or
+/// partly alike, still gets the pairs' order (as the reference evaluator ranks
+/// each pair).
+#[test]
+fn classes_that_rank_slots_otherwise_than_the_first_get_their_own_order() {
+    // One Cpus and Memory: the default PRE and POST tie, and the jobs' Rank
+    // decides.
+    let mut slots = String::new();
+    for i in 0..150 {
+        slots.push_str(&format!(
+            "Cpus = 4\nMemory = 8192\nDisk = {}\nMips = {}\nRank = 0\nRequirements = true\n\n",
+            1000 + (i * 37) % 150,
+            i % 7
+        ));
+    }
+    let mut jobs = String::new();
+    for rank in [
+        "TARGET.Disk",
+        "-TARGET.Disk",
+        "TARGET.Mips",
+        "TARGET.Mips * 1000 - TARGET.Disk",
+        "0",
+        "TARGET.Disk",
+    ] {
+        jobs.push_str(&format!(
+            "Rank = {rank}\nRequirements = TARGET.Disk > 1010\n\n"
+        ));
+    }
+    gen::properties::batch_against_pairs_of(&ads(&jobs), &ads(&slots)).unwrap();
+}
+
 /// PRE and POST read different job attributes, or none: each is evaluated once
 /// per slot and group of classes that give the names it reads (alone) the same
 /// values, and the keys are still the pairs' keys.

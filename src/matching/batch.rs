@@ -14,6 +14,7 @@
 //! last job, so memory follows the classes alive, never the match matrix.
 
 mod block;
+mod gather;
 mod rank_reads;
 
 pub(crate) use rank_reads::{class_ids, RankReads};
@@ -90,6 +91,12 @@ pub struct Candidate {
     pub slot: u32,
     /// Its key.
     pub key: RankKey,
+}
+
+/// The order of candidates: best key first, ties by slot order. A total order
+/// (a NaN counts below every number, see [`RankKey::partial_cmp_key`]).
+pub fn best_first(a: &Candidate, b: &Candidate) -> std::cmp::Ordering {
+    b.key.partial_cmp_key(&a.key).then(a.slot.cmp(&b.slot))
 }
 
 /// Counts of one run, for the summary a user sees.
@@ -485,29 +492,9 @@ impl BatchMatcher {
             })
             .collect();
         if ranks {
+            let base = gather::base_order(&blocks, classes.len());
             out.par_iter_mut().enumerate().for_each(|(ci, r)| {
-                // Sized at once: growing it would touch twice the fresh memory.
-                let count = blocks
-                    .iter()
-                    .map(|b| b.masks[ci].count_ones() as usize)
-                    .sum();
-                let mut cands = Vec::with_capacity(count);
-                for (b, block) in blocks.iter().enumerate() {
-                    let mut keys = block.keys_of(ci).iter();
-                    for_each_lane(block.masks[ci], |l| {
-                        let key = *keys.next().expect("a key per match");
-                        cands.push(Candidate {
-                            slot: (b * LANES + l) as u32,
-                            key,
-                        });
-                    });
-                }
-                // Ties by slot order (the list is in slot order; an unstable sort
-                // with the slot as the last key is the same order, and faster).
-                cands.sort_unstable_by(|a, b| {
-                    b.key.partial_cmp_key(&a.key).then(a.slot.cmp(&b.slot))
-                });
-                r.candidates = cands;
+                r.candidates = gather::candidates(&blocks, ci, &base);
             });
         }
         out
