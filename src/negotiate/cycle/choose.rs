@@ -4,6 +4,35 @@
 //! are now, and a slot put back after a match.
 
 use super::*;
+use crate::matching::NegotiatorPolicy;
+
+/// What consumption-policy slot `ad` (at `version`) offers a job like `rep`:
+/// whether it holds what the job consumes and matches the job with its
+/// requests replaced by that, the cost, and the key.
+fn offer(
+    rep: &Arc<ClassAd>,
+    ad: &Arc<ClassAd>,
+    policy: &NegotiatorPolicy,
+    version: u32,
+) -> CpState {
+    let c = consumption::consumption(rep, ad);
+    let matches = consumption::sufficient(ad, &c)
+        && symmetric_match(&consumption::overridden(rep, &c), ad, Semantics::Htcondor);
+    CpState {
+        version,
+        matches,
+        cost: consumption::cost(ad, &c).0,
+        key: if matches {
+            negotiator_key(rep, ad, policy)
+        } else {
+            RankKey {
+                pre: -f64::MAX,
+                rank: 0.0,
+                post: -f64::MAX,
+            }
+        },
+    }
+}
 
 impl Cycle<'_> {
     /// A consumption-policy slot that just matched goes back into the live list
@@ -81,30 +110,47 @@ impl Cycle<'_> {
                 return *st;
             }
         }
-        let ad = &self.ads[slot];
-        let c = consumption::consumption(rep, ad);
-        let matches = consumption::sufficient(ad, &c)
-            && symmetric_match(&consumption::overridden(rep, &c), ad, Semantics::Htcondor);
-        let st = CpState {
-            version,
-            matches,
-            cost: consumption::cost(ad, &c).0,
-            key: if matches {
-                negotiator_key(rep, ad, &self.knobs.policy)
-            } else {
-                RankKey {
-                    pre: -f64::MAX,
-                    rank: 0.0,
-                    post: -f64::MAX,
-                }
-            },
-        };
+        let st = offer(rep, &self.ads[slot], &self.knobs.policy, version);
+        self.keep_cp_state(class, slot, st);
+        st
+    }
+
+    fn keep_cp_state(&mut self, class: u32, slot: usize, st: CpState) {
         // A cache: dropped whole past a bound, so memory stays bounded.
         if self.cp_memo.len() >= CP_MEMO_ENTRIES {
             self.cp_memo.clear();
         }
         self.cp_memo.insert((class, slot as u32), st);
-        st
+    }
+
+    /// Works out on every core what the available consumption-policy slots
+    /// offer `class` where that is not known for the slot as it is now: the
+    /// search that asks for them runs on one thread, and each is a pure
+    /// function of the class's representative and the slot's ad.
+    fn prefetch_cp_states(&mut self, class: u32, rep: &Arc<ClassAd>) {
+        let missing: Vec<usize> = self
+            .consumption_slots
+            .iter()
+            .copied()
+            .filter(|&s| {
+                self.available[s]
+                    && self
+                        .cp_memo
+                        .get(&(class, s as u32))
+                        .is_none_or(|st| st.version != self.cp_version[s])
+            })
+            .collect();
+        if missing.len() < 2 {
+            return;
+        }
+        let (ads, versions, policy) = (&self.ads, &self.cp_version, &self.knobs.policy);
+        let states: Vec<CpState> = missing
+            .par_iter()
+            .map(|&s| offer(rep, &ads[s], policy, versions[s]))
+            .collect();
+        for (s, st) in missing.into_iter().zip(states) {
+            self.keep_cp_state(class, s, st);
+        }
     }
 
     /// HTCondor's `matchmakingAlgorithm` (section 6): a slot for the request from
@@ -243,6 +289,7 @@ impl Cycle<'_> {
     /// The consumption-policy slots that are candidates of a request now.
     fn consumption_candidates(&mut self, q: &Search, refused: &mut u32) -> Vec<Entry> {
         let (class, rep) = (q.class, &q.rep);
+        self.prefetch_cp_states(class, rep);
         let mut entries = Vec::new();
         for i in 0..self.consumption_slots.len() {
             let slot = self.consumption_slots[i];
