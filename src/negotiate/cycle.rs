@@ -759,6 +759,23 @@ impl<'a> Cycle<'a> {
     }
 
     /// The outcome: the unmatched jobs with why, the submitters, the statistics.
+    /// Why submitter `s`'s idle job of autocluster `a`, which passes the job
+    /// constraint, got no slot.
+    fn unmatched_reason(&self, s: usize, a: u32) -> Unmatched {
+        let last = &self.submitters[s].last;
+        if !last.had_turn {
+            Unmatched::NotReached
+        } else if last.rejected_past_limit.contains(&a) {
+            Unmatched::SubmitterLimit
+        } else if last.rejected.contains(&a) {
+            Unmatched::RejectedAutocluster
+        } else if last.limited {
+            Unmatched::SubmitterLimit
+        } else {
+            Unmatched::NotReached
+        }
+    }
+
     fn finish(mut self) -> CycleOutcome {
         self.out.stats.evaluations = self.pairs.evaluations();
         let mut matched = vec![false; self.facts.len()];
@@ -773,6 +790,10 @@ impl<'a> Cycle<'a> {
         self.out
             .unmatched
             .reserve((idle as usize).saturating_sub(self.out.matches.len()));
+        // The reason depends only on the submitter and the autocluster (and the
+        // job constraint): worked out once per run of jobs alike, not with two
+        // set lookups per job of a million.
+        let mut last_reason: Option<((u32, u32), Unmatched)> = None;
         for (j, f) in self.facts.iter().enumerate() {
             let s = self.submitter_of[j];
             if s == u32::MAX || !f.idle || matched[j] {
@@ -781,20 +802,14 @@ impl<'a> Cycle<'a> {
             let why = if !f.passes_constraint {
                 Unmatched::JobConstraint
             } else {
-                let last = &self.submitters[s as usize].last;
-                if !last.had_turn {
-                    Unmatched::NotReached
-                } else if last
-                    .rejected_past_limit
-                    .contains(&self.clusters.cluster_of(j))
-                {
-                    Unmatched::SubmitterLimit
-                } else if last.rejected.contains(&self.clusters.cluster_of(j)) {
-                    Unmatched::RejectedAutocluster
-                } else if last.limited {
-                    Unmatched::SubmitterLimit
-                } else {
-                    Unmatched::NotReached
+                let key = (s, self.clusters.cluster_of(j));
+                match last_reason {
+                    Some((k, why)) if k == key => why,
+                    _ => {
+                        let why = self.unmatched_reason(key.0 as usize, key.1);
+                        last_reason = Some((key, why));
+                        why
+                    }
                 }
             };
             self.out.unmatched.push((j as u32, why));
@@ -806,18 +821,17 @@ impl<'a> Cycle<'a> {
         rest.sort_by(|&a, &b| self.submitters[a].name.cmp(&self.submitters[b].name));
         order.extend(rest);
         let groups = &self.knobs.groups;
+        // Each submitter's charges, in one pass over the matches.
+        let mut charged_to: ahash::AHashMap<&str, f64> = ahash::AHashMap::new();
+        for m in &self.out.matches {
+            *charged_to.entry(&*m.submitter).or_insert(0.0) += m.cost;
+        }
         self.out.submitters = order
             .into_iter()
             .map(|s| {
                 let sub = &self.submitters[s];
                 let usage_after = self.accountant.usage[s];
-                let charged: f64 = self
-                    .out
-                    .matches
-                    .iter()
-                    .filter(|m| m.submitter == sub.name)
-                    .map(|m| m.cost)
-                    .sum();
+                let charged = charged_to.get(&*sub.name).copied().unwrap_or(0.0);
                 SubmitterReport {
                     name: sub.name.clone(),
                     priority: sub.priority,
