@@ -169,7 +169,8 @@ fn query_prints_the_ads_that_satisfy_the_constraint() {
         "Name = \"a\"\nCpus = 1\n\nName = \"b\"\nCpus = 8\n",
     );
     let o = classad(&["query", "--constraint", "Cpus > 4", "--new", &f], "");
-    assert_eq!(stdout(&o), "[ Cpus = 8; Name = \"b\" ]\n");
+    // As `condor_status -long:new` frames the ads.
+    assert_eq!(stdout(&o), "{\n[ Cpus = 8; Name = \"b\" ]\n}\n");
 }
 
 #[test]
@@ -449,7 +450,7 @@ fn query_and_match_say_when_an_expression_was_error() {
         &["query", "--constraint", "Cpus + 1 > 1", "--new", &ads],
         "",
     );
-    assert_eq!(stdout(&o), "[ Cpus = 1; Name = \"a\" ]\n");
+    assert_eq!(stdout(&o), "{\n[ Cpus = 1; Name = \"a\" ]\n}\n");
     assert!(o.status.success());
     assert!(
         stderr(&o).contains("warning: the constraint was error for 2 of 3 ads (first: ")
@@ -648,12 +649,15 @@ fn query_without_a_constraint_and_with_one_dash() {
         "{}",
         String::from_utf8_lossy(&all.stderr)
     );
-    assert_eq!(stdout(&all), "[ A = 1 ]\n[ A = 2 ]\n[ A = 3 ]\n");
+    assert_eq!(
+        stdout(&all),
+        "{\n[ A = 1 ]\n,\n[ A = 2 ]\n,\n[ A = 3 ]\n}\n"
+    );
     let some = classad(&["query", "-constraint", "A >= 2", "--new", &ads], "");
     assert!(
         some.status.success(),
         "{}",
         String::from_utf8_lossy(&some.stderr)
     );
-    assert_eq!(stdout(&some), "[ A = 2 ]\n[ A = 3 ]\n");
+    assert_eq!(stdout(&some), "{\n[ A = 2 ]\n,\n[ A = 3 ]\n}\n");
 }
