@@ -860,7 +860,21 @@ fn query_errors_name_the_bad_argument() {
     );
     fails(
         &["-af", "A", &f],
-        "(a file after -af's arguments goes after a lone `-` that ends them)",
+        &format!("-af: `{f}` is a file, not an attribute or expression: files go before -af, or after a lone `-` that ends its arguments (an expression that is also a file's name can be written `({f})`)"),
+    );
+    // A file name that parses as an expression (`af_err` selecting `ads`) too.
+    let dir = std::path::Path::new(&f).parent().unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_classad"))
+        .current_dir(dir)
+        .args(["query", "-af:h", "A", "af_err.ads"])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("-af:h: `af_err.ads` is a file"),
+        "{}",
+        stderr(&o)
     );
     fails(&[&f, "-af:z", "A"], "-af:z: unknown option `z` after `:`");
     fails(

@@ -25,6 +25,11 @@
 //!   else nothing); `:T` prints numbers as elapsed times (`  1+02:03:04`) and `:Y`
 //!   as dates (`12/25 13:45`, in the local time zone), nothing for other values.
 //!
+//! An argument that is the name of an existing file is refused: `classad query`
+//! takes files where HTCondor's tools take none, and `pool.ads` is a valid
+//! expression (`pool` selecting `ads`), so `-af Name pool.ads` would otherwise
+//! print `undefined` columns for the ads of standard input.
+//!
 //! Two things are not followed: HTCondor reads a `:l` label as a printf format (a
 //! `%` in the argument garbles the line) after collapsing its backslash escapes,
 //! and prints an absolute time under `:Y` from an integer it never set; here a
@@ -204,17 +209,18 @@ impl Autoformat {
             Style::Value
         };
         for text in args {
+            // Every argument up to the next option belongs to `-af`, as in
+            // HTCondor; a file named there (`-af Name pool.ads`, and `pool.ads`
+            // parses: `pool` selecting `ads`) is a mistake, not an expression.
+            if std::path::Path::new(text).is_file() {
+                return Err(format!(
+                    "{option}: `{text}` is a file, not an attribute or expression: files go \
+                     before {option}, or after a lone `-` that ends its arguments (an \
+                     expression that is also a file's name can be written `({text})`)"
+                ));
+            }
             let expr = parse_expr(text).map_err(|e| {
-                // Every argument up to the next option belongs to `-af`: a file
-                // named after them is read as one of them.
-                let hint = if std::path::Path::new(text).exists() {
-                    " (a file after -af's arguments goes after a lone `-` that ends them)"
-                } else {
-                    ""
-                };
-                format!(
-                    "{option}: `{text}` is not an attribute name or a ClassAd expression: {e}{hint}"
-                )
+                format!("{option}: `{text}` is not an attribute name or a ClassAd expression: {e}")
             })?;
             let expr = ExprRef::root_of(Arc::new(expr));
             let mut column = Column {
