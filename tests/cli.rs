@@ -169,7 +169,8 @@ fn query_prints_the_ads_that_satisfy_the_constraint() {
         "Name = \"a\"\nCpus = 1\n\nName = \"b\"\nCpus = 8\n",
     );
     let o = classad(&["query", "--constraint", "Cpus > 4", "--new", &f], "");
-    assert_eq!(stdout(&o), "[ Cpus = 8; Name = \"b\" ]\n");
+    // As `condor_status -long:new` frames the ads.
+    assert_eq!(stdout(&o), "{\n[ Cpus = 8; Name = \"b\" ]\n}\n");
 }
 
 #[test]
@@ -411,10 +412,11 @@ fn a_closed_output_pipe_ends_every_command_quietly() {
     );
     let few_ads = tmp("few.ads", &"Requirements = true\n\n".repeat(300));
     let lines = "1 + 1\n".repeat(200_000).into_bytes();
-    let runs: [(&[&str], Vec<u8>); 5] = [
+    let runs: [(&[&str], Vec<u8>); 6] = [
         (&["eval"], lines),
         (&["format", &many_ads], vec![]),
         (&["query", "--constraint", "A == 1", &many_ads], vec![]),
+        (&["query", &many_ads, "-af:h", "A", "Owner"], vec![]),
         (
             &[
                 "match",
@@ -449,7 +451,7 @@ fn query_and_match_say_when_an_expression_was_error() {
         &["query", "--constraint", "Cpus + 1 > 1", "--new", &ads],
         "",
     );
-    assert_eq!(stdout(&o), "[ Cpus = 1; Name = \"a\" ]\n");
+    assert_eq!(stdout(&o), "{\n[ Cpus = 1; Name = \"a\" ]\n}\n");
     assert!(o.status.success());
     assert!(
         stderr(&o).contains("warning: the constraint was error for 2 of 3 ads (first: ")
@@ -648,14 +650,378 @@ fn query_without_a_constraint_and_with_one_dash() {
         "{}",
         String::from_utf8_lossy(&all.stderr)
     );
-    assert_eq!(stdout(&all), "[ A = 1 ]\n[ A = 2 ]\n[ A = 3 ]\n");
+    assert_eq!(
+        stdout(&all),
+        "{\n[ A = 1 ]\n,\n[ A = 2 ]\n,\n[ A = 3 ]\n}\n"
+    );
     let some = classad(&["query", "-constraint", "A >= 2", "--new", &ads], "");
     assert!(
         some.status.success(),
         "{}",
         String::from_utf8_lossy(&some.stderr)
     );
-    assert_eq!(stdout(&some), "[ A = 2 ]\n[ A = 3 ]\n");
+    assert_eq!(stdout(&some), "{\n[ A = 2 ]\n,\n[ A = 3 ]\n}\n");
+}
+
+/// Slot ads for the `query` tests: names of different lengths, a real, a string
+/// with a quote, a list and a private attribute.
+const SLOTS: &str = "MyType = \"Machine\"\nName = \"slot1@a\"\nCpus = 4\nMemory = 2.5\n\
+                     State = \"Unclaimed\"\nClaimId = \"secret\"\nRequirements = TARGET.RequestCpus <= Cpus\n\
+                     Tags = { \"x\", 1.0 }\n\n\
+                     MyType = \"Machine\"\nName = \"slot2@bbbbbb\"\nCpus = 16\nMemory = 1024\n\
+                     State = \"Say \\\"hi\\\"\"\n";
+
+/// Runs `classad query ARGS`, expecting success; its standard output.
+fn query_ok(args: &[&str], stdin: &str) -> String {
+    let mut all = vec!["query"];
+    all.extend_from_slice(args);
+    let o = classad(&all, stdin);
+    assert!(o.status.success(), "{args:?}: {}", stderr(&o));
+    assert_eq!(stderr(&o), "", "{args:?}");
+    stdout(&o)
+}
+
+/// `-af` prints one line per ad, values separated by spaces: strings bare, every
+/// other value as HTCondor unparses it in old syntax (reals `%.16G`), an argument
+/// that is not an attribute of the ad evaluated as an expression in it
+/// (`AttrListPrintMask::render` and `display`, HTCondor's ad_printmask.cpp).
+#[test]
+fn query_af_prints_values_as_condor_status_does() {
+    let f = tmp("af_slots.ads", SLOTS);
+    assert_eq!(
+        query_ok(
+            &[
+                &f,
+                "-af",
+                "Name",
+                "Cpus",
+                "Memory",
+                "State",
+                "Tags",
+                "Missing",
+                "Cpus * 2",
+                "Memory > 100"
+            ],
+            ""
+        ),
+        "slot1@a 4 2.5 Unclaimed { \"x\",1.0 } undefined 8 false\n\
+         slot2@bbbbbb 16 1024 Say \"hi\" undefined undefined 32 true\n"
+    );
+    // Names ignore case; the long spelling, two dashes, and a constraint.
+    for af in ["-autoformat", "-autof", "--af", "--autoformat"] {
+        assert_eq!(
+            query_ok(&[&f, "-constraint", "Cpus > 4", af, "name", "1 / 0"], ""),
+            "slot2@bbbbbb error\n",
+            "{af}"
+        );
+    }
+}
+
+/// The `-af:` letters: `,` `t` `n` `g` separators, `l` labels, `V` quoted strings,
+/// `r` raw expressions (`parse_autoformat_args`).
+#[test]
+fn query_af_suffixes_change_separators_labels_and_quoting() {
+    let f = tmp("af_suffix.ads", SLOTS);
+    let af = |suffix: &str, args: &[&str]| {
+        let opt = format!("-af{suffix}");
+        let mut all = vec![f.as_str(), opt.as_str()];
+        all.extend_from_slice(args);
+        query_ok(&all, "")
+    };
+    assert_eq!(
+        af(":,", &["Name", "Cpus"]),
+        "slot1@a, 4\nslot2@bbbbbb, 16\n"
+    );
+    assert_eq!(
+        af(":t", &["Name", "Cpus"]),
+        "slot1@a\t4\nslot2@bbbbbb\t16\n"
+    );
+    // A newline after each value but the last; the space before each but the
+    // first stays.
+    assert_eq!(
+        af(":n", &["Name", "Cpus"]),
+        "slot1@a\n 4\nslot2@bbbbbb\n 16\n"
+    );
+    assert_eq!(
+        af(":g", &["Name", "Cpus"]),
+        "\nslot1@a4\n\nslot2@bbbbbb16\n"
+    );
+    assert_eq!(
+        af(":l", &["Name", "Cpus + 1"]),
+        "Name = slot1@a Cpus + 1 = 5\nName = slot2@bbbbbb Cpus + 1 = 17\n"
+    );
+    assert_eq!(
+        af(":V", &["Name", "State", "Cpus"]),
+        "\"slot1@a\" \"Unclaimed\" 4\n\"slot2@bbbbbb\" \"Say \\\"hi\\\"\" 16\n"
+    );
+    // Raw: the attribute's expression; `undefined` for a missing one; any other
+    // expression as written (unparsed).
+    assert_eq!(
+        af(":r", &["Requirements", "Memory", "Cpus*2"]),
+        "TARGET.RequestCpus <= Cpus 2.5 Cpus * 2\nundefined 1024 Cpus * 2\n"
+    );
+    // `-af:lrng` prints what `-long` prints, ads unsorted.
+    assert_eq!(
+        af(":lrng", &["Name", "Cpus"]),
+        "\nName = \"slot1@a\"\nCpus = 4\n\nName = \"slot2@bbbbbb\"\nCpus = 16\n"
+    );
+}
+
+/// `-af:h`: a heading line of the arguments, each column padded to the widest
+/// value HTCondor measured while rendering: a real by its new-syntax text (21
+/// wide, though it prints as `2.5`), a boolean not at all (so it widens the column
+/// only from its own row on).
+#[test]
+fn query_af_headings_pad_columns_as_condor_status_does() {
+    let f = tmp("af_head.ads", SLOTS);
+    assert_eq!(
+        query_ok(&[&f, "-af:h", "Name", "Cpus", "Memory", "Cpus > 4"], ""),
+        "Name         Cpus Memory                Cpus > 4\n\
+         slot1@a      4    2.5                   false   \n\
+         slot2@bbbbbb 16   1024                  true    \n"
+    );
+    // The headings even when no ad is selected.
+    assert_eq!(
+        query_ok(&[&f, "-constraint", "false", "-af:h,", "Name", "Cpus"], ""),
+        "Name, Cpus\n"
+    );
+}
+
+/// `-af:j`: the job id first, `ClusterId.ProcId` as condor_q prints it, the string
+/// `JobId` for an ad without a ClusterId, nothing (not even a label) for an ad
+/// with neither (`render_job_id`, HTCondor's print_format_tables.cpp).
+#[test]
+fn query_af_job_ids() {
+    let jobs = tmp(
+        "af_jobs.ads",
+        "ClusterId = 12\nProcId = 3\nOwner = \"alice\"\n\n\
+         ClusterId = 7\nOwner = \"bob\"\n\n\
+         JobId = \"9.1\"\nOwner = \"carol\"\n\n\
+         Owner = \"dave\"\n",
+    );
+    assert_eq!(
+        query_ok(&[&jobs, "-af:j", "Owner"], ""),
+        "12.3 alice\n7.-1 bob\n9.1 carol\n dave\n"
+    );
+    assert_eq!(
+        query_ok(&[&jobs, "-limit", "2", "-af:jl", "Owner"], ""),
+        "ID = 12.3 Owner = alice\nID = 7.-1 Owner = bob\n"
+    );
+    assert_eq!(
+        query_ok(&[&jobs, "-af:jh", "Owner"], ""),
+        " ID  Owner\n12.3 alice\n7.-1 bob  \n9.1  carol\n     dave \n"
+    );
+}
+
+/// `-af:T` prints numbers as elapsed times, `-af:Y` as dates in the local time
+/// zone (UTC here), anything else as nothing (`format_time`, `format_date`).
+#[test]
+fn query_af_times_and_dates() {
+    let f = tmp(
+        "af_times.ads",
+        "Age = 93784\nStart = 1700000000\n\nAge = 59.9\nStart = \"never\"\n",
+    );
+    assert_eq!(
+        query_ok(&[&f, "-af:T", "Age", "-af:Y", "Start"], ""),
+        "  1+02:03:04 11/14 22:13\n  0+00:00:59 \n"
+    );
+}
+
+/// The arguments of `-af` run to the next option; a lone `-` right after them only
+/// ends the list (as in HTCondor), so that files can follow; with no file,
+/// standard input is read.
+#[test]
+fn query_af_list_ends_at_an_option_or_a_lone_dash() {
+    let f = tmp("af_end.ads", "A = 1\n\nA = 2\n");
+    assert_eq!(query_ok(&["-af", "A", "A + 1", "-", &f], ""), "1 2\n2 3\n");
+    assert_eq!(query_ok(&["-af", "A", "-limit", "1", &f], ""), "1\n");
+    assert_eq!(query_ok(&["-af", "A"], "A = 5\n"), "5\n");
+    assert_eq!(query_ok(&["-af", "A", "-", "-"], "A = 6\n"), "6\n");
+    assert_eq!(query_ok(&["-af", "A", "--", &f], ""), "1\n2\n");
+}
+
+/// A bad `-af` argument is named with what was expected, and a file read as one
+/// says how to put it after the arguments; bad options and values are named.
+#[test]
+fn query_errors_name_the_bad_argument() {
+    let f = tmp("af_err.ads", "A = 1\n");
+    let fails = |args: &[&str], want: &str| {
+        let mut all = vec!["query"];
+        all.extend_from_slice(args);
+        let o = classad(&all, "");
+        assert_eq!(o.status.code(), Some(2), "{args:?}");
+        assert_eq!(stdout(&o), "", "{args:?}");
+        assert!(stderr(&o).contains(want), "{args:?}: {}", stderr(&o));
+        assert!(!stderr(&o).contains("panicked"), "{args:?}");
+    };
+    fails(
+        &[&f, "-af", "A", "B +"],
+        "classad: -af: `B +` is not an attribute name or a ClassAd expression: line 1",
+    );
+    fails(
+        &["-af", "A", &f],
+        &format!("-af: `{f}` is a file, not an attribute or expression: files go before -af, or after a lone `-` that ends its arguments (an expression that is also a file's name can be written `({f})`)"),
+    );
+    // A file name that parses as an expression (`af_err` selecting `ads`) too.
+    let dir = std::path::Path::new(&f).parent().unwrap();
+    let o = Command::new(env!("CARGO_BIN_EXE_classad"))
+        .current_dir(dir)
+        .args(["query", "-af:h", "A", "af_err.ads"])
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert_eq!(o.status.code(), Some(2));
+    assert!(
+        stderr(&o).contains("-af:h: `af_err.ads` is a file"),
+        "{}",
+        stderr(&o)
+    );
+    fails(&[&f, "-af:z", "A"], "-af:z: unknown option `z` after `:`");
+    fails(
+        &[&f, "-af"],
+        "-af needs at least one attribute or expression after it",
+    );
+    fails(
+        &[&f, "/no/such/file.ads"],
+        "/no/such/file.ads: No such file",
+    );
+    fails(
+        &[&f, "-limit", "many"],
+        "-limit: expected a positive number of ads, not `many`",
+    );
+    fails(&[&f, "-constraint", "A >"], "-constraint `A >`: line 1");
+    fails(&[&f, "-long:xml"], "unknown form `xml`");
+    fails(&[&f, "-frobnicate"], "unknown option `-frobnicate`");
+}
+
+/// Whole ads as condor_status prints them: attributes sorted ignoring case,
+/// private ones left out, a blank line after every ad (`printVerbose`); `-json`
+/// and `-long:new` frame the ads with a line of their own before, between and
+/// after them; `-attributes` keeps only the names given (`sGetAdAttrs`).
+#[test]
+fn query_long_json_and_attributes() {
+    let f = tmp("long_slots.ads", SLOTS);
+    let long = query_ok(&[&f], "");
+    assert_eq!(long, query_ok(&["-long", &f], ""));
+    assert_eq!(long, query_ok(&["-l", &f], ""));
+    assert_eq!(long, query_ok(&["--long:long", &f], ""));
+    assert_eq!(
+        long,
+        "Cpus = 4\nMemory = 2.5\nMyType = \"Machine\"\nName = \"slot1@a\"\n\
+         Requirements = TARGET.RequestCpus <= Cpus\nState = \"Unclaimed\"\nTags = { \"x\",1.0 }\n\n\
+         Cpus = 16\nMemory = 1024\nMyType = \"Machine\"\nName = \"slot2@bbbbbb\"\nState = \"Say \\\"hi\\\"\"\n\n"
+    );
+    assert_eq!(
+        query_ok(&["-attributes", "name,CPUS", &f], ""),
+        "Cpus = 4\nName = \"slot1@a\"\n\nCpus = 16\nName = \"slot2@bbbbbb\"\n\n"
+    );
+    let json = "[\n{\n  \"Cpus\": 4,\n  \"Name\": \"slot1@a\"\n}\n,\n{\n  \"Cpus\": 16,\n  \"Name\": \"slot2@bbbbbb\"\n}\n]\n";
+    for opt in ["-json", "--json", "-js", "-long:json"] {
+        assert_eq!(
+            query_ok(&[opt, "-attr", "Name Cpus", &f], ""),
+            json,
+            "{opt}"
+        );
+    }
+    let new = "{\n[ Cpus = 4; Name = \"slot1@a\" ]\n,\n[ Cpus = 16; Name = \"slot2@bbbbbb\" ]\n}\n";
+    for opt in ["-new", "--new", "-long:new"] {
+        assert_eq!(query_ok(&[opt, "-at", "Name,Cpus", &f], ""), new, "{opt}");
+    }
+    // Nothing at all when no ad is selected.
+    assert_eq!(query_ok(&["-json", "-constraint", "false", &f], ""), "");
+    // The output of each form reads back as the same ads.
+    for opt in ["-long", "-json", "-new"] {
+        let text = query_ok(&[opt, &f], "");
+        assert_eq!(
+            query_ok(&["-", "-attributes", "Name,Cpus"], &text),
+            query_ok(&["-attributes", "Name,Cpus", &f], ""),
+            "{opt}"
+        );
+    }
+}
+
+/// Several files are read in order, `-` among them; `-limit` counts across them;
+/// constraints are ANDed as HTCondor joins them; the options take one dash or
+/// two and the abbreviations HTCondor's tools take.
+#[test]
+fn query_several_files_limits_and_constraints() {
+    let a = tmp("multi_a.ads", "N = 1\n\nN = 2\n");
+    let b = tmp("multi_b.ads", "N = 3\n\nN = 4\n");
+    assert_eq!(
+        query_ok(&[&a, "-", &b, "-af", "N"], "N = 10\n"),
+        "1\n2\n10\n3\n4\n"
+    );
+    assert_eq!(
+        query_ok(&["-limit", "3", &a, &b, "-af", "N"], ""),
+        "1\n2\n3\n"
+    );
+    assert_eq!(query_ok(&["--limit", "1", &b, &a, "-af", "N"], ""), "3\n");
+    assert_eq!(
+        query_ok(&["-lim", "1", &b, "-json"], ""),
+        "[\n{\n  \"N\": 3\n}\n]\n"
+    );
+    assert_eq!(
+        query_ok(
+            &[
+                &a,
+                &b,
+                "-cons",
+                "N > 1",
+                "--constraint",
+                "N < 4",
+                "-af",
+                "N"
+            ],
+            ""
+        ),
+        "2\n3\n"
+    );
+    // The constraint's error warning names the file and the ad in it.
+    let o = classad(
+        &[
+            "query",
+            &a,
+            &b,
+            "-constraint",
+            "N > (N == 3 ? \"x\" : 0)",
+            "-af",
+            "N",
+        ],
+        "",
+    );
+    assert!(o.status.success());
+    assert_eq!(stdout(&o), "1\n2\n4\n");
+    assert!(
+        stderr(&o).contains("warning: the constraint was error for 1 of 4 ads (first: ")
+            && stderr(&o).contains("multi_b.ads, ad 0 counting from 0)"),
+        "{}",
+        stderr(&o)
+    );
+}
+
+/// `classad query --help` (and HTCondor's `-help`) says what the command does
+/// with nothing but files, and lists the options.
+#[test]
+fn query_help() {
+    for help in ["--help", "-help", "-h"] {
+        let o = classad(&["query", help], "");
+        assert!(o.status.success(), "{help}");
+        let out = stdout(&o);
+        assert!(
+            out.contains("With nothing but files, every ad of every file is printed whole"),
+            "{help}: {out}"
+        );
+        for opt in [
+            "-constraint",
+            "-limit",
+            "-long",
+            "-json",
+            "-attributes",
+            "-af[:jlhVrTY,tng]",
+        ] {
+            assert!(out.contains(opt), "{help}: {opt}");
+        }
+    }
 }
 
 /// Issue 13: `classad_eval`'s forms. Every case of

@@ -82,6 +82,18 @@ fn run(command: &str, dir: &Path) -> (String, String) {
     )
 }
 
+/// Output as a README can show it: without spaces at the ends of lines or
+/// blank lines at the end.
+fn shown_as_readme(text: &str) -> String {
+    let lines: Vec<&str> = text.lines().map(str::trim_end).collect();
+    let mut out = lines.join("\n");
+    out.truncate(out.trim_end_matches('\n').len());
+    if !out.is_empty() {
+        out.push('\n');
+    }
+    out
+}
+
 #[test]
 fn every_readme_example_prints_what_the_readme_shows() {
     let readme =
@@ -96,9 +108,11 @@ fn every_readme_example_prints_what_the_readme_shows() {
         }
         let (stdout, stderr) = run(&ex.command, &dir);
         assert_eq!(
-            stdout, ex.shown,
+            shown_as_readme(&stdout),
+            shown_as_readme(&ex.shown),
             "README.md line {}: `{}`\nstderr: {stderr}",
-            ex.line, ex.command
+            ex.line,
+            ex.command
         );
         commands += 1;
     }

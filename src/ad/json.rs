@@ -4,7 +4,7 @@
 //! to objects; every other expression travels as the string `"\/Expr(<text>)\/"`.
 
 use super::classad::ClassAd;
-use crate::syntax::ast::{Expr, Node, NodeId};
+use crate::syntax::ast::{Expr, ExprView, Node, NodeId};
 use crate::syntax::unparse::{fmt_real_old, unparse_node};
 use crate::syntax::ParseError;
 use classad_vm::{Str, Value};
@@ -141,6 +141,14 @@ pub fn unparse_ad_json(ad: &ClassAd) -> String {
         0,
         &mut out,
     );
+    out
+}
+
+/// The given attributes of an ad, in the order given, as HTCondor's JSON unparser
+/// writes an ad with a list of attribute names (`condor_status -json -attributes`).
+pub fn unparse_attrs_json<'a>(attrs: impl Iterator<Item = (&'a str, ExprView<'a>)>) -> String {
+    let mut out = String::new();
+    write_object(attrs.map(|(n, e)| (n, &**e.tree, e.id)), 0, &mut out);
     out
 }
 

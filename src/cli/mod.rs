@@ -1,11 +1,13 @@
 //! The `classad` command line: argument parsing and one module per subcommand.
 
+mod autoformat;
 mod bench_cmd;
 mod error_count;
 mod eval_cmd;
 mod format_cmd;
 mod gen_pool_cmd;
 mod io;
+mod long_form;
 mod match_cmd;
 mod match_output;
 mod negotiate_cmd;
@@ -52,7 +54,8 @@ enum Command {
     Negotiate(negotiate_cmd::NegotiateArgs),
     /// Convert a file of ads to old, new or JSON syntax.
     Format(format_cmd::FormatArgs),
-    /// Print the ads of a file for which a constraint is true.
+    /// Print ads as condor_status and condor_q print them: whole, or chosen values
+    /// (-af), of those for which a constraint is true.
     Query(query_cmd::QueryArgs),
     /// Generate a realistic pool: slot ads, job ads and the submitters' priorities.
     ///
@@ -98,21 +101,27 @@ impl From<String> for Failure {
 
 /// HTCondor's tools spell their options with one dash (`classad_eval -file`,
 /// `condor_status -constraint`); accept those too, in any position before `--`
-/// (after it every argument is an expression).
+/// (after it every argument is an expression). `classad query` reads its own
+/// arguments as `condor_status` does, so they are left as they are.
 fn normalize_args(args: impl Iterator<Item = String>) -> Vec<String> {
+    let args: Vec<String> = args.collect();
+    if args.get(1).is_some_and(|a| a == "query") {
+        return args;
+    }
     let mut options = true;
-    args.map(|a| match a.as_str() {
-        "--" => {
-            options = false;
-            a
-        }
-        "-file" | "-my-file" if options => "--my".to_string(),
-        "-quiet" if options => "--quiet".to_string(),
-        "-target-file" if options => "--target".to_string(),
-        "-constraint" if options => "--constraint".to_string(),
-        _ => a,
-    })
-    .collect()
+    args.into_iter()
+        .map(|a| match a.as_str() {
+            "--" => {
+                options = false;
+                a
+            }
+            "-file" | "-my-file" if options => "--my".to_string(),
+            "-quiet" if options => "--quiet".to_string(),
+            "-target-file" if options => "--target".to_string(),
+            "-constraint" if options => "--constraint".to_string(),
+            _ => a,
+        })
+        .collect()
 }
 
 /// Runs the command line; the process exit code.

@@ -1,10 +1,20 @@
-//! `classad query`: print the ads for which a constraint is true, like
-//! `condor_status -constraint`.
+//! `classad query`: the ads of files for which a constraint is true, printed as
+//! `condor_status` and `condor_q` print them: whole (`-long`, `-json`,
+//! `-long:new`, optionally only some attributes) or a line of chosen values per ad
+//! (`-af`).
+//!
+//! The arguments are read as HTCondor's tools read theirs, not by clap: an option
+//! takes one dash or two, with one dash any abbreviation down to a tool's shortest
+//! (`-cons`, `-l`, `-lim`; `is_dash_arg_prefix` in HTCondor's `match_prefix.cpp`),
+//! with two only the whole name; `-af` takes a `:` suffix of letters and every
+//! argument after it up to the next that begins with `-`.
 
+use super::autoformat::Autoformat;
 use super::error_count::ErrorCount;
-use super::format_cmd::{write_ads, OutSyntax};
 use super::io::{load_ads, output_error};
+use super::long_form::{LongForm, LongWriter};
 use super::Failure;
+use crate::ad::ClassAd;
 use crate::eval::independent::IndependentParts;
 use crate::eval::Semantics;
 use crate::syntax::ast::ExprRef;
@@ -14,50 +24,448 @@ use std::io::Write;
 use std::process::ExitCode;
 use std::sync::Arc;
 
-/// Arguments of `classad query`.
+/// What `classad query --help` shows after the usage line.
+const HELP: &str = "\
+With nothing but files, every ad of every file is printed whole in old syntax,
+its attributes sorted by name ignoring case, a blank line after each ad: what
+condor_status -long prints. With no file at all, standard input is read.
+
+Options (one dash or two; with one dash, any abbreviation as HTCondor's tools take it):
+  -constraint EXPR    Print only the ads for which EXPR is true; several are ANDed
+  -limit N            Print at most N ads (counted across all the files)
+  -long, -l           Whole ads in old syntax (the default): attributes sorted by
+                      name ignoring case, a blank line after each ad
+  -long:new, -new     Whole ads in new syntax, a { ... } list of one-line ads
+  -long:json, -json   Whole ads as a JSON array of objects
+  -attributes A,B,... With the forms above, only these attributes of each ad
+  -af[:jlhVrTY,tng] ARG...
+  -autoformat[:...] ARG...
+                      One line per ad: the value of each ARG (an attribute name or
+                      an expression evaluated in the ad), separated by spaces;
+                      strings bare, other values as HTCondor prints them. Every
+                      argument up to the next one beginning with '-' is an ARG; a
+                      lone '-' right after them only ends the list. Letters after ':':
+                        j  the job id first (ClusterId.ProcId)
+                        l  label each value: NAME = value
+                        h  a heading line; columns padded to their widest value
+                        V  strings quoted
+                        r  the expressions themselves, not their values
+                        T  numbers as elapsed times, ddd+hh:mm:ss
+                        Y  numbers and times as dates, mm/dd hh:mm (local time)
+                        ,  a comma after each value but the last
+                        t  a tab before each value instead of a space
+                        n  a newline after each value but the last
+                        g  no space before values, a newline before each ad
+  -help, -h           This help
+  --                  Every argument after it is a file
+
+Files are read in order, in old, new or JSON syntax (detected), gzip or not;
+'-' is standard input, and with no file at all standard input is read. The ads
+are printed in the order of the files, not sorted as condor_status sorts them.
+Private attributes (ClaimId, Capability, ...) are never printed whole.
+
+Examples:
+  classad query pool.ads
+  classad query -constraint 'State == \"Unclaimed\"' -af Name Cpus Memory pool.ads
+  classad query -af:h Name 'Memory / 1024' pool.ads
+  classad query -af:j Owner RequestCpus -limit 10 jobs.ads
+  classad query -json -attributes Name,Cpus pool.ads";
+
+/// Arguments of `classad query`: options and files in any order, read as
+/// `condor_status` reads its own (see the help).
 #[derive(Args, Debug)]
+#[command(override_usage = "classad query [OPTIONS] [FILE]...", after_help = HELP)]
 pub struct QueryArgs {
-    /// The constraint, evaluated in each ad; an ad is printed when it is true (or a
-    /// non-zero number). Without one, every ad is printed. Also `-constraint`.
-    #[arg(long)]
-    constraint: Option<String>,
-    /// Print in new syntax instead of old.
-    #[arg(long, group = "syntax")]
-    new: bool,
-    /// Print as JSON.
-    #[arg(long, group = "syntax")]
-    json: bool,
-    /// The file of ads; `-` for standard input.
-    file: String,
+    /// Options and files (see below).
+    #[arg(
+        allow_hyphen_values = true,
+        trailing_var_arg = true,
+        value_name = "OPTIONS AND FILES"
+    )]
+    args: Vec<String>,
+}
+
+/// How the selected ads are printed.
+#[derive(Debug)]
+enum Output {
+    /// Whole, in a form.
+    Whole(LongForm),
+    /// One line of values each (`-af`).
+    Autoformat,
+}
+
+/// What the command line asks for.
+#[derive(Debug)]
+struct Query {
+    /// Every `-constraint`, ANDed.
+    constraints: Vec<String>,
+    /// At most this many ads.
+    limit: Option<u64>,
+    /// The form of the last option that chose one, as `condor_status` takes it.
+    output: Output,
+    /// `-attributes`.
+    attributes: Option<Vec<String>>,
+    /// The columns of every `-af`.
+    autoformat: Autoformat,
+    /// The files, in order; `-` is standard input.
+    files: Vec<String>,
+}
+
+/// `arg` as option `name`, spelt with one dash and at least `min` of its first
+/// letters, or with two dashes and all of them (HTCondor's
+/// `is_dash_arg_colon_prefix`); `Some(suffix)`, the text after a `:` when `colon`
+/// allows one, when it is.
+fn option<'a>(arg: &'a str, name: &str, min: usize, colon: bool) -> Option<Option<&'a str>> {
+    let body = arg.strip_prefix('-')?;
+    let (body, whole) = match body.strip_prefix('-') {
+        Some(b) => (b, true),
+        None => (body, false),
+    };
+    let (word, suffix) = match body.split_once(':') {
+        Some((w, s)) if colon => (w, Some(s)),
+        _ => (body, None),
+    };
+    let ok = !word.is_empty()
+        && name.starts_with(word)
+        && if whole {
+            word == name
+        } else {
+            word.len() >= min
+        };
+    ok.then_some(suffix)
+}
+
+/// What the arguments ask for, `None` for help.
+fn parse_args(args: &[String]) -> Result<Option<Query>, String> {
+    let mut q = Query {
+        constraints: Vec::new(),
+        limit: None,
+        output: Output::Whole(LongForm::Long),
+        attributes: None,
+        autoformat: Autoformat::new(),
+        files: Vec::new(),
+    };
+    let mut i = 0;
+    let mut only_files = false;
+    // The argument after option `args[i]`.
+    let value = |i: usize, what: &str| {
+        args.get(i + 1)
+            .cloned()
+            .ok_or_else(|| format!("{} needs {what} after it", args[i]))
+    };
+    while i < args.len() {
+        let a = args[i].as_str();
+        if only_files || a == "-" || !a.starts_with('-') {
+            q.files.push(a.to_string());
+            i += 1;
+            continue;
+        }
+        if a == "--" {
+            only_files = true;
+            i += 1;
+            continue;
+        }
+        if let Some(suffix) = option(a, "af", 2, true).or_else(|| option(a, "autoformat", 5, true))
+        {
+            let first = i + 1;
+            let end = (first..args.len())
+                .find(|&j| args[j].starts_with('-'))
+                .unwrap_or(args.len());
+            q.autoformat
+                .add(a, suffix.unwrap_or(""), &args[first..end])?;
+            q.output = Output::Autoformat;
+            i = end;
+            // As in HTCondor, a lone `-` right after the list only ends it.
+            if args.get(i).is_some_and(|a| a == "-") {
+                i += 1;
+            }
+            continue;
+        }
+        if option(a, "help", 1, false).is_some() {
+            return Ok(None);
+        } else if option(a, "constraint", 1, false).is_some() {
+            q.constraints.push(value(i, "an expression")?);
+            i += 1;
+        } else if option(a, "limit", 2, false).is_some() {
+            let n = value(i, "a number of ads")?;
+            match n.parse::<u64>() {
+                Ok(l) if l > 0 => q.limit = Some(l),
+                _ => return Err(format!("{a}: expected a positive number of ads, not `{n}`")),
+            }
+            i += 1;
+        } else if let Some(suffix) = option(a, "long", 1, true) {
+            let mut form = LongForm::Long;
+            for word in suffix.unwrap_or("").split(',').filter(|w| !w.is_empty()) {
+                form = match word {
+                    "long" => LongForm::Long,
+                    "new" => LongForm::New,
+                    "json" => LongForm::Json,
+                    _ => {
+                        return Err(format!(
+                            "{a}: unknown form `{word}` (expected long, new or json)"
+                        ))
+                    }
+                };
+            }
+            q.output = Output::Whole(form);
+        } else if option(a, "json", 2, false).is_some() {
+            q.output = Output::Whole(LongForm::Json);
+        } else if option(a, "new", 3, false).is_some() {
+            q.output = Output::Whole(LongForm::New);
+        } else if option(a, "attributes", 2, false).is_some() {
+            let list = value(i, "attribute names separated by commas")?;
+            let names: Vec<String> = list
+                .split(|c: char| c == ',' || c.is_whitespace())
+                .filter(|n| !n.is_empty())
+                .map(str::to_string)
+                .collect();
+            if names.is_empty() {
+                return Err(format!(
+                    "{a}: expected attribute names separated by commas, not `{list}`"
+                ));
+            }
+            q.attributes = Some(names);
+            i += 1;
+        } else {
+            return Err(format!("unknown option `{a}` (see `classad query --help`)"));
+        }
+        i += 1;
+    }
+    if q.files.is_empty() {
+        q.files.push("-".to_string());
+    }
+    Ok(Some(q))
+}
+
+/// The constraints as one expression: none selects every ad; several are joined
+/// as HTCondor's `GenericQuery::makeQuery` joins them, `( (a) && (b) )`. Each is
+/// parsed alone first so that an error names the one at fault.
+fn constraint(constraints: &[String]) -> Result<ExprRef, String> {
+    for c in constraints {
+        parse_expr(c).map_err(|e| format!("-constraint `{c}`: {e}"))?;
+    }
+    let text = match constraints {
+        [] => "true".to_string(),
+        [one] => one.clone(),
+        many => {
+            let parts: Vec<String> = many.iter().map(|c| format!("({c})")).collect();
+            format!("( {} )", parts.join(" && "))
+        }
+    };
+    let expr = parse_expr(&text).map_err(|e| format!("the constraints together: {e}"))?;
+    Ok(ExprRef::root_of(Arc::new(expr)))
+}
+
+/// Prints the help, as `classad query --help` does.
+fn print_help() -> Result<ExitCode, Failure> {
+    use clap::CommandFactory;
+    match super::Cli::command().try_get_matches_from(["classad", "query", "--help"]) {
+        Err(e) => {
+            e.print().map_err(output_error)?;
+            Ok(ExitCode::SUCCESS)
+        }
+        Ok(_) => Err(Failure::Message("no help to print".to_string())),
+    }
 }
 
 /// Runs `classad query`.
 pub fn run(a: QueryArgs) -> Result<ExitCode, Failure> {
-    // No constraint selects every ad, as `condor_status` without one does.
-    let constraint = a.constraint.as_deref().unwrap_or("true");
-    let expr = parse_expr(constraint).map_err(|e| format!("--constraint: {e}"))?;
-    let expr = ExprRef::root_of(Arc::new(expr));
-    let ads: Vec<_> = load_ads(&a.file)?.into_iter().map(Arc::new).collect();
-    let mut errors = ErrorCount::default();
-    let mut selected = Vec::new();
-    // The constraint's parts that read nothing of the ad are evaluated once.
-    let mut parts = IndependentParts::new(&expr);
-    for (i, ad) in ads.iter().enumerate() {
-        let v = parts.eval_in(ad, Semantics::Htcondor);
-        errors.note(i, v.as_ref().map_or(true, |v| v.is_error()));
-        if matches!(v, Ok(v) if v.as_bool_equiv() == Some(true)) {
-            selected.push(&**ad);
-        }
+    let Some(mut q) = parse_args(&a.args)? else {
+        return print_help();
+    };
+    let expr = constraint(&q.constraints)?;
+    // Every file is read before anything is printed, so that a missing or bad
+    // file stops the command with nothing half printed.
+    let mut files: Vec<(String, Vec<Arc<ClassAd>>)> = Vec::new();
+    for f in std::mem::take(&mut q.files) {
+        let ads = load_ads(&f)?.into_iter().map(Arc::new).collect();
+        files.push((f, ads));
     }
-    errors.warn("the constraint", "ads", &a.file);
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
-    write_ads(
-        selected.into_iter(),
-        OutSyntax::from_flags(a.new, a.json),
-        &mut out,
-    )
-    .and_then(|_| out.flush())
-    .map_err(output_error)?;
+    let mut errors = ErrorCount::default();
+    let mut first_error: Option<(&str, usize)> = None;
+    let limit = q.limit;
+    let mut printer = Printer::new(&mut q);
+    // The constraint's parts that read nothing of the ad are evaluated once.
+    let mut parts = IndependentParts::new(&expr);
+    let mut selected = 0u64;
+    'files: for (file, ads) in &files {
+        for (i, ad) in ads.iter().enumerate() {
+            if limit.is_some_and(|l| selected >= l) {
+                break 'files;
+            }
+            let v = parts.eval_in(ad, Semantics::Htcondor);
+            let is_error = v.as_ref().map_or(true, |v| v.is_error());
+            errors.note(i, is_error);
+            if is_error && first_error.is_none() {
+                first_error = Some((file.as_str(), i));
+            }
+            if matches!(v, Ok(v) if v.as_bool_equiv() == Some(true)) {
+                selected += 1;
+                printer.ad(ad, &mut out).map_err(output_error)?;
+            }
+        }
+    }
+    if let Some((file, i)) = first_error {
+        eprintln!(
+            "warning: the constraint was error for {} of {} ads (first: {file}, ad {i} counting from 0)",
+            errors.errors, errors.total
+        );
+    }
+    printer
+        .finish(&mut out)
+        .and_then(|_| out.flush())
+        .map_err(output_error)?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// Prints the selected ads in the form asked for.
+enum Printer<'q> {
+    /// Whole ads.
+    Whole(LongWriter),
+    /// `-af` lines, each printed as its ad is rendered.
+    Lines(&'q mut Autoformat),
+    /// `-af` lines under headings: every row is rendered before the headings
+    /// are printed, since those are padded to the widest value of each column.
+    Table(&'q mut Autoformat, Vec<super::autoformat::Row>),
+}
+
+impl<'q> Printer<'q> {
+    fn new(q: &'q mut Query) -> Printer<'q> {
+        match q.output {
+            Output::Whole(form) => Printer::Whole(LongWriter::new(form, q.attributes.take())),
+            Output::Autoformat if q.autoformat.has_headings() => {
+                Printer::Table(&mut q.autoformat, Vec::new())
+            }
+            Output::Autoformat => Printer::Lines(&mut q.autoformat),
+        }
+    }
+
+    fn ad(&mut self, ad: &Arc<ClassAd>, out: &mut dyn Write) -> std::io::Result<()> {
+        match self {
+            Printer::Whole(w) => w.write_ad(ad, out),
+            Printer::Lines(af) => {
+                let row = af.render(ad);
+                let mut line = String::new();
+                af.write_row(&row, &mut line);
+                out.write_all(line.as_bytes())
+            }
+            Printer::Table(af, rows) => {
+                rows.push(af.render(ad));
+                Ok(())
+            }
+        }
+    }
+
+    fn finish(&mut self, out: &mut dyn Write) -> std::io::Result<()> {
+        match self {
+            Printer::Whole(w) => w.finish(out),
+            Printer::Lines(_) => Ok(()),
+            Printer::Table(af, rows) => {
+                // The headings even when no ad was selected, as condor_status does.
+                let mut text = String::new();
+                af.write_headings(&mut text);
+                for row in rows.iter() {
+                    af.write_row(row, &mut text);
+                }
+                out.write_all(text.as_bytes())
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn options_are_matched_as_htcondor_matches_them() {
+        assert_eq!(option("-constraint", "constraint", 1, false), Some(None));
+        assert_eq!(option("-cons", "constraint", 1, false), Some(None));
+        assert_eq!(option("--constraint", "constraint", 1, false), Some(None));
+        assert_eq!(option("--cons", "constraint", 1, false), None);
+        assert_eq!(option("-l", "limit", 2, false), None);
+        assert_eq!(option("-li", "limit", 2, false), Some(None));
+        assert_eq!(option("-limits", "limit", 2, false), None);
+        assert_eq!(option("-af:hj", "af", 2, true), Some(Some("hj")));
+        assert_eq!(option("--af:h", "af", 2, true), Some(Some("h")));
+        assert_eq!(option("-a:h", "af", 2, true), None);
+        assert_eq!(option("-autof:,", "autoformat", 5, true), Some(Some(",")));
+        assert_eq!(option("-auto", "autoformat", 5, true), None);
+        assert_eq!(option("-limit:3", "limit", 2, false), None);
+        assert_eq!(option("-", "limit", 2, false), None);
+        assert_eq!(option("af", "af", 2, true), None);
+    }
+
+    fn parsed(args: &[&str]) -> Result<Query, String> {
+        let args: Vec<String> = args.iter().map(|s| s.to_string()).collect();
+        parse_args(&args).map(|q| q.expect("not help"))
+    }
+
+    #[test]
+    fn af_takes_arguments_up_to_the_next_option() {
+        let q = parsed(&[
+            "-af", "A", "B + 1", "-limit", "2", "f1", "-af:h", "C", "-", "f2",
+        ])
+        .unwrap();
+        assert_eq!(q.files, ["f1", "f2"]);
+        assert_eq!(q.limit, Some(2));
+        assert!(q.autoformat.has_headings());
+        let q = parsed(&["f", "-af", "A", "-", "-"]).unwrap();
+        assert_eq!(q.files, ["f", "-"]);
+        assert_eq!(
+            parsed(&["-l"]).unwrap().files,
+            ["-"],
+            "no file is standard input"
+        );
+    }
+
+    #[test]
+    fn the_last_form_wins() {
+        assert!(matches!(
+            parsed(&["-af", "A", "-l"]).unwrap().output,
+            Output::Whole(LongForm::Long)
+        ));
+        assert!(matches!(
+            parsed(&["-json", "-af", "A"]).unwrap().output,
+            Output::Autoformat
+        ));
+        assert!(matches!(
+            parsed(&["-long:new"]).unwrap().output,
+            Output::Whole(LongForm::New)
+        ));
+        assert!(matches!(
+            parsed(&["--json"]).unwrap().output,
+            Output::Whole(LongForm::Json)
+        ));
+    }
+
+    #[test]
+    fn bad_arguments_say_what_was_expected() {
+        let err = |a: &[&str]| parsed(a).expect_err("an error");
+        assert!(err(&["-limit", "x"]).contains("expected a positive number"));
+        assert!(err(&["-limit", "0"]).contains("expected a positive number"));
+        assert!(err(&["-limit"]).contains("-limit needs a number of ads after it"));
+        assert!(err(&["-constraint"]).contains("needs an expression"));
+        assert!(err(&["-attributes", ","]).contains("expected attribute names"));
+        assert!(err(&["-long:xml"]).contains("unknown form `xml`"));
+        assert!(err(&["-bogus"]).contains("unknown option `-bogus`"));
+        assert!(err(&["-af"]).contains("at least one"));
+        assert!(err(&["-af", "-l"]).contains("at least one"));
+        assert!(err(&["-af", "A +"]).contains("`A +` is not an attribute name"));
+        for help in ["-help", "-h", "--help", "-he"] {
+            assert!(parse_args(&[help.to_string()]).unwrap().is_none(), "{help}");
+        }
+    }
+
+    #[test]
+    fn constraints_are_anded() {
+        let c = |cs: &[&str]| constraint(&cs.iter().map(|s| s.to_string()).collect::<Vec<_>>());
+        assert_eq!(
+            crate::syntax::unparse(&c(&["A > 1", "B"]).unwrap().tree),
+            "((A > 1) && (B))"
+        );
+        assert!(c(&["A >"]).unwrap_err().starts_with("-constraint `A >`"));
+    }
 }

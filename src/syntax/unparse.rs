@@ -1,6 +1,6 @@
 //! Unparsers: expressions and ads back to text exactly as HTCondor prints them.
 
-use super::ast::{BinOp, Expr, Node, NodeId, UnOp};
+use super::ast::{BinOp, Expr, ExprView, Node, NodeId, UnOp};
 use super::time;
 use crate::ad::classad::ClassAd;
 use classad_vm::{AbsTime, Value};
@@ -520,6 +520,35 @@ pub fn unparse_ad(ad: &ClassAd) -> String {
         indent: 0,
     }
     .record(&ad_items(ad));
+    s
+}
+
+/// One-line old-syntax ad, `[ a = 1; b = "x" ]`: how HTCondor's unparser in old-ad
+/// mode prints an ad that is a value (`SetOldClassAd(true, true)`), with every
+/// expression inside in old syntax.
+pub fn unparse_ad_inline_old(ad: &ClassAd) -> String {
+    let mut s = String::new();
+    Printer {
+        out: &mut s,
+        style: Style::Old,
+        indent: 0,
+    }
+    .record(&ad_items(ad));
+    s
+}
+
+/// One-line new-syntax ad of the given attributes, in the order given: what
+/// HTCondor's unparser prints for an ad and a list of attribute names
+/// (`condor_status -long:new -attributes ...`).
+pub fn unparse_attrs<'a>(attrs: impl Iterator<Item = (&'a str, ExprView<'a>)>) -> String {
+    let items: Vec<(&str, &Expr, NodeId)> = attrs.map(|(n, e)| (n, &**e.tree, e.id)).collect();
+    let mut s = String::new();
+    Printer {
+        out: &mut s,
+        style: Style::New,
+        indent: 0,
+    }
+    .record(&items);
     s
 }
 
