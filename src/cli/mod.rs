@@ -32,7 +32,7 @@ enum Command {
     Bench(bench_cmd::BenchArgs),
     /// Run one emulated negotiation cycle of HTCondor's negotiator.
     Negotiate(negotiate_cmd::NegotiateArgs),
-    /// Convert a file of ads to old, new or JSON syntax.
+    /// Convert a file of ads to old, new, JSON or XML syntax.
     Format(format_cmd::FormatArgs),
     /// Print the ads of a file for which a constraint is true.
     Query(query_cmd::QueryArgs),
