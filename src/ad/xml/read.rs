@@ -117,6 +117,14 @@ fn is_blank(text: &[u8]) -> bool {
     text.iter().all(|&b| is_c_space(char::from(b)))
 }
 
+/// Lines that are blank or start (after white space) with `#`.
+fn is_comment_lines(text: &[u8]) -> bool {
+    text.split(|&b| b == b'\n').all(|line| {
+        let line = line.trim_ascii_start();
+        line.is_empty() || line.starts_with(b"#")
+    })
+}
+
 /// A reader of one text of XML ads.
 struct XmlReader<'s> {
     src: &'s str,
@@ -200,11 +208,16 @@ impl<'s> XmlReader<'s> {
         let mut ads = Vec::new();
         // Where the `<classads>` that is open starts.
         let mut open = None;
+        let mut first = true;
         loop {
             let (event, at) = self.next()?;
+            let before_markup = std::mem::replace(&mut first, false);
             match &event {
                 Event::Decl(_) | Event::PI(_) | Event::DocType(_) | Event::Comment(_) => {}
                 Event::Text(t) if is_blank(t) => {}
+                // `#` comment lines before the XML, which HTCondor's detection of
+                // the syntax skips (as `read::detect` does).
+                Event::Text(t) if before_markup && is_comment_lines(t) => {}
                 Event::Start(t) if tag(t.name().as_ref()) == Tag::Ad => ads.push(self.ad(at)?),
                 Event::Empty(t) if tag(t.name().as_ref()) == Tag::Ad => ads.push(ClassAd::new()),
                 Event::Start(t) if open.is_none() && tag(t.name().as_ref()) == Tag::ClassAds => {
@@ -806,6 +819,13 @@ mod tests {
             let e = read(src).expect_err(src);
             assert!(e.starts_with(want) || e.contains(want), "{src}: {e}");
         }
+        // `#` lines before the XML, as HTCondor's detection skips them.
+        assert_eq!(
+            read("# by hand\n  # more\n\n<c></c>"),
+            Ok(vec!["[  ]".into()])
+        );
+        let e = read("<c></c># late\n").unwrap_err();
+        assert!(e.starts_with("1:8: expected an ad"), "{e}");
         // Comments are skipped, as XML has them.
         assert_eq!(
             read("<!-- a --><c><!-- b --><a n=\"x\"><i>1</i></a></c>"),
