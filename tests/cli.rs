@@ -162,6 +162,167 @@ fn format_converts_between_syntaxes() {
     assert_eq!(stdout(&o), "A = 1\nS = \"x\"\n\nB = 2.5\n");
 }
 
+/// `format --xml` prints what `condor_q -xml` prints, and reads back as the ads.
+#[test]
+fn format_writes_xml_as_condor_q_does_and_reads_it_back() {
+    let f = tmp(
+        "to_xml.ads",
+        "A = 1\nS = \"x<y & \\\"z\\\"\"\nR = TARGET.Memory >= 1024\nL = { 1, [ q = true ] }\n\nB = undefined\n",
+    );
+    let o = classad(&["format", "--xml", &f], "");
+    assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+    let xml = stdout(&o);
+    assert_eq!(
+        xml,
+        "<?xml version=\"1.0\"?>\n<!DOCTYPE classads SYSTEM \"classads.dtd\">\n<classads>\n\
+         <c>\n\
+         \x20   <a n=\"A\"><i>1</i></a>\n\
+         \x20   <a n=\"L\"><l><i>1</i><c>\n\
+         \x20       <a n=\"q\"><b v=\"t\"/></a>\n\
+         \x20   </c></l></a>\n\
+         \x20   <a n=\"R\"><e>TARGET.Memory &gt;= 1024</e></a>\n\
+         \x20   <a n=\"S\"><s>x&lt;y &amp; \"z\"</s></a>\n\
+         </c>\n\
+         <c>\n\
+         \x20   <a n=\"B\"><un/></a>\n\
+         </c>\n\
+         </classads>\n"
+    );
+    let back = tmp("from_xml.xml", &xml);
+    for syntax in ["--new", "--json", "--old"] {
+        assert_eq!(
+            stdout(&classad(&["format", syntax, &back], "")),
+            stdout(&classad(&["format", syntax, &f], "")),
+            "{syntax}"
+        );
+    }
+    // Standard input, and no ads at all: still a document.
+    let o = classad(&["format", "--xml", "-"], "");
+    assert_eq!(
+        stdout(&o),
+        "<?xml version=\"1.0\"?>\n<!DOCTYPE classads SYSTEM \"classads.dtd\">\n<classads>\n</classads>\n"
+    );
+    // A broken XML file: its name, line and column, and what was expected.
+    let bad = tmp(
+        "bad.xml",
+        "<classads>\n<c>\n    <a n=\"A\"><i>1</i><s>x</s></a>\n</c>\n",
+    );
+    let o = classad(&["format", "--new", &bad], "");
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("bad.xml:3:22: expected `</a>` (an attribute holds one value), found `<s>`"),
+        "{err}"
+    );
+}
+
+/// Every command that reads ads reads XML files as it reads the same ads in old
+/// syntax.
+#[test]
+fn xml_files_are_read_by_every_command() {
+    let jobs_old = tmp(
+        "xml_jobs.ads",
+        "MyType = \"Job\"\nOwner = \"u\"\nRequestCpus = 2\nRequirements = TARGET.Cpus >= RequestCpus\nRank = TARGET.Cpus\n\n\
+         MyType = \"Job\"\nOwner = \"v\"\nRequestCpus = 1\nRequirements = TARGET.Cpus >= RequestCpus\n",
+    );
+    let machines_old = tmp(
+        "xml_machines.ads",
+        "MyType = \"Machine\"\nName = \"s1\"\nCpus = 1\nRequirements = true\n\n\
+         MyType = \"Machine\"\nName = \"s2\"\nCpus = 4\nRequirements = TARGET.RequestCpus <= Cpus\n",
+    );
+    let as_xml =
+        |path: &str, name: &str| tmp(name, &stdout(&classad(&["format", "--xml", path], "")));
+    let jobs = as_xml(&jobs_old, "xml_jobs.xml");
+    let machines = as_xml(&machines_old, "xml_machines.xml");
+    let one_job = tmp(
+        "xml_one_job.xml",
+        "<c><a n=\"RequestCpus\"><i>3</i></a><a n=\"Owner\"><s>w</s></a></c>",
+    );
+    let runs: Vec<Vec<String>> = vec![
+        vec![
+            "eval".into(),
+            "--my".into(),
+            one_job.clone(),
+            "RequestCpus * 2".into(),
+            "Owner".into(),
+        ],
+        vec![
+            "eval".into(),
+            "--my".into(),
+            one_job,
+            "--target".into(),
+            "{machine}".into(),
+            "TARGET.Cpus".into(),
+        ],
+        vec![
+            "query".into(),
+            "--constraint".into(),
+            "Cpus >= 4".into(),
+            "--new".into(),
+            "{machines}".into(),
+        ],
+        vec![
+            "match".into(),
+            "--jobs".into(),
+            "{jobs}".into(),
+            "--machines".into(),
+            "{machines}".into(),
+            "--all-pairs".into(),
+            "-q".into(),
+        ],
+        vec![
+            "negotiate".into(),
+            "--jobs".into(),
+            "{jobs}".into(),
+            "--machines".into(),
+            "{machines}".into(),
+        ],
+    ];
+    let machine_xml = tmp(
+        "xml_machine.xml",
+        "<?xml version=\"1.0\"?>\n<classads><c><a n=\"Cpus\"><i>4</i></a></c></classads>",
+    );
+    let machine_old = tmp("xml_machine.ads", "Cpus = 4\n");
+    for run in runs {
+        let with = |jobs: &str, machines: &str, machine: &str| {
+            let args: Vec<String> = run
+                .iter()
+                .map(|a| match a.as_str() {
+                    "{jobs}" => jobs.to_string(),
+                    "{machines}" => machines.to_string(),
+                    "{machine}" => machine.to_string(),
+                    _ => a.clone(),
+                })
+                .collect();
+            let args: Vec<&str> = args.iter().map(String::as_str).collect();
+            let o = classad(&args, "");
+            assert!(
+                o.status.success(),
+                "{args:?}: {}",
+                String::from_utf8_lossy(&o.stderr)
+            );
+            stdout(&o)
+        };
+        let from_xml = with(&jobs, &machines, &machine_xml);
+        assert!(!from_xml.is_empty(), "{run:?}");
+        assert_eq!(
+            from_xml,
+            with(&jobs_old, &machines_old, &machine_old),
+            "{run:?}"
+        );
+    }
+    let o = classad(
+        &[
+            "eval",
+            "--my",
+            &tmp("xml_eval.xml", "<c><a n=\"x\"><i>3</i></a></c>"),
+            "x + 1",
+        ],
+        "",
+    );
+    assert_eq!(stdout(&o), "4\n");
+}
+
 #[test]
 fn query_prints_the_ads_that_satisfy_the_constraint() {
     let f = tmp(
@@ -517,7 +678,11 @@ fn match_reads_the_queue_from_stdin_in_any_syntax_with_errors_placed() {
                [ RequestCpus = 1; Requirements = TARGET.Cpus >= RequestCpus ]\n";
     let json = r#"[{"RequestCpus": 2, "Requirements": "\/Expr(TARGET.Cpus >= RequestCpus)\/"},
                   {"RequestCpus": 1, "Requirements": "\/Expr(TARGET.Cpus >= RequestCpus)\/"}]"#;
-    for (what, jobs) in [("old", old), ("new", new), ("json", json)] {
+    let xml = "<?xml version=\"1.0\"?>\n<classads>\n\
+               <c><a n=\"RequestCpus\"><i>2</i></a><a n=\"Requirements\"><e>TARGET.Cpus &gt;= RequestCpus</e></a></c>\n\
+               <c><a n=\"RequestCpus\"><i>1</i></a><a n=\"Requirements\"><e>TARGET.Cpus &gt;= RequestCpus</e></a></c>\n\
+               </classads>\n";
+    for (what, jobs) in [("old", old), ("new", new), ("json", json), ("xml", xml)] {
         let file = tmp(&format!("stream-jobs-{what}.ads"), jobs);
         for (path, input) in [(file.as_str(), ""), ("-", jobs)] {
             let o = classad(

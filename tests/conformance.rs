@@ -4,7 +4,9 @@
 //! which must still deviate (so the list cannot go stale).
 
 use classad::ad::json::{parse_json_ads, unparse_ad_json};
-use classad::ad::{read_ads_as, ClassAd, Format};
+use classad::ad::read::detect;
+use classad::ad::xml::{parse_xml_ads, write_ads_xml};
+use classad::ad::{read_ads, read_ads_as, ClassAd, Format};
 use classad::eval::display::unparse_value;
 use classad::eval::{eval_alone_with, eval_in_with, Engine, Semantics};
 use classad::matching::{rank, symmetric_match, CompiledPool};
@@ -276,6 +278,114 @@ fn ad_cases() {
         }
     }
     judge("ads.jsonl", cases.len(), failures);
+}
+
+/// An XML input of `xml.jsonl`: its text (built from the depth for the deep ones,
+/// which would be large as data) and its key in `deviations.jsonl`.
+fn xml_input(c: &Json) -> Option<(String, String)> {
+    if let Some(text) = c["input_xml"].as_str() {
+        return Some((text.to_string(), text.to_string()));
+    }
+    let depth = c["input_xml_list_depth"].as_u64()? as usize;
+    let text = format!(
+        "<c><a n=\"x\">{}<i>1</i>{}</a></c>",
+        "<l>".repeat(depth),
+        "</l>".repeat(depth)
+    );
+    Some((text, format!("lists nested {depth} deep")))
+}
+
+/// HTCondor's reading of a case: its ads, or `error` when it failed, hung or
+/// crashed (after the ads it gave before; ours gives all or nothing).
+fn htcondor_xml_reading(c: &Json) -> String {
+    if c["error"] == true || c["htcondor"].is_string() {
+        return "error".into();
+    }
+    let ads: Vec<&str> = c["ads"]
+        .as_array()
+        .expect("ads")
+        .iter()
+        .map(|a| a.as_str().expect("an ad"))
+        .collect();
+    format!("{ads:?}")
+}
+
+fn our_xml_reading(ads: Result<Vec<ClassAd>, String>) -> String {
+    match ads {
+        Ok(ads) => format!("{:?}", ads.iter().map(unparse_ad).collect::<Vec<_>>()),
+        Err(_) => "error".into(),
+    }
+}
+
+/// XML ads (`xml.jsonl`, made by `generate_xml.py`): we read each input as HTCondor
+/// does, or refuse it where it fails; the auto-detected inputs are read as XML
+/// whatever their first line; and the ads we print as XML read back, in HTCondor
+/// and in ours, as the ads printed.
+#[test]
+fn xml_cases() {
+    utc();
+    let cases = lines("xml.jsonl");
+    let mut failures = Vec::new();
+    let mut stale = Vec::new();
+    for c in &cases {
+        if let Some((text, key)) = xml_input(c) {
+            let want = htcondor_xml_reading(c);
+            let got = our_xml_reading(parse_xml_ads(&text).map_err(|e| e.to_string()));
+            if got != want {
+                failures.push((
+                    key.clone(),
+                    format!("XML {key:?}\n   want {want}\n   got  {got}"),
+                ));
+            }
+        } else if let Some(text) = c["input_auto"].as_str() {
+            // HTCondor's auto-detection gives its first ad (or none); we detect
+            // XML from the first `<` and read every ad.
+            let want = match &c["first_ad"] {
+                Json::String(ad) => ad.clone(),
+                _ => "no ad".into(),
+            };
+            assert_eq!(detect(text), Format::Xml, "{text:?}");
+            let got = match read_ads(text, "case") {
+                Ok(ads) if !ads.is_empty() => unparse_ad(&ads[0]),
+                Ok(_) => "no ad".into(),
+                Err(e) => format!("error: {e}"),
+            };
+            if got != want {
+                let key = format!("auto | {text}");
+                failures.push((
+                    key.clone(),
+                    format!("AUTO {text:?}\n   want {want}\n   got  {got}"),
+                ));
+            }
+        } else {
+            let text = c["write"].as_str().expect("an input key");
+            let ad = parse_classad(text).unwrap_or_else(|e| panic!("{text}: {e}"));
+            let mut printed = Vec::new();
+            write_ads_xml(std::iter::once(&ad), &mut printed).unwrap();
+            let printed = String::from_utf8(printed).unwrap();
+            if printed != c["xml"].as_str().expect("xml") {
+                stale.push(format!("{text}\n   data {}\n   now  {printed}", c["xml"]));
+                continue;
+            }
+            // HTCondor reads our XML as the ad printed, and we read it as HTCondor.
+            let theirs = htcondor_xml_reading(c);
+            let original = format!("{:?}", [unparse_ad(&ad)]);
+            let ours = our_xml_reading(parse_xml_ads(&printed).map_err(|e| e.to_string()));
+            if theirs != original || ours != theirs {
+                let key = format!("write | {text}");
+                failures.push((
+                    key.clone(),
+                    format!("WRITE {text:?}\n   HTCondor reads {theirs}\n   we read       {ours}"),
+                ));
+            }
+        }
+    }
+    assert!(
+        stale.is_empty(),
+        "xml.jsonl holds XML our writer no longer prints; run tests/conformance/generate_xml.py:\n{}",
+        stale.join("\n")
+    );
+    judge("xml.jsonl", cases.len(), failures);
 }
 
 #[test]

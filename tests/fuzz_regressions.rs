@@ -26,7 +26,7 @@ fn parse_property(data: &[u8]) -> Result<(), String> {
         }
     }
     let _ = parse_expr_old(text);
-    for format in [Format::Old, Format::New, Format::Json] {
+    for format in [Format::Old, Format::New, Format::Json, Format::Xml] {
         let _ = read_ads_as(text, "fuzz", format);
     }
     Ok(())

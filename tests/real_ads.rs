@@ -1,7 +1,7 @@
 //! Real ad files, as HTCondor's tools wrote them (HTCondor's own test ads, a
 //! production pool sample of 205 ads with about 500 attributes each), held where
 //! the files live rather than in the repository: every file is read; every ad is
-//! printed in old, new and JSON syntax and read back to the same ad; every
+//! printed in old, new, JSON and XML syntax and read back to the same ad; every
 //! attribute is evaluated on both engines with the same result; and every job ad
 //! is matched against every slot ad on both.
 //!
@@ -13,6 +13,7 @@
 //! hold against HTCondor's own library.
 
 use classad::ad::json::unparse_ad_json;
+use classad::ad::xml::write_ads_xml;
 use classad::ad::{read_ads_as, read_ads_from, ClassAd, Format, ReadLimits};
 use classad::eval::display::unparse_value;
 use classad::eval::{eval_in, eval_in_with, Engine, Fail, Semantics};
@@ -76,6 +77,11 @@ fn print(ads: &[ClassAd], format: Format) -> String {
             let each: Vec<String> = ads.iter().map(unparse_ad_json).collect();
             format!("[\n{}\n]\n", each.join(",\n"))
         }
+        Format::Xml => {
+            let mut out = Vec::new();
+            write_ads_xml(ads.iter(), &mut out).expect("writing to memory");
+            String::from_utf8(out).expect("XML ads are UTF-8")
+        }
     }
 }
 
@@ -97,7 +103,7 @@ impl Findings {
 /// syntax printing) and, printed again, the same text.
 fn round_trip(file: &str, ads: &[ClassAd], found: &mut Findings) {
     let canon: Vec<String> = ads.iter().map(unparse_ad).collect();
-    for format in [Format::Old, Format::New, Format::Json] {
+    for format in [Format::Old, Format::New, Format::Json, Format::Xml] {
         let text = print(ads, format);
         let back = match read_ads_as(&text, file, format) {
             Ok(back) => back,

@@ -82,7 +82,7 @@ fuzz_target!(|data: &[u8]| {
         );
     }
     let _ = parse_expr_old(text);
-    for format in [Format::Old, Format::New, Format::Json] {
+    for format in [Format::Old, Format::New, Format::Json, Format::Xml] {
         let _ = read_ads_as(text, "fuzz", format);
     }
 });

@@ -220,7 +220,7 @@ fn write_node(tree: &Expr, id: NodeId, level: usize, out: &mut String) {
 
 /// A record's attributes as a ClassAd holds them: one per name (the last definition,
 /// the first spelling), in HTCondor's order.
-fn record_order(attrs: &[(Str, NodeId)]) -> Vec<(&str, NodeId)> {
+pub(super) fn record_order(attrs: &[(Str, NodeId)]) -> Vec<(&str, NodeId)> {
     let mut out: Vec<(&str, NodeId)> = Vec::new();
     for (n, id) in attrs {
         match out.iter_mut().find(|(m, _)| m.eq_ignore_ascii_case(n)) {

@@ -6,6 +6,7 @@ mod old;
 pub mod parts;
 pub mod read;
 pub mod stream;
+pub mod xml;
 
 pub use classad::ClassAd;
 pub use read::{read_ads, read_ads_as, Format, ReadError};

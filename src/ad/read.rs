@@ -1,8 +1,10 @@
-//! Reading files of ads: old syntax (`condor_q -l`), new syntax, or JSON, detected.
+//! Reading files of ads: old syntax (`condor_q -l`), new syntax, JSON or XML,
+//! detected.
 
 use super::classad::ClassAd;
 use super::json::parse_json_ads;
 use super::old::read_old;
+use super::xml::parse_xml_ads;
 use crate::syntax::{ParseError, Parser};
 use std::fmt;
 
@@ -15,6 +17,8 @@ pub enum Format {
     New,
     /// A JSON object, an array of objects, or one object per line.
     Json,
+    /// `<c>` ads as `condor_q -xml` prints them (see [`super::xml`]).
+    Xml,
 }
 
 /// A file that could not be read as ads: where, and what was expected.
@@ -54,7 +58,9 @@ impl ReadError {
 }
 
 /// Decides the syntax the way HTCondor's `Parse_auto` does, from the first
-/// character that is not blank and not in a `#` comment line.
+/// character that is not blank and not in a `#` comment line; a `<` there is XML
+/// (`<?xml`, `<classads>`, `<c>`), where HTCondor takes XML only after a first line
+/// that is exactly `<?xml version="1.0"?>`.
 pub fn detect(src: &str) -> Format {
     let body = src
         .lines()
@@ -73,6 +79,7 @@ pub fn detect(src: &str) -> Format {
 /// comment, and the second character of the text that is not white space.
 fn decide(first: Option<char>, next: Option<char>) -> Format {
     match (first, next) {
+        (Some('<'), _) => Format::Xml,
         (Some('{'), Some('[')) => Format::New,
         (Some('{'), _) => Format::Json,
         (Some('['), Some('{')) => Format::Json,
@@ -137,6 +144,7 @@ pub fn read_ads_as(src: &str, file: &str, format: Format) -> Result<Vec<ClassAd>
         Format::Old => read_old(src, file),
         Format::New => read_new(src, file),
         Format::Json => parse_json_ads(src).map_err(|e| ReadError::from_parse(file, e)),
+        Format::Xml => parse_xml_ads(src).map_err(|e| ReadError::from_parse(file, e)),
     }
 }
 
@@ -171,6 +179,9 @@ mod tests {
         assert_eq!(detect("{\"a\": 1}"), Format::Json);
         assert_eq!(detect("[ {\"a\": 1} ]"), Format::Json);
         assert_eq!(detect(""), Format::Old);
+        assert_eq!(detect("<?xml version=\"1.0\"?>\n<classads>"), Format::Xml);
+        assert_eq!(detect("\n  <classads><c></c></classads>"), Format::Xml);
+        assert_eq!(detect("# made by condor_q\n<c>\n</c>"), Format::Xml);
     }
 
     #[test]
@@ -185,6 +196,8 @@ mod tests {
             "\n\n",
             "[",
             "",
+            "\n<?xml version=\"1.0\"?>\n",
+            "<c>",
         ] {
             let mut d = Detector::default();
             let early = src.lines().find_map(|l| d.feed(l));
@@ -256,5 +269,13 @@ mod tests {
         assert_eq!(read_ads("{\"a\":1}\n{\"b\":2}\n", "f").unwrap().len(), 2);
         let e = read_ads("[a=1] [b=]", "f").unwrap_err();
         assert_eq!(e.line, 1);
+    }
+
+    #[test]
+    fn xml_ads_and_their_errors() {
+        let src = "<?xml version=\"1.0\"?>\n<classads>\n<c>\n    <a n=\"A\"><i>1</i></a>\n</c>\n</classads>\n";
+        assert_eq!(read_ads(src, "f").unwrap().len(), 1);
+        let e = read_ads("<classads>\n<c>\n    <a n=\"A\"><i>1</i>\n</c>\n", "q.xml").unwrap_err();
+        assert_eq!(e.to_string(), "q.xml:4:1: not well-formed XML: ill-formed document: expected `</a>`, but `</c>` was found");
     }
 }

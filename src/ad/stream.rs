@@ -7,6 +7,7 @@
 use super::classad::ClassAd;
 use super::old::check_line;
 use super::read::{read_ads_as, Detector, Format, ReadError};
+use super::xml::check_xml_prefix;
 use std::fmt;
 use std::io::{BufRead, ErrorKind};
 
@@ -290,8 +291,9 @@ impl<R: BufRead> TextLines<R> {
 /// Reads every ad from a stream, detecting the syntax as [`super::read_ads`] does;
 /// `file` names the source in errors. Each line is checked as it arrives (see
 /// [`TextLines`]), and in old syntax each of the first [`CHECKED_LINES`] lines must
-/// be blank, a `#` comment or `Name = ...`: a file that is not ads fails at its
-/// first line that is not, before the rest is read.
+/// be blank, a `#` comment or `Name = ...` (in XML, those lines must be the start
+/// of XML ads): a file that is not ads fails at its first line that is not, before
+/// the rest is read.
 ///
 /// ```
 /// use classad::ad::stream::{read_ads_from, ReadLimits};
@@ -357,6 +359,17 @@ pub(super) fn read_head<R: BufRead>(
         }
     }
     let rest = (!lines.done).then(|| (lines.reader, lines.number + 1));
+    // XML is checked on its first lines as a whole, for the same reason: a stream
+    // that goes wrong there fails before the rest is read (input read whole is
+    // parsed at once anyway).
+    if format == Some(Format::Xml) && rest.is_some() {
+        check_xml_prefix(&text).map_err(|e| ReadError {
+            file: file.to_string(),
+            line: e.line,
+            column: e.column,
+            message: e.message,
+        })?;
+    }
     Ok(Head {
         text,
         format,
@@ -579,6 +592,8 @@ mod tests {
             "[\n{\"a\": 1},\n{\"b\": 2}\n]",
             "[a=1]\n[b=]\n",
             "A = 1\nB = (1 +\n",
+            "<?xml version=\"1.0\"?>\n<classads>\n<c>\n <a n=\"A\"><i>1</i></a>\n</c>\n</classads>\n",
+            "<c>\n <a n=\"A\"><i>1</i>\n</c>\n",
         ] {
             let printed = |ads: Vec<ClassAd>| -> Vec<String> {
                 ads.iter().map(crate::syntax::unparse_ad).collect()
@@ -594,6 +609,24 @@ mod tests {
         );
         let e = read_ads_from(&b"A = 1\nB = 123456\n"[..], "f", small(6)).unwrap_err();
         assert_eq!((e.line, e.column), (2, 7));
+    }
+
+    #[test]
+    fn an_endless_stream_that_starts_as_xml_stops_at_its_first_bad_element() {
+        use std::io::Read;
+        let lines = (&b"<?xml version=\"1.0\"?>\n<classads>\n<c>\n"[..])
+            .chain(&b"    <a n=\"A\"><i>1</i></a>\n"[..])
+            .chain(&b"this is prose, not XML\n"[..])
+            .chain(std::io::repeat(b'\n'));
+        let e = read_ads_from(std::io::BufReader::new(lines), "x", small(1000)).unwrap_err();
+        assert_eq!((e.line, e.column), (5, 1), "{e}");
+        assert!(e.message.contains("found text `this is prose"), "{e}");
+        // Cut inside an element, the first lines are no error: the rest mends it.
+        let mut text = String::from("<classads>\n<c>\n<a n=\"S\"><s>");
+        text.push_str(&"line\n".repeat(CHECKED_LINES as usize + 5));
+        text.push_str("</s></a>\n</c>\n</classads>\n");
+        let ads = read_ads_from(text.as_bytes(), "x", small(1000)).unwrap();
+        assert_eq!(ads.len(), 1);
     }
 
     /// Past [`CHECKED_LINES`] the rest is read in bulk: the same ads, and the same

@@ -1,8 +1,9 @@
-//! `classad format`: convert a file of ads between old, new and JSON syntax.
+//! `classad format`: convert a file of ads between old, new, JSON and XML syntax.
 
 use super::io::{load_ads, output_error};
 use super::Failure;
 use crate::ad::json::unparse_ad_json;
+use crate::ad::xml::write_ads_xml;
 use crate::ad::ClassAd;
 use crate::syntax::{unparse_ad, unparse_ad_old};
 use clap::Args;
@@ -22,7 +23,11 @@ pub struct FormatArgs {
     /// JSON, as `condor_q -json` prints (an array of objects).
     #[arg(long, group = "syntax")]
     json: bool,
-    /// The file of ads (old, new or JSON syntax, detected); `-` for standard input.
+    /// XML, as `condor_q -xml` prints (`<classads>` of `<c>` ads).
+    #[arg(long, group = "syntax")]
+    xml: bool,
+    /// The file of ads (old, new, JSON or XML syntax, detected); `-` for standard
+    /// input.
     file: String,
 }
 
@@ -35,6 +40,8 @@ pub enum OutSyntax {
     New,
     /// A JSON array of objects.
     Json,
+    /// An XML document of `<c>` ads.
+    Xml,
 }
 
 impl OutSyntax {
@@ -85,6 +92,7 @@ pub fn write_ads<'a>(
             }
             writeln!(out, "\n]")?;
         }
+        OutSyntax::Xml => write_ads_xml(ads, out)?,
     }
     Ok(())
 }
@@ -94,7 +102,12 @@ pub fn run(a: FormatArgs) -> Result<ExitCode, Failure> {
     let ads = load_ads(&a.file)?;
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
-    write_ads(ads.iter(), OutSyntax::from_flags(a.new, a.json), &mut out)
+    let syntax = if a.xml {
+        OutSyntax::Xml
+    } else {
+        OutSyntax::from_flags(a.new, a.json)
+    };
+    write_ads(ads.iter(), syntax, &mut out)
         .and_then(|_| out.flush())
         .map_err(output_error)?;
     Ok(ExitCode::SUCCESS)

@@ -52,7 +52,7 @@ enum Command {
     /// cycle's statistics), and a summary on standard error. With no files it
     /// runs on a built-in pool of 30 jobs and 40 slots.
     Negotiate(negotiate_cmd::NegotiateArgs),
-    /// Convert a file of ads to old, new or JSON syntax.
+    /// Convert a file of ads to old, new, JSON or XML syntax.
     Format(format_cmd::FormatArgs),
     /// Print ads as condor_status and condor_q print them: whole, or chosen values
     /// (-af), of those for which a constraint is true.

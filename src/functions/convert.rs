@@ -26,6 +26,12 @@ pub(crate) fn unary(c: &mut dyn Call, f: fn(&Value) -> Value) -> Result<Value, F
 /// Accepts leading white space, a sign, decimal and hex (`0x1p3`) forms, `inf`,
 /// `infinity` and `nan`.
 pub(crate) fn strtod(s: &str) -> Option<f64> {
+    strtod_prefix(s).map(|(v, _)| v)
+}
+
+/// C's `strtod` on the start of `s`: the value and how many bytes it read (what
+/// `strtod` leaves in `*endptr`), or `None` when it reads nothing.
+pub(crate) fn strtod_prefix(s: &str) -> Option<(f64, usize)> {
     let b = s.as_bytes();
     let mut i = 0;
     while i < b.len() && b[i].is_ascii_whitespace() {
@@ -40,20 +46,41 @@ pub(crate) fn strtod(s: &str) -> Option<f64> {
         .get(..8.min(rest.len()))
         .unwrap_or("")
         .to_ascii_lowercase();
-    let mag = if lower.starts_with("inf") {
-        f64::INFINITY
+    let (mag, len) = if lower.starts_with("infinity") {
+        (f64::INFINITY, 8)
+    } else if lower.starts_with("inf") {
+        (f64::INFINITY, 3)
     } else if lower.starts_with("nan") {
-        f64::NAN
+        (f64::NAN, 3 + nan_payload(&rest[3..]))
     } else if lower.starts_with("0x") {
-        hex_float(&rest[2..]).unwrap_or(0.0)
+        // `0x` without a hex digit after it is the `0` alone.
+        hex_float(&rest[2..]).map_or((0.0, 1), |(v, n)| (v, 2 + n))
     } else {
         decimal_float(rest)?
     };
-    Some(if neg { -mag } else { mag })
+    Some((if neg { -mag } else { mag }, i + len))
 }
 
-/// The longest decimal floating-point prefix of `s`; `None` when there are no digits.
-fn decimal_float(s: &str) -> Option<f64> {
+/// The length of the `(chars)` that may follow `nan`: letters, digits and `_`
+/// between parentheses; 0 when there is none.
+fn nan_payload(s: &str) -> usize {
+    let Some(body) = s.strip_prefix('(') else {
+        return 0;
+    };
+    let inner = body
+        .bytes()
+        .take_while(|c| c.is_ascii_alphanumeric() || *c == b'_')
+        .count();
+    if body.as_bytes().get(inner) == Some(&b')') {
+        inner + 2
+    } else {
+        0
+    }
+}
+
+/// The longest decimal floating-point prefix of `s` and its length; `None` when
+/// there are no digits.
+fn decimal_float(s: &str) -> Option<(f64, usize)> {
     let b = s.as_bytes();
     let mut i = 0;
     let digits = |i: &mut usize| {
@@ -80,12 +107,12 @@ fn decimal_float(s: &str) -> Option<f64> {
             i = j;
         }
     }
-    s[..i].parse::<f64>().ok()
+    s[..i].parse::<f64>().ok().map(|v| (v, i))
 }
 
-/// A hexadecimal float body after `0x` (`1F`, `1.8p3`); `None` (meaning the `0` alone)
-/// when no hex digit follows.
-fn hex_float(s: &str) -> Option<f64> {
+/// A hexadecimal float body after `0x` (`1F`, `1.8p3`) and its length; `None`
+/// (meaning the `0` alone) when no hex digit follows.
+fn hex_float(s: &str) -> Option<(f64, usize)> {
     let b = s.as_bytes();
     let mut i = 0;
     let mut m = 0.0f64;
@@ -122,9 +149,10 @@ fn hex_float(s: &str) -> Option<f64> {
         }
         if j > start {
             scale = scale.saturating_add(if neg { -e } else { e });
+            i = j;
         }
     }
-    Some(m * 2f64.powi(scale))
+    Some((m * 2f64.powi(scale), i))
 }
 
 /// HTCondor's `convertValueToRealValue`: `None` when the value cannot become a real
@@ -227,6 +255,24 @@ mod tests {
             eval("int", vec![s("123456789012345678")]),
             "123456789012345680"
         );
+    }
+
+    #[test]
+    fn strtod_prefix_says_where_strtod_stops() {
+        use super::strtod_prefix;
+        let stop = |t: &str| strtod_prefix(t).map(|(_, n)| n);
+        assert_eq!(stop("  2.5xyz"), Some(5));
+        assert_eq!(stop("1e3x"), Some(3));
+        assert_eq!(stop("1e"), Some(1));
+        assert_eq!(stop("-0x"), Some(2));
+        assert_eq!(stop("0x1.8p3 "), Some(7));
+        assert_eq!(stop("0x1p"), Some(3));
+        assert_eq!(stop("infinity"), Some(8));
+        assert_eq!(stop("-INFx"), Some(4));
+        assert_eq!(stop("nan(12)"), Some(7));
+        assert_eq!(stop("nan(1"), Some(3));
+        assert_eq!(stop("."), None);
+        assert_eq!(stop(""), None);
     }
 
     #[test]

@@ -231,7 +231,7 @@ pub(crate) fn arity(c: &dyn Call, lo: usize, hi: usize) -> bool {
     (lo..=hi).contains(&c.argc())
 }
 
-mod convert;
+pub(crate) mod convert;
 mod core;
 mod env_args;
 mod introspect;

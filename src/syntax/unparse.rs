@@ -59,8 +59,8 @@ fn special_real(f: f64) -> Option<String> {
 }
 
 /// Escapes the bytes of `s` as HTCondor's new-syntax unparser does, with `delim` as
-/// the quote character.
-fn escape_new(s: &str, delim: u8, out: &mut String) {
+/// the quote character (0xFF, which no UTF-8 text holds, for none).
+pub(crate) fn escape_new(s: &str, delim: u8, out: &mut String) {
     for &b in s.as_bytes() {
         match b {
             _ if b == delim => {
