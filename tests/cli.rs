@@ -1368,3 +1368,28 @@ fn match_json_lists_jobs_with_their_slots_and_ranks() {
     }
     assert_eq!(from_json.join("\n") + "\n", text);
 }
+
+/// Issue 13: `classad query -xml` (and `-long:xml`) prints what `condor_q -xml`
+/// prints, which reads back as the same ads; with no ad selected, the header
+/// and footer alone.
+#[test]
+fn query_prints_xml_that_reads_back() {
+    let f = tmp(
+        "query-xml.ads",
+        "Name = \"a\"\nCpus = 2\n\nName = \"b\"\nCpus = 4\nClaimId = \"x\"\n",
+    );
+    let o = classad(&["query", "-xml", "-constraint", "Cpus > 2", &f], "");
+    assert_eq!(
+        stdout(&o),
+        "<?xml version=\"1.0\"?>\n<!DOCTYPE classads SYSTEM \"classads.dtd\">\n<classads>\n<c>\n    \
+         <a n=\"Cpus\"><i>4</i></a>\n    <a n=\"Name\"><s>b</s></a>\n</c>\n</classads>\n"
+    );
+    let all = stdout(&classad(&["query", "-long:xml", &f], ""));
+    let o = classad(&["query", "-af", "Name", "Cpus", "-", "-"], &all);
+    assert_eq!(stdout(&o), "a 2\nb 4\n");
+    let o = classad(&["query", "--xml", "-constraint", "false", &f], "");
+    assert_eq!(
+        stdout(&o),
+        "<?xml version=\"1.0\"?>\n<!DOCTYPE classads SYSTEM \"classads.dtd\">\n<classads>\n</classads>\n"
+    );
+}

@@ -32,7 +32,7 @@ mod write;
 
 pub(super) use read::check_xml_prefix;
 pub use read::parse_xml_ads;
-pub use write::{unparse_ad_xml, write_ads_xml, FOOTER, HEADER};
+pub use write::{unparse_ad_xml, unparse_attrs_xml, write_ads_xml, FOOTER, HEADER};
 
 /// The deepest nesting of lists and nested ads (`<l>`, `<c>`) an attribute's value
 /// may have. HTCondor's new-syntax parser, and ours, hold 165 and no more, so an

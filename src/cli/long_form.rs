@@ -11,6 +11,7 @@
 //! between the ads otherwise, and nothing at all when no ad is printed.
 
 use crate::ad::json::unparse_attrs_json;
+use crate::ad::xml;
 use crate::ad::ClassAd;
 use crate::syntax::ast::ExprView;
 use crate::syntax::unparse::{unparse_attrs, unparse_old_node, write_attr_name};
@@ -27,6 +28,8 @@ pub enum LongForm {
     New,
     /// A JSON array of objects (`-json`).
     Json,
+    /// XML ads between HTCondor's header and footer (`-long:xml`, `-xml`).
+    Xml,
 }
 
 /// The attributes HTCondor's tools never print: they hold claim ids and keys
@@ -104,6 +107,14 @@ impl LongWriter {
                 }
                 text.push('\n');
             }
+            LongForm::Xml => {
+                if self.printed == 0 {
+                    text.push_str(xml::HEADER);
+                }
+                text.push_str(&xml::unparse_attrs_xml(
+                    attrs.iter().map(|(n, e)| (n.as_str(), *e)),
+                ));
+            }
             LongForm::New | LongForm::Json => {
                 let first = self.printed == 0;
                 text.push_str(match (self.form, first) {
@@ -129,6 +140,11 @@ impl LongWriter {
         match self.form {
             LongForm::Json if self.printed > 0 => out.write_all(b"]\n"),
             LongForm::New if self.printed > 0 => out.write_all(b"}\n"),
+            // As `condor_q -xml`: the header and footer even around no ad.
+            LongForm::Xml if self.printed == 0 => {
+                out.write_all(format!("{}{}", xml::HEADER, xml::FOOTER).as_bytes())
+            }
+            LongForm::Xml => out.write_all(xml::FOOTER.as_bytes()),
             _ => Ok(()),
         }
     }
@@ -177,6 +193,18 @@ mod tests {
             "[\n{\n  \"a\": 2,\n  \"B\": 1\n}\n,\n{\n  \"C\": 3\n}\n]\n"
         );
         assert_eq!(print(LongForm::Json, None, &[]), "");
+        assert_eq!(
+            print(LongForm::Xml, Some(&["b", "a"]), &ads),
+            format!(
+                "{}<c>\n    <a n=\"a\"><i>2</i></a>\n    <a n=\"B\"><i>1</i></a>\n</c>\n<c>\n</c>\n{}",
+                xml::HEADER,
+                xml::FOOTER
+            )
+        );
+        assert_eq!(
+            print(LongForm::Xml, None, &[]),
+            format!("{}{}", xml::HEADER, xml::FOOTER)
+        );
         assert_eq!(print(LongForm::New, None, &[]), "");
     }
 }

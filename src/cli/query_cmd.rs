@@ -37,6 +37,7 @@ Options (one dash or two; with one dash, any abbreviation as HTCondor's tools ta
                       name ignoring case, a blank line after each ad
   -long:new, -new     Whole ads in new syntax, a { ... } list of one-line ads
   -long:json, -json   Whole ads as a JSON array of objects
+  -long:xml, -xml     Whole ads as XML, as condor_q -xml prints them
   -attributes A,B,... With the forms above, only these attributes of each ad
   -af[:jlhVrTY,tng] ARG...
   -autoformat[:...] ARG...
@@ -200,9 +201,10 @@ fn parse_args(args: &[String]) -> Result<Option<Query>, String> {
                     "long" => LongForm::Long,
                     "new" => LongForm::New,
                     "json" => LongForm::Json,
+                    "xml" => LongForm::Xml,
                     _ => {
                         return Err(format!(
-                            "{a}: unknown form `{word}` (expected long, new or json)"
+                            "{a}: unknown form `{word}` (expected long, new, json or xml)"
                         ))
                     }
                 };
@@ -212,6 +214,8 @@ fn parse_args(args: &[String]) -> Result<Option<Query>, String> {
             q.output = Output::Whole(LongForm::Json);
         } else if option(a, "new", 3, false).is_some() {
             q.output = Output::Whole(LongForm::New);
+        } else if option(a, "xml", 3, false).is_some() {
+            q.output = Output::Whole(LongForm::Xml);
         } else if option(a, "attributes", 2, false).is_some() {
             let list = value(i, "attribute names separated by commas")?;
             let names: Vec<String> = list

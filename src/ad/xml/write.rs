@@ -4,7 +4,7 @@
 use super::super::classad::ClassAd;
 use super::super::json::record_order;
 use super::text::escape_markup;
-use crate::syntax::ast::{Expr, Node, NodeId};
+use crate::syntax::ast::{Expr, ExprView, Node, NodeId};
 use crate::syntax::unparse::{escape_new, fmt_abstime, fmt_real_new, unparse_node};
 use classad_vm::Value;
 use std::io::Write;
@@ -33,6 +33,14 @@ pub fn unparse_ad_xml(ad: &ClassAd) -> String {
         0,
         &mut out,
     );
+    out
+}
+
+/// The ad of the attributes `attrs`, in that order, as [`unparse_ad_xml`] writes
+/// an ad: for printing some of an ad's attributes, or in another order.
+pub fn unparse_attrs_xml<'a>(attrs: impl Iterator<Item = (&'a str, ExprView<'a>)>) -> String {
+    let mut out = String::new();
+    write_record(attrs.map(|(n, e)| (n, &**e.tree, e.id)), 0, &mut out);
     out
 }
 
