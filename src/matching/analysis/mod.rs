@@ -1,0 +1,3 @@
+//! Match analysis, as `condor_q -better-analyze` does it (see the modules).
+
+pub mod steps;
