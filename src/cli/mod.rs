@@ -1,5 +1,8 @@
 //! The `classad` command line: argument parsing and one module per subcommand.
 
+mod analyze_cmd;
+mod analyze_json;
+mod analyze_text;
 mod bench_cmd;
 mod error_count;
 mod eval_cmd;
@@ -39,6 +42,10 @@ enum Command {
     Query(query_cmd::QueryArgs),
     /// Generate a realistic pool: slot ads, job ads and the submitters' priorities.
     GenPool(gen_pool_cmd::GenPoolArgs),
+    /// Why jobs match slots or not, as `condor_q -better-analyze` explains it
+    /// (`--reverse`: why slots match jobs or not).
+    #[command(after_help = analyze_cmd::LEFT_OUT)]
+    Analyze(analyze_cmd::AnalyzeArgs),
 }
 
 /// The `--engine` choice.
@@ -78,21 +85,29 @@ impl From<String> for Failure {
 
 /// HTCondor's tools spell their options with one dash (`classad_eval -file`,
 /// `condor_status -constraint`); accept those too, in any position before `--`
-/// (after it every argument is an expression).
+/// (after it every argument is an expression). `classad analyze` takes
+/// condor_q's spellings of its files and of `-reverse`; only there, since
+/// elsewhere `-reverse` could be an expression.
 fn normalize_args(args: impl Iterator<Item = String>) -> Vec<String> {
+    let args: Vec<String> = args.collect();
+    let analyze = args.get(1).is_some_and(|a| a == "analyze");
     let mut options = true;
-    args.map(|a| match a.as_str() {
-        "--" => {
-            options = false;
-            a
-        }
-        "-file" | "-my-file" if options => "--my".to_string(),
-        "-quiet" if options => "--quiet".to_string(),
-        "-target-file" if options => "--target".to_string(),
-        "-constraint" if options => "--constraint".to_string(),
-        _ => a,
-    })
-    .collect()
+    args.into_iter()
+        .map(|a| match a.as_str() {
+            "--" => {
+                options = false;
+                a
+            }
+            "-file" | "-my-file" if options => "--my".to_string(),
+            "-quiet" if options => "--quiet".to_string(),
+            "-target-file" if options => "--target".to_string(),
+            "-constraint" if options => "--constraint".to_string(),
+            "-jobads" if options && analyze => "--jobs".to_string(),
+            "-slotads" if options && analyze => "--machines".to_string(),
+            "-reverse" if options && analyze => "--reverse".to_string(),
+            _ => a,
+        })
+        .collect()
 }
 
 /// Runs the command line; the process exit code.
@@ -106,6 +121,7 @@ pub fn main() -> ExitCode {
         Command::Format(a) => format_cmd::run(a),
         Command::Query(a) => query_cmd::run(a),
         Command::GenPool(a) => gen_pool_cmd::run(a),
+        Command::Analyze(a) => analyze_cmd::run(a),
     };
     match result {
         Ok(code) => code,
