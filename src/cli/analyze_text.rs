@@ -338,19 +338,24 @@ fn text(e: &ExprRef) -> String {
 /// the first line). HTCondor's quirks are kept: parentheses inside strings count,
 /// and a line that starts with no indent restarts its count at 0.
 pub fn pretty(text: &str, indent: usize, width: usize) -> String {
-    let mut buf: Vec<u8> = text.as_bytes().to_vec();
+    // HTCondor edits its buffer in place; here the lines already finished go to
+    // `done` and only the line being read is edited, so that a long expression
+    // costs time in proportion to its length.
     let width = width as i64;
     let mut indent = indent as i64;
     if indent > width {
         indent = width * 2 / 3;
     }
-    let (mut it, mut last_and, mut line_start) = (0usize, 0usize, 0usize);
+    let mut done: Vec<u8> = Vec::with_capacity(text.len() + text.len() / 8);
+    // The current line, from its start to the character before the one read.
+    let mut line: Vec<u8> = Vec::new();
+    // Where in `line` the blank after the last `&&` or `||` is (0: none yet).
+    let mut last_and = 0usize;
     let mut indent_at_last_and = indent;
     let mut pos = indent;
     let mut was_and = false;
     let mut prev = 0u8;
-    while it < buf.len() {
-        let ch = buf[it];
+    for &ch in text.as_bytes() {
         let mut is_and = false;
         if (ch == b'&' || ch == b'|') && prev == ch {
             is_and = true;
@@ -359,29 +364,35 @@ pub fn pretty(text: &str, indent: usize, width: usize) -> String {
         } else if ch == b')' {
             indent -= 2;
         }
-        if pos >= width && last_and != line_start {
-            buf[last_and] = b'\n';
-            line_start = last_and + 1;
-            last_and = line_start;
+        if pos >= width && last_and != 0 {
+            // The blank becomes the line's end; the rest starts the next line,
+            // indented as the parentheses were at the `&&`.
+            done.extend_from_slice(&line[..last_and]);
+            done.push(b'\n');
+            let rest = line.split_off(last_and + 1);
+            line.clear();
             pos = 0;
             if indent_at_last_and > 0 {
-                let n = indent_at_last_and as usize;
-                buf.splice(line_start..line_start, std::iter::repeat_n(b' ', n));
-                it += n;
-                pos = (it - line_start) as i64;
+                line.resize(indent_at_last_and as usize, b' ');
             }
+            line.extend_from_slice(&rest);
+            if indent_at_last_and > 0 {
+                pos = line.len() as i64;
+            }
+            last_and = 0;
             indent_at_last_and = indent;
         }
         if was_and {
-            last_and = it;
+            last_and = line.len();
             indent_at_last_and = indent;
         }
-        prev = buf[it];
-        it += 1;
+        line.push(ch);
+        prev = ch;
         pos += 1;
         was_and = is_and;
     }
-    String::from_utf8_lossy(&buf).into_owned()
+    done.extend_from_slice(&line);
+    String::from_utf8_lossy(&done).into_owned()
 }
 
 /// A job's universe, as HTCondor reads it (0, no universe, when missing).

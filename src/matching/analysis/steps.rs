@@ -32,7 +32,7 @@ use std::sync::Arc;
 /// The most steps analyzed: the reduction evaluates each step against every
 /// target, and a step's `&&` covers all the steps below it, so the work grows with
 /// the square of an expression's length. Real Requirements have tens of steps.
-pub const MAX_STEPS: usize = 1000;
+pub const MAX_STEPS: usize = 500;
 
 /// The logical operator a step applies to the steps below it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
