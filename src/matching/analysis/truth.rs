@@ -94,9 +94,15 @@ impl Hits {
     /// The targets in the set, in order.
     pub fn iter(&self) -> impl Iterator<Item = usize> + '_ {
         self.words.iter().enumerate().flat_map(|(w, &bits)| {
-            let mut out = Vec::new();
-            for_each_lane(bits, |l| out.push(w * 64 + l));
-            out
+            let mut bits = bits;
+            std::iter::from_fn(move || {
+                if bits == 0 {
+                    return None;
+                }
+                let lane = bits.trailing_zeros() as usize;
+                bits &= bits - 1;
+                Some(w * 64 + lane)
+            })
         })
     }
 }
