@@ -18,6 +18,32 @@
 //! Every count is a count of pairs evaluated as HTCondor evaluates them
 //! (see [`truth`]): a job's count of slots equals a loop over the slots with the
 //! reference evaluator, on either engine.
+//!
+//! ```
+//! use classad::ad::read_ads;
+//! use classad::matching::analysis::analyze_jobs;
+//! use std::sync::Arc;
+//!
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let ads = |text: &str| -> Result<Vec<_>, classad::ad::ReadError> {
+//!     Ok(read_ads(text, "pool")?.into_iter().map(Arc::new).collect())
+//! };
+//! let jobs = ads("RequestMemory = 4096\n\
+//!                 Requirements = TARGET.Memory >= RequestMemory && TARGET.Arch == \"X86_64\"\n")?;
+//! let slots = ads("Memory = 2048\nArch = \"X86_64\"\nRequirements = true\n\n\
+//!                  Memory = 8192\nArch = \"aarch64\"\nRequirements = true\n")?;
+//! let a = &analyze_jobs(&jobs, &slots, None)[0];
+//! assert_eq!(a.counts.rejected_by_job, 2);
+//! // The memory condition matches the second slot alone, the Arch condition the
+//! // first; the first is closer (a third of the memory range short, where the
+//! // second fails a string comparison): ask for its memory.
+//! assert_eq!(a.conjuncts[0].matched, 1);
+//! let suggestion = a.conjuncts[0].suggestion.as_ref().map(|s| s.to_string());
+//! assert_eq!(suggestion.as_deref(), Some("MODIFY TO 2048"));
+//! assert!(a.conjuncts[1].suggestion.is_none());
+//! # Ok(())
+//! # }
+//! ```
 
 pub mod attributes;
 pub mod conjuncts;
