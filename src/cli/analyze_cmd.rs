@@ -5,14 +5,16 @@
 //! ([`crate::matching::analysis`]); this module picks the ads, and
 //! [`super::analyze_text`] and [`super::analyze_json`] print the results.
 
-use super::io::{load_ads, output_error};
+use super::io::{load_ads, output_error, read_in_parts};
 use super::match_output::job_id_parts;
 use super::Failure;
 use crate::ad::ClassAd;
 use crate::eval::{eval_attr, Semantics};
 use crate::matching::analysis::{analyze_jobs, analyze_slots, JobSet};
 use crate::matching::config::Config;
-use crate::matching::{Autoclusters, NegotiatorPolicy};
+use crate::matching::{
+    AutoclusterBuilder, Autoclusters, NegotiatorPolicy, PartClasses, SignificantAttributes,
+};
 use clap::Args;
 use classad_vm::Value;
 use std::io::Write;
@@ -102,13 +104,18 @@ pub fn run(a: AnalyzeArgs) -> Result<ExitCode, Failure> {
 fn run_on_threads(a: &AnalyzeArgs) -> Result<ExitCode, Failure> {
     let policy = load_policy(a.config.as_deref())?;
     let slots = load_nonempty(&a.machines, "slot")?;
-    let jobs = load_nonempty(&a.jobs, "job")?;
     let engine = a.engine.map(crate::eval::Engine::from);
-    let picked: Vec<usize> = a
+    let wanted: Vec<Wanted> = a
         .wanted
         .iter()
-        .map(|w| find_job(&jobs, w, &a.jobs))
+        .map(|w| Wanted::parse(w))
         .collect::<Result<_, _>>()?;
+    // The whole queue is clustered unless only named jobs are wanted; named
+    // jobs analyzed in reverse are clustered among themselves, after.
+    let whole = wanted
+        .is_empty()
+        .then(|| SignificantAttributes::compute(&slots, &policy));
+    let queue = read_queue(&a.jobs, &wanted, whole)?;
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::with_capacity(1 << 16, stdout.lock());
     match &a.reverse {
@@ -132,12 +139,10 @@ fn run_on_threads(a: &AnalyzeArgs) -> Result<ExitCode, Failure> {
                     return Err(Failure::Message(what));
                 }
             }
-            let against: Vec<Arc<ClassAd>> = if picked.is_empty() {
-                jobs.clone()
-            } else {
-                picked.iter().map(|&j| jobs[j].clone()).collect()
+            let clusters = match queue.clusters {
+                Some(c) => c,
+                None => Autoclusters::new(&queue.picked, &slots, &policy),
             };
-            let clusters = Autoclusters::new(&against, &slots, &policy);
             let set = JobSet::of(&clusters);
             let analyzed: Vec<Arc<ClassAd>> = chosen.iter().map(|&s| slots[s].clone()).collect();
             let results = analyze_slots(&analyzed, &set, engine);
@@ -155,9 +160,9 @@ fn run_on_threads(a: &AnalyzeArgs) -> Result<ExitCode, Failure> {
             }
         }
         None => {
-            for &j in &picked {
-                if jobs[j].get("Requirements").is_none() {
-                    let (c, p) = job_id_parts(&jobs[j]);
+            for (job, &j) in queue.picked.iter().zip(&queue.picked_at) {
+                if job.get("Requirements").is_none() {
+                    let (c, p) = job_id_parts(job);
                     let what = format!(
                         "job {c}.{p} (index {j} of {}) has no Requirements expression: nothing to analyze",
                         a.jobs
@@ -167,21 +172,25 @@ fn run_on_threads(a: &AnalyzeArgs) -> Result<ExitCode, Failure> {
             }
             // Without jobs named, the first job of each autocluster stands for
             // it, as the negotiator takes one job per autocluster.
-            let (chosen, groups): (Vec<usize>, Option<Vec<(u32, usize)>>) = if picked.is_empty() {
-                let clusters = Autoclusters::new(&jobs, &slots, &policy);
-                let mut chosen = Vec::new();
-                let mut groups = Vec::new();
-                for (id, members) in clusters.clusters().iter().enumerate() {
-                    if let Some(&first) = members.first() {
-                        chosen.push(first as usize);
-                        groups.push((id as u32, members.len()));
+            let (chosen, analyzed, groups) = match &queue.clusters {
+                Some(clusters) => {
+                    let mut chosen = Vec::new();
+                    let mut analyzed = Vec::new();
+                    let mut groups = Vec::new();
+                    for (id, members) in clusters.clusters().iter().enumerate() {
+                        if let Some(&first) = members.first() {
+                            chosen.push(first as usize);
+                            // The first job of an autocluster is the first of its
+                            // match class, which the clusters keep.
+                            let class = clusters.class_of(first as usize);
+                            analyzed.push(clusters.representative(class).clone());
+                            groups.push((id as u32, members.len()));
+                        }
                     }
+                    (chosen, analyzed, Some(groups))
                 }
-                (chosen, Some(groups))
-            } else {
-                (picked, None)
+                None => (queue.picked_at.clone(), queue.picked.clone(), None),
             };
-            let analyzed: Vec<Arc<ClassAd>> = chosen.iter().map(|&j| jobs[j].clone()).collect();
             let results = analyze_jobs(&analyzed, &slots, engine);
             match a.format {
                 Format::Text => {
@@ -207,6 +216,111 @@ fn run_on_threads(a: &AnalyzeArgs) -> Result<ExitCode, Failure> {
     }
     out.flush().map_err(output_error)?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// A job asked for on the command line.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Wanted {
+    /// By its index in the file.
+    Index(usize),
+    /// By `ClusterId.ProcId`: the first job with that id.
+    Id(i64, i64),
+}
+
+impl Wanted {
+    fn parse(text: &str) -> Result<Wanted, String> {
+        let bad = || {
+            format!(
+                "JOB must be an index in the job file (0, 1, ...) or ClusterId.ProcId (123.0), not {text:?}"
+            )
+        };
+        match text.split_once('.') {
+            Some((c, p)) => match (c.parse::<i64>(), p.parse::<i64>()) {
+                (Ok(c), Ok(p)) => Ok(Wanted::Id(c, p)),
+                _ => Err(bad()),
+            },
+            None => text.parse().map(Wanted::Index).map_err(|_| bad()),
+        }
+    }
+}
+
+/// What the analysis needs of the queue.
+struct Queue {
+    /// The jobs named, in the order named.
+    picked: Vec<Arc<ClassAd>>,
+    /// Their indices in the file.
+    picked_at: Vec<usize>,
+    /// The whole queue's autoclusters, when asked for.
+    clusters: Option<Autoclusters>,
+}
+
+/// Reads the queue at `path` in parts on every core, as `classad match` does,
+/// keeping only the jobs `wanted` names and, with `significant`, each part's
+/// match classes (one job each): a large queue is never held whole.
+fn read_queue(
+    path: &str,
+    wanted: &[Wanted],
+    significant: Option<SignificantAttributes>,
+) -> Result<Queue, String> {
+    let mut builder = significant.clone().map(AutoclusterBuilder::new);
+    let by_id = wanted.iter().any(|w| matches!(w, Wanted::Id(..)));
+    let mut found: Vec<Option<(usize, Arc<ClassAd>)>> = vec![None; wanted.len()];
+    let mut offset = 0usize;
+    let map = |ads: Vec<ClassAd>| {
+        let classes: Option<PartClasses> = significant.as_ref().map(|s| s.classify(&ads));
+        let ids: Vec<(i64, i64)> = if by_id {
+            ads.iter().map(job_id_parts).collect()
+        } else {
+            Vec::new()
+        };
+        (classes, ids, ads)
+    };
+    let sink = |(classes, ids, ads): (Option<PartClasses>, Vec<(i64, i64)>, Vec<ClassAd>)| {
+        for (w, slot) in wanted.iter().zip(found.iter_mut()) {
+            if slot.is_some() {
+                continue;
+            }
+            let at = match *w {
+                Wanted::Index(i) => (offset..offset + ads.len())
+                    .contains(&i)
+                    .then(|| i - offset),
+                Wanted::Id(c, p) => ids.iter().position(|&id| id == (c, p)),
+            };
+            if let Some(k) = at {
+                *slot = Some((offset + k, Arc::new(ads[k].clone())));
+            }
+        }
+        if let (Some(b), Some(classes)) = (builder.as_mut(), classes) {
+            b.add(classes, &ads);
+        }
+        offset += ads.len();
+    };
+    read_in_parts(path, map, sink)?;
+    if offset == 0 {
+        return Err(format!("{path}: no job ads in the file"));
+    }
+    let mut picked = Vec::with_capacity(wanted.len());
+    let mut picked_at = Vec::with_capacity(wanted.len());
+    for (w, f) in wanted.iter().zip(found) {
+        match (f, w) {
+            (Some((at, job)), _) => {
+                picked.push(job);
+                picked_at.push(at);
+            }
+            (None, Wanted::Id(c, p)) => return Err(format!("no job {c}.{p} in {path}")),
+            (None, Wanted::Index(i)) => {
+                return Err(format!(
+                    "job index {i} is out of range: {path} has {offset} job ads (0 to {})",
+                    offset - 1
+                ))
+            }
+        }
+    }
+    Ok(Queue {
+        picked,
+        picked_at,
+        clusters: builder.map(AutoclusterBuilder::finish),
+    })
 }
 
 fn write_json(out: &mut impl Write, v: &serde_json::Value) -> Result<(), Failure> {
@@ -236,32 +350,6 @@ fn load_nonempty(path: &str, what: &str) -> Result<Vec<Arc<ClassAd>>, String> {
         return Err(format!("{path}: no {what} ads in the file"));
     }
     Ok(ads.into_iter().map(Arc::new).collect())
-}
-
-/// The job `wanted` names: an index into `jobs`, or `ClusterId.ProcId`.
-fn find_job(jobs: &[Arc<ClassAd>], wanted: &str, file: &str) -> Result<usize, String> {
-    if let Some((c, p)) = wanted.split_once('.') {
-        let (Ok(c), Ok(p)) = (c.parse::<i64>(), p.parse::<i64>()) else {
-            return Err(bad_job(wanted));
-        };
-        return jobs
-            .iter()
-            .position(|j| job_id_parts(j) == (c, p))
-            .ok_or_else(|| format!("no job {c}.{p} in {file}"));
-    }
-    let i: usize = wanted.parse().map_err(|_| bad_job(wanted))?;
-    if i >= jobs.len() {
-        return Err(format!(
-            "job index {i} is out of range: {file} has {} job ads (0 to {})",
-            jobs.len(),
-            jobs.len() - 1
-        ));
-    }
-    Ok(i)
-}
-
-fn bad_job(wanted: &str) -> String {
-    format!("JOB must be an index in the job file (0, 1, ...) or ClusterId.ProcId (123.0), not {wanted:?}")
 }
 
 /// The slots `wanted` names: an index, or every slot whose `Name` or `Machine`
