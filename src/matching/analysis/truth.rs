@@ -129,9 +129,10 @@ pub struct Answer {
 }
 
 /// Below this many evaluations (pairs times the expressions of each), the
-/// reference evaluator finishes before the machine has compiled the ads: one job
-/// against ten thousand slots takes it a tenth of a second, where compiling
-/// those slots takes over half a second on two cores.
+/// reference evaluator finishes before the machine, which compiles every ad
+/// first. Measured on a generated pool of 10,000 slots, two cores, reading
+/// included: one job (18 expressions a slot) 0.20 s on the reference evaluator
+/// against 0.29 s on the machine; five jobs 0.54 s against 0.30 s.
 const REFERENCE_WORK: usize = 400_000;
 
 /// The engine that does `queries` against `targets` soonest.
