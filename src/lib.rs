@@ -26,7 +26,8 @@
 //! `src/eval` (the reference evaluator: a plain tree walk, the executable specification),
 //! `src/functions` (every builtin), `src/compile` (AST to bytecode, per ad),
 //! `src/matching` (symmetric match, rank, compiled pools, autoclusters, the batch
-//! matcher), `src/negotiate` (the negotiation cycle), `src/generate` (the pool
+//! matcher, and `analysis`: `analyze_jobs` and `analyze_slots`, the match
+//! analysis of `classad analyze` as a library), `src/negotiate` (the negotiation cycle), `src/generate` (the pool
 //! generator), `src/cli` (the `classad` command); `vm/` is the machine crate:
 //! values, HTCondor's operator semantics, the instruction set (documented in
 //! `vm/src/instr.rs`), compiled ads and the dispatch loop.
@@ -65,7 +66,8 @@
 //! counting allocator: matching a warm pool allocates nothing),
 //! `tests/negotiation.rs` (the cycle against a plain serial negotiator that follows
 //! the negotiation rules line by line, pair by pair on the reference evaluator, on
-//! seeded pools, and a case for each rule), `tests/fuzz_regressions.rs` (every fuzz
+//! seeded pools, and a case for each rule), `tests/analysis.rs` (every count of
+//! the match analysis against brute force), `tests/fuzz_regressions.rs` (every fuzz
 //! finding, replayed); `fuzz/` holds the cargo-fuzz targets (see `fuzz/README.md`),
 //! which CI runs for a minute each.
 //! `tests/htcondor_diff.py` holds the same generated cases against HTCondor's own

@@ -1055,7 +1055,7 @@ fn query_errors_name_the_bad_argument() {
         "-limit: expected a positive number of ads, not `many`",
     );
     fails(&[&f, "-constraint", "A >"], "-constraint `A >`: line 1");
-    fails(&[&f, "-long:xml"], "unknown form `xml`");
+    fails(&[&f, "-long:yaml"], "unknown form `yaml`");
     fails(&[&f, "-frobnicate"], "unknown option `-frobnicate`");
 }
 
@@ -1392,4 +1392,349 @@ fn query_prints_xml_that_reads_back() {
         stdout(&o),
         "<?xml version=\"1.0\"?>\n<!DOCTYPE classads SYSTEM \"classads.dtd\">\n<classads>\n</classads>\n"
     );
+}
+/// A small pool for `classad analyze`: four slots on three machines (one
+/// running bob's job, one whose START takes only alice, one on Windows) and a
+/// queue of alice's two like jobs and bob's held one, asking more memory than
+/// any slot has.
+const ANALYZE_SLOTS: &str = "\
+Name = \"slot1@a\"\nMachine = \"a\"\nArch = \"X86_64\"\nOpSys = \"LINUX\"\nMemory = 2048\n\
+Requirements = (TARGET.RequestMemory <= MY.Memory) && (TARGET.Owner =!= \"mallory\")\n\n\
+Name = \"slot2@a\"\nMachine = \"a\"\nArch = \"X86_64\"\nOpSys = \"LINUX\"\nMemory = 8192\n\
+RemoteUser = \"bob@x\"\nRequirements = (TARGET.RequestMemory <= MY.Memory)\n\n\
+Name = \"slot1@b\"\nMachine = \"b\"\nArch = \"aarch64\"\nOpSys = \"LINUX\"\nMemory = 16384\n\
+Start = TARGET.Owner == \"alice\"\nRequirements = START\n\n\
+Name = \"slot1@c\"\nMachine = \"c\"\nArch = \"X86_64\"\nOpSys = \"WINDOWS\"\nMemory = 4096\n\
+Requirements = true\n";
+
+const ANALYZE_JOBS: &str = "\
+ClusterId = 7\nProcId = 0\nOwner = \"alice\"\nUser = \"alice@x\"\nJobUniverse = 5\nJobStatus = 1\n\
+RequestMemory = 4096\n\
+Requirements = (TARGET.Arch == \"X86_64\") && (TARGET.OpSys == \"LINUX\") && (TARGET.Memory >= RequestMemory)\n\n\
+ClusterId = 7\nProcId = 1\nOwner = \"alice\"\nUser = \"alice@x\"\nJobUniverse = 5\nJobStatus = 1\n\
+RequestMemory = 4096\n\
+Requirements = (TARGET.Arch == \"X86_64\") && (TARGET.OpSys == \"LINUX\") && (TARGET.Memory >= RequestMemory)\n\n\
+ClusterId = 8\nProcId = 0\nOwner = \"bob\"\nUser = \"bob@x\"\nJobUniverse = 5\nJobStatus = 5\n\
+HoldReason = \"disk full\"\nRequestMemory = 32768\n\
+Requirements = (TARGET.Arch == \"X86_64\") && (TARGET.Memory >= RequestMemory)\n";
+
+/// `classad analyze` on the small pool, written afresh for each run (tests
+/// run at once, and one must not read a file another is writing).
+fn analyze(args: &[&str]) -> Output {
+    static RUN: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+    let n = RUN.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let (jobs, slots) = (
+        tmp(&format!("analyze-jobs-{n}.ads"), ANALYZE_JOBS),
+        tmp(&format!("analyze-slots-{n}.ads"), ANALYZE_SLOTS),
+    );
+    let mut all = vec!["analyze", "--jobs", &jobs, "--machines", &slots];
+    all.extend_from_slice(args);
+    let o = classad(&all, "");
+    // Name the files as the expected texts do.
+    let rename = |b: &[u8]| {
+        String::from_utf8(b.to_vec())
+            .unwrap()
+            .replace(&jobs, "jobs.ads")
+            .replace(&slots, "slots.ads")
+    };
+    Output {
+        status: o.status,
+        stdout: rename(&o.stdout).into_bytes(),
+        stderr: rename(&o.stderr).into_bytes(),
+    }
+}
+
+/// A job one slot matches: condor_q's report, step for step. Arch and OpSys
+/// each match three slots but only two together, so HTCondor keeps their `&&`
+/// as a row; the one matching slot runs bob's job.
+#[test]
+fn analyze_a_job_as_condor_q_better_analyze_prints_it() {
+    let o = analyze(&["7.0"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(
+        stdout(&o),
+        "
+
+-- Jobads: jobs.ads
+The Requirements expression for job 7.000 is
+
+    (TARGET.Arch == \"X86_64\") && (TARGET.OpSys == \"LINUX\") &&
+    (TARGET.Memory >= RequestMemory)
+
+    [0]    : TARGET.Arch == \"X86_64\"
+    [1]    : TARGET.OpSys == \"LINUX\"
+    [2]    : [0] && [1]
+    [3]    : TARGET.Memory >= RequestMemory
+    [4]    : [2] && [3]
+
+Job 7.000 defines the following attributes:
+
+    RequestMemory = 4096 (mb)
+
+The Requirements expression for job 7.000 reduces to these conditions:
+
+        Slots
+Step   Matched  Condition
+----- --------- ---------
+[0]           3  TARGET.Arch == \"X86_64\"
+[1]           3  TARGET.OpSys == \"LINUX\"
+[2]           2  [0] && [1]
+[3]           3  TARGET.Memory >= RequestMemory
+[4]           1  [2] && [3]
+
+Suggestions:
+
+    Condition                         Slots Matched       Suggestion
+    ---------                         -------------       ----------
+1   TARGET.Arch == \"X86_64\"           3
+2   TARGET.OpSys == \"LINUX\"           3
+3   TARGET.Memory >= RequestMemory    3
+
+
+007.000:  Run analysis summary ignoring user priority.  Of 4 slots on 3 machines,
+      3 slots are rejected by your job's requirements
+      0 slots reject your job because of their own requirements
+      1 slots match but are serving other users
+      0 slots match and are willing to run your job
+
+"
+    );
+}
+
+/// A job no slot accepts, by index: the memory condition alone matches none,
+/// the Arch row it dominates is left out, and the suggestion brings the
+/// request down to the closest slot's memory (slot2@a: 8192 is nearest
+/// 32768); the job is held, as the last lines say.
+#[test]
+fn analyze_suggests_what_to_change_when_no_slot_is_accepted() {
+    let o = analyze(&["2"]);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let out = stdout(&o);
+    let tail = out
+        .split("reduces to these conditions:\n\n")
+        .nth(1)
+        .expect("the reduced table");
+    assert_eq!(
+        tail,
+        "        Slots
+Step   Matched  Condition
+----- --------- ---------
+[1]           0  TARGET.Memory >= RequestMemory
+
+Suggestions:
+
+    Condition                         Slots Matched       Suggestion
+    ---------                         -------------       ----------
+1   TARGET.Memory >= RequestMemory    0                   MODIFY TO 8192
+2   TARGET.Arch == \"X86_64\"           3
+
+
+008.000:  Run analysis summary ignoring user priority.  Of 4 slots on 3 machines,
+      4 slots are rejected by your job's requirements
+      0 slots reject your job because of their own requirements
+      0 slots match and are willing to run your job
+
+WARNING:  Be advised:
+   No machines matched the job's constraints
+
+
+008.000:  Job is held.
+
+Hold reason: disk full
+
+"
+    );
+    let json: serde_json::Value =
+        serde_json::from_str(&stdout(&analyze(&["8.0", "--format", "json"]))).unwrap();
+    let job = &json["jobs"][0];
+    assert_eq!(job["job"], 2);
+    assert_eq!(job["closest_slot"]["name"], "slot2@a");
+    assert_eq!(job["conjuncts"][1]["suggestion"], "MODIFY TO 8192");
+    assert_eq!(job["conjuncts"][1]["sole_obstacle_for"], 3);
+    assert_eq!(job["conditions"][0]["slots"], 0);
+    assert_eq!(job["summary"]["rejected_by_job"], 4);
+    assert_eq!(job["status"], "Job is held.\n\nHold reason: disk full");
+}
+
+/// Without a job named: one job per autocluster (alice's two jobs are one),
+/// each with the jobs it stands for; JSON says the same.
+#[test]
+fn analyze_without_a_job_takes_one_per_autocluster() {
+    let out = stdout(&analyze(&[]));
+    let heads: Vec<&str> = out
+        .lines()
+        .filter(|l| l.starts_with("-- Autocluster"))
+        .collect();
+    assert_eq!(
+        heads,
+        [
+            "-- Autocluster 0 : 2 jobs, analyzed as job 7.0",
+            "-- Autocluster 1 : 1 job, analyzed as job 8.0"
+        ]
+    );
+    let json: serde_json::Value =
+        serde_json::from_str(&stdout(&analyze(&["--format", "json"]))).unwrap();
+    let jobs = json["jobs"].as_array().unwrap();
+    assert_eq!(jobs.len(), 2);
+    assert_eq!(jobs[0]["jobs_in_autocluster"], 2);
+    assert_eq!(jobs[1]["job_id"], "8.0");
+    assert_eq!(jobs[0]["summary"]["serving_other_users"], 1);
+    // Both engines count alike.
+    for engine in ["vm", "reference"] {
+        let again: serde_json::Value =
+            serde_json::from_str(&stdout(&analyze(&["--format", "json", "--engine", engine])))
+                .unwrap();
+        assert_eq!(again, json, "{engine}");
+    }
+}
+
+/// A slot against the queue (`condor_q -better-analyze -reverse`), by Name
+/// with condor_q's one-dash spelling: its START read in place, its step counted
+/// in autoclusters, its summary in jobs.
+#[test]
+fn analyze_reverse_explains_a_slot() {
+    let (jobs, slots) = (
+        tmp("analyze-rev-jobs.ads", ANALYZE_JOBS),
+        tmp("analyze-rev-slots.ads", ANALYZE_SLOTS),
+    );
+    let o = classad(
+        &[
+            "analyze", "-jobads", &jobs, "-slotads", &slots, "-reverse", "slot1@b",
+        ],
+        "",
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert_eq!(
+        stdout(&o).replace(&jobs, "jobs.ads"),
+        "
+
+-- Jobads: jobs.ads
+
+-- Slot: slot1@b : Analyzing matches for 3 Jobs in 2 autoclusters
+
+The Requirements expression for this slot is
+
+    START
+
+  START is
+    TARGET.Owner == \"alice\"
+
+    [0]    : TARGET.Owner == \"alice\"
+
+This slot defines the following attributes:
+
+
+The Requirements expression for this slot reduces to these conditions:
+
+       Clusters
+Step   Matched  Condition
+----- --------- ---------
+[0]           1  TARGET.Owner == \"alice\"
+
+Conditions:
+
+    Condition                         Clusters Matched    Jobs Matched
+    ---------                         ----------------    ------------
+1   TARGET.Owner == \"alice\"           1                   2
+
+slot1@b: Run analysis summary of 3 jobs.
+    0 (0.00 %) match both slot and job requirements.
+    2 match the requirements of this slot.
+    0 have job requirements that match this slot.
+"
+    );
+    // By machine: both slots of machine a, in JSON; against job 7.0 only.
+    let json: serde_json::Value = serde_json::from_str(&stdout(&analyze(&[
+        "7.0",
+        "--format",
+        "json",
+        "--reverse",
+        "a",
+    ])))
+    .unwrap();
+    let slots = json["slots"].as_array().unwrap();
+    assert_eq!(slots.len(), 2);
+    assert_eq!(slots[0]["name"], "slot1@a");
+    assert_eq!(slots[0]["summary"]["jobs"], 1);
+    assert_eq!(slots[0]["summary"]["slot_accepts"], 0);
+    assert_eq!(slots[1]["summary"]["matching"], 1);
+    assert_eq!(slots[1]["attributes"]["Memory"], "8192");
+}
+
+/// A pool of one slot: condor_q shows the slot's attributes the job reads.
+#[test]
+fn analyze_against_a_single_slot_shows_its_attributes() {
+    let slots = tmp(
+        "analyze-one-slot.ads",
+        ANALYZE_SLOTS.split("\n\n").nth(2).unwrap(),
+    );
+    let jobs = tmp("analyze-one-jobs.ads", ANALYZE_JOBS);
+    let o = classad(&["analyze", "--jobs", &jobs, "--machines", &slots, "0"], "");
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stdout(&o).contains(
+            "    RequestMemory = 4096 (mb)\n\nslot1@b has the following attributes:\n\n    \
+             TARGET.Arch = \"aarch64\"\n    TARGET.Memory = 16384 (mb)\n    \
+             TARGET.OpSys = \"LINUX\"\n\nThe Requirements"
+        ),
+        "{}",
+        stdout(&o)
+    );
+}
+
+/// Bad requests get a message that says what was wrong, and exit status 2.
+#[test]
+fn analyze_refuses_what_it_cannot_analyze_with_clear_errors() {
+    let cases: [(&[&str], &str); 6] = [
+        (&["9.9"], "no job 9.9 in jobs.ads"),
+        (
+            &["3"],
+            "job index 3 is out of range: jobs.ads has 3 job ads (0 to 2)",
+        ),
+        (
+            &["7"],
+            "job index 7 is out of range: jobs.ads has 3 job ads (0 to 2)",
+        ),
+        (&["alice"], "JOB must be an index in the job file"),
+        (
+            &["--reverse", "slot9@z"],
+            "no slot named \"slot9@z\" in slots.ads (by index, Name or Machine)",
+        ),
+        (
+            &["--reverse", "4"],
+            "slot index 4 is out of range: slots.ads has 4 slot ads (0 to 3)",
+        ),
+    ];
+    for (args, message) in cases {
+        let o = analyze(args);
+        assert_eq!(o.status.code(), Some(2), "{args:?}");
+        assert!(stderr(&o).contains(message), "{args:?}: {}", stderr(&o));
+        assert!(stdout(&o).is_empty(), "{args:?}");
+    }
+    let empty = tmp("analyze-empty.ads", "");
+    let slots = tmp("analyze-err-slots.ads", ANALYZE_SLOTS);
+    let o = classad(&["analyze", "--jobs", &empty, "--machines", &slots], "");
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains(&format!("{empty}: no job ads in the file")));
+    let o = classad(&["analyze", "--jobs", &slots, "--machines", &empty], "");
+    assert!(stderr(&o).contains(&format!("{empty}: no slot ads in the file")));
+    // A job without Requirements: named, an error; as an autocluster, said so.
+    let bare = tmp(
+        "analyze-bare.ads",
+        "ClusterId = 3\nProcId = 1\nOwner = \"a\"\n",
+    );
+    let o = classad(
+        &["analyze", "--jobs", &bare, "--machines", &slots, "3.1"],
+        "",
+    );
+    assert_eq!(o.status.code(), Some(2));
+    assert!(stderr(&o).contains(&format!(
+        "job 3.1 (index 0 of {bare}) has no Requirements expression: nothing to analyze"
+    )));
+    let o = classad(&["analyze", "--jobs", &bare, "--machines", &slots], "");
+    assert!(o.status.success());
+    assert!(
+        stdout(&o).contains("Job 3.001 has no Requirements expression: every slot rejects it.\n")
+    );
+    assert!(stdout(&o).contains("      4 slots are rejected by your job's requirements\n"));
 }

@@ -14,6 +14,12 @@ use std::sync::Arc;
 /// the negotiation cycle reads it (a real truncated, a boolean as 0 or 1,
 /// anything else 0).
 pub fn job_id_of(ad: &ClassAd) -> String {
+    let (cluster, proc) = job_id_parts(ad);
+    format!("{cluster}.{proc}")
+}
+
+/// A job's `ClusterId` and `ProcId`, read as [`job_id_of`] reads them.
+pub fn job_id_parts(ad: &ClassAd) -> (i64, i64) {
     let mut shared: Option<Arc<ClassAd>> = None;
     let mut int = |name: &str| {
         let v = match ad.get(name).map(|e| e.node()) {
@@ -33,7 +39,7 @@ pub fn job_id_of(ad: &ClassAd) -> String {
         }
     };
     let cluster = int("ClusterId");
-    format!("{cluster}.{}", int("ProcId"))
+    (cluster, int("ProcId"))
 }
 
 /// Every slot's `Name` (`None` when it is not a string).

@@ -1,5 +1,8 @@
 //! The `classad` command line: argument parsing and one module per subcommand.
 
+mod analyze_cmd;
+mod analyze_json;
+mod analyze_text;
 mod autoformat;
 mod bench_cmd;
 mod error_count;
@@ -62,6 +65,10 @@ enum Command {
     /// Writes the files `--out-jobs` and `--out-machines` name (2,000 of each by
     /// default, seed 1), ready for `match`, `negotiate` and `bench`.
     GenPool(gen_pool_cmd::GenPoolArgs),
+    /// Why jobs match slots or not, as `condor_q -better-analyze` explains it
+    /// (`--reverse`: why slots match jobs or not).
+    #[command(after_help = analyze_cmd::LEFT_OUT)]
+    Analyze(analyze_cmd::AnalyzeArgs),
 }
 
 /// The `--engine` choice.
@@ -102,12 +109,15 @@ impl From<String> for Failure {
 /// HTCondor's tools spell their options with one dash (`classad_eval -file`,
 /// `condor_status -constraint`); accept those too, in any position before `--`
 /// (after it every argument is an expression). `classad query` reads its own
-/// arguments as `condor_status` does, so they are left as they are.
+/// arguments as `condor_status` does, so they are left as they are; `classad
+/// analyze` takes condor_q's spellings of its files and of `-reverse`, only
+/// there, since elsewhere `-reverse` could be an expression.
 fn normalize_args(args: impl Iterator<Item = String>) -> Vec<String> {
     let args: Vec<String> = args.collect();
     if args.get(1).is_some_and(|a| a == "query") {
         return args;
     }
+    let analyze = args.get(1).is_some_and(|a| a == "analyze");
     let mut options = true;
     args.into_iter()
         .map(|a| match a.as_str() {
@@ -119,6 +129,9 @@ fn normalize_args(args: impl Iterator<Item = String>) -> Vec<String> {
             "-quiet" if options => "--quiet".to_string(),
             "-target-file" if options => "--target".to_string(),
             "-constraint" if options => "--constraint".to_string(),
+            "-jobads" if options && analyze => "--jobs".to_string(),
+            "-slotads" if options && analyze => "--machines".to_string(),
+            "-reverse" if options && analyze => "--reverse".to_string(),
             _ => a,
         })
         .collect()
@@ -135,6 +148,7 @@ pub fn main() -> ExitCode {
         Command::Format(a) => format_cmd::run(a),
         Command::Query(a) => query_cmd::run(a),
         Command::GenPool(a) => gen_pool_cmd::run(a),
+        Command::Analyze(a) => analyze_cmd::run(a),
     };
     match result {
         Ok(code) => code,

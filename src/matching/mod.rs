@@ -8,6 +8,7 @@ use crate::syntax::ast::{Expr, ExprRef, Node};
 use classad_vm::{Str, Value};
 use std::sync::{Arc, OnceLock};
 
+pub mod analysis;
 pub mod autocluster;
 pub mod batch;
 mod classify;
@@ -41,11 +42,31 @@ pub fn symmetric_match(job: &Arc<ClassAd>, machine: &Arc<ClassAd>, sem: Semantic
 
 fn symmetric_match_expr() -> &'static ExprRef {
     static E: OnceLock<ExprRef> = OnceLock::new();
-    E.get_or_init(|| {
-        let e = crate::syntax::parse_expr(crate::eval::scope::MATCH_EXPRS[0].1)
-            .expect("built-in match expression");
-        ExprRef::root_of(Arc::new(e))
-    })
+    E.get_or_init(|| match_expr(0))
+}
+
+/// The built-in match expression `i` of [`crate::eval::scope::MATCH_EXPRS`].
+fn match_expr(i: usize) -> ExprRef {
+    let e = crate::syntax::parse_expr(crate::eval::scope::MATCH_EXPRS[i].1)
+        .expect("built-in match expression");
+    ExprRef::root_of(Arc::new(e))
+}
+
+/// True when `target` satisfies `query`'s Requirements: HTCondor's
+/// `IsAConstraintMatch(query, target)`, i.e. `rightMatchesLeft`
+/// (`LEFT.requirements`) in a match ad with `query` on the left. The value must be
+/// true or a non-zero number, as for [`symmetric_match`]; both sides accepting
+/// each other is a symmetric match.
+pub fn constraint_match(query: &Arc<ClassAd>, target: &Arc<ClassAd>, sem: Semantics) -> bool {
+    static E: OnceLock<ExprRef> = OnceLock::new();
+    let expr = E.get_or_init(|| match_expr(2));
+    let pair = Arc::new(MatchPair {
+        left: query.clone(),
+        right: target.clone(),
+    });
+    let scope = Scope::of_match(&pair);
+    let mut ev = Evaluator::new(sem == Semantics::Htcondor);
+    matches!(ev.eval(expr, Some(&scope)), Ok(v) if v.as_bool_equiv() == Some(true))
 }
 
 /// The Rank of `my` for `other`, as HTCondor's negotiator reads it (`EvalFloat`):
