@@ -56,6 +56,9 @@ enum Command {
     /// runs on a built-in pool of 30 jobs and 40 slots.
     Negotiate(negotiate_cmd::NegotiateArgs),
     /// Convert a file of ads to old, new, JSON or XML syntax.
+    ///
+    /// Reads the file in any of them (detected; `-` is standard input) and
+    /// prints its ads in old syntax, or the syntax a flag names.
     Format(format_cmd::FormatArgs),
     /// Print ads as condor_status and condor_q print them: whole, or chosen values
     /// (-af), of those for which a constraint is true.
@@ -67,6 +70,9 @@ enum Command {
     GenPool(gen_pool_cmd::GenPoolArgs),
     /// Why jobs match slots or not, as `condor_q -better-analyze` explains it
     /// (`--reverse`: why slots match jobs or not).
+    ///
+    /// It needs a queue (`--jobs`) and a pool (`--machines`); with no JOB named
+    /// it reports on one job per autocluster of the queue, against every slot.
     #[command(after_help = analyze_cmd::LEFT_OUT)]
     Analyze(analyze_cmd::AnalyzeArgs),
 }
