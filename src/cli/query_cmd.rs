@@ -453,7 +453,7 @@ mod tests {
         assert!(err(&["-limit"]).contains("-limit needs a number of ads after it"));
         assert!(err(&["-constraint"]).contains("needs an expression"));
         assert!(err(&["-attributes", ","]).contains("expected attribute names"));
-        assert!(err(&["-long:xml"]).contains("unknown form `xml`"));
+        assert!(err(&["-long:yaml"]).contains("unknown form `yaml`"));
         assert!(err(&["-bogus"]).contains("unknown option `-bogus`"));
         assert!(err(&["-af"]).contains("at least one"));
         assert!(err(&["-af", "-l"]).contains("at least one"));
