@@ -3,12 +3,12 @@
 
 use super::error_count::{requirements_errors, requirements_errors_by_class};
 use super::io::{load_ads, output_error, read_in_parts};
-use super::match_output::{job_id_of, job_json, slot_label, slot_names};
+use super::match_output::{job_id, job_id_of, job_json, slot_label, slot_names};
 use super::negotiate_cmd::Format;
 use super::Failure;
 use crate::ad::{read_ads, ClassAd};
 use crate::eval::{Engine, Semantics};
-use crate::matching::batch::{BatchMatcher, Candidate, CompiledSlots};
+use crate::matching::batch::{best_first, BatchMatcher, Candidate, CompiledSlots};
 use crate::matching::config::Config;
 use crate::matching::{
     negotiator_key, symmetric_match, AutoclusterBuilder, Autoclusters, NegotiatorPolicy,
@@ -206,16 +206,20 @@ fn run_on_threads(a: &MatchArgs, threads: usize) -> Result<ExitCode, Failure> {
             summary.classes = jobs.len();
             summary.pairs = (jobs.len() * machines.len()) as u64;
             if a.format == Format::Json {
+                // The pairs come by job, then slot: each job's run of them.
+                let mut rest = &pairs[..];
                 for (j, job) in jobs.iter().enumerate() {
-                    let mut cands: Vec<Candidate> = pairs
+                    let n = rest.iter().take_while(|p| p.0 == j).count();
+                    let (mine, after) = rest.split_at(n);
+                    rest = after;
+                    let mut cands: Vec<Candidate> = mine
                         .iter()
-                        .filter(|p| p.0 == j)
                         .map(|&(_, m)| Candidate {
                             slot: m as u32,
                             key: negotiator_key(job, &machines[m], &policy),
                         })
                         .collect();
-                    cands.sort_by(|a, b| b.key.partial_cmp_key(&a.key).then(a.slot.cmp(&b.slot)));
+                    cands.sort_by(best_first);
                     pairs_out.job(&mut out, j, &cands).map_err(output_error)?;
                 }
             } else {
@@ -272,9 +276,9 @@ fn run_cycle(a: &MatchArgs, threads: usize) -> Result<ExitCode, Failure> {
                 names[i as usize] = name;
             }
             for m in &c.outcome.matches {
-                let f = &c.facts[m.job as usize];
+                let id = job_id(&c.facts[m.job as usize]);
                 let slot = slot_label(&names, m.slot as usize);
-                writeln!(out, "{}.{} {slot}", f.cluster, f.proc).map_err(output_error)?;
+                writeln!(out, "{id} {slot}").map_err(output_error)?;
             }
         }
         (Format::Text, false) => {

@@ -5,14 +5,14 @@
 use crate::ad::ClassAd;
 use crate::eval::{eval_attr, Semantics};
 use crate::matching::batch::{Candidate, RankKey};
-use crate::syntax::ast::Node;
+use crate::negotiate::{CycleKnobs, JobFacts};
 use classad_vm::Value;
 use serde_json::json;
 use std::sync::Arc;
 
-/// A job's `ClusterId.ProcId` as HTCondor's tools print it, each part read as
-/// the negotiation cycle reads it (a real truncated, a boolean as 0 or 1,
-/// anything else 0).
+/// A job's `ClusterId.ProcId` as HTCondor's tools print it, read as the
+/// negotiation cycle reads it ([`JobFacts`]), so that every output names a job
+/// alike.
 pub fn job_id_of(ad: &ClassAd) -> String {
     let (cluster, proc) = job_id_parts(ad);
     format!("{cluster}.{proc}")
@@ -20,26 +20,13 @@ pub fn job_id_of(ad: &ClassAd) -> String {
 
 /// A job's `ClusterId` and `ProcId`, read as [`job_id_of`] reads them.
 pub fn job_id_parts(ad: &ClassAd) -> (i64, i64) {
-    let mut shared: Option<Arc<ClassAd>> = None;
-    let mut int = |name: &str| {
-        let v = match ad.get(name).map(|e| e.node()) {
-            Some(Node::Lit(v)) => v.clone(),
-            None => Value::Undefined,
-            // Not a literal (rare in a queue): evaluated in a copy of the job.
-            Some(_) => {
-                let ad = shared.get_or_insert_with(|| Arc::new(ad.clone()));
-                eval_attr(ad, name, None, Semantics::Htcondor).unwrap_or(Value::Error)
-            }
-        };
-        match v {
-            Value::Int(i) => i,
-            Value::Real(r) if r.is_finite() => r as i64,
-            Value::Bool(b) => b as i64,
-            _ => 0,
-        }
-    };
-    let cluster = int("ClusterId");
-    (cluster, int("ProcId"))
+    let f = JobFacts::of(ad, &CycleKnobs::default());
+    (f.cluster, f.proc)
+}
+
+/// The `ClusterId.ProcId` of a job's facts.
+pub fn job_id(f: &JobFacts) -> String {
+    format!("{}.{}", f.cluster, f.proc)
 }
 
 /// Every slot's `Name` (`None` when it is not a string).

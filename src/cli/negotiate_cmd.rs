@@ -4,9 +4,9 @@
 
 use super::error_count::{requirements_errors, requirements_errors_by_class, ErrorCount};
 use super::io::{load_ads, output_error, read_in_parts};
+use super::match_output::{job_id, slot_names};
 use super::Failure;
 use crate::ad::{read_ads, ClassAd};
-use crate::eval::{eval_attr, Semantics};
 use crate::matching::batch::CompiledSlots;
 use crate::matching::config::Config;
 use crate::matching::{AutoclusterBuilder, Autoclusters, PartClasses, SignificantAttributes};
@@ -15,7 +15,6 @@ use crate::negotiate::{
     prepare_slots, ClassPairs, CycleKnobs, CycleOutcome, JobFacts, Priorities, SlotTable,
 };
 use clap::Args;
-use classad_vm::Value;
 use serde_json::json;
 use std::io::Write;
 use std::process::ExitCode;
@@ -349,25 +348,14 @@ fn run_on_threads(a: &NegotiateArgs) -> Result<ExitCode, Failure> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// A job's `ClusterId.ProcId`.
-fn job_id(f: &JobFacts) -> String {
-    format!("{}.{}", f.cluster, f.proc)
-}
-
 /// Everything the cycle did, as one JSON object.
 pub fn outcome_json(c: &Cycle) -> serde_json::Value {
     let name_of_slot: ahash::AHashMap<u32, Option<String>> = c
         .table
         .file_index
         .iter()
-        .zip(&c.table.ads)
-        .map(|(&i, ad)| {
-            let name = match eval_attr(ad, "Name", None, Semantics::Htcondor) {
-                Ok(Value::Str(s)) => Some(s.as_str().to_string()),
-                _ => None,
-            };
-            (i, name)
-        })
+        .copied()
+        .zip(slot_names(&c.table.ads))
         .collect();
     let matches: Vec<serde_json::Value> = c
         .outcome

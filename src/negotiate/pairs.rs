@@ -6,7 +6,7 @@
 use crate::ad::ClassAd;
 use crate::eval::{eval_in, Semantics};
 use crate::matching::batch::{
-    class_ids, negotiator_rank_value, BatchMatcher, Candidate, RankReads,
+    best_first, class_ids, negotiator_rank_value, BatchMatcher, Candidate, RankReads,
 };
 use crate::matching::policy::policy_expr;
 use crate::matching::refs::{NameSet, References};
@@ -457,7 +457,7 @@ impl ClassPairs {
                     });
                 }
             }
-            cands.sort_by(|a, b| b.key.partial_cmp_key(&a.key).then(a.slot.cmp(&b.slot)));
+            cands.sort_by(best_first);
             pairs.hold(
                 c as u32,
                 ClassEntry {
