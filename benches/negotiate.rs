@@ -10,7 +10,7 @@ use classad::matching::batch::{BatchMatcher, CompiledSlots};
 use classad::matching::{Autoclusters, SignificantAttributes};
 use classad::negotiate::{
     class_names, negotiate_prepared, negotiate_with_pairs, prepare_slots, ClassPairs, CycleKnobs,
-    JobFacts, Priorities,
+    Priorities, QueueFacts,
 };
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use std::sync::Arc;
@@ -56,7 +56,7 @@ fn cycle(c: &mut Criterion) {
     let b = pool(2_000, 20_000);
     let knobs = CycleKnobs::default();
     let table = prepare_slots(&b.slots, &knobs, &b.priorities);
-    let facts: Vec<JobFacts> = b.jobs.iter().map(|j| JobFacts::of(j, &knobs)).collect();
+    let facts = QueueFacts::of_all(&b.jobs, &knobs);
     let mut sig = SignificantAttributes::compute(&table.ads, &knobs.policy);
     sig.add_class_names(&class_names(&table, &knobs));
     let clusters = Autoclusters::with(&b.jobs, sig);

@@ -260,7 +260,7 @@ fn equal_submitters_share_the_pool_in_name_order() {
     );
     // Each takes the slots in order (equal keys: the earlier slot).
     assert_eq!(order(&o), [(3, 0), (4, 1), (0, 2), (1, 3)]);
-    let why: Vec<(u32, Unmatched)> = o.unmatched.clone();
+    let why: Vec<(u32, Unmatched)> = o.unmatched.to_vec();
     assert_eq!(
         why,
         [
@@ -317,7 +317,7 @@ fn one_slot_past_the_limit_once_per_turn() {
     assert_eq!(order(&o), [(0, 0), (2, 1), (3, 2)]);
     assert_eq!(o.matches[0].cost, 4.0);
     assert_eq!(
-        o.unmatched,
+        o.unmatched.to_vec(),
         [
             (1, Unmatched::SubmitterLimit),
             (4, Unmatched::SubmitterLimit)
@@ -343,7 +343,7 @@ fn an_autocluster_that_finds_nothing_is_rejected_for_the_turn() {
     assert!(o
         .unmatched
         .iter()
-        .all(|(j, w)| *j == 2 || *w == Unmatched::RejectedAutocluster));
+        .all(|(j, w)| j == 2 || w == Unmatched::RejectedAutocluster));
 }
 
 #[test]
@@ -444,7 +444,7 @@ fn a_consumption_policy_slot_takes_many_jobs_and_charges_what_they_use() {
     // Four jobs of 1 CPU each (a CPU's weight each), which is all the pool.
     assert_eq!(order(&o), [(0, 0), (1, 0), (2, 0), (3, 0)]);
     assert!(o.matches.iter().all(|m| m.cost == 1.0));
-    assert_eq!(o.unmatched, [(4, Unmatched::SubmitterLimit)]);
+    assert_eq!(o.unmatched.to_vec(), [(4, Unmatched::SubmitterLimit)]);
     // With the limit lifted, the fifth job finds the slot empty.
     let o = cycle(
         &jobs,
@@ -452,7 +452,7 @@ fn a_consumption_policy_slot_takes_many_jobs_and_charges_what_they_use() {
         "NEGOTIATOR_IGNORE_USER_PRIORITIES = true\n",
         "",
     );
-    assert_eq!(o.unmatched, [(4, Unmatched::RejectedAutocluster)]);
+    assert_eq!(o.unmatched.to_vec(), [(4, Unmatched::RejectedAutocluster)]);
     // Without a consumption policy, a partitionable slot is one match, charged
     // its whole weight.
     let o = cycle(
@@ -567,7 +567,7 @@ fn the_job_and_slot_constraints_and_priorities_knobs() {
         "",
     );
     assert!(o.matches.iter().all(|m| &*m.submitter == "bob"));
-    assert_eq!(o.unmatched[0], (0, Unmatched::JobConstraint));
+    assert_eq!(o.unmatched.to_vec()[0], (0, Unmatched::JobConstraint));
     // USE_GLOBAL_JOB_PRIOS: bob's better JobPrio puts him first among equals.
     let o = cycle(&jobs, &slots, "USE_GLOBAL_JOB_PRIOS = true\n", "");
     assert_eq!(&*o.matches[0].submitter, "bob");
@@ -821,7 +821,7 @@ fn candidates_within_a_budget_give_the_same_cycle() {
     use classad::matching::batch::{BatchMatcher, CompiledSlots};
     use classad::matching::{Autoclusters, SignificantAttributes};
     use classad::negotiate::{
-        class_names, negotiate_with_pairs, prepare_slots, ClassPairs, JobFacts,
+        class_names, negotiate_with_pairs, prepare_slots, ClassPairs, QueueFacts,
     };
     let master = gen::master_seed();
     let mut windows = 0;
@@ -831,7 +831,7 @@ fn candidates_within_a_budget_give_the_same_cycle() {
         let k = knobs(&p.config);
         let prios = Priorities::parse(&p.priorities, "priorities").unwrap();
         let table = prepare_slots(&slots, &k, &prios);
-        let facts: Vec<JobFacts> = jobs.iter().map(|j| JobFacts::of(j, &k)).collect();
+        let facts = QueueFacts::of_all(&jobs, &k);
         let mut sig = SignificantAttributes::compute(&table.ads, &k.policy);
         sig.add_class_names(&class_names(&table, &k));
         let clusters = Autoclusters::with(&jobs, sig);

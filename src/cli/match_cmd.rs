@@ -276,7 +276,7 @@ fn run_cycle(a: &MatchArgs, threads: usize) -> Result<ExitCode, Failure> {
                 names[i as usize] = name;
             }
             for m in &c.outcome.matches {
-                let id = job_id(&c.facts[m.job as usize]);
+                let id = job_id(&c.facts.jobs[m.job as usize]);
                 let slot = slot_label(&names, m.slot as usize);
                 writeln!(out, "{id} {slot}").map_err(output_error)?;
             }

@@ -5,7 +5,7 @@
 use crate::ad::ClassAd;
 use crate::eval::{eval_attr, Semantics};
 use crate::matching::batch::{Candidate, RankKey};
-use crate::negotiate::{CycleKnobs, JobFacts};
+use crate::negotiate::{CycleKnobs, JobFacts, SubmitterNames};
 use classad_vm::Value;
 use serde_json::json;
 use std::sync::Arc;
@@ -20,7 +20,7 @@ pub fn job_id_of(ad: &ClassAd) -> String {
 
 /// A job's `ClusterId` and `ProcId`, read as [`job_id_of`] reads them.
 pub fn job_id_parts(ad: &ClassAd) -> (i64, i64) {
-    let f = JobFacts::of(ad, &CycleKnobs::default());
+    let f = JobFacts::of(ad, &CycleKnobs::default(), &SubmitterNames::new());
     (f.cluster, f.proc)
 }
 

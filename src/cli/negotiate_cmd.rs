@@ -12,7 +12,8 @@ use crate::matching::config::Config;
 use crate::matching::{AutoclusterBuilder, Autoclusters, PartClasses, SignificantAttributes};
 use crate::negotiate::{
     classify_with_facts, cluster_with_facts, negotiate_prepared, negotiate_with_pairs,
-    prepare_slots, ClassPairs, CycleKnobs, CycleOutcome, JobFacts, Priorities, SlotTable,
+    prepare_slots, ClassPairs, CycleKnobs, CycleOutcome, JobFacts, Priorities, QueueFacts,
+    SlotTable, SubmitterNames,
 };
 use clap::Args;
 use serde_json::json;
@@ -109,7 +110,7 @@ pub fn load_priorities(path: Option<&str>) -> Result<Priorities, String> {
 /// A queue read and clustered, with each job's facts.
 pub struct Queue {
     /// Per job, its facts.
-    pub facts: Vec<JobFacts>,
+    pub facts: QueueFacts,
     /// The autoclusters.
     pub clusters: Autoclusters,
 }
@@ -123,18 +124,22 @@ pub fn read_queue(
 ) -> Result<Queue, String> {
     let mut builder = AutoclusterBuilder::new(sig.clone());
     let mut facts = Vec::new();
+    let names = SubmitterNames::new();
     let Some(path) = path else {
         let jobs = read_ads(DEFAULT_JOBS, "<built-in jobs>").map_err(|e| e.to_string())?;
-        let (part, f) = classify_with_facts(&sig, &jobs, knobs);
+        let (part, f) = classify_with_facts(&sig, &jobs, knobs, &names);
         builder.add(part, &jobs);
         facts.extend(f);
         return Ok(Queue {
-            facts,
+            facts: QueueFacts {
+                jobs: facts,
+                submitters: names,
+            },
             clusters: builder.finish(),
         });
     };
     let classify = |ads: Vec<ClassAd>| {
-        let (part, f) = classify_with_facts(&sig, &ads, knobs);
+        let (part, f) = classify_with_facts(&sig, &ads, knobs, &names);
         (part, f, ads)
     };
     read_in_parts(
@@ -146,7 +151,10 @@ pub fn read_queue(
         },
     )?;
     Ok(Queue {
-        facts,
+        facts: QueueFacts {
+            jobs: facts,
+            submitters: names,
+        },
         clusters: builder.finish(),
     })
 }
@@ -167,7 +175,7 @@ pub struct Cycle {
     /// The slots that existed for it.
     pub table: SlotTable,
     /// The jobs' facts.
-    pub facts: Vec<JobFacts>,
+    pub facts: QueueFacts,
     /// How many autoclusters the queue has.
     pub autoclusters: usize,
     /// How many match classes they were evaluated in.
@@ -364,7 +372,7 @@ pub fn outcome_json(c: &Cycle) -> serde_json::Value {
         .map(|m| {
             json!({
                 "job": m.job,
-                "job_id": job_id(&c.facts[m.job as usize]),
+                "job_id": job_id(&c.facts.jobs[m.job as usize]),
                 "slot": m.slot,
                 "slot_name": name_of_slot.get(&m.slot).cloned().flatten(),
                 "submitter": &*m.submitter,
@@ -385,11 +393,11 @@ pub fn outcome_json(c: &Cycle) -> serde_json::Value {
         .unmatched
         .iter()
         .map(|(j, why)| {
-            let f = &c.facts[*j as usize];
+            let f = &c.facts.jobs[j as usize];
             json!({
                 "job": j,
                 "job_id": job_id(f),
-                "submitter": f.submitter.as_deref(),
+                "submitter": c.facts.submitter(j as usize).as_deref(),
                 "reason": why.name(),
             })
         })

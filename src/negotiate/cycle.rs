@@ -4,14 +4,14 @@
 
 use super::accountant::{effective_priority, Accountant};
 use super::consumption;
-use super::jobs::{request_order, JobFacts};
+use super::jobs::{request_order, JobFacts, QueueFacts};
 use super::knobs::CycleKnobs;
 use super::matchlist::{
     sort_entries, Entry, LazyList, MatchList, PreemptState, NO_PREEMPTION_RANK,
 };
 use super::pairs::{evaluate_rank, evaluate_test, ClassPairs, Test};
 use super::priorities::Priorities;
-use super::report::{CycleMatch, CycleOutcome, SubmitterReport, Unmatched};
+use super::report::{CycleMatch, CycleOutcome, SubmitterReport, Unmatched, UnmatchedJobs};
 use super::slots::SlotTable;
 use crate::ad::ClassAd;
 use crate::eval::{eval_in, Semantics};
@@ -146,8 +146,8 @@ pub(super) struct Cycle<'a> {
     static_order: Option<Vec<u32>>,
     static_ranks: Vec<(f64, f64)>,
     submitters: Vec<Submitter>,
-    /// Per job, its submitter (`u32::MAX`: none).
-    submitter_of: Vec<u32>,
+    /// Per submitter number of the facts, its index in `submitters`.
+    by_id: Vec<u32>,
     accountant: Accountant,
     list: Option<LiveList>,
     pool_size: f64,
@@ -185,41 +185,37 @@ impl<'a> Cycle<'a> {
         knobs: &'a CycleKnobs,
         priorities: &Priorities,
         slots: &'a SlotTable,
-        facts: &'a [JobFacts],
+        facts: &'a QueueFacts,
         clusters: &'a Autoclusters,
         pairs: ClassPairs,
     ) -> Cycle<'a> {
-        let mut by_name: ahash::AHashMap<Arc<str>, usize> = ahash::AHashMap::new();
+        let names = facts.submitters.names();
+        let facts = &facts.jobs[..];
+        // Submitters in the order of their first job.
+        let mut by_id = vec![u32::MAX; names.len()];
         let mut submitters: Vec<Submitter> = Vec::new();
-        let mut submitter_of = vec![u32::MAX; facts.len()];
-        // Jobs of one cluster come together: their submitter is the last one's.
-        let mut last: Option<(&Arc<str>, usize)> = None;
         for (j, f) in facts.iter().enumerate() {
-            let Some(name) = &f.submitter else { continue };
-            let s = match last {
-                // The facts of a part share their submitters' names: most jobs
-                // are told by the pointer, without comparing the text.
-                Some((n, s)) if Arc::ptr_eq(n, name) || n == name => s,
-                _ => *by_name.entry(name.clone()).or_insert_with(|| {
-                    submitters.push(Submitter {
-                        name: name.clone(),
-                        priority: effective_priority(name, priorities, knobs),
-                        group: knobs.group_of(name).unwrap_or(knobs.groups.len()),
-                        idle: 0,
-                        best_prio: i64::MIN,
-                        idle_weight: 0.0,
-                        jobs: Vec::new(),
-                        runs: Vec::new(),
-                        taken: Vec::new(),
-                        starvation: f64::MAX,
-                        matches: 0,
-                        last: LastTurn::default(),
-                    });
-                    submitters.len() - 1
-                }),
-            };
-            last = Some((name, s));
-            submitter_of[j] = s as u32;
+            let Some(id) = f.submitter else { continue };
+            let mut s = by_id[id.index()] as usize;
+            if s == u32::MAX as usize {
+                let name = &names[id.index()];
+                s = submitters.len();
+                by_id[id.index()] = s as u32;
+                submitters.push(Submitter {
+                    name: name.clone(),
+                    priority: effective_priority(name, priorities, knobs),
+                    group: knobs.group_of(name).unwrap_or(knobs.groups.len()),
+                    idle: 0,
+                    best_prio: i64::MIN,
+                    idle_weight: 0.0,
+                    jobs: Vec::new(),
+                    runs: Vec::new(),
+                    taken: Vec::new(),
+                    starvation: f64::MAX,
+                    matches: 0,
+                    last: LastTurn::default(),
+                });
+            }
             if f.idle {
                 let sub = &mut submitters[s];
                 sub.idle += 1;
@@ -264,7 +260,7 @@ impl<'a> Cycle<'a> {
             static_order: None,
             static_ranks: Vec::new(),
             submitters,
-            submitter_of,
+            by_id,
             accountant,
             list: None,
             pool_size: if knobs.use_slot_weights {
@@ -776,44 +772,67 @@ impl<'a> Cycle<'a> {
         }
     }
 
+    /// The idle jobs of a submitter not among `matched` (sorted), with why.
+    fn unmatched_jobs(&self, matched: &[u32]) -> UnmatchedJobs {
+        const PART: usize = 1 << 16;
+        let parts: Vec<UnmatchedJobs> = self
+            .facts
+            .par_chunks(PART)
+            .enumerate()
+            .map(|(p, facts)| {
+                let first = p * PART;
+                let mut m = matched.partition_point(|&j| (j as usize) < first);
+                let mut out = UnmatchedJobs::new();
+                // The reason depends only on the submitter and the autocluster
+                // (and the job constraint): worked out once per run of jobs
+                // alike, not with two set lookups per job of a million.
+                let mut last_reason: Option<((u32, u32), Unmatched)> = None;
+                for (i, f) in facts.iter().enumerate() {
+                    let j = first + i;
+                    let Some(id) = f.submitter else { continue };
+                    if !f.idle {
+                        continue;
+                    }
+                    while matched.get(m).is_some_and(|&x| (x as usize) < j) {
+                        m += 1;
+                    }
+                    if matched.get(m) == Some(&(j as u32)) {
+                        continue;
+                    }
+                    let why = if !f.passes_constraint {
+                        Unmatched::JobConstraint
+                    } else {
+                        let key = (self.by_id[id.index()], self.clusters.cluster_of(j));
+                        match last_reason {
+                            Some((k, why)) if k == key => why,
+                            _ => {
+                                let why = self.unmatched_reason(key.0 as usize, key.1);
+                                last_reason = Some((key, why));
+                                why
+                            }
+                        }
+                    };
+                    out.push(j as u32, why);
+                }
+                out
+            })
+            .collect();
+        let mut all = UnmatchedJobs::new();
+        for p in parts {
+            all.append(p);
+        }
+        all
+    }
+
     fn finish(mut self) -> CycleOutcome {
         self.out.stats.evaluations = self.pairs.evaluations();
-        let mut matched = vec![false; self.facts.len()];
+        let mut matched: Vec<u32> = Vec::with_capacity(self.out.matches.len());
         for m in &self.out.matches {
-            matched[m.job as usize] = true;
-            for &p in &m.packed {
-                matched[p as usize] = true;
-            }
+            matched.push(m.job);
+            matched.extend_from_slice(&m.packed);
         }
-        // Nearly every idle job of a large queue is unmatched: sized at once.
-        let idle: u64 = self.submitters.iter().map(|s| s.idle).sum();
-        self.out
-            .unmatched
-            .reserve((idle as usize).saturating_sub(self.out.matches.len()));
-        // The reason depends only on the submitter and the autocluster (and the
-        // job constraint): worked out once per run of jobs alike, not with two
-        // set lookups per job of a million.
-        let mut last_reason: Option<((u32, u32), Unmatched)> = None;
-        for (j, f) in self.facts.iter().enumerate() {
-            let s = self.submitter_of[j];
-            if s == u32::MAX || !f.idle || matched[j] {
-                continue;
-            }
-            let why = if !f.passes_constraint {
-                Unmatched::JobConstraint
-            } else {
-                let key = (s, self.clusters.cluster_of(j));
-                match last_reason {
-                    Some((k, why)) if k == key => why,
-                    _ => {
-                        let why = self.unmatched_reason(key.0 as usize, key.1);
-                        last_reason = Some((key, why));
-                        why
-                    }
-                }
-            };
-            self.out.unmatched.push((j as u32, why));
-        }
+        matched.sort_unstable();
+        self.out.unmatched = self.unmatched_jobs(&matched);
         let mut order = self.turn_order.clone();
         let mut rest: Vec<usize> = (0..self.submitters.len())
             .filter(|s| !order.contains(s))

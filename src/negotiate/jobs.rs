@@ -4,6 +4,7 @@
 //! once per job, so a queue read in parts can drop each ad once clustered.
 
 use super::knobs::CycleKnobs;
+use super::submitters::{SubmitterId, SubmitterNames};
 use crate::ad::ClassAd;
 use crate::eval::{eval_in, Semantics};
 use crate::matching::autocluster::SharedAd;
@@ -16,9 +17,10 @@ use std::sync::Arc;
 /// One job's facts.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct JobFacts {
-    /// `AccountingGroup`, else `User`, else `Owner` (strings); `None` when the job
-    /// has none of them (it is ignored).
-    pub submitter: Option<Arc<str>>,
+    /// `AccountingGroup`, else `User`, else `Owner` (strings), numbered by the
+    /// [`SubmitterNames`] the facts were read with; `None` when the job has none
+    /// of them (it is ignored).
+    pub submitter: Option<SubmitterId>,
     /// `JobStatus` is 1 (idle) or missing.
     pub idle: bool,
     /// `JobPrio` (0 when missing).
@@ -56,26 +58,31 @@ const CHUNK: usize = 1 << 14;
 type FactPositions = [Option<u32>; FACT_NAMES.len()];
 
 /// Reads the facts of many jobs: where each layout of ads (a shared name list)
-/// keeps the attributes is found once, and each submitter's name is made once,
-/// so that a literal-valued job costs a few loads.
+/// keeps the attributes is found once, and each submitter's number is asked for
+/// once, so that a literal-valued job costs a few loads.
 pub struct FactReader<'k> {
     knobs: &'k CycleKnobs,
+    names: &'k SubmitterNames,
     /// Per layout (by identity), the positions of [`FACT_NAMES`], and the
     /// layout held so that its identity stays its own.
     layouts: ahash::AHashMap<usize, (Arc<Vec<Str>>, FactPositions)>,
     /// The last layout's identity and positions.
     last: Option<(usize, FactPositions)>,
-    submitters: ahash::AHashMap<Box<str>, Arc<str>>,
+    submitters: ahash::AHashMap<Box<str>, SubmitterId>,
+    /// The last job's submitter: jobs of one cluster come together.
+    last_submitter: Option<(Str, SubmitterId)>,
 }
 
 impl<'k> FactReader<'k> {
-    /// A reader of facts under `knobs`.
-    pub fn new(knobs: &'k CycleKnobs) -> FactReader<'k> {
+    /// A reader of facts under `knobs`, numbering submitters with `names`.
+    pub fn new(knobs: &'k CycleKnobs, names: &'k SubmitterNames) -> FactReader<'k> {
         FactReader {
             knobs,
+            names,
             layouts: ahash::AHashMap::new(),
             last: None,
             submitters: ahash::AHashMap::new(),
+            last_submitter: None,
         }
     }
 
@@ -98,13 +105,22 @@ impl<'k> FactReader<'k> {
         p
     }
 
-    fn submitter(&mut self, name: &str) -> Arc<str> {
-        if let Some(s) = self.submitters.get(name) {
-            return s.clone();
+    fn submitter(&mut self, name: Str) -> SubmitterId {
+        if let Some((last, id)) = &self.last_submitter {
+            if last.as_str() == name.as_str() {
+                return *id;
+            }
         }
-        let s: Arc<str> = Arc::from(name);
-        self.submitters.insert(name.into(), s.clone());
-        s
+        let id = match self.submitters.get(name.as_str()) {
+            Some(&id) => id,
+            None => {
+                let id = self.names.id(name.as_str());
+                self.submitters.insert(name.as_str().into(), id);
+                id
+            }
+        };
+        self.last_submitter = Some((name, id));
+        id
     }
 
     /// The facts of `job`.
@@ -177,7 +193,7 @@ impl<'k> FactReader<'k> {
             Some(rs) => demand_weight(&knobs.slot_weight, rs),
         };
         JobFacts {
-            submitter: submitter_name.map(|s| self.submitter(s.as_str())),
+            submitter: submitter_name.map(|s| self.submitter(s)),
             idle,
             prio,
             cluster,
@@ -189,13 +205,26 @@ impl<'k> FactReader<'k> {
 }
 
 impl JobFacts {
-    /// The facts of `job` under `knobs`.
-    pub fn of(job: &ClassAd, knobs: &CycleKnobs) -> JobFacts {
-        FactReader::new(knobs).read(job)
+    /// The facts of `job` under `knobs`, its submitter numbered by `names`.
+    pub fn of(job: &ClassAd, knobs: &CycleKnobs, names: &SubmitterNames) -> JobFacts {
+        FactReader::new(knobs, names).read(job)
     }
+}
 
+/// Every job's facts, in queue order, with the names their submitters' numbers
+/// stand for.
+#[derive(Debug, Default)]
+pub struct QueueFacts {
+    /// Per job, its facts.
+    pub jobs: Vec<JobFacts>,
+    /// The submitters' names.
+    pub submitters: SubmitterNames,
+}
+
+impl QueueFacts {
     /// The facts of every job of `jobs`, in order (on rayon's threads).
-    pub fn of_all<J: AsRef<ClassAd> + Sync>(jobs: &[J], knobs: &CycleKnobs) -> Vec<JobFacts> {
+    pub fn of_all<J: AsRef<ClassAd> + Sync>(jobs: &[J], knobs: &CycleKnobs) -> QueueFacts {
+        let submitters = SubmitterNames::new();
         // Written in place: fresh memory costs more to touch than the facts
         // cost to read, so the facts are not gathered in parts and copied.
         let mut all = Vec::with_capacity(jobs.len());
@@ -203,12 +232,30 @@ impl JobFacts {
         all.par_chunks_mut(CHUNK)
             .zip(jobs.par_chunks(CHUNK))
             .for_each(|(out, part)| {
-                let mut reader = FactReader::new(knobs);
+                let mut reader = FactReader::new(knobs, &submitters);
                 for (o, j) in out.iter_mut().zip(part) {
                     *o = reader.read(j.as_ref());
                 }
             });
-        all
+        QueueFacts {
+            jobs: all,
+            submitters,
+        }
+    }
+
+    /// How many jobs.
+    pub fn len(&self) -> usize {
+        self.jobs.len()
+    }
+
+    /// True when there are no jobs.
+    pub fn is_empty(&self) -> bool {
+        self.jobs.is_empty()
+    }
+
+    /// The name of job `j`'s submitter.
+    pub fn submitter(&self, j: usize) -> Option<Arc<str>> {
+        self.jobs[j].submitter.map(|id| self.submitters.name(id))
     }
 }
 
@@ -218,21 +265,25 @@ pub fn cluster_with_facts<J: SharedAd + Sync>(
     jobs: &[J],
     significant: SignificantAttributes,
     knobs: &CycleKnobs,
-) -> (Autoclusters, Vec<JobFacts>) {
-    Autoclusters::with_each(jobs, significant, &FACT_NAMES, || {
-        let mut reader = FactReader::new(knobs);
+) -> (Autoclusters, QueueFacts) {
+    let submitters = SubmitterNames::new();
+    let (clusters, jobs) = Autoclusters::with_each(jobs, significant, &FACT_NAMES, || {
+        let mut reader = FactReader::new(knobs, &submitters);
         move |job: &ClassAd| reader.read(job)
-    })
+    });
+    (clusters, QueueFacts { jobs, submitters })
 }
 
 /// The classes of one part of a queue and its jobs' facts under `knobs`, read
-/// as each job is classified (see [`SignificantAttributes::classify_visiting`]).
+/// as each job is classified (see [`SignificantAttributes::classify_visiting`]),
+/// submitters numbered by `names` (shared by the parts of one queue).
 pub fn classify_with_facts<J: AsRef<ClassAd>>(
     significant: &SignificantAttributes,
     jobs: &[J],
     knobs: &CycleKnobs,
+    names: &SubmitterNames,
 ) -> (PartClasses, Vec<JobFacts>) {
-    let mut reader = FactReader::new(knobs);
+    let mut reader = FactReader::new(knobs, names);
     let mut facts = Vec::with_capacity(jobs.len());
     let part = significant.classify_visiting(jobs, &FACT_NAMES, |_, job| {
         facts.push(reader.read(job));
@@ -352,11 +403,27 @@ mod tests {
     use super::*;
     use crate::ad::read_ads;
 
-    fn facts(text: &str, knobs: &CycleKnobs) -> Vec<JobFacts> {
-        read_ads(text, "jobs")
+    fn facts(text: &str, knobs: &CycleKnobs) -> QueueFacts {
+        let submitters = SubmitterNames::new();
+        let jobs = read_ads(text, "jobs")
             .unwrap()
             .iter()
-            .map(|j| JobFacts::of(j, knobs))
+            .map(|j| JobFacts::of(j, knobs, &submitters))
+            .collect();
+        QueueFacts { jobs, submitters }
+    }
+
+    /// Each job's facts with its submitter's name for its number, to compare
+    /// facts numbered by different tables.
+    fn named(q: &QueueFacts) -> Vec<(Option<Arc<str>>, JobFacts)> {
+        (0..q.len())
+            .map(|j| {
+                let f = JobFacts {
+                    submitter: None,
+                    ..q.jobs[j].clone()
+                };
+                (q.submitter(j), f)
+            })
             .collect()
     }
 
@@ -370,14 +437,23 @@ mod tests {
              ClusterId = 2\n",
             &k,
         );
-        let names: Vec<Option<&str>> = f.iter().map(|f| f.submitter.as_deref()).collect();
-        assert_eq!(names, [Some("g.u"), Some("u@d"), Some("o"), None]);
+        let names: Vec<Option<Arc<str>>> = (0..f.len()).map(|j| f.submitter(j)).collect();
         assert_eq!(
-            f.iter().map(|f| f.idle).collect::<Vec<_>>(),
+            names,
+            [
+                Some("g.u".into()),
+                Some("u@d".into()),
+                Some("o".into()),
+                None
+            ]
+        );
+        assert_eq!(f.submitters.len(), 3);
+        assert_eq!(
+            f.jobs.iter().map(|f| f.idle).collect::<Vec<_>>(),
             [false, true, true, true]
         );
         let mut order = vec![0, 1, 2, 3];
-        request_order(&mut order, &f);
+        request_order(&mut order, &f.jobs);
         assert_eq!(order, [1, 0, 3, 2]);
     }
 
@@ -392,11 +468,16 @@ mod tests {
                     Owner = \"a\"\nClusterId = 1\nProcId = 2\nJobStatus = 2\n";
         let mut jobs = read_ads(text, "jobs").unwrap();
         jobs.extend(read_ads(text, "again").unwrap());
-        let fresh: Vec<JobFacts> = jobs.iter().map(|j| JobFacts::of(j, &k)).collect();
-        assert_eq!(JobFacts::of_all(&jobs, &k), fresh);
-        let mut reader = FactReader::new(&k);
+        let names = SubmitterNames::new();
+        let fresh: Vec<JobFacts> = jobs.iter().map(|j| JobFacts::of(j, &k, &names)).collect();
+        let fresh = QueueFacts {
+            jobs: fresh,
+            submitters: names,
+        };
+        assert_eq!(named(&QueueFacts::of_all(&jobs, &k)), named(&fresh));
+        let mut reader = FactReader::new(&k, &fresh.submitters);
         let read: Vec<JobFacts> = jobs.iter().map(|j| reader.read(j)).collect();
-        assert_eq!(read, fresh);
+        assert_eq!(read, fresh.jobs);
         assert_eq!(
             read.iter()
                 .map(|f| (f.prio, f.proc, f.idle))
@@ -411,7 +492,8 @@ mod tests {
         // made where a dropped one was, in another order; the reader must not
         // take it for the old one.
         let k = CycleKnobs::default();
-        let mut reader = FactReader::new(&k);
+        let names = SubmitterNames::new();
+        let mut reader = FactReader::new(&k, &names);
         for i in 0..200 {
             let text = if i % 2 == 0 {
                 format!("ProcId = {i}\nClusterId = 7\nOwner = \"a\"\nJobPrio = 1\n")
@@ -419,7 +501,7 @@ mod tests {
                 format!("JobPrio = 2\nOwner = \"b\"\nClusterId = 8\nProcId = {i}\nQDate = 3\n")
             };
             let job = read_ads(&text, "job").unwrap().remove(0);
-            assert_eq!(reader.read(&job), JobFacts::of(&job, &k), "ad {i}");
+            assert_eq!(reader.read(&job), JobFacts::of(&job, &k, &names), "ad {i}");
         }
     }
 
@@ -431,10 +513,10 @@ mod tests {
             &k,
         );
         let mut order = vec![0, 1, 2];
-        request_order(&mut order, &f);
+        request_order(&mut order, &f.jobs);
         assert_eq!(order, [0, 1, 2]);
         let mut order = vec![2, 1, 0];
-        request_order(&mut order, &f);
+        request_order(&mut order, &f.jobs);
         assert_eq!(order, [0, 1, 2]);
     }
 
@@ -495,9 +577,9 @@ mod tests {
         let (k, _) = CycleKnobs::from_config(&c).unwrap();
         let f = facts(text, &k);
         assert_eq!(
-            (f[0].passes_constraint, f[1].passes_constraint),
+            (f.jobs[0].passes_constraint, f.jobs[1].passes_constraint),
             (true, false)
         );
-        assert_eq!((f[0].weight, f[1].weight), (104.0, 8.0));
+        assert_eq!((f.jobs[0].weight, f.jobs[1].weight), (104.0, 8.0));
     }
 }

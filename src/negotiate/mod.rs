@@ -35,15 +35,19 @@ pub mod pairs;
 pub mod priorities;
 pub mod report;
 pub mod slots;
+pub mod submitters;
 
 pub use accountant::effective_priority;
-pub use jobs::{classify_with_facts, cluster_with_facts, FactReader, JobFacts, FACT_NAMES};
+pub use jobs::{
+    classify_with_facts, cluster_with_facts, FactReader, JobFacts, QueueFacts, FACT_NAMES,
+};
 pub use knobs::{CycleKnobs, GroupKnobs, Quota};
 pub use matchlist::PreemptState;
 pub use pairs::ClassPairs;
 pub use priorities::{Priorities, PrioritiesError, PriorityEntry};
-pub use report::{CycleMatch, CycleOutcome, CycleStats, SubmitterReport, Unmatched};
+pub use report::{CycleMatch, CycleOutcome, CycleStats, SubmitterReport, Unmatched, UnmatchedJobs};
 pub use slots::SlotTable;
+pub use submitters::{SubmitterId, SubmitterNames};
 
 use crate::ad::ClassAd;
 use crate::matching::batch::{BatchMatcher, CompiledSlots};
@@ -115,7 +119,7 @@ pub fn prepare_slots(
 /// compiled for the batch matcher, which works out every class's candidates.
 pub fn negotiate_prepared(
     table: &SlotTable,
-    facts: &[JobFacts],
+    facts: &QueueFacts,
     clusters: Autoclusters,
     compiled: CompiledSlots,
     knobs: &CycleKnobs,
@@ -136,7 +140,7 @@ pub fn negotiate_prepared(
 /// [`ClassPairs::from_reference`]).
 pub fn negotiate_with_pairs(
     table: &SlotTable,
-    facts: &[JobFacts],
+    facts: &QueueFacts,
     clusters: &Autoclusters,
     mut pairs: ClassPairs,
     knobs: &CycleKnobs,

@@ -179,9 +179,108 @@ pub struct CycleOutcome {
     /// The matches, in the order made.
     pub matches: Vec<CycleMatch>,
     /// The idle jobs of a submitter left without a slot, in queue order, with why.
-    pub unmatched: Vec<(u32, Unmatched)>,
+    pub unmatched: UnmatchedJobs,
     /// The submitters, in the order of their first turn, then the others by name.
     pub submitters: Vec<SubmitterReport>,
     /// The statistics.
     pub stats: CycleStats,
+}
+
+/// The jobs a cycle left unmatched, in queue order, with why: kept as runs of
+/// consecutive jobs left for the same reason (the jobs of one cluster come
+/// together and are alike), since nearly every job of a large queue is in it.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct UnmatchedJobs {
+    /// (first job, how many, why), in queue order, no two runs mergeable.
+    runs: Vec<(u32, u32, Unmatched)>,
+    len: usize,
+}
+
+impl UnmatchedJobs {
+    /// No jobs.
+    pub fn new() -> UnmatchedJobs {
+        UnmatchedJobs::default()
+    }
+
+    /// Adds job `job`, which comes after every job added so far.
+    pub fn push(&mut self, job: u32, why: Unmatched) {
+        debug_assert!(self.runs.last().is_none_or(|&(f, n, _)| f + n <= job));
+        self.len += 1;
+        if let Some((first, count, w)) = self.runs.last_mut() {
+            if *w == why && *first + *count == job {
+                *count += 1;
+                return;
+            }
+        }
+        self.runs.push((job, 1, why));
+    }
+
+    /// Adds the jobs of `other`, which all come after these.
+    pub fn append(&mut self, other: UnmatchedJobs) {
+        let mut runs = other.runs.into_iter();
+        if let (Some(last), Some(first)) = (self.runs.last_mut(), runs.as_slice().first()) {
+            if last.2 == first.2 && last.0 + last.1 == first.0 {
+                last.1 += first.1;
+                runs.next();
+            }
+        }
+        self.runs.extend(runs);
+        self.len += other.len;
+    }
+
+    /// How many jobs.
+    pub fn len(&self) -> usize {
+        self.len
+    }
+
+    /// True when every idle job was matched.
+    pub fn is_empty(&self) -> bool {
+        self.len == 0
+    }
+
+    /// Each job with why, in queue order.
+    pub fn iter(&self) -> impl Iterator<Item = (u32, Unmatched)> + '_ {
+        self.runs
+            .iter()
+            .flat_map(|&(first, count, why)| (first..first + count).map(move |j| (j, why)))
+    }
+
+    /// Each job with why, in queue order, in a vector.
+    pub fn to_vec(&self) -> Vec<(u32, Unmatched)> {
+        self.iter().collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn runs_hold_each_job_once_in_order() {
+        let jobs = [
+            (0, Unmatched::NotReached),
+            (1, Unmatched::NotReached),
+            (2, Unmatched::SubmitterLimit),
+            (4, Unmatched::SubmitterLimit),
+            (5, Unmatched::SubmitterLimit),
+            (6, Unmatched::JobConstraint),
+            (7, Unmatched::JobConstraint),
+        ];
+        for split in 0..=jobs.len() {
+            let mut a = UnmatchedJobs::new();
+            let mut b = UnmatchedJobs::new();
+            for &(j, w) in &jobs[..split] {
+                a.push(j, w);
+            }
+            for &(j, w) in &jobs[split..] {
+                b.push(j, w);
+            }
+            a.append(b);
+            assert_eq!(a.to_vec(), jobs, "split at {split}");
+            assert_eq!(a.len(), jobs.len());
+            // Runs: 0-1, 2, 4-5, 6-7, however the jobs were split.
+            assert_eq!(a.runs.len(), 4, "split at {split}");
+        }
+        assert!(UnmatchedJobs::new().is_empty());
+    }
 }
