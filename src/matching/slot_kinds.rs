@@ -7,41 +7,58 @@ use super::classify::exact_text;
 use crate::ad::ClassAd;
 use crate::syntax::ast::Node;
 use rayon::prelude::*;
+use std::hash::Hasher;
 use std::sync::Arc;
 
 /// Slots per unit of parallel work (each unit walks each of its kinds once).
 const SLOT_CHUNK: usize = 512;
 
-/// What a slot's walks depend on: the names it defines and each attribute that
-/// is not a literal (walks do not look at literals' values): a shared tree's
-/// node, or the exact text of one in the ad's own arena (a list of numbers).
-type SlotKind<'a> = Vec<(&'a str, Option<KindOf>)>;
-
-/// An attribute's part of a [`SlotKind`].
-#[derive(PartialEq, Eq, Hash)]
-enum KindOf {
-    Shared(usize, u32),
-    Own(Vec<u8>),
+/// A hash of what a slot's walks depend on: the names it defines and each
+/// attribute that is not a literal (walks do not look at literals' values): a
+/// shared tree's node, or one in the ad's own arena (told apart by its exact
+/// text, in [`same_kind`]). Names are hashed by the address of their text: the
+/// ads of a file share their names' texts, and two slots whose equal names are
+/// held apart only hash apart (each is then walked, as exactly). Nothing is
+/// allocated: a pool's slots define a hundred names each.
+fn kind_hash(slot: &ClassAd) -> u64 {
+    let mut h = ahash::AHasher::default();
+    h.write_usize(slot.len());
+    for (name, e) in slot.iter() {
+        h.write_usize(name.as_str().as_ptr() as usize);
+        match e.node() {
+            Node::Lit(_) => h.write_u8(0),
+            _ if slot.owns(e) => h.write_u8(1),
+            _ => {
+                h.write_u8(2);
+                h.write_usize(Arc::as_ptr(e.tree) as usize);
+                h.write_u32(e.id);
+            }
+        }
+    }
+    h.finish()
 }
 
-/// The kind of `slot` (see [`SlotKind`]).
-fn slot_kind(slot: &ClassAd) -> SlotKind<'_> {
-    slot.iter()
-        .map(|(name, e)| {
-            let kind = match e.node() {
-                Node::Lit(_) => None,
-                _ => {
-                    let mut text = Vec::new();
-                    Some(if slot.owns(e) && exact_text(e.tree, e.id, &mut text) {
-                        KindOf::Own(text)
-                    } else {
-                        KindOf::Shared(Arc::as_ptr(e.tree) as usize, e.id)
-                    })
+/// True when the walks of `a` and `b` find the same (see [`kind_hash`]): the
+/// same names, and the same expressions where either is not a literal.
+fn same_kind(a: &ClassAd, b: &ClassAd) -> bool {
+    a.len() == b.len()
+        && a.iter().zip(b.iter()).all(|((na, ea), (nb, eb))| {
+            if na.as_str() != nb.as_str() {
+                return false;
+            }
+            match (ea.node(), eb.node()) {
+                (Node::Lit(_), Node::Lit(_)) => true,
+                (Node::Lit(_), _) | (_, Node::Lit(_)) => false,
+                _ if Arc::ptr_eq(ea.tree, eb.tree) && ea.id == eb.id => true,
+                _ if a.owns(ea) && b.owns(eb) => {
+                    let (mut ta, mut tb) = (Vec::new(), Vec::new());
+                    exact_text(ea.tree, ea.id, &mut ta)
+                        && exact_text(eb.tree, eb.id, &mut tb)
+                        && ta == tb
                 }
-            };
-            (name.as_str(), kind)
+                _ => false,
+            }
         })
-        .collect()
 }
 
 /// `walk(slot)` for every slot of `slots` (on rayon's threads), worked out once
@@ -55,17 +72,85 @@ where
     slots
         .par_chunks(SLOT_CHUNK)
         .flat_map_iter(|chunk| {
-            let mut kinds: ahash::AHashMap<SlotKind<'_>, T> = ahash::AHashMap::new();
+            // By hash: the slots of each kind met (their index in the chunk)
+            // and what their walk found.
+            let mut kinds: ahash::AHashMap<u64, smallvec::SmallVec<[(usize, T); 1]>> =
+                ahash::AHashMap::new();
             chunk
                 .iter()
-                .map(|slot| {
+                .enumerate()
+                .map(|(i, slot)| {
                     let slot = slot.as_ref();
-                    kinds
-                        .entry(slot_kind(slot))
-                        .or_insert_with(|| walk(slot))
-                        .clone()
+                    let seen = kinds.entry(kind_hash(slot)).or_default();
+                    if let Some((_, t)) = seen
+                        .iter()
+                        .find(|(k, _)| same_kind(chunk[*k].as_ref(), slot))
+                    {
+                        return t.clone();
+                    }
+                    let t = walk(slot);
+                    seen.push((i, t.clone()));
+                    t
                 })
                 .collect::<Vec<_>>()
         })
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ad::read_ads;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    /// The walk's result for each slot, and how many walks were made.
+    fn walks(slots: &[ClassAd]) -> (Vec<String>, usize) {
+        let count = AtomicUsize::new(0);
+        let out = by_kind(slots, |slot| {
+            count.fetch_add(1, Ordering::Relaxed);
+            // Depends on the names and the non-literal expressions only.
+            slot.iter()
+                .filter(|(_, e)| !matches!(e.node(), Node::Lit(_)))
+                .map(|(n, e)| {
+                    let mut text = String::new();
+                    crate::syntax::unparse::unparse_node(e.tree, e.id, &mut text);
+                    format!("{n}={text}")
+                })
+                .collect::<Vec<_>>()
+                .join(";")
+        });
+        (out, count.into_inner())
+    }
+
+    #[test]
+    fn slots_of_one_kind_are_walked_once_and_others_apart() {
+        let text = "A = 1\nR = B > 2\n\nA = 5\nR = B > 2\n\nA = 1\nR = B > 3\n\n\
+                    A = 1\nR = B > 2\nC = 1\n\nA = {1, 2}\nR = B > 2\n\nA = {1, 2}\nR = B > 2\n";
+        let slots = read_ads(text, "slots").unwrap();
+        let (out, count) = walks(&slots);
+        assert_eq!(out[0], out[1]);
+        assert_ne!(out[0], out[2]);
+        assert_eq!(out[4], out[5]);
+        // Kinds: {0, 1}, {2}, {3}, {4, 5}.
+        assert_eq!(count, 4);
+        // The same walks, slot by slot, as walking each on its own.
+        for (slot, got) in slots.iter().zip(&out) {
+            assert_eq!(&walks(std::slice::from_ref(slot)).0[0], got);
+        }
+    }
+
+    #[test]
+    fn slots_read_apart_are_alike_by_text() {
+        // Two files: names and trees held apart; each slot still gets the walk
+        // of its own kind.
+        let a = read_ads("A = 1\nR = B > 2\n", "a").unwrap();
+        let b = read_ads("A = 2\nR = B > 3\n", "b").unwrap();
+        let c = read_ads("A = 3\nR = B > 2\n", "c").unwrap();
+        let slots = [a, b, c].concat();
+        let (out, _) = walks(&slots);
+        assert_eq!(out[0], out[2]);
+        assert_ne!(out[0], out[1]);
+        assert!(same_kind(&slots[0], &slots[0]));
+        assert!(!same_kind(&slots[0], &slots[2]), "trees held apart");
+    }
 }

@@ -8,7 +8,7 @@ use super::knobs::CycleKnobs;
 use crate::ad::ClassAd;
 use crate::eval::{eval_attr, eval_in, Semantics};
 use crate::syntax::ast::Expr;
-use classad_vm::Value;
+use classad_vm::{Str, Value};
 use rayon::prelude::*;
 use std::sync::Arc;
 
@@ -154,18 +154,18 @@ fn prepare(
     let mut ad: Option<ClassAd> = None;
     if number(slot, "SlotWeight").is_none() {
         ad.get_or_insert_with(|| (**slot).clone())
-            .insert("SlotWeight", knobs.slot_weight.clone());
+            .insert(added_name(0), knobs.slot_weight.clone());
     }
     let user = remote_user(slot);
     if knobs.consider_preemption {
         if let Some(u) = &user {
             let prio = eup(u) as f32 as f64;
             ad.get_or_insert_with(|| (**slot).clone())
-                .insert_expr("RemoteUserPrio", Expr::literal(Value::Real(prio)));
+                .insert_expr(added_name(1), Expr::literal(Value::Real(prio)));
         }
         if let Some(r) = number(slot, "PreemptingRank") {
             ad.get_or_insert_with(|| (**slot).clone())
-                .insert_expr("CurrentRank", Expr::literal(Value::Real(r)));
+                .insert_expr(added_name(2), Expr::literal(Value::Real(r)));
         }
     }
     let ad = ad.map_or_else(|| slot.clone(), Arc::new);
@@ -207,6 +207,14 @@ fn trimmed(ad: &Arc<ClassAd>, knobs: &CycleKnobs) -> bool {
         !(want && cm.is_none_or(|c| c.is_empty()))
     };
     by_preemption || claimed_pslot
+}
+
+/// The names the cycle adds to slots (`SlotWeight`, `RemoteUserPrio`,
+/// `CurrentRank`), each one shared text: slots alike stay of one kind to the
+/// walks that tell names by their text's address (`matching::slot_kinds`).
+fn added_name(i: usize) -> Str {
+    static NAMES: std::sync::OnceLock<[Str; 3]> = std::sync::OnceLock::new();
+    NAMES.get_or_init(|| ["SlotWeight", "RemoteUserPrio", "CurrentRank"].map(Str::from))[i].clone()
 }
 
 #[cfg(test)]
