@@ -23,6 +23,7 @@ use super::autocluster::Autoclusters;
 use super::policy::NegotiatorPolicy;
 use super::pool::CompiledPool;
 use super::refs::{NameSet, References};
+use super::slot_kinds::SlotKinds;
 use crate::ad::ClassAd;
 use crate::syntax::ast::ExprRef;
 use block::{block_work, BlockResult, RankExprs, THREAD_MACHINE};
@@ -454,7 +455,9 @@ impl BatchMatcher {
             // Apart: POST (HTCondor's default) reads nothing of a job that
             // tells classes apart, where PRE reads what the slot's Rank reads.
             let reads = self.rank_reads.get_or_insert_with(|| {
-                [pre, post].map(|e| rank_reads(machines, e.iter().map(|(_, e)| e)))
+                // The slots' kinds, told once for both.
+                let kinds = SlotKinds::of(&machines.iter().map(|m| &*m.source).collect::<Vec<_>>());
+                [pre, post].map(|e| rank_reads(machines, &kinds, e.iter().map(|(_, e)| e)))
             });
             ids = reads.each_ref().map(|r| class_ids(&reps, &r.names));
             self.learn_slot_reads(&reps);

@@ -18,7 +18,7 @@ use std::sync::{Arc, Mutex, PoisonError, RwLock};
 /// Appends an exact encoding of the subtree at `id`: equal encodings are equal
 /// trees (reals by their bits). False for a literal list or record value, which
 /// has no encoding here.
-pub(super) fn exact_text(tree: &Expr, id: NodeId, out: &mut Vec<u8>) -> bool {
+pub(crate) fn exact_text(tree: &Expr, id: NodeId, out: &mut Vec<u8>) -> bool {
     let mut stack = vec![id];
     while let Some(id) = stack.pop() {
         let node = tree.node(id);

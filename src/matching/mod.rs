@@ -19,10 +19,11 @@ pub mod refs;
 mod slot_kinds;
 
 pub use autocluster::{AutoclusterBuilder, Autoclusters, SignificantAttributes};
-pub(crate) use classify::reads_key;
+pub(crate) use classify::exact_text;
 pub use classify::PartClasses;
 pub use policy::NegotiatorPolicy;
 pub use pool::CompiledPool;
+pub(crate) use slot_kinds::SlotKinds;
 
 /// True when `job` and `machine` match: HTCondor's `symmetricMatch`, i.e.
 /// `RIGHT.requirements && LEFT.requirements` in a match ad with the job on the left,

@@ -61,40 +61,90 @@ fn same_kind(a: &ClassAd, b: &ClassAd) -> bool {
         })
 }
 
+/// The kinds of a list of slots: per slot its kind's number, and per kind the
+/// first slot of it. Worked out once for several walks of the same slots.
+pub(crate) struct SlotKinds {
+    of_slot: Vec<u32>,
+    first: Vec<u32>,
+}
+
+impl SlotKinds {
+    /// The kinds of `slots` (on rayon's threads). Kinds are told within runs of
+    /// [`SLOT_CHUNK`] slots: a kind that recurs in another run is walked again
+    /// there, as exactly.
+    pub(crate) fn of<S: AsRef<ClassAd> + Sync>(slots: &[S]) -> SlotKinds {
+        let parts: Vec<(Vec<u32>, Vec<u32>)> = slots
+            .par_chunks(SLOT_CHUNK)
+            .enumerate()
+            .map(|(c, chunk)| {
+                // By hash: the kinds met (their first slot in the chunk).
+                let mut kinds: ahash::AHashMap<u64, smallvec::SmallVec<[u32; 1]>> =
+                    ahash::AHashMap::new();
+                let mut first: Vec<u32> = Vec::new();
+                let of_slot = chunk
+                    .iter()
+                    .enumerate()
+                    .map(|(i, slot)| {
+                        let slot = slot.as_ref();
+                        let seen = kinds.entry(kind_hash(slot)).or_default();
+                        if let Some(&k) = seen
+                            .iter()
+                            .find(|&&k| same_kind(chunk[first[k as usize] as usize].as_ref(), slot))
+                        {
+                            return k;
+                        }
+                        first.push(i as u32);
+                        seen.push(first.len() as u32 - 1);
+                        first.len() as u32 - 1
+                    })
+                    .collect();
+                let base = (c * SLOT_CHUNK) as u32;
+                (of_slot, first.into_iter().map(|i| base + i).collect())
+            })
+            .collect();
+        let mut kinds = SlotKinds {
+            of_slot: Vec::with_capacity(slots.len()),
+            first: Vec::new(),
+        };
+        for (of_slot, first) in parts {
+            let offset = kinds.first.len() as u32;
+            kinds
+                .of_slot
+                .extend(of_slot.into_iter().map(|k| k + offset));
+            kinds.first.extend(first);
+        }
+        kinds
+    }
+
+    /// `walk(slot)` for every slot of `slots` (those these kinds are of), walked
+    /// once per kind: `walk` must depend on nothing of a slot but its kind (the
+    /// names it reads and the expressions it walks, not literal values).
+    pub(crate) fn map<S, T>(&self, slots: &[S], walk: impl Fn(&ClassAd) -> T + Sync) -> Vec<T>
+    where
+        S: AsRef<ClassAd> + Sync,
+        T: Clone + Send + Sync,
+    {
+        debug_assert_eq!(slots.len(), self.of_slot.len());
+        let walked: Vec<T> = self
+            .first
+            .par_iter()
+            .map(|&s| walk(slots[s as usize].as_ref()))
+            .collect();
+        self.of_slot
+            .par_iter()
+            .map(|&k| walked[k as usize].clone())
+            .collect()
+    }
+}
+
 /// `walk(slot)` for every slot of `slots` (on rayon's threads), worked out once
-/// per kind of slot: `walk` must depend on nothing of a slot but its kind (the
-/// names it reads and the expressions it walks, not literal values).
+/// per kind of slot (see [`SlotKinds::map`]).
 pub(crate) fn by_kind<S, T>(slots: &[S], walk: impl Fn(&ClassAd) -> T + Sync) -> Vec<T>
 where
     S: AsRef<ClassAd> + Sync,
-    T: Clone + Send,
+    T: Clone + Send + Sync,
 {
-    slots
-        .par_chunks(SLOT_CHUNK)
-        .flat_map_iter(|chunk| {
-            // By hash: the slots of each kind met (their index in the chunk)
-            // and what their walk found.
-            let mut kinds: ahash::AHashMap<u64, smallvec::SmallVec<[(usize, T); 1]>> =
-                ahash::AHashMap::new();
-            chunk
-                .iter()
-                .enumerate()
-                .map(|(i, slot)| {
-                    let slot = slot.as_ref();
-                    let seen = kinds.entry(kind_hash(slot)).or_default();
-                    if let Some((_, t)) = seen
-                        .iter()
-                        .find(|(k, _)| same_kind(chunk[*k].as_ref(), slot))
-                    {
-                        return t.clone();
-                    }
-                    let t = walk(slot);
-                    seen.push((i, t.clone()));
-                    t
-                })
-                .collect::<Vec<_>>()
-        })
-        .collect()
+    SlotKinds::of(slots).map(slots, walk)
 }
 
 #[cfg(test)]

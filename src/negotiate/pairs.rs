@@ -10,9 +10,9 @@ use crate::matching::batch::{
 };
 use crate::matching::policy::policy_expr;
 use crate::matching::refs::{NameSet, References};
-use crate::matching::{negotiator_key, reads_key, symmetric_match, NegotiatorPolicy};
+use crate::matching::{exact_text, negotiator_key, symmetric_match, NegotiatorPolicy, SlotKinds};
 use crate::syntax::ast::ExprRef;
-use classad_vm::Value;
+use classad_vm::{Str, Value};
 use rayon::prelude::*;
 use std::sync::{Arc, OnceLock};
 
@@ -66,9 +66,29 @@ struct Combos {
     shared: Vec<bool>,
 }
 
-/// What one walk of a test in a slot gives: the names it reads of a job there
-/// (`None`: not known in full), and the key of what the slot gives it.
-type Walked = (Arc<Option<NameSet>>, Option<Vec<u8>>);
+/// What one walk of a test in a kind of slot gives: the names it reads of a job
+/// there (`None`: not known in full), and the names it looks up in the slot.
+type Walked = (Arc<Option<NameSet>>, Arc<Vec<Str>>);
+
+/// The key of what `slot` gives a walk that looked up `names` there (all it
+/// looks up, whichever attribute it starts from): each name and the exact text
+/// of the slot's attribute (or its absence); `None` when one has no exact text.
+fn looked_up_key(slot: &ClassAd, names: &[Str]) -> Option<Vec<u8>> {
+    let mut key = Vec::new();
+    for n in names {
+        key.extend(n.as_str().bytes().map(|b| b.to_ascii_lowercase()));
+        key.push(0);
+        match slot.get(n) {
+            Some(e) => {
+                if !exact_text(e.tree, e.id, &mut key) {
+                    return None;
+                }
+            }
+            None => key.push(0xff),
+        }
+    }
+    Some(key)
+}
 
 /// A class's combination not worked out yet.
 const UNSEEN: u32 = u32::MAX;
@@ -83,38 +103,43 @@ const MEMO_PER_SLOT: usize = 64;
 const ACROSS_ENTRIES: usize = 1 << 20;
 
 impl<T: Copy> SharedTest<T> {
-    /// The test `expr` over `slots` (those with `claimed` set: the others never
-    /// need it) and the classes of `reps`.
-    fn new(expr: ExprRef, slots: &[Arc<ClassAd>], claimed: &[bool], reps: &[Arc<ClassAd>]) -> Self {
-        let empty = ClassAd::new();
-        let ads: Vec<&ClassAd> = slots
-            .iter()
-            .zip(claimed)
-            .map(|(s, c)| if *c { &**s } else { &empty })
-            .collect();
-        // One walk per slot gives both what the test reads of a job there and
-        // the key of what the slot gives it.
-        let walked: Vec<Walked> = ads
+    /// The test `expr` over `ads` (the slots, each claimed one as it is, the
+    /// others empty: they never need it), whose kinds are `kinds`, and the
+    /// classes of `reps`.
+    fn new(
+        expr: ExprRef,
+        ads: &[&ClassAd],
+        kinds: &SlotKinds,
+        claimed: &[bool],
+        reps: &[Arc<ClassAd>],
+    ) -> Self {
+        // What the test reads of a job in a slot, and what it looks up there,
+        // depend on the slot's kind only: one walk per kind (slots of a kind
+        // then share one set, which the sets' grouping below tells by address).
+        let walked: Vec<Walked> = kinds.map(ads, |slot| {
+            let r = References::of(slot, &expr.tree, expr.id);
+            if !r.complete || r.volatile {
+                return (Arc::new(None), Arc::new(Vec::new()));
+            }
+            let mut names = NameSet::new();
+            r.external.iter().for_each(|n| {
+                names.insert(n);
+            });
+            (Arc::new(Some(names)), Arc::new(r.looked_up))
+        });
+        // The key of what each claimed slot gives the test: the exact text of
+        // every attribute the walk looked up there (or its absence).
+        let keys: Vec<Option<Vec<u8>>> = ads
             .par_iter()
+            .zip(&walked)
             .zip(claimed.par_iter())
-            .map(|(slot, claimed)| {
-                let r = References::of(slot, &expr.tree, expr.id);
-                if !r.complete || r.volatile {
-                    return (Arc::new(None), None);
-                }
-                let mut names = NameSet::new();
-                r.external.iter().for_each(|n| {
-                    names.insert(n);
-                });
-                let key = if *claimed {
-                    reads_key(slot, &r.looked_up, false)
-                } else {
-                    None
-                };
-                (Arc::new(Some(names)), key)
+            .map(|((slot, (set, looked)), claimed)| {
+                (*claimed && set.is_some())
+                    .then(|| looked_up_key(slot, looked))
+                    .flatten()
             })
             .collect();
-        let (sets, keys): (Vec<_>, Vec<_>) = walked.into_iter().unzip();
+        let sets: Vec<Arc<Option<NameSet>>> = walked.into_iter().map(|(set, _)| set).collect();
         let reads = RankReads::from_sets(sets);
         let mut ids: ahash::AHashMap<Vec<u8>, u32> = ahash::AHashMap::new();
         let slot_key = keys
@@ -153,7 +178,7 @@ impl<T: Copy> SharedTest<T> {
             read_set_of,
             read_sets,
             combos,
-            memo: vec![smallvec::SmallVec::new(); slots.len()],
+            memo: vec![smallvec::SmallVec::new(); ads.len()],
             slot_key,
             across: ahash::AHashMap::new(),
             expr,
@@ -483,13 +508,20 @@ impl ClassPairs {
         static GE: OnceLock<ExprRef> = OnceLock::new();
         let gt = condition("MY.Rank > MY.CurrentRank", &GT).clone();
         let ge = condition("MY.Rank >= MY.CurrentRank", &GE).clone();
-        let test =
-            |e: &Option<ExprRef>| e.clone().map(|e| SharedTest::new(e, slots, claimed, reps));
+        let empty = ClassAd::new();
+        let ads: Vec<&ClassAd> = slots
+            .iter()
+            .zip(claimed)
+            .map(|(s, c)| if *c { &**s } else { &empty })
+            .collect();
+        // The slots' kinds, told once for the three tests.
+        let kinds = SlotKinds::of(&ads);
+        let new = |e| SharedTest::new(e, &ads, &kinds, claimed, reps);
         let ((rank_preferred, requirements), rank) = rayon::join(
             || {
                 rayon::join(
-                    || SharedTest::new(gt, slots, claimed, reps),
-                    || test(&policy.preemption_requirements),
+                    || new(gt),
+                    || policy.preemption_requirements.clone().map(new),
                 )
             },
             // Values of another type: the closure above makes `bool` tests.
@@ -497,7 +529,7 @@ impl ClassPairs {
                 policy
                     .preemption_rank
                     .clone()
-                    .map(|e| SharedTest::new(e, slots, claimed, reps))
+                    .map(|e| SharedTest::new(e, &ads, &kinds, claimed, reps))
             },
         );
         self.tests = Some(PreemptionTests {

@@ -8,7 +8,7 @@
 
 use super::super::classify::reads_key;
 use super::super::refs::{NameSet, References};
-use super::super::slot_kinds::by_kind;
+use super::super::slot_kinds::SlotKinds;
 use crate::ad::ClassAd;
 use crate::compile::CompiledClassAd;
 use crate::syntax::ast::ExprRef;
@@ -57,21 +57,15 @@ pub(super) fn add_slot_reads(slots: &[CompiledClassAd], names: &[Str], known: &m
 
 /// The names `exprs`, evaluated with a slot as MY, can read from a job (TARGET):
 /// the union over the slots; `None` when some walk is incomplete or volatile.
+/// `kinds` are the slots' kinds (the names a slot's walks reach depend on its
+/// kind only).
 pub(super) fn rank_reads<'e>(
     slots: &[CompiledClassAd],
+    kinds: &SlotKinds,
     exprs: impl Iterator<Item = &'e ExprRef> + Clone + Send + Sync,
 ) -> RankReads {
     let ads: Vec<&ClassAd> = slots.iter().map(|s| &*s.source).collect();
-    slot_side_reads(&ads, exprs)
-}
-
-/// [`rank_reads`] of slots given as ads.
-pub(crate) fn slot_side_reads<'e>(
-    slots: &[&ClassAd],
-    exprs: impl Iterator<Item = &'e ExprRef> + Clone + Send + Sync,
-) -> RankReads {
-    // The names a slot's walks reach depend on its kind only.
-    let per_slot: Vec<Arc<Option<NameSet>>> = by_kind(slots, |slot| {
+    let per_slot: Vec<Arc<Option<NameSet>>> = kinds.map(&ads, |slot| {
         let mut names = NameSet::new();
         for e in exprs.clone() {
             let r = References::of(slot, &e.tree, e.id);
