@@ -41,6 +41,10 @@ pub fn flatten(ad: &Arc<ClassAd>, expr: &ExprRef, sem: Semantics) -> Result<Flat
         depth_left: MAX_DEPTH,
         steps_left: MAX_STEPS,
     };
+    // The ad is the evaluation's root (`.name` starts there), as HTCondor's
+    // `SetScopes` makes it.
+    let root = ExprRef::root_of(Arc::new(Expr::literal(Value::Undefined)));
+    f.ev.eval(&root, Some(&scope))?;
     let part = f.flat(expr, &scope, false)?;
     Ok(match part.tree {
         None => Flattened::Value(part.val),
@@ -48,8 +52,9 @@ pub fn flatten(ad: &Arc<ClassAd>, expr: &ExprRef, sem: Semantics) -> Result<Flat
     })
 }
 
-/// The expression of a value: its literal, or for a list or record value the
-/// expression it prints as (which reads back as the same list or record).
+/// The expression of a value: its literal, or for a list or record value (and a
+/// relative time, which prints as a value in whole seconds) the expression it
+/// prints as (which reads back as the same list or record).
 pub fn value_expr(v: &Value) -> Expr {
     let mut nodes = Vec::new();
     let root = push_value(v, &mut nodes);
@@ -58,7 +63,7 @@ pub fn value_expr(v: &Value) -> Expr {
 
 /// Adds the expression of `v` (see [`value_expr`]) to `nodes`.
 fn push_value(v: &Value, nodes: &mut Vec<Node>) -> NodeId {
-    if matches!(v, Value::List(_) | Value::Ad(_)) {
+    if matches!(v, Value::List(_) | Value::Ad(_) | Value::RelTime(_)) {
         if let Ok(e) = crate::syntax::parse_expr(&unparse_value(v)) {
             return copy_into(&e, e.root(), nodes);
         }
@@ -225,18 +230,8 @@ impl Flattener {
                     parts.push(self.flat(&e.child(*a), cur, false)?);
                 }
                 if parts.iter().all(|p| p.tree.is_none()) {
-                    let vals: Vec<Value> = parts.into_iter().map(|p| p.val).collect();
-                    let name = name.clone();
-                    let v = eval_op(
-                        move |x| Node::Call {
-                            name,
-                            args: x.to_vec(),
-                        },
-                        &vals,
-                        cur,
-                        &mut self.ev,
-                    )?;
-                    return Ok(Part::value(v));
+                    // HTCondor calls the function on its arguments as written.
+                    return Ok(Part::value(self.ev.eval(e, Some(cur))?));
                 }
                 let args = parts.iter().map(|p| self.node_of(p)).collect();
                 Ok(Part::tree(self.push(Node::Call {
@@ -308,11 +303,13 @@ impl Flattener {
             if matches!(v, Value::Bool(_)) {
                 return Ok(Part::value(v));
             }
+            // HTCondor's logic turns a number it reads as a boolean into one
+            // in place, so a nonzero number counts as `true` here.
             if op == BinOp::And {
-                if t1.is_none() && matches!(p1.val, Value::Bool(true)) {
+                if t1.is_none() && p1.val.as_bool_equiv() == Some(true) {
                     return Ok(Part::tree(t2.expect("one side is a tree")));
                 }
-                if t2.is_none() && matches!(p2.val, Value::Bool(true)) {
+                if t2.is_none() && p2.val.as_bool_equiv() == Some(true) {
                     return Ok(Part::tree(t1.expect("one side is a tree")));
                 }
             }
@@ -454,6 +451,9 @@ mod tests {
             ("strcat(s, a)", "value \"str1\""),
             ("foo(z)", "value error"),
             ("z =?= a", "z is 1"),
+            ("a && z", "z"),
+            (".a", "value 1"),
+            ("unparse(a)", "value \"1\""),
             ("f * z", "2.500000000000000E+00 * z"),
             ("X", "fail"),
         ] {

@@ -266,7 +266,11 @@ impl<'w> Walk<'w> {
             self.refs.external.insert(name);
             if bare {
                 self.refs.external_bare.insert(name);
-                self.refs.external_full.insert(name);
+                // HTCondor's daemons read `CurrentTime` as the clock, not
+                // from another ad.
+                if !name.eq_ignore_ascii_case("CurrentTime") {
+                    self.refs.external_full.insert(name);
+                }
             }
             return true;
         };
@@ -330,8 +334,17 @@ impl<'w> Walk<'w> {
                 // `a.b`: walk `a` (an attribute of the ad, or external); what is
                 // selected from it is part of it.
                 None => {
-                    if !self.ad.contains(r) {
-                        self.full_name(tree, id);
+                    match self.ad.get(r).map(|e| e.node()) {
+                        None => self.full_name(tree, id),
+                        // `r.z` of a record `r` that lacks `z`: HTCondor names
+                        // the missing `z` alone.
+                        Some(Node::Record(attrs))
+                            if root == scope
+                                && !attrs.iter().any(|(n, _)| n.eq_ignore_ascii_case(first)) =>
+                        {
+                            self.refs.external_full.insert(first);
+                        }
+                        Some(_) => {}
                     }
                     stack.push(Step::Scope(tree, scope));
                     true
@@ -405,7 +418,7 @@ mod tests {
     fn full_names_are_spelled_as_htcondor_spells_them() {
         let r = refs(
             "Memory = 4\nStart = TARGET.RequestMemory <= Memory && Owner != \"x\"\n",
-            "Start && TARGET.Resources.Gpu > MY.Cpus + other.c + zz.y.w + .abs",
+            "Start && TARGET.Resources.Gpu > MY.Cpus + other.c + zz.y.w + .abs + CurrentTime",
         );
         assert_eq!(
             names(&r.external_full),
