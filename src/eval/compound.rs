@@ -163,6 +163,27 @@ pub fn new_ad(attrs: Vec<(Str, Value)>) -> Value {
     ad_value(Scope::of_ad(Arc::new(ad)))
 }
 
+/// The ad a record value holds, as an ad of its own (its attributes' expressions,
+/// unevaluated): what HTCondor's Python bindings hand out for a record value.
+/// `None` when `v` is not a record.
+pub fn ad_of_value(v: &Value) -> Option<ClassAd> {
+    let ad = as_ad(v)?;
+    match &ad.scope.frame {
+        super::scope::Frame::Ad(a) => Some((**a).clone()),
+        super::scope::Frame::Record(r) => match r.node() {
+            Node::Record(attrs) => Some(ClassAd::from_attrs(
+                attrs
+                    .iter()
+                    .map(|(n, id)| (n.clone(), r.child(*id)))
+                    .collect(),
+            )),
+            _ => None,
+        },
+        // The context and match ads of a match: the ad they print as.
+        _ => crate::syntax::parse_classad(&super::display::unparse_value(v)).ok(),
+    }
+}
+
 /// The list inside a value, if it is one.
 pub fn as_list(v: &Value) -> Option<&ListVal> {
     match v {
@@ -176,5 +197,28 @@ pub fn as_ad(v: &Value) -> Option<&AdVal> {
     match v {
         Value::Ad(h) => h.downcast::<AdVal>(),
         _ => None,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::eval::{eval_alone, Semantics};
+    use crate::syntax::{parse_expr, unparse_ad};
+
+    #[test]
+    fn record_values_give_their_ads() {
+        let v = eval_alone(
+            &parse_expr("[b = a + 1; a = 1]").unwrap(),
+            Semantics::Htcondor,
+        )
+        .unwrap();
+        assert_eq!(
+            unparse_ad(&ad_of_value(&v).unwrap()),
+            "[ a = 1; b = a + 1 ]"
+        );
+        let v = eval_alone(&parse_expr("splitTime(61)").unwrap(), Semantics::Htcondor).unwrap();
+        assert!(ad_of_value(&v).unwrap().contains("Minutes"));
+        assert!(ad_of_value(&Value::Int(1)).is_none());
     }
 }

@@ -5,6 +5,7 @@ mod call;
 pub mod compound;
 pub mod display;
 pub mod evaluator;
+pub mod flatten;
 pub mod independent;
 pub mod scope;
 

@@ -2,13 +2,12 @@
 
 use super::convert::text_of;
 use super::{add, arity, Builtin, Call};
-use crate::ad::ClassAd;
 use crate::eval::compound::as_ad;
 use crate::eval::evaluator::MAX_DEPTH;
 use crate::eval::scope::{Found, Frame, Scope};
 use crate::eval::{Evaluator, Fail};
 use crate::syntax::ast::{ExprRef, Node};
-use crate::syntax::unparse::{unparse_ad_pretty, unparse_node};
+use crate::syntax::unparse::unparse_node;
 use classad_vm::ops::cmp_ignore_case;
 use classad_vm::Value;
 use std::sync::Arc;
@@ -62,26 +61,10 @@ fn current_scope(c: &mut dyn Call) -> Result<Option<Arc<Scope>>, Fail> {
     Ok(c.scope())
 }
 
-/// The attribute name `pretty_text` wraps an expression in.
-const WRAP_NAME: &str = "x";
-
-/// HTCondor's `PrettyPrint` text of an expression: records and lists open on a new
-/// line, indented 4 (records) or 3 (lists) past the line they appear on.
-///
-/// The unparser only offers that style for a whole ad, so the expression is printed
-/// as the one attribute of a wrapper ad and the wrapper's frame and its 8-column
-/// attribute indent are taken off again (string literals never hold a raw newline,
-/// so every newline in the text is one the printer made).
+/// HTCondor's `PrettyPrint` text of an expression (see
+/// [`crate::syntax::unparse::unparse_pretty_expr`]).
 fn pretty_text(e: &ExprRef) -> String {
-    let mut ad = ClassAd::new();
-    ad.insert(WRAP_NAME, e.clone());
-    let text = unparse_ad_pretty(&ad);
-    let head = format!("\n    [\n        {WRAP_NAME} = ");
-    let body = text
-        .strip_prefix(head.as_str())
-        .and_then(|t| t.strip_suffix("\n    ]"))
-        .unwrap_or(&text);
-    body.replace("\n        ", "\n")
+    crate::syntax::unparse::unparse_pretty_expr(e)
 }
 
 /// `unresolved(attr[, regex])`: the external references of the expression `attr`

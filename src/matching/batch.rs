@@ -314,6 +314,16 @@ impl BatchMatcher {
         BatchMatcher::with_classes(Vec::new(), representatives, None, slots)
     }
 
+    /// The compiled slots given back, to match another set of jobs against
+    /// without compiling the slots again.
+    pub fn into_compiled_slots(self) -> CompiledSlots {
+        CompiledSlots {
+            pool: self.pool,
+            pre: self.pre,
+            post: self.post,
+        }
+    }
+
     /// How many slots the matcher holds.
     pub fn slot_count(&self) -> usize {
         self.pool.machines.len()
@@ -527,3 +537,48 @@ const _: () = {
     shared::<super::PartClasses>();
     shared::<super::policy::NegotiatorPolicy>();
 };
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ad::read_ads;
+
+    fn ads(text: &str) -> Vec<Arc<ClassAd>> {
+        read_ads(text, "t")
+            .unwrap()
+            .into_iter()
+            .map(Arc::new)
+            .collect()
+    }
+
+    fn pairs(m: &mut BatchMatcher) -> Vec<(usize, usize)> {
+        let mut out = Vec::new();
+        m.for_each_pair(|j, s| {
+            out.push((j, s));
+            Ok::<(), ()>(())
+        })
+        .unwrap();
+        out
+    }
+
+    /// Slots compiled once serve queue after queue, with the answers of slots
+    /// compiled afresh.
+    #[test]
+    fn compiled_slots_given_back_match_the_next_queue() {
+        let policy = NegotiatorPolicy::default();
+        let slots = ads("Cpus = 1\nRequirements = TARGET.Owner != \"eve\"\n\n\
+                         Cpus = 8\nRequirements = true\n");
+        let first = ads("Owner = \"eve\"\nRequirements = TARGET.Cpus >= 1\n");
+        let second = ads("Owner = \"bob\"\nRequirements = TARGET.Cpus >= 1\n\n\
+                          Owner = \"bob\"\nRequirements = TARGET.Cpus >= 4\n");
+        let compiled = CompiledSlots::new(&slots, &policy);
+        let mut m =
+            BatchMatcher::with_compiled(Autoclusters::new(&first, &slots, &policy), compiled);
+        assert_eq!(pairs(&mut m), [(0, 1)]);
+        let again = m.into_compiled_slots();
+        let mut m = BatchMatcher::with_compiled(Autoclusters::new(&second, &slots, &policy), again);
+        let fresh = pairs(&mut BatchMatcher::new(&second, &slots, &policy, true));
+        assert_eq!(pairs(&mut m), fresh);
+        assert_eq!(fresh, [(0, 0), (0, 1), (1, 1)]);
+    }
+}

@@ -75,6 +75,12 @@ pub struct References {
     /// The external names HTCondor's full names spell without a dot: unscoped (or
     /// `MY.`) names the ad lacks. The schedd adds these to a job's signature.
     pub external_bare: NameSet,
+    /// The external names as HTCondor's full names spell them
+    /// (`GetExternalReferences` with `fullNames`, what the Python bindings'
+    /// `externalRefs` lists): `TARGET.x.y` and `other.x` as written, `x` for a
+    /// missing `x` or `MY.x`, and each selection (`a.b`, `a.b.c`) from a missing
+    /// `a`.
+    pub external_full: NameSet,
     /// Names of the ad itself that the expression reads, directly or through other
     /// attributes of the ad.
     pub internal: NameSet,
@@ -82,6 +88,9 @@ pub struct References {
     /// (see the module doc), or HTCondor gave up on the expression (it reaches
     /// itself): the names are then not all there is.
     pub complete: bool,
+    /// HTCondor's walk gives up on the expression (an attribute that reaches
+    /// itself): its `GetExternalReferences` and `GetInternalReferences` fail.
+    pub gave_up: bool,
     /// The expression reads the clock or draws a random number.
     pub volatile: bool,
     /// Every name looked up in the ad, found or not, in the order first looked up:
@@ -168,6 +177,7 @@ impl<'w> Walk<'w> {
                     {
                         if scope_name(name).is_none() {
                             if !self.local(name, &mut stack, false) {
+                                self.refs.gave_up = true;
                                 return;
                             }
                             continue;
@@ -194,6 +204,7 @@ impl<'w> Walk<'w> {
                         continue;
                     }
                     if !self.local(name, &mut stack, true) {
+                        self.refs.gave_up = true;
                         return;
                     }
                 }
@@ -202,7 +213,8 @@ impl<'w> Walk<'w> {
                     name,
                     ..
                 } => {
-                    if !self.scoped(tree, *s, name, &mut stack) {
+                    if !self.scoped(tree, id, *s, name, &mut stack) {
+                        self.refs.gave_up = true;
                         return;
                     }
                 }
@@ -254,6 +266,11 @@ impl<'w> Walk<'w> {
             self.refs.external.insert(name);
             if bare {
                 self.refs.external_bare.insert(name);
+                // HTCondor's daemons read `CurrentTime` as the clock, not
+                // from another ad.
+                if !name.eq_ignore_ascii_case("CurrentTime") {
+                    self.refs.external_full.insert(name);
+                }
             }
             return true;
         };
@@ -277,6 +294,7 @@ impl<'w> Walk<'w> {
     fn scoped(
         &mut self,
         tree: &'w Arc<Expr>,
+        id: NodeId,
         scope: NodeId,
         name: &Str,
         stack: &mut Vec<Step<'w>>,
@@ -304,16 +322,30 @@ impl<'w> Walk<'w> {
                 // `TARGET.x`: the other ad's `x`, read from outside.
                 Some("target" | "other") => {
                     self.refs.external.insert(first);
+                    self.full_name(tree, id);
                     true
                 }
                 Some(_) => {
                     // `parent.x`, `LEFT.x`...: scopes this walk does not model.
                     self.refs.complete = false;
+                    self.full_name(tree, id);
                     true
                 }
                 // `a.b`: walk `a` (an attribute of the ad, or external); what is
                 // selected from it is part of it.
                 None => {
+                    match self.ad.get(r).map(|e| e.node()) {
+                        None => self.full_name(tree, id),
+                        // `r.z` of a record `r` that lacks `z`: HTCondor names
+                        // the missing `z` alone.
+                        Some(Node::Record(attrs))
+                            if root == scope
+                                && !attrs.iter().any(|(n, _)| n.eq_ignore_ascii_case(first)) =>
+                        {
+                            self.refs.external_full.insert(first);
+                        }
+                        Some(_) => {}
+                    }
                     stack.push(Step::Scope(tree, scope));
                     true
                 }
@@ -324,6 +356,15 @@ impl<'w> Walk<'w> {
                 true
             }
         }
+    }
+}
+
+impl Walk<'_> {
+    /// Adds the text of the reference at `id` to the full external names.
+    fn full_name(&mut self, tree: &Expr, id: NodeId) {
+        let mut text = String::new();
+        crate::syntax::unparse_node(tree, id, &mut text);
+        self.refs.external_full.insert(&text);
     }
 }
 
@@ -374,9 +415,31 @@ mod tests {
     }
 
     #[test]
+    fn full_names_are_spelled_as_htcondor_spells_them() {
+        let r = refs(
+            "Memory = 4\nStart = TARGET.RequestMemory <= Memory && Owner != \"x\"\n",
+            "Start && TARGET.Resources.Gpu > MY.Cpus + other.c + zz.y.w + .abs + CurrentTime",
+        );
+        assert_eq!(
+            names(&r.external_full),
+            [
+                "abs",
+                "Cpus",
+                "other.c",
+                "Owner",
+                "TARGET.RequestMemory",
+                "TARGET.Resources.Gpu",
+                "zz.y",
+                "zz.y.w"
+            ]
+        );
+        assert!(!r.gave_up);
+    }
+
+    #[test]
     fn a_cycle_stops_the_walk_as_htcondor_gives_up() {
         let r = refs("A = B\nB = A\n", "A + TARGET.y");
-        assert!(!r.complete);
+        assert!(!r.complete && r.gave_up);
         assert!(r.external.is_empty(), "the walk stopped before TARGET.y");
     }
 

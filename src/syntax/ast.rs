@@ -229,6 +229,30 @@ impl Expr {
     }
 }
 
+/// Copies the subtree of `src` at `id` into the arena `nodes` and gives its new id:
+/// how a tree is built from parts of other trees (a residual expression keeping
+/// the parts it could not fold, a list whose elements come from other
+/// expressions). Iterative, so trees of any depth are copied.
+pub fn copy_into(src: &Expr, id: NodeId, nodes: &mut Vec<Node>) -> NodeId {
+    // Every node of the subtree, parents before children.
+    let mut order: Vec<NodeId> = Vec::new();
+    let mut stack = vec![id];
+    while let Some(n) = stack.pop() {
+        order.push(n);
+        src.node(n).for_each_child(|c| stack.push(c));
+    }
+    let base = nodes.len() as NodeId;
+    let new_id: std::collections::HashMap<NodeId, NodeId> = order
+        .iter()
+        .enumerate()
+        .map(|(i, &n)| (n, base + i as NodeId))
+        .collect();
+    for &n in &order {
+        nodes.push(src.node(n).map_children(|c| new_id[&c]));
+    }
+    base
+}
+
 /// A node of a shared expression tree: what lazily evaluated lists and records point
 /// at.
 #[derive(Clone, Debug)]
@@ -296,5 +320,26 @@ impl<'a> ExprView<'a> {
 impl From<ExprView<'_>> for ExprRef {
     fn from(v: ExprView<'_>) -> ExprRef {
         v.to_expr_ref()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::syntax::{parse_expr, unparse};
+
+    #[test]
+    fn copy_into_keeps_the_subtree_and_nothing_else() {
+        let e = parse_expr("f(a + 1, {b, [c = 2]}) * 3").unwrap();
+        // The call, the left operand of `*`.
+        let Node::Binary(BinOp::Mul, call, _) = e.node(e.root()) else {
+            panic!("not a product");
+        };
+        let mut nodes = vec![Node::Lit(Value::Int(7))];
+        let root = copy_into(&e, *call, &mut nodes);
+        assert_eq!(root, 1);
+        let copy = Expr::from_parts(nodes, root);
+        assert_eq!(unparse(&copy), "f(a + 1,{ b,[ c = 2 ] })");
+        assert_eq!(copy.nodes().len(), 1 + 8);
     }
 }

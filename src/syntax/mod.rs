@@ -3,6 +3,7 @@
 pub mod ast;
 pub mod lexer;
 pub mod parser;
+pub mod same;
 pub mod time;
 pub mod unparse;
 

@@ -564,6 +564,27 @@ pub fn unparse_ad_pretty(ad: &ClassAd) -> String {
     s
 }
 
+/// HTCondor's `PrettyPrint` text of an expression (what `unparse()` gives and
+/// the Python bindings' `str(ExprTree)` prints): records and lists open on a new
+/// line, indented 4 (records) or 3 (lists) past the line they appear on.
+///
+/// The printer offers that style for a whole ad, so the expression is printed as
+/// the one attribute of a wrapper ad and the wrapper's frame and its 8-column
+/// attribute indent are taken off again (string literals never hold a raw
+/// newline, so every newline in the text is one the printer made).
+pub fn unparse_pretty_expr(e: &crate::syntax::ast::ExprRef) -> String {
+    const WRAP_NAME: &str = "x";
+    let mut ad = ClassAd::new();
+    ad.insert(WRAP_NAME, e.clone());
+    let text = unparse_ad_pretty(&ad);
+    let head = format!("\n    [\n        {WRAP_NAME} = ");
+    let body = text
+        .strip_prefix(head.as_str())
+        .and_then(|t| t.strip_suffix("\n    ]"))
+        .unwrap_or(&text);
+    body.replace("\n        ", "\n")
+}
+
 /// Old (long-form) syntax as `printOld` prints it: one `Name = expr` line per
 /// attribute, each ending in a newline (an empty ad is a lone newline).
 pub fn unparse_ad_old(ad: &ClassAd) -> String {

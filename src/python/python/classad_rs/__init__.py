@@ -1,0 +1,121 @@
+"""HTCondor's ClassAd language from Rust (the ``classad`` crate): a drop-in
+subset of HTCondor's ``classad2`` bindings (``import classad_rs as classad2``),
+with HTCondor's daemon semantics by default (what ``import htcondor2`` switches
+classad2 to; ``setStrictSemantics(True)`` for the plain library's), and batch
+calls over whole pools (``Pool``, ``negotiate``) that run on every core.
+"""
+
+import io
+from collections.abc import MutableMapping
+from typing import IO, Iterator, Union
+
+from ._native import (
+    ClassAd,
+    ClassAdException,
+    ExprTree,
+    Pool,
+    __version__,
+    _parse_all,
+    _parse_next,
+    lastError,
+    negotiate,
+    quote,
+    setStrictSemantics,
+    strictSemantics,
+    unquote,
+    version,
+)
+from ._support import ParserType, Value, _convert_local_datetime_to_utc_ts
+
+# For compatibility with classad2 (and version 1 of the bindings).
+Parser = ParserType
+
+MutableMapping.register(ClassAd)
+
+__all__ = [
+    "ClassAd",
+    "ClassAdException",
+    "ExprTree",
+    "Parser",
+    "ParserType",
+    "Pool",
+    "Value",
+    "lastError",
+    "negotiate",
+    "parseAds",
+    "parseNext",
+    "parseOne",
+    "quote",
+    "setStrictSemantics",
+    "strictSemantics",
+    "unquote",
+    "version",
+]
+
+# JSON, XML and FileAuto are read whole; Auto, Old and New an ad at a time.
+_WHOLE = (ParserType.XML, ParserType.JSON, ParserType.FileAuto)
+
+
+def _ads(text, parser, offset=0):
+    """(ad, offset after it) for each ad of ``text`` from ``offset``."""
+    if int(parser) in _WHOLE:
+        for ad in _parse_all(text[offset:], int(parser)):
+            yield ad, len(text)
+        return
+    while True:
+        ad, after = _parse_next(text, int(parser), offset)
+        if ad is None or after == offset:
+            return
+        yield ad, after
+        offset = after
+
+
+def _parse_ads_generator(input, parser):
+    file_offset = 0
+    if not isinstance(input, str):
+        file_offset = input.tell()
+    text = "".join(input)
+    for ad, after in _ads(text, parser):
+        if not isinstance(input, str):
+            input.seek(file_offset + len(text[:after].encode()), 0)
+        yield ad
+
+
+def parseAds(input: Union[str, IO], parser: ParserType = ParserType.Auto) -> Iterator[ClassAd]:
+    """A generator of the ads of ``input`` (a string or a file), in the syntax
+    ``parser`` names (``Auto``: old or new, as the text starts)."""
+    return _parse_ads_generator(input, parser)
+
+
+def parseOne(input: Union[str, IO], parser: ParserType = ParserType.Auto) -> ClassAd:
+    """Every ad of ``input`` merged into one."""
+    if not isinstance(input, str):
+        start = input.tell()
+    result = ClassAd()
+    text = "".join(input)
+    after = 0
+    for ad, after in _ads(text, parser):
+        result.update(ad)
+    if not isinstance(input, str):
+        input.seek(start + len(text[:after].encode()), 0)
+    return result
+
+
+def parseNext(input: Union[str, IO], parser: ParserType = ParserType.Auto) -> ClassAd:
+    """The first ad of ``input`` (``None`` when there is none); a file is left
+    just past it."""
+    if isinstance(input, str):
+        for ad, _ in _ads(input, parser):
+            return ad
+        return None
+    try:
+        start = input.tell()
+    except (io.UnsupportedOperation, OSError) as e:
+        raise ClassAdException(
+            "Can not look ahead in stream; you must explicitly specify a parser."
+        ) from e
+    text = input.read()
+    for ad, after in _ads(text, parser):
+        input.seek(start + len(text[:after].encode()), 0)
+        return ad
+    return None

@@ -1,0 +1,428 @@
+//! `ClassAd`: a mutable mapping of attribute names to expressions, with
+//! classad2's conversions, printing, evaluation, references, flattening and
+//! matching.
+
+use crate::convert::{py_to_expr, stored_to_py, value_to_py};
+use crate::errors::{classad_error, eval_failed, key_not_str, parse_failed};
+use crate::expr::{evaluate, PyExprTree};
+use crate::semantics;
+use classad::ad::json::unparse_ad_json;
+use classad::ad::ClassAd;
+use classad::eval::flatten::{flatten, Flattened};
+use classad::matching::refs::References;
+use classad::syntax::same::same_ads;
+use classad::syntax::{unparse_ad, unparse_ad_old, unparse_ad_pretty, Parser};
+use classad::Value;
+use pyo3::basic::CompareOp;
+use pyo3::exceptions::{PyKeyError, PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::{PyDict, PyList, PyString, PyTuple};
+use std::sync::Arc;
+
+/// A ClassAd: a mutable mapping from attribute names (ignoring case) to
+/// expressions, iterated in HTCondor's order.
+#[pyclass(module = "classad_rs", name = "ClassAd", mapping)]
+pub struct PyClassAd {
+    /// The ad (copied on write when shared).
+    pub ad: Arc<ClassAd>,
+}
+
+impl PyClassAd {
+    /// Wraps an ad.
+    pub fn new(ad: ClassAd) -> PyClassAd {
+        PyClassAd { ad: Arc::new(ad) }
+    }
+
+    fn expr_of(&self, key: &Bound<'_, PyAny>) -> PyResult<classad::syntax::ast::ExprRef> {
+        let key = key.cast::<PyString>().map_err(|_| key_not_str())?;
+        let name = key.to_cow()?;
+        self.ad
+            .get(&name)
+            .map(|e| e.to_expr_ref())
+            .ok_or_else(|| PyKeyError::new_err(name.into_owned()))
+    }
+
+    fn set(&mut self, key: &str, value: &Bound<'_, PyAny>) -> PyResult<()> {
+        if key.is_empty() {
+            return Err(classad_error("Insert(key, v) failed"));
+        }
+        let e = py_to_expr(value)?;
+        Arc::make_mut(&mut self.ad).insert(key, e);
+        Ok(())
+    }
+
+    fn names(&self) -> Vec<String> {
+        self.ad.iter().map(|(n, _)| n.to_string()).collect()
+    }
+}
+
+/// classad2's `"a,b".split(",")` of a reference set: `['']` when empty.
+fn ref_list(names: Vec<String>) -> Vec<String> {
+    if names.is_empty() {
+        vec![String::new()]
+    } else {
+        names
+    }
+}
+
+/// The `ExprTree` argument of `externalRefs`, `internalRefs` and `flatten`.
+fn expr_arg(expr: &Bound<'_, PyAny>) -> PyResult<classad::syntax::ast::ExprRef> {
+    expr.cast::<PyExprTree>()
+        .map(|e| e.get().expr.clone())
+        .map_err(|_| PyTypeError::new_err("expr must be an ExprTree"))
+}
+
+/// `requirements` of `ad` evaluated with `ad` as MY and `target` as TARGET,
+/// counted as classad2's `matches` counts it: true for `true` and for a nonzero
+/// number, false for anything else or when `ad` has no `requirements`.
+fn matches(ad: &Bound<'_, PyClassAd>, target: &Bound<'_, PyClassAd>) -> PyResult<bool> {
+    let Some(req) = ad.borrow().ad.get("requirements").map(|e| e.to_expr_ref()) else {
+        return Ok(false);
+    };
+    let v = evaluate(&req, Some(ad), Some(target)).map_err(|_| eval_failed())?;
+    Ok(match v {
+        Value::Bool(b) => b,
+        Value::Int(i) => i != 0,
+        Value::Real(r) => r != 0.0,
+        _ => false,
+    })
+}
+
+fn ad_arg<'py>(ad: &Bound<'py, PyAny>) -> PyResult<Bound<'py, PyClassAd>> {
+    ad.cast::<PyClassAd>()
+        .cloned()
+        .map_err(|_| PyTypeError::new_err("ad must be a ClassAd"))
+}
+
+#[pymethods]
+impl PyClassAd {
+    /// `ClassAd(input=None)`: empty, from new-syntax text, or from a `dict`.
+    #[new]
+    #[pyo3(signature = (input=None))]
+    fn py_new(input: Option<&Bound<'_, PyAny>>) -> PyResult<PyClassAd> {
+        let Some(input) = input.filter(|i| !i.is_none()) else {
+            return Ok(PyClassAd::new(ClassAd::new()));
+        };
+        if input.is_instance_of::<PyDict>() {
+            let mut ad = PyClassAd::new(ClassAd::new());
+            for (k, v) in input.cast::<PyDict>()?.iter() {
+                let key: String = k.extract()?;
+                ad.set(&key, &v)?;
+            }
+            return Ok(ad);
+        }
+        if let Ok(s) = input.cast::<PyString>() {
+            let text = s.to_cow()?;
+            let ad = Parser::new(&text)
+                .next_classad()
+                .ok()
+                .flatten()
+                .ok_or_else(parse_failed)?;
+            return Ok(PyClassAd::new(ad));
+        }
+        Err(PyTypeError::new_err("input must be None, str, or dict"))
+    }
+
+    fn __repr__(&self) -> String {
+        unparse_ad(&self.ad)
+    }
+
+    fn __str__(&self) -> String {
+        unparse_ad_pretty(&self.ad)
+    }
+
+    /// Pickles as the constructor called with the ad's text.
+    fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyTuple>> {
+        let text = unparse_ad(&slf.borrow().ad);
+        PyTuple::new(
+            slf.py(),
+            [
+                slf.get_type().into_any(),
+                PyTuple::new(slf.py(), [text])?.into_any(),
+            ],
+        )
+    }
+
+    fn __len__(&self) -> usize {
+        self.ad.len()
+    }
+
+    fn __getitem__(&self, py: Python<'_>, key: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        let e = self.expr_of(key)?;
+        stored_to_py(py, &e, semantics::current())
+    }
+
+    fn __setitem__(&mut self, key: &Bound<'_, PyAny>, value: &Bound<'_, PyAny>) -> PyResult<()> {
+        let key = key.cast::<PyString>().map_err(|_| key_not_str())?;
+        self.set(&key.to_cow()?, value)
+    }
+
+    fn __delitem__(&mut self, key: &Bound<'_, PyAny>) -> PyResult<()> {
+        let key = key.cast::<PyString>().map_err(|_| key_not_str())?;
+        let name = key.to_cow()?;
+        if Arc::make_mut(&mut self.ad).remove(&name) {
+            Ok(())
+        } else {
+            Err(PyKeyError::new_err(name.into_owned()))
+        }
+    }
+
+    fn __contains__(&self, key: &Bound<'_, PyAny>) -> PyResult<bool> {
+        let key = key.cast::<PyString>().map_err(|_| key_not_str())?;
+        Ok(self.ad.contains(&key.to_cow()?))
+    }
+
+    fn __iter__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
+        PyList::new(py, self.names())?
+            .as_any()
+            .try_iter()
+            .map(|i| i.into_any())
+    }
+
+    /// Equal to another `ClassAd` with the same attributes (HTCondor's `SameAs`);
+    /// anything else is left to Python.
+    fn __richcmp__(&self, other: &Bound<'_, PyAny>, op: CompareOp) -> PyResult<Py<PyAny>> {
+        let py = other.py();
+        let Ok(o) = other.cast::<PyClassAd>() else {
+            return Ok(py.NotImplemented());
+        };
+        let same = same_ads(&self.ad, &o.borrow().ad);
+        Ok(match op {
+            CompareOp::Eq => same.into_pyobject(py)?.to_owned().into_any().unbind(),
+            CompareOp::Ne => (!same).into_pyobject(py)?.to_owned().into_any().unbind(),
+            _ => py.NotImplemented(),
+        })
+    }
+
+    /// `keys()`: a view of the names, in HTCondor's order.
+    fn keys<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
+        view(slf, "KeysView")
+    }
+
+    /// `items()`: a view of (name, value) pairs.
+    fn items<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
+        view(slf, "ItemsView")
+    }
+
+    /// `values()`: a view of the values.
+    fn values<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
+        view(slf, "ValuesView")
+    }
+
+    /// `get(key, default=None)`.
+    #[pyo3(signature = (key, default=None))]
+    fn get(
+        &self,
+        py: Python<'_>,
+        key: &Bound<'_, PyAny>,
+        default: Option<Py<PyAny>>,
+    ) -> PyResult<Py<PyAny>> {
+        match self.expr_of(key) {
+            Ok(e) => stored_to_py(py, &e, semantics::current()),
+            Err(e) if e.is_instance_of::<PyKeyError>(py) => {
+                Ok(default.unwrap_or_else(|| py.None()))
+            }
+            Err(e) => Err(e),
+        }
+    }
+
+    /// `update(other=(), **kwargs)`, as `MutableMapping.update` does it: each
+    /// value read from `other` as Python reads it, then set.
+    #[pyo3(signature = (other=None, **kwargs))]
+    fn update(
+        slf: &Bound<'_, Self>,
+        other: Option<&Bound<'_, PyAny>>,
+        kwargs: Option<&Bound<'_, PyDict>>,
+    ) -> PyResult<()> {
+        let mut pairs: Vec<(Bound<'_, PyAny>, Bound<'_, PyAny>)> = Vec::new();
+        if let Some(other) = other {
+            if other.hasattr("keys")? {
+                for k in other.call_method0("keys")?.try_iter()? {
+                    let k = k?;
+                    let v = other.get_item(&k)?;
+                    pairs.push((k, v));
+                }
+            } else {
+                for item in other.try_iter()? {
+                    let (k, v) = item?.extract()?;
+                    pairs.push((k, v));
+                }
+            }
+        }
+        if let Some(kw) = kwargs {
+            for (k, v) in kw.iter() {
+                pairs.push((k, v));
+            }
+        }
+        let mut me = slf.borrow_mut();
+        for (k, v) in pairs {
+            let k = k.cast::<PyString>().map_err(|_| key_not_str())?;
+            me.set(&k.to_cow()?, &v)?;
+        }
+        Ok(())
+    }
+
+    /// `pop(key[, default])`.
+    #[pyo3(signature = (key, *default))]
+    fn pop(
+        &mut self,
+        py: Python<'_>,
+        key: &Bound<'_, PyAny>,
+        default: &Bound<'_, PyTuple>,
+    ) -> PyResult<Py<PyAny>> {
+        match self.expr_of(key) {
+            Ok(e) => {
+                let v = stored_to_py(py, &e, semantics::current())?;
+                let name: String = key.extract()?;
+                Arc::make_mut(&mut self.ad).remove(&name);
+                Ok(v)
+            }
+            Err(e) if e.is_instance_of::<PyKeyError>(py) && !default.is_empty() => {
+                Ok(default.get_item(0)?.unbind())
+            }
+            Err(e) => Err(e),
+        }
+    }
+
+    /// `popitem()`: the first (name, value) pair, removed.
+    fn popitem<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
+        let Some((name, e)) = self
+            .ad
+            .iter()
+            .next()
+            .map(|(n, e)| (n.to_string(), e.to_expr_ref()))
+        else {
+            return Err(PyKeyError::new_err(()));
+        };
+        let v = stored_to_py(py, &e, semantics::current())?;
+        Arc::make_mut(&mut self.ad).remove(&name);
+        PyTuple::new(py, [PyString::new(py, &name).into_any(), v.into_bound(py)])
+    }
+
+    /// `setdefault(key, default=None)`.
+    #[pyo3(signature = (key, default=None))]
+    fn setdefault(
+        &mut self,
+        py: Python<'_>,
+        key: &Bound<'_, PyAny>,
+        default: Option<&Bound<'_, PyAny>>,
+    ) -> PyResult<Py<PyAny>> {
+        match self.expr_of(key) {
+            Ok(e) => stored_to_py(py, &e, semantics::current()),
+            Err(e) if e.is_instance_of::<PyKeyError>(py) => {
+                let none = py.None().into_bound(py);
+                let d = default.unwrap_or(&none);
+                let name: String = key.extract()?;
+                self.set(&name, d)?;
+                Ok(d.clone().unbind())
+            }
+            Err(e) => Err(e),
+        }
+    }
+
+    /// `clear()`.
+    fn clear(&mut self) {
+        self.ad = Arc::new(ClassAd::new());
+    }
+
+    /// `eval(attr)`: the attribute evaluated in this ad.
+    fn eval(slf: &Bound<'_, Self>, attr: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        let e = slf.borrow().expr_of(attr)?;
+        let v = evaluate(&e, Some(slf), None).map_err(|_| eval_failed())?;
+        value_to_py(slf.py(), &v, semantics::current())
+    }
+
+    /// `lookup(attr)`: the attribute's expression.
+    fn lookup(&self, attr: &Bound<'_, PyAny>) -> PyResult<PyExprTree> {
+        Ok(PyExprTree::new(self.expr_of(attr)?))
+    }
+
+    /// `externalRefs(expr)`: the names `expr` reads that this ad does not define.
+    #[pyo3(name = "externalRefs")]
+    fn external_refs(&self, expr: &Bound<'_, PyAny>) -> PyResult<Vec<String>> {
+        let e = expr_arg(expr)?;
+        let r = References::of(&self.ad, &e.tree, e.id);
+        if r.gave_up {
+            return Err(PyValueError::new_err(
+                "Unable to determine external references.",
+            ));
+        }
+        Ok(ref_list(
+            r.external_full.iter().map(|n| n.to_string()).collect(),
+        ))
+    }
+
+    /// `internalRefs(expr)`: the names `expr` reads that this ad defines.
+    #[pyo3(name = "internalRefs")]
+    fn internal_refs(&self, expr: &Bound<'_, PyAny>) -> PyResult<Vec<String>> {
+        let e = expr_arg(expr)?;
+        let r = References::of(&self.ad, &e.tree, e.id);
+        if r.gave_up {
+            return Err(PyValueError::new_err(
+                "Unable to determine internal references.",
+            ));
+        }
+        Ok(ref_list(r.internal.iter().map(|n| n.to_string()).collect()))
+    }
+
+    /// `flatten(expr)`: `expr` partially evaluated in this ad: a value when it
+    /// folds to one, else an `ExprTree`.
+    fn flatten(&self, py: Python<'_>, expr: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        let e = expr_arg(expr)?;
+        let sem = semantics::current();
+        match flatten(&self.ad, &e, sem) {
+            Ok(Flattened::Value(v)) => value_to_py(py, &v, sem),
+            Ok(Flattened::Expr(x)) => Ok(Py::new(
+                py,
+                PyExprTree::new(classad::syntax::ast::ExprRef::root_of(Arc::new(x))),
+            )?
+            .into_any()),
+            Err(_) => Err(PyValueError::new_err("Unable to flatten expression.")),
+        }
+    }
+
+    /// `matches(ad)`: `ad`'s `requirements`, evaluated against this ad, is true.
+    fn matches(slf: &Bound<'_, Self>, ad: &Bound<'_, PyAny>) -> PyResult<bool> {
+        let ad = ad_arg(ad)?;
+        matches(&ad, slf)
+    }
+
+    /// `symmetricMatch(ad)`: `self.matches(ad) and ad.matches(self)`.
+    #[pyo3(name = "symmetricMatch")]
+    fn symmetric_match(slf: &Bound<'_, Self>, ad: &Bound<'_, PyAny>) -> PyResult<bool> {
+        let ad = ad_arg(ad)?;
+        Ok(matches(&ad, slf)? && matches(slf, &ad)?)
+    }
+
+    /// `printOld()`: the ad in old (long) syntax, a line per attribute.
+    #[pyo3(name = "printOld")]
+    fn print_old(&self) -> String {
+        unparse_ad_old(&self.ad)
+    }
+
+    /// `formatOld()`: the same as `printOld()`.
+    #[pyo3(name = "formatOld")]
+    fn format_old(&self) -> String {
+        unparse_ad_old(&self.ad)
+    }
+
+    /// `printJson()`: the ad as a JSON object.
+    #[pyo3(name = "printJson")]
+    fn print_json(&self) -> String {
+        unparse_ad_json(&self.ad)
+    }
+
+    /// `formatJson()`: the same as `printJson()`.
+    #[pyo3(name = "formatJson")]
+    fn format_json(&self) -> String {
+        unparse_ad_json(&self.ad)
+    }
+}
+
+/// `collections.abc.<kind>(ad)`.
+fn view<'py>(slf: &Bound<'py, PyClassAd>, kind: &str) -> PyResult<Bound<'py, PyAny>> {
+    slf.py()
+        .import("collections.abc")?
+        .getattr(kind)?
+        .call1((slf,))
+}

@@ -1,0 +1,195 @@
+//! The batch calls classad2 lacks: a pool of slots compiled once (`Pool`), every
+//! matching (job, slot) pair of a queue, each match class's candidate slots in
+//! the negotiator's order, and a whole negotiation cycle (`negotiate`), each run
+//! on every core (rayon) with the GIL released, giving plain Python lists (or a
+//! NumPy array, when asked for and NumPy is installed).
+
+use crate::ad::PyClassAd;
+use classad::ad::ClassAd;
+use classad::matching::batch::{BatchMatcher, CompiledSlots};
+use classad::matching::config::Config;
+use classad::matching::Autoclusters;
+use classad::negotiate::{CycleKnobs, Priorities};
+use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::PyBytes;
+use std::sync::{Arc, Mutex};
+
+/// The ads of a Python sequence of `ClassAd`s.
+fn ads_of(seq: &Bound<'_, PyAny>, what: &str) -> PyResult<Vec<Arc<ClassAd>>> {
+    let mut out = Vec::new();
+    for item in seq.try_iter()? {
+        let item = item?;
+        let ad = item
+            .cast::<PyClassAd>()
+            .map_err(|_| PyTypeError::new_err(format!("{what} must be ClassAds")))?;
+        out.push(ad.borrow().ad.clone());
+    }
+    Ok(out)
+}
+
+/// The negotiator's knobs from configuration text (HTCondor's syntax).
+fn knobs_of(config: Option<&str>) -> PyResult<CycleKnobs> {
+    let Some(text) = config else {
+        return Ok(CycleKnobs::default());
+    };
+    let config =
+        Config::parse(text, "<config>").map_err(|e| PyValueError::new_err(e.to_string()))?;
+    let (knobs, _ignored) =
+        CycleKnobs::from_config(&config).map_err(|e| PyValueError::new_err(e.to_string()))?;
+    Ok(knobs)
+}
+
+/// Pairs as a list of tuples, or as an `(n, 2)` NumPy array of int64.
+fn pairs_out(py: Python<'_>, pairs: Vec<(usize, usize)>, numpy: bool) -> PyResult<Py<PyAny>> {
+    if !numpy {
+        return Ok(pairs.into_pyobject(py)?.into_any().unbind());
+    }
+    let np = py.import("numpy")?;
+    let flat: Vec<u8> = pairs
+        .iter()
+        .flat_map(|&(j, s)| [j as i64, s as i64])
+        .flat_map(i64::to_ne_bytes)
+        .collect();
+    let bytes = PyBytes::new(py, &flat);
+    let arr = np
+        .call_method1("frombuffer", (bytes, np.getattr("int64")?))?
+        .call_method1("reshape", (-1, 2))?
+        .call_method0("copy")?;
+    Ok(arr.unbind())
+}
+
+/// A pool of slots compiled once for the batch matcher: `Pool(slots,
+/// config=None)`, `config` the negotiator's configuration text (for
+/// `NEGOTIATOR_PRE_JOB_RANK` and friends).
+#[pyclass(module = "classad_rs", name = "Pool", frozen)]
+pub struct PyPool {
+    slots: Vec<Arc<ClassAd>>,
+    knobs: CycleKnobs,
+    /// The compiled slots, lent to one call at a time (a concurrent call compiles
+    /// its own).
+    compiled: Mutex<Option<CompiledSlots>>,
+}
+
+impl PyPool {
+    /// Runs `f` on a matcher of `jobs` against the compiled slots, without the GIL.
+    fn with_matcher<T: Send>(
+        &self,
+        py: Python<'_>,
+        jobs: Vec<Arc<ClassAd>>,
+        f: impl FnOnce(&mut BatchMatcher) -> T + Send,
+    ) -> T {
+        py.detach(|| {
+            let taken = self.compiled.lock().map(|mut c| c.take()).unwrap_or(None);
+            let compiled =
+                taken.unwrap_or_else(|| CompiledSlots::new(&self.slots, &self.knobs.policy));
+            let clusters = Autoclusters::new(&jobs, &self.slots, &self.knobs.policy);
+            let mut m = BatchMatcher::with_compiled(clusters, compiled);
+            let out = f(&mut m);
+            if let Ok(mut c) = self.compiled.lock() {
+                *c = Some(m.into_compiled_slots());
+            }
+            out
+        })
+    }
+}
+
+#[pymethods]
+impl PyPool {
+    #[new]
+    #[pyo3(signature = (slots, config=None))]
+    fn py_new(py: Python<'_>, slots: &Bound<'_, PyAny>, config: Option<&str>) -> PyResult<PyPool> {
+        let slots = ads_of(slots, "slots")?;
+        let knobs = knobs_of(config)?;
+        let compiled = py.detach(|| CompiledSlots::new(&slots, &knobs.policy));
+        Ok(PyPool {
+            slots,
+            knobs,
+            compiled: Mutex::new(Some(compiled)),
+        })
+    }
+
+    fn __len__(&self) -> usize {
+        self.slots.len()
+    }
+
+    /// `allPairs(jobs, numpy=False)`: every (job index, slot index) pair that
+    /// matches both ways (HTCondor's `symmetricMatch`), in job then slot order.
+    #[pyo3(name = "allPairs", signature = (jobs, numpy=false))]
+    fn all_pairs(
+        &self,
+        py: Python<'_>,
+        jobs: &Bound<'_, PyAny>,
+        numpy: bool,
+    ) -> PyResult<Py<PyAny>> {
+        let jobs = ads_of(jobs, "jobs")?;
+        let pairs = self.with_matcher(py, jobs, |m| {
+            let mut out = Vec::new();
+            let _ = m.for_each_pair(|j, s| {
+                out.push((j, s));
+                Ok::<(), ()>(())
+            });
+            out
+        });
+        pairs_out(py, pairs, numpy)
+    }
+
+    /// `candidates(jobs)`: `(class_of_job, candidates)`: each job's match class
+    /// (HTCondor's autoclusters, refined so that a class matches alike), and per
+    /// class the slots that match it, best first in the negotiator's order
+    /// (`NEGOTIATOR_PRE_JOB_RANK`, the job's `Rank`, `NEGOTIATOR_POST_JOB_RANK`,
+    /// then slot order).
+    fn candidates(
+        &self,
+        py: Python<'_>,
+        jobs: &Bound<'_, PyAny>,
+    ) -> PyResult<(Vec<u32>, Vec<Vec<u32>>)> {
+        let jobs = ads_of(jobs, "jobs")?;
+        let n = jobs.len();
+        Ok(self.with_matcher(py, jobs, |m| {
+            let class_of: Vec<u32> = m
+                .autoclusters()
+                .map(|a| (0..n).map(|j| a.class_of(j)).collect())
+                .unwrap_or_default();
+            let mut per_class = vec![Vec::new(); m.class_count()];
+            let _ = m.for_each_class(|c, _, cands| {
+                per_class[c as usize] = cands.iter().map(|c| c.slot).collect();
+                Ok::<(), ()>(())
+            });
+            (class_of, per_class)
+        }))
+    }
+}
+
+/// `negotiate(jobs, slots, config=None, priorities=None)`: one negotiation cycle
+/// as `classad negotiate` runs it: the (job index, slot index) matches in the
+/// order made. `config` is the negotiator's configuration text, `priorities` the
+/// accountant's lines `<submitter> <real priority> [<factor> [<usage>]]`.
+#[pyfunction]
+#[pyo3(signature = (jobs, slots, config=None, priorities=None, numpy=false))]
+pub fn negotiate(
+    py: Python<'_>,
+    jobs: &Bound<'_, PyAny>,
+    slots: &Bound<'_, PyAny>,
+    config: Option<&str>,
+    priorities: Option<&str>,
+    numpy: bool,
+) -> PyResult<Py<PyAny>> {
+    let jobs = ads_of(jobs, "jobs")?;
+    let slots = ads_of(slots, "slots")?;
+    let knobs = knobs_of(config)?;
+    let prio = match priorities {
+        None => Priorities::default(),
+        Some(t) => Priorities::parse(t, "<priorities>")
+            .map_err(|e| PyValueError::new_err(e.to_string()))?,
+    };
+    let pairs = py.detach(|| {
+        let outcome = classad::negotiate::negotiate(&jobs, &slots, &knobs, &prio);
+        outcome
+            .matches
+            .iter()
+            .map(|m| (m.job as usize, m.slot as usize))
+            .collect::<Vec<_>>()
+    });
+    pairs_out(py, pairs, numpy)
+}

@@ -1,0 +1,159 @@
+//! Reading ads from text (the engines of `parseAds`, `parseOne` and
+//! `parseNext`), `quote`, `unquote`, `version` and `lastError`.
+
+use crate::ad::PyClassAd;
+use crate::errors::stream_failed;
+use classad::ad::read::{detect, read_ads_as, Format};
+use classad::syntax::ast::Node;
+use classad::syntax::{parse_expr, quote_string_new, Parser};
+use classad::Value;
+use pyo3::exceptions::{PyTypeError, PyValueError};
+use pyo3::prelude::*;
+use pyo3::types::PyString;
+
+/// classad2's parser types (`ParserType`).
+const AUTO: i64 = -1;
+const OLD: i64 = 0;
+const XML: i64 = 1;
+const JSON: i64 = 2;
+
+/// classad2's test for old syntax: the first character that is not white space
+/// is neither `/` (a comment) nor `[`.
+fn is_old(text: &str) -> bool {
+    text.chars()
+        .find(|c| !c.is_ascii_whitespace())
+        .is_some_and(|c| c != '/' && c != '[')
+}
+
+/// The next old-syntax ad of `text`: the lines up to the next blank line after
+/// the first that is not blank, and where the text after it starts.
+fn next_old(text: &str) -> PyResult<(Option<classad::ad::ClassAd>, usize)> {
+    let mut start = None;
+    let mut at = 0;
+    for line in text.split_inclusive('\n') {
+        let blank = line.trim().is_empty();
+        match (start, blank) {
+            (None, false) => start = Some(at),
+            (Some(_), true) => {
+                let chunk = &text[start.unwrap_or(0)..at];
+                return one_old(chunk).map(|ad| (ad, at + line.len()));
+            }
+            _ => {}
+        }
+        at += line.len();
+    }
+    match start {
+        None => Ok((None, text.len())),
+        Some(s) => one_old(&text[s..]).map(|ad| (ad, text.len())),
+    }
+}
+
+fn one_old(chunk: &str) -> PyResult<Option<classad::ad::ClassAd>> {
+    let mut ads = read_ads_as(chunk, "<string>", Format::Old).map_err(|_| stream_failed())?;
+    Ok(if ads.is_empty() {
+        None
+    } else {
+        Some(ads.remove(0))
+    })
+}
+
+/// `_parse_next(text, parser, offset)`: the next ad of `text` from byte `offset`
+/// (old or new syntax, or decided as classad2's default does) and the offset
+/// after it; `None` at the end.
+#[pyfunction]
+#[pyo3(name = "_parse_next")]
+pub fn parse_next(
+    py: Python<'_>,
+    text: &str,
+    parser: i64,
+    offset: usize,
+) -> PyResult<(Option<Py<PyClassAd>>, usize)> {
+    let rest = text.get(offset..).ok_or_else(stream_failed)?;
+    let old = match parser {
+        AUTO => is_old(rest),
+        OLD => true,
+        _ => false,
+    };
+    let (ad, used) = if old {
+        next_old(rest)?
+    } else {
+        let mut p = Parser::new(rest);
+        let ad = p.next_classad().map_err(|_| stream_failed())?;
+        (ad, p.offset())
+    };
+    let ad = match ad {
+        Some(ad) => Some(Py::new(py, PyClassAd::new(ad))?),
+        None => None,
+    };
+    Ok((ad, offset + used))
+}
+
+/// `_parse_all(text, parser)`: every ad of `text` in JSON (`ParserType.JSON`),
+/// XML (`ParserType.XML`) or the syntax the text shows (`ParserType.FileAuto`).
+#[pyfunction]
+#[pyo3(name = "_parse_all")]
+pub fn parse_all(py: Python<'_>, text: &str, parser: i64) -> PyResult<Vec<Py<PyClassAd>>> {
+    let format = match parser {
+        JSON => Format::Json,
+        XML => Format::Xml,
+        _ => detect(text),
+    };
+    let ads = if text.trim().is_empty() {
+        Vec::new()
+    } else {
+        read_ads_as(text, "<string>", format).map_err(|_| stream_failed())?
+    };
+    ads.into_iter()
+        .map(|ad| Py::new(py, PyClassAd::new(ad)))
+        .collect()
+}
+
+/// A string argument, refused as classad2 refuses another type.
+fn str_arg(arg: &Bound<'_, PyAny>) -> PyResult<String> {
+    match arg.cast::<PyString>() {
+        Ok(s) => Ok(s.to_cow()?.into_owned()),
+        Err(_) => Err(PyTypeError::new_err(format!(
+            "argument 1 must be str or None, not {}",
+            arg.get_type().name()?
+        ))),
+    }
+}
+
+/// `quote(input)`: the string as a ClassAd string literal.
+#[pyfunction]
+pub fn quote(input: &Bound<'_, PyAny>) -> PyResult<String> {
+    let mut out = String::new();
+    quote_string_new(&str_arg(input)?, &mut out);
+    Ok(out)
+}
+
+/// `unquote(input)`: the value of a ClassAd string literal.
+#[pyfunction]
+pub fn unquote(input: &Bound<'_, PyAny>) -> PyResult<String> {
+    let e = parse_expr(&str_arg(input)?)
+        .map_err(|_| PyValueError::new_err("Invalid string to unquote"))?;
+    match e.node(e.root()) {
+        Node::Lit(Value::Str(s)) => Ok(s.to_string()),
+        Node::Lit(_) => Err(PyValueError::new_err(
+            "ClassAd literal is not a string value",
+        )),
+        _ => Err(PyValueError::new_err(
+            "String does not parse to a ClassAd literal",
+        )),
+    }
+}
+
+/// `version()`: the version of HTCondor's ClassAd library whose behaviour this
+/// module reproduces (classad2 gives the version of the library it links).
+#[pyfunction]
+pub fn version() -> &'static str {
+    "25.14.1"
+}
+
+/// `lastError()`: classad2's global error message; this library keeps none (its
+/// errors are exceptions), so it is empty.
+#[pyfunction]
+#[pyo3(name = "lastError")]
+pub fn last_error() -> &'static str {
+    ""
+}

@@ -1,0 +1,146 @@
+//! Structural sameness of expressions: HTCondor's `ExprTree::SameAs`, what its
+//! `==` on expressions and ads (and so the Python bindings' `==`) means.
+
+use super::ast::{Expr, Node, NodeId};
+use crate::ad::ClassAd;
+use classad_vm::Value;
+
+/// True when the subtrees `a` of `ta` and `b` of `tb` are the same expression as
+/// HTCondor's `SameAs` decides: the same kind of node, operator, spelling of
+/// names (case counts, as it does for HTCondor's string compare) and literal of
+/// the same type and value, with the same children; parentheses count, and
+/// records are the same when each attribute of one is the same in the other
+/// (names looked up ignoring case).
+pub fn same_as(ta: &Expr, a: NodeId, tb: &Expr, b: NodeId) -> bool {
+    let mut stack = vec![(a, b)];
+    while let Some((a, b)) = stack.pop() {
+        let ok = match (ta.node(a), tb.node(b)) {
+            (Node::Lit(x), Node::Lit(y)) => same_value(x, y),
+            (
+                Node::Attr {
+                    scope: sa,
+                    name: na,
+                    absolute: xa,
+                },
+                Node::Attr {
+                    scope: sb,
+                    name: nb,
+                    absolute: xb,
+                },
+            ) => {
+                xa == xb
+                    && na.as_str() == nb.as_str()
+                    && match (sa, sb) {
+                        (None, None) => true,
+                        (Some(sa), Some(sb)) => {
+                            stack.push((*sa, *sb));
+                            true
+                        }
+                        _ => false,
+                    }
+            }
+            (Node::Unary(oa, ca), Node::Unary(ob, cb)) => {
+                stack.push((*ca, *cb));
+                oa == ob
+            }
+            (Node::Paren(ca), Node::Paren(cb)) => {
+                stack.push((*ca, *cb));
+                true
+            }
+            (Node::Binary(oa, a1, a2), Node::Binary(ob, b1, b2)) => {
+                stack.push((*a1, *b1));
+                stack.push((*a2, *b2));
+                oa == ob
+            }
+            (Node::Ternary(a1, a2, a3), Node::Ternary(b1, b2, b3)) => {
+                stack.extend([(*a1, *b1), (*a2, *b2), (*a3, *b3)]);
+                true
+            }
+            (Node::Call { name: na, args: xa }, Node::Call { name: nb, args: xb }) => {
+                stack.extend(xa.iter().copied().zip(xb.iter().copied()));
+                na.as_str() == nb.as_str() && xa.len() == xb.len()
+            }
+            (Node::List(xa), Node::List(xb)) => {
+                stack.extend(xa.iter().copied().zip(xb.iter().copied()));
+                xa.len() == xb.len()
+            }
+            (Node::Record(xa), Node::Record(xb)) => {
+                xa.len() == xb.len()
+                    && xa.iter().all(|(name, ea)| {
+                        // The last definition of a name is the one that counts.
+                        match xb.iter().rev().find(|(n, _)| n.eq_ignore_ascii_case(name)) {
+                            Some((_, eb)) => {
+                                stack.push((*ea, *eb));
+                                true
+                            }
+                            None => false,
+                        }
+                    })
+            }
+            _ => false,
+        };
+        if !ok {
+            return false;
+        }
+    }
+    true
+}
+
+/// True when two ads are the same as HTCondor's `ClassAd::SameAs` decides: as many
+/// attributes, and each one's expression the same as the other ad's attribute of
+/// that name (ignoring case).
+pub fn same_ads(a: &ClassAd, b: &ClassAd) -> bool {
+    a.len() == b.len()
+        && a.iter().all(|(name, ea)| match b.get(name) {
+            Some(eb) => same_as(ea.tree, ea.id, eb.tree, eb.id),
+            None => false,
+        })
+}
+
+/// Literals are the same when they have the same type and value (strings
+/// compared byte for byte).
+fn same_value(x: &Value, y: &Value) -> bool {
+    match (x, y) {
+        (Value::Undefined, Value::Undefined) | (Value::Error, Value::Error) => true,
+        (Value::Bool(a), Value::Bool(b)) => a == b,
+        (Value::Int(a), Value::Int(b)) => a == b,
+        (Value::Real(a), Value::Real(b)) => a == b,
+        (Value::Str(a), Value::Str(b)) => a.as_str() == b.as_str(),
+        (Value::AbsTime(a), Value::AbsTime(b)) => a == b,
+        (Value::RelTime(a), Value::RelTime(b)) => a == b,
+        _ => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::ad::read_ads;
+    use crate::syntax::parse_expr;
+
+    fn same(a: &str, b: &str) -> bool {
+        let (a, b) = (parse_expr(a).unwrap(), parse_expr(b).unwrap());
+        same_as(&a, a.root(), &b, b.root())
+    }
+
+    /// What HTCondor 25's bindings answer for `ExprTree(a) == ExprTree(b)`.
+    #[test]
+    fn sameness_is_structural_and_spelling_sensitive() {
+        assert!(same("1+2", "1 + 2"));
+        assert!(same("f(a, {1, [x = 2; y = b]})", "f(a,{1,[y = b; x = 2]})"));
+        assert!(!same("a", "A"));
+        assert!(!same("(a)", "a"));
+        assert!(!same("1.0", "1"));
+        assert!(!same("\"a\"", "\"A\""));
+        assert!(!same("a + b", "a - b"));
+        assert!(!same("{1, 2}", "{1, 2, 3}"));
+        assert!(!same("[x = 1]", "[y = 1]"));
+    }
+
+    #[test]
+    fn ads_are_the_same_in_any_order_with_names_ignoring_case() {
+        let ads = read_ads("[a = 1; b = 2] [B = 2; a = 1] [a = 1; b = 2.0]", "t").unwrap();
+        assert!(same_ads(&ads[0], &ads[1]));
+        assert!(!same_ads(&ads[0], &ads[2]));
+    }
+}

@@ -1,0 +1,109 @@
+"""The batch calls (``Pool``, ``negotiate``) held against HTCondor's own match
+tables of the conformance pools (computed pair by pair by HTCondor's
+``symmetricMatch``), against our own pair-by-pair ``symmetricMatch``, and
+against the ``classad negotiate`` command when it is built."""
+
+import json
+import os
+import shutil
+import subprocess
+
+import pytest
+
+POOLS = os.path.join(os.path.dirname(__file__), "..", "conformance", "pools")
+ROOT = os.path.join(os.path.dirname(__file__), "..", "..")
+
+
+def pool(c, n):
+    def ads(kind):
+        with open(os.path.join(POOLS, f"pool{n}.{kind}.ads"), encoding="utf-8") as f:
+            return list(c.parseAds(f.read()))
+
+    return ads("jobs"), ads("machines")
+
+
+def htcondor_pairs(n):
+    with open(os.path.join(POOLS, f"pool{n}.matches.jsonl"), encoding="utf-8") as f:
+        rows = [json.loads(line) for line in f]
+    return [(r["job"], r["machine"]) for r in rows if r["match"]]
+
+
+@pytest.mark.parametrize("n", [1, 2, 3])
+def test_all_pairs_are_htcondors_symmetric_matches(ours, n):
+    jobs, slots = pool(ours, n)
+    p = ours.Pool(slots)
+    assert len(p) == len(slots)
+    got = p.allPairs(jobs)
+    assert got == htcondor_pairs(n)
+    assert got == [(j, s) for j, job in enumerate(jobs) for s, slot in enumerate(slots)
+                   if job.symmetricMatch(slot)]
+    # The compiled slots serve a second queue (a part of the first) alike.
+    assert p.allPairs(jobs[:7]) == [(j, s) for j, s in got if j < 7]
+
+
+def test_all_pairs_as_numpy(ours):
+    np = pytest.importorskip("numpy")
+    jobs, slots = pool(ours, 1)
+    arr = ours.Pool(slots).allPairs(jobs, numpy=True)
+    assert arr.dtype == np.int64 and arr.shape == (len(htcondor_pairs(1)), 2)
+    assert [tuple(r) for r in arr.tolist()] == htcondor_pairs(1)
+
+
+def test_candidates_are_the_matching_slots_best_first(ours):
+    jobs, slots = pool(ours, 2)
+    class_of, cands = ours.Pool(slots).candidates(jobs)
+    assert len(class_of) == len(jobs)
+    pairs = set(htcondor_pairs(2))
+    for j, job in enumerate(jobs):
+        mine = cands[class_of[j]]
+        assert sorted(mine) == [s for s in range(len(slots)) if (j, s) in pairs]
+        # Best first by the job's Rank of the slot (NEGOTIATOR_*_JOB_RANK unset).
+        ranks = [ours.ExprTree("TARGET.Rank").eval(slots[s], job) for s in mine]
+        ranks = [float(r) if isinstance(r, (int, float)) else 0.0 for r in ranks]
+        assert ranks == sorted(ranks, reverse=True)
+
+
+def test_negotiate_hands_out_matching_slots_once(ours):
+    jobs, slots = pool(ours, 1)
+    got = ours.negotiate(jobs, slots)
+    assert got, "the built-in pool makes matches"
+    assert len({s for _, s in got}) == len(got) and len({j for j, _ in got}) == len(got)
+    assert all(jobs[j].symmetricMatch(slots[s]) for j, s in got)
+
+
+def test_negotiate_is_the_commands_cycle(ours, tmp_path):
+    exe = shutil.which("classad") or next(
+        (p for p in (os.path.join(ROOT, "target", "release", "classad"),
+                     os.path.join(os.environ.get("CARGO_TARGET_DIR", ""), "release", "classad"))
+         if os.path.exists(p)), None)
+    if exe is None:
+        pytest.skip("the classad command is not built")
+    jobs, slots = pool(ours, 1)
+    prio = "group_atlas.rupert 5.0\n"
+    (tmp_path / "prio").write_text(prio)
+    out = subprocess.run(
+        [exe, "negotiate", "--jobs", os.path.join(POOLS, "pool1.jobs.ads"), "--machines",
+         os.path.join(POOLS, "pool1.machines.ads"), "--priorities", str(tmp_path / "prio"),
+         "--quiet"], capture_output=True, text=True, check=True).stdout
+    want = [tuple(int(x) for x in line.split()) for line in out.splitlines()]
+    assert ours.negotiate(jobs, slots, priorities=prio) == want
+
+
+def test_bad_inputs_raise(ours):
+    with pytest.raises(TypeError):
+        ours.Pool([1, 2])
+    with pytest.raises(ValueError):
+        ours.negotiate([], [], priorities="alice notanumber\n")
+    with pytest.raises(ValueError):
+        ours.Pool([], config="NEGOTIATOR_PRE_JOB_RANK = (\n")
+
+
+def test_strict_semantics_on_request(ours):
+    my, target = ours.ClassAd({"a": 1}), ours.ClassAd({"x": 5})
+    try:
+        assert ours.ExprTree("x").eval(my, target) == 5
+        ours.setStrictSemantics(True)
+        assert ours.strictSemantics()
+        assert ours.ExprTree("x").eval(my, target) == ours.Value.Undefined
+    finally:
+        ours.setStrictSemantics(False)
