@@ -1,7 +1,7 @@
 //! How the tree-walking evaluator answers a builtin's requests ([`Call`]).
 
 use super::compound::{as_ad, as_list, ListVal};
-use super::evaluator::Evaluator;
+use super::evaluator::{Evaluator, FreshStart};
 use super::scope::{Found, Scope};
 use super::Fail;
 use crate::functions::{Call, RefError};
@@ -107,7 +107,9 @@ impl Call for EvalCall<'_> {
                     }
                 }
                 let root = Some(scope.root());
-                self.ev.fresh(root, |ev| ev.eval_away(e, &scope, lexical))
+                let start = FreshStart::new(e, &scope, Some(lexical.as_deref()));
+                self.ev
+                    .fresh(root, start, |ev| ev.eval_away(e, &scope, lexical))
             }
             None => Ok(Value::Error),
         }

@@ -4,7 +4,7 @@ use super::compound::{
     ad_value, as_ad, as_list, list_value, out_of_copy, projected_list, subscript_copy, Held,
     ListVal,
 };
-use super::scope::{Found, Frame, Scope};
+use super::scope::{frame_identity, Found, Frame, Scope, ScopeIdentity};
 use super::Fail;
 use crate::syntax::ast::{BinOp, ExprRef, Node, NodeId, UnOp};
 use classad_vm::ops::{self, Arith, Bit, Cmp};
@@ -46,6 +46,9 @@ pub struct Evaluator {
     nesting: u32,
     /// The attributes being evaluated (ad, expression), for cycle detection.
     stack: Vec<AttrKey>,
+    /// Where each fresh evaluation around this point started (see
+    /// [`Self::fresh`]), outermost first.
+    fresh_starts: Vec<FreshStart>,
     /// The value a failed evaluation leaves behind: HTCondor's node that fails
     /// still writes its output value (an operator or a call sets error; an
     /// attribute reference leaves what its target left, or nothing when the
@@ -87,6 +90,7 @@ impl Evaluator {
             total_steps_left: MAX_TOTAL_STEPS,
             nesting: 0,
             stack: Vec::new(),
+            fresh_starts: Vec::new(),
             residue: Value::Undefined,
             root: None,
             lexical: None,
@@ -392,7 +396,8 @@ impl Evaluator {
                 None => Ok(Value::Undefined),
                 Some(Found::Expr(e, scope)) => {
                     let root = Some(ad.scope.root());
-                    let r = self.fresh(root, |ev| ev.eval_unmarked(&e, &scope));
+                    let start = FreshStart::new(&e, &scope, None);
+                    let r = self.fresh(root, start, |ev| ev.eval_unmarked(&e, &scope));
                     // An evaluation that fails there is error here.
                     Ok(r.map_or(Value::Error, subscript_copy))
                 }
@@ -492,7 +497,30 @@ impl Evaluator {
     /// budget of its own, within our bounds on the whole ([`MAX_TOTAL_DEPTH`],
     /// [`MAX_TOTAL_STEPS`]). HTCondor's ad subscripts (`EvaluateAttr`) and the
     /// element evaluations of `evalInEachContext` and `countMatches` are such.
-    pub fn fresh<T>(&mut self, root: Option<Arc<Scope>>, f: impl FnOnce(&mut Self) -> T) -> T {
+    ///
+    /// `start` says what `f` evaluates and where. A fresh evaluation that starts
+    /// where one around it started begins in the same state (HTCondor's new
+    /// `EvalState` carries nothing else in), so it repeats that one's path to
+    /// itself: HTCondor recurses until its stack overflows (a slot with
+    /// `Requirements = evalInEachContext(leftMatchesRight, {[a = 1]})` crashes
+    /// its negotiator and its Python bindings), so the whole top-level
+    /// evaluation never ends there. Ours spends what is left of
+    /// [`MAX_TOTAL_STEPS`] at once and fails, as it would, much later, on
+    /// reaching that bound: with several ads in the list the recursion branches
+    /// at every level, and the bound alone let one evaluation run for seconds.
+    pub fn fresh(
+        &mut self,
+        root: Option<Arc<Scope>>,
+        start: FreshStart,
+        f: impl FnOnce(&mut Self) -> Result<Value, Fail>,
+    ) -> Result<Value, Fail> {
+        if self.fresh_starts.contains(&start) {
+            // HTCondor never ends this evaluation, whatever the other branches
+            // do: it is spent as a whole, as past our step bound.
+            self.total_steps_left = 0;
+            self.residue = Value::Error;
+            return Err(Fail);
+        }
         let outer = (
             std::mem::take(&mut self.stack),
             self.depth_left,
@@ -500,7 +528,9 @@ impl Evaluator {
         );
         self.depth_left = MAX_DEPTH;
         self.steps_left = MAX_STEPS;
+        self.fresh_starts.push(start);
         let r = self.with_root(root, f);
+        self.fresh_starts.pop();
         (self.stack, self.depth_left, self.steps_left) = outer;
         r
     }
@@ -885,6 +915,28 @@ fn select_chain_len(e: &ExprRef) -> usize {
     n
 }
 
+/// Where a fresh evaluation starts (see [`Evaluator::fresh`]): the expression, the
+/// chain of scopes it is evaluated in (which gives its root too) and the scope it
+/// was written in, when that is elsewhere.
+#[derive(PartialEq)]
+pub struct FreshStart {
+    expr: (usize, NodeId),
+    scope: ScopeIdentity,
+    lexical: Option<Option<ScopeIdentity>>,
+}
+
+impl FreshStart {
+    /// `e` evaluated in `scope`, written in `lexical` (see `Evaluator::eval_away`;
+    /// `None`: where it is evaluated).
+    pub fn new(e: &ExprRef, scope: &Scope, lexical: Option<Option<&Scope>>) -> FreshStart {
+        FreshStart {
+            expr: (Arc::as_ptr(&e.tree) as usize, e.id),
+            scope: scope.identity(),
+            lexical: lexical.map(|l| l.map(Scope::identity)),
+        }
+    }
+}
+
 /// Identifies an attribute: the ad it was found in and its expression. Ads of one
 /// file may share an expression tree (parsed once, as HTCondor's cache does), so the
 /// expression alone would confuse `A.x` with `B.x`.
@@ -920,12 +972,7 @@ pub fn identity(op: Cmp, x: &Value, y: &Value) -> Value {
 }
 
 fn attr_key(scope: &Scope, e: &ExprRef) -> AttrKey {
-    let (frame, sub) = match &scope.frame {
-        Frame::Ad(ad) => (Arc::as_ptr(ad) as usize, u32::MAX),
-        Frame::Record(r) => (Arc::as_ptr(&r.tree) as usize, r.id),
-        Frame::Ctx(pair, side) => (Arc::as_ptr(pair) as usize, *side as u32),
-        Frame::Match(pair) => (Arc::as_ptr(pair) as usize, u32::MAX - 1),
-    };
+    let (frame, sub) = frame_identity(&scope.frame);
     (frame, sub, Arc::as_ptr(&e.tree) as usize, e.id)
 }
 
@@ -954,4 +1001,57 @@ pub fn strict_binary(op: BinOp, x: &Value, y: &Value) -> Option<Value> {
             return None
         }
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::independent::ad_reads;
+    use super::super::Semantics;
+    use crate::ad::{read_ads, ClassAd};
+    use crate::matching::symmetric_match;
+    use std::sync::Arc;
+
+    fn ad(text: &str) -> Arc<ClassAd> {
+        Arc::new(read_ads(text, "t").unwrap().remove(0))
+    }
+
+    /// Found by the `pool_vs_pairs` fuzz target: a slot whose Requirements reach
+    /// themselves through `leftMatchesRight` in a fresh evaluation per context ad.
+    /// HTCondor overflows its stack; ours used to branch at every level until
+    /// `MAX_TOTAL_STEPS` (seconds a pair). The ad documents read count the work.
+    #[test]
+    fn a_fresh_evaluation_that_starts_where_one_around_it_did_ends_at_once() {
+        let job = ad("RequestMemory = 2048\nRequirements = true\n");
+        for requirements in [
+            "evalInEachContext(leftMatchesRight, { [b = Error], [a = 10; b = \"x\"] })",
+            "countMatches(leftMatchesRight, { [a = 1], [a = 2], [a = 3], [a = 4], [a = 5], [a = 6], [a = 7], [a = 8] }) > 0",
+            "size(evalInEachContext(symmetricMatch, { [a = 1], [a = 2], [a = 3], [a = 4] })) > 0",
+        ] {
+            let machine = ad(&format!("OpSys = \"WINDOWS\"\nRequirements = {requirements}\n"));
+            let before = ad_reads();
+            assert!(!symmetric_match(&job, &machine, Semantics::Htcondor));
+            let reads = ad_reads() - before;
+            assert!(reads < 1_000, "{requirements}: {reads} ad reads");
+        }
+    }
+
+    /// The same for ad subscripts: `self["x"]` inside `x` starts where it started.
+    #[test]
+    fn a_subscript_that_reaches_itself_ends_at_once() {
+        let my = ad("x = self[\"x\"] + self[\"x\"] + self[\"x\"]\n");
+        let e =
+            crate::syntax::ast::ExprRef::root_of(Arc::new(crate::syntax::parse_expr("x").unwrap()));
+        let before = ad_reads();
+        let r = crate::eval::eval_in_with(
+            crate::eval::Engine::Reference,
+            &e,
+            &my,
+            None,
+            Semantics::Htcondor,
+        );
+        let reads = ad_reads() - before;
+        // HTCondor never ends it; ours fails as a whole.
+        assert!(r.is_err(), "{r:?}");
+        assert!(reads < 1_000, "{reads} ad reads");
+    }
 }

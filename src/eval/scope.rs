@@ -134,6 +134,24 @@ impl Scope {
         })
     }
 
+    /// What identifies this chain of scopes: each frame (the ad, record literal,
+    /// context or match ad it is, by identity) and each frame's old-semantics
+    /// fallback, from this scope to the root. Two chains with the same identity
+    /// resolve every name alike.
+    pub fn identity(&self) -> ScopeIdentity {
+        let mut out = ScopeIdentity::new();
+        let mut cur = Some(self);
+        while let Some(s) = cur {
+            out.push(frame_identity(&s.frame));
+            out.push(match &s.alternate {
+                Some((pair, side)) => (Arc::as_ptr(pair) as usize, *side as u32),
+                None => (0, 0),
+            });
+            cur = s.parent.as_deref();
+        }
+        out
+    }
+
     /// The outermost scope of this chain (HTCondor's `rootAd`).
     pub fn root(self: &Arc<Scope>) -> Arc<Scope> {
         let mut cur = self.clone();
@@ -209,6 +227,19 @@ impl Scope {
 }
 
 /// A parsed expression of the match ad, built once.
+/// See [`Scope::identity`]: a pair of words per frame and per fallback.
+pub type ScopeIdentity = smallvec::SmallVec<[(usize, u32); 8]>;
+
+/// A frame by identity: the address of what it is, and which part of it.
+pub fn frame_identity(frame: &Frame) -> (usize, u32) {
+    match frame {
+        Frame::Ad(ad) => (Arc::as_ptr(ad) as usize, u32::MAX),
+        Frame::Record(r) => (Arc::as_ptr(&r.tree) as usize, r.id),
+        Frame::Ctx(pair, side) => (Arc::as_ptr(pair) as usize, *side as u32),
+        Frame::Match(pair) => (Arc::as_ptr(pair) as usize, u32::MAX - 1),
+    }
+}
+
 fn match_expr(i: usize) -> ExprRef {
     use std::sync::OnceLock;
     static EXPRS: OnceLock<Vec<ExprRef>> = OnceLock::new();
