@@ -63,3 +63,38 @@ fn jobs_past_the_step_limit_match_as_htcondor_decides() {
     assert_eq!(expected, [(1, 1), (2, 1)]);
     assert_eq!(pool.all_pairs(&mut vm), expected);
 }
+
+/// `stringListsIntersect` makes error of an argument whose evaluation fails,
+/// where the compiled code fails the whole evaluation: a slot attribute past the
+/// step limit, read as its argument, gives error there (`isError` of it is
+/// true), on the compiled pool as on the reference evaluator.
+#[test]
+fn an_argument_past_the_step_limit_is_error_in_string_lists_intersect() {
+    let mut slot = exponential_job("true", "0");
+    slot.push_str("Features = ifThenElse(A0 > 0, \"gpu,ssd\", \"ssd\")\n");
+    slot.push_str("\nFeatures = \"gpu\"\nRequirements = true\n");
+    let jobs = concat!(
+        "Requirements = stringListsIntersect(\"gpu\", TARGET.Features) || true\n\n",
+        "Requirements = isError(stringListsIntersect(TARGET.Features, \"gpu\"))\n\n",
+        "Requirements = stringListsIntersect(\"gpu\", TARGET.Features)\n",
+    );
+    let (jobs, machines) = (ads(jobs), ads(&slot));
+    let pool = CompiledPool::new(&jobs, &machines);
+    let mut vm = Machine::new();
+    let mut expected = Vec::new();
+    for (j, job) in jobs.iter().enumerate() {
+        for (m, machine) in machines.iter().enumerate() {
+            let reference = symmetric_match(job, machine, Semantics::Htcondor);
+            assert_eq!(
+                pool.symmetric_match(&mut vm, j, m),
+                reference,
+                "job {j}, slot {m}"
+            );
+            if reference {
+                expected.push((j, m));
+            }
+        }
+    }
+    assert_eq!(expected, [(0, 1), (1, 0), (2, 1)]);
+    assert_eq!(pool.all_pairs(&mut vm), expected);
+}

@@ -18,7 +18,9 @@ const MEMBERSHIP_BUILTINS: [&str; 4] = [
 
 use crate::ad::ClassAd;
 use crate::eval::Evaluator;
-use crate::functions::{find, find_index, IMPURE_BUILTINS, SCOPED_BUILTINS};
+use crate::functions::{
+    find, find_index, ERROR_ON_FAILED_ARGUMENT, IMPURE_BUILTINS, SCOPED_BUILTINS,
+};
 use crate::syntax::ast::{BinOp, ExprRef, Node, NodeId, UnOp};
 use classad_vm::{Instr, Op, Program, SlotTable, Str, Value};
 use std::sync::Arc;
@@ -89,6 +91,7 @@ fn compile_inner(
             nodes,
             target_only: Vec::new(),
             sets: Vec::new(),
+            fail_needs_reference: false,
         };
     }
     let mut site_depth = ahash::AHashMap::with_capacity(nodes as usize);
@@ -111,6 +114,7 @@ fn compile_inner(
         target_only: Vec::new(),
         cache_targets,
         sets: Vec::new(),
+        fail_needs_reference: false,
     };
     g.node(e.id, 0, 0);
     let ret = Instr::new(Op::Ret, 0, 0, 0);
@@ -128,6 +132,7 @@ fn compile_inner(
         nodes: nodes.saturating_add(g.extra_nodes),
         target_only: g.target_only,
         sets: g.sets,
+        fail_needs_reference: g.fail_needs_reference,
     }
 }
 
@@ -195,6 +200,8 @@ struct Gen<'a> {
     cache_targets: bool,
     /// Constant collections for `Member`.
     sets: Vec<classad_vm::ConstSet>,
+    /// See [`Program::fail_needs_reference`].
+    fail_needs_reference: bool,
 }
 
 impl Gen<'_> {
@@ -570,6 +577,12 @@ impl Gen<'_> {
             self.emit(Op::Member, dst, rx, z);
             return;
         }
+        if ERROR_ON_FAILED_ARGUMENT
+            .iter()
+            .any(|s| s.eq_ignore_ascii_case(b.name))
+        {
+            self.fail_needs_reference = true;
+        }
         let first = self.next_reg;
         for _ in args {
             self.reg();
@@ -748,6 +761,7 @@ impl Gen<'_> {
         self.consts.extend(sub.consts);
         self.target_only.extend(sub.target_only);
         self.sets.extend(sub.sets);
+        self.fail_needs_reference |= sub.fail_needs_reference;
         // HTCondor dereferences and evaluates it there: keep the bounds.
         self.extra_depth = self.extra_depth.max(u32::from(site) + 1 + sub.max_depth);
         self.extra_nodes = self.extra_nodes.saturating_add(sub.nodes + 1);
@@ -1354,7 +1368,10 @@ impl MyFacts {
             Node::Ternary(a, b, c) => kids(&[*a, *b, *c], 1, self, visiting),
             Node::Call { name, args } => {
                 let listed = |list: &[&str]| list.iter().any(|s| s.eq_ignore_ascii_case(name));
-                if listed(&IMPURE_BUILTINS) || listed(&SCOPED_BUILTINS) {
+                if listed(&IMPURE_BUILTINS)
+                    || listed(&SCOPED_BUILTINS)
+                    || listed(&ERROR_ON_FAILED_ARGUMENT)
+                {
                     return Err(NotClosed::Open);
                 }
                 // A builtin may leave its arguments unevaluated (a wrong count,

@@ -144,14 +144,19 @@ pub fn by_index(i: u32) -> Option<&'static Builtin> {
 /// Builtins that need more than their arguments' values (the expressions themselves,
 /// the scope they are evaluated in, or what an argument whose evaluation failed
 /// left behind); compiled code leaves them to the reference evaluator.
-pub const SCOPED_BUILTINS: [&str; 6] = [
+pub const SCOPED_BUILTINS: [&str; 5] = [
     "eval",
     "unparse",
     "unresolved",
     "evalInEachContext",
     "countMatches",
-    "stringListsIntersect",
 ];
+
+/// Builtins that make error of an argument whose evaluation fails, where any
+/// other builtin fails with it: compiled code calls them with values, and hands
+/// an evaluation that fails to the reference evaluator
+/// (`classad_vm::Program::fail_needs_reference`).
+pub const ERROR_ON_FAILED_ARGUMENT: [&str; 1] = ["stringListsIntersect"];
 
 /// Builtins whose result depends on the clock or on chance (or, with no argument, on
 /// the current time), so compiled code must not fold them into constants.

@@ -315,7 +315,10 @@ impl Machine {
             .take()
             .unwrap_or_else(|| Box::new(std::array::from_fn(|_| Value::Undefined)));
         self.level += 1;
-        let r = self.dispatch(p, me, &mut frame, sides, host);
+        let mut r = self.dispatch(p, me, &mut frame, sides, host);
+        if p.fail_needs_reference && matches!(r, Err(Halt::Fail)) {
+            r = Err(Halt::NeedReference);
+        }
         self.level = level;
         self.frames[level] = Some(frame);
         r

@@ -26,6 +26,13 @@ pub struct Program {
     pub target_only: Vec<TargetOnly>,
     /// Constant collections that `Member` tests values against.
     pub sets: Vec<ConstSet>,
+    /// The evaluation fails over to the reference evaluator where it would fail
+    /// ([`crate::Halt::Fail`] becomes [`crate::Halt::NeedReference`]): the program
+    /// calls a builtin that turns an argument's failed evaluation into a value
+    /// (`stringListsIntersect` gives error), which the machine, failing the whole
+    /// evaluation there, does not model. Failures are rare (a proved step limit),
+    /// so the reference evaluator answers those few exactly.
+    pub fail_needs_reference: bool,
 }
 
 /// A subexpression that depends only on the TARGET ad: a pure expression of
