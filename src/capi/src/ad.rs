@@ -96,8 +96,8 @@ pub(crate) fn parse_ads(text: &str, format: Option<Format>) -> Outcome<Vec<Arc<C
 /// Every ad of the file at `path`, read as the library reads a stream of ads
 /// (the syntax detected from its first lines).
 pub(crate) fn read_file(path: &str) -> Outcome<Vec<Arc<ClassAd>>> {
-    let file =
-        std::fs::File::open(path).map_err(|e| Failure::new(CLASSAD_ERR_IO, format!("{path}: {e}")))?;
+    let file = std::fs::File::open(path)
+        .map_err(|e| Failure::new(CLASSAD_ERR_IO, format!("{path}: {e}")))?;
     let input = std::io::BufReader::with_capacity(1 << 16, file);
     // A failure past the open (a syntax error, text that is not UTF-8, a line
     // too long) names the file, line and column.
@@ -199,9 +199,10 @@ pub unsafe extern "C" fn classad_ad_get_expr(
                 text(name, name_len, "name")?,
             )
         };
-        let e = ad.ad.get(name).map(|e| e.to_expr_ref()).ok_or_else(|| {
-            Failure::new(CLASSAD_ERR_NOT_FOUND, format!("no attribute {name:?}"))
-        })?;
+        let e =
+            ad.ad.get(name).map(|e| e.to_expr_ref()).ok_or_else(|| {
+                Failure::new(CLASSAD_ERR_NOT_FOUND, format!("no attribute {name:?}"))
+            })?;
         let mut s = String::new();
         unparse_node(&e.tree, e.id, &mut s);
         out.set(new_handle(classad_string::new(s)));

@@ -292,7 +292,10 @@ mod tests {
     fn text_checks_null_length_and_utf8() {
         // SAFETY: each pointer is null or points to the given bytes.
         unsafe {
-            assert_eq!(text(std::ptr::null(), 0, "x").unwrap_err().status, CLASSAD_ERR_NULL);
+            assert_eq!(
+                text(std::ptr::null(), 0, "x").unwrap_err().status,
+                CLASSAD_ERR_NULL
+            );
             let bad = b"ab\xffc";
             let e = text(bad.as_ptr().cast(), bad.len(), "expr").unwrap_err();
             assert_eq!(e.status, CLASSAD_ERR_UTF8);

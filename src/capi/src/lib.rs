@@ -62,8 +62,8 @@ pub extern "C" fn classad_version() -> *const c_char {
 #[no_mangle]
 pub unsafe extern "C" fn classad_last_error(len: *mut usize) -> *const c_char {
     guard_value(c"".as_ptr(), || {
-        let (ptr, n) = with_last_error(|e| (e.as_ptr(), e.as_bytes().len()))
-            .unwrap_or((c"".as_ptr(), 0));
+        let (ptr, n) =
+            with_last_error(|e| (e.as_ptr(), e.as_bytes().len())).unwrap_or((c"".as_ptr(), 0));
         if !len.is_null() {
             // SAFETY: not null, and the caller guarantees it is valid for writes.
             unsafe { len.write(n) };

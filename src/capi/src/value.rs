@@ -90,7 +90,10 @@ pub unsafe extern "C" fn classad_eval(
     guard(|| {
         // SAFETY: the caller's guarantees on `out` and `expr`.
         let (out, e) = unsafe { (out_handle(out, "out")?, parse_arg(expr, len)?) };
-        put_value(out, eval_alone_with(Engine::Vm, &e.tree, Semantics::Htcondor))
+        put_value(
+            out,
+            eval_alone_with(Engine::Vm, &e.tree, Semantics::Htcondor),
+        )
     })
 }
 

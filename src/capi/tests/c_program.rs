@@ -24,13 +24,15 @@ fn crate_dir() -> PathBuf {
 /// `cargo build`, not on `cargo test`, so the copies there may be stale).
 fn lib_dir() -> PathBuf {
     let exe = std::env::current_exe().expect("the test's own path");
-    exe.parent().expect("the test binary's directory").to_path_buf()
+    exe.parent()
+        .expect("the test binary's directory")
+        .to_path_buf()
 }
 
-/// A fresh scratch directory for this run.
+/// A fresh scratch directory for this run (the tests of this file share its
+/// process, so each makes its own below it).
 fn scratch() -> PathBuf {
     let dir = std::env::temp_dir().join(format!("classad-capi-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).expect("a scratch directory");
     dir
 }
@@ -85,6 +87,31 @@ fn static_lib() -> String {
 /// native-static-libs` says for Linux).
 const SYSTEM_LIBS: [&str; 4] = ["-lpthread", "-ldl", "-lm", "-lrt"];
 
+/// The header compiles as C++ too (cbindgen's `cpp_compat`: `extern "C"`),
+/// when a C++ compiler is there.
+#[test]
+fn the_header_compiles_as_cpp() {
+    if !available("c++") {
+        eprintln!("skipped: no c++ on this machine");
+        return;
+    }
+    let dir = scratch().join("cpp");
+    std::fs::create_dir_all(&dir).expect("a scratch directory");
+    let src = dir.join("header.cpp");
+    std::fs::write(
+        &src,
+        "#include \"classad.h\"\nint main() { return classad_version() == nullptr; }\n",
+    )
+    .expect("the C++ source is written");
+    let mut cxx = Command::new("c++");
+    cxx.args(["-std=c++11", "-Wall", "-Wextra", "-Werror", "-fsyntax-only"])
+        .arg("-I")
+        .arg(crate_dir().join("include"))
+        .arg(&src);
+    run(cxx, "c++ -fsyntax-only");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// What checks the program for leaks and memory errors.
 #[derive(Clone, Copy)]
 enum Checker {
@@ -121,7 +148,10 @@ impl Checker {
     /// Builds the program for this check, leaking a handle on purpose when
     /// `leak` (`-DCLASSAD_TEST_LEAK`).
     fn build(self, dir: &Path, lib: &str, leak: bool) -> PathBuf {
-        let exe = dir.join(format!("test_capi_checked{}", if leak { "_leak" } else { "" }));
+        let exe = dir.join(format!(
+            "test_capi_checked{}",
+            if leak { "_leak" } else { "" }
+        ));
         let mut extra = Vec::new();
         if leak {
             extra.push("-DCLASSAD_TEST_LEAK");
@@ -186,7 +216,9 @@ fn the_c_program_passes_against_both_libraries_and_leaks_nothing() {
         eprintln!("skipped: no cc on this machine to build tests/capi/test_capi.c");
         return;
     }
-    let dir = scratch();
+    let dir = scratch().join("c");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("a scratch directory");
 
     // Static.
     let exe = dir.join("test_capi_static");
