@@ -1,8 +1,11 @@
 //! The C ABI of the `classad` crate: HTCondor's ClassAd language (parse, print,
 //! evaluate, match, batch matching of pools, the negotiation cycle) for C, C++,
 //! Go and anything else that calls C. The header, `include/classad.h`, is
-//! generated from this crate by cbindgen (`build.rs`); the crate builds a
+//! generated from this crate by cbindgen and committed (`tests/header.rs`
+//! fails when it is stale; `CLASSAD_BLESS=1` rewrites it); the crate builds a
 //! `cdylib` (`libclassad_capi.so`) and a `staticlib` (`libclassad_capi.a`).
+//! `tests/capi/test_capi.c`, at the repository's top, is a C program using it,
+//! which `tests/c_program.rs` builds, runs, and runs under valgrind.
 //!
 //! The rules, the same for every function:
 //!
