@@ -30,6 +30,9 @@
 //!   (`classad_set_threads` sets how many).
 //! - Evaluation uses HTCondor's daemon semantics, as `classad eval` does.
 
+#![deny(missing_docs)]
+#![deny(clippy::undocumented_unsafe_blocks)]
+
 pub mod ad;
 mod boundary;
 pub mod output;
