@@ -1,0 +1,44 @@
+//! The threads the batch calls run on: rayon's global pool (one thread per
+//! core, or `RAYON_NUM_THREADS`), unless `classad_set_threads` chose a number.
+
+use crate::boundary::*;
+use std::sync::{Arc, Mutex};
+
+/// The workers `classad_set_threads` made, when it did.
+static WORKERS: Mutex<Option<Arc<rayon::ThreadPool>>> = Mutex::new(None);
+
+/// Runs `f` on the chosen workers (the library's parallel loops inside it use
+/// them), or as is when none were chosen.
+pub(crate) fn in_workers<T: Send>(f: impl FnOnce() -> T + Send) -> T {
+    let workers = WORKERS.lock().ok().and_then(|w| w.clone());
+    match workers {
+        Some(w) => w.install(f),
+        None => f(),
+    }
+}
+
+/// Sets how many threads the calls that work in parallel (pools compiled and
+/// matched, all pairs, match counts, negotiation, large texts parsed) use from
+/// now on: `n` threads, or rayon's default when `n` is 0 (one per core, or
+/// `RAYON_NUM_THREADS`). A call already running keeps the threads it started
+/// with. `CLASSAD_ERR_ARGUMENT` when the threads cannot be started.
+#[no_mangle]
+pub extern "C" fn classad_set_threads(n: usize) -> classad_status {
+    guard(|| {
+        let workers = if n == 0 {
+            None
+        } else {
+            let pool = rayon::ThreadPoolBuilder::new()
+                .num_threads(n)
+                .thread_name(|i| format!("classad-{i}"))
+                .build()
+                .map_err(|e| Failure::new(CLASSAD_ERR_ARGUMENT, format!("{n} threads: {e}")))?;
+            Some(Arc::new(pool))
+        };
+        let mut slot = WORKERS
+            .lock()
+            .map_err(|_| Failure::new(CLASSAD_ERR_PANIC, "the threads' lock is poisoned"))?;
+        *slot = workers;
+        Ok(())
+    })
+}
