@@ -48,7 +48,7 @@ const SCOPE_NAMES: [&str; 18] = [
     "currenttime",
 ];
 
-fn is_scope_name(n: &str) -> bool {
+pub(crate) fn is_scope_name(n: &str) -> bool {
     SCOPE_NAMES.iter().any(|s| n.eq_ignore_ascii_case(s))
 }
 
@@ -92,6 +92,7 @@ fn compile_inner(
             target_only: Vec::new(),
             sets: Vec::new(),
             fail_needs_reference: false,
+            paths: Vec::new(),
         };
     }
     let mut site_depth = ahash::AHashMap::with_capacity(nodes as usize);
@@ -115,6 +116,7 @@ fn compile_inner(
         cache_targets,
         sets: Vec::new(),
         fail_needs_reference: false,
+        paths: Vec::new(),
     };
     g.node(e.id, 0, 0);
     let ret = Instr::new(Op::Ret, 0, 0, 0);
@@ -133,8 +135,83 @@ fn compile_inner(
         target_only: g.target_only,
         sets: g.sets,
         fail_needs_reference: g.fail_needs_reference,
+        paths: g.paths,
     }
 }
+
+/// The paths of the chain of `names` (`a.b.c` without its `MY`/`TARGET`),
+/// interned: the path `[a]`, and per name after the first, the path to it and
+/// the paths to it in each enclosing record (see `PathStep`).
+fn chain_steps(names: &[&str], table: &mut SlotTable) -> (u32, Vec<classad_vm::program::PathStep>) {
+    let slots: Vec<u32> = names.iter().map(|n| table.intern(n)).collect();
+    let steps = (1..slots.len())
+        .map(|i| {
+            let enclosing = (1..i)
+                .rev()
+                .map(|k| {
+                    let mut p = slots[..k].to_vec();
+                    p.push(slots[i]);
+                    table.intern_path(&p)
+                })
+                .collect();
+            classad_vm::program::PathStep {
+                path: table.intern_path(&slots[..=i]),
+                enclosing,
+                top: slots[i],
+            }
+        })
+        .collect();
+    (table.intern_path(&slots[..1]), steps)
+}
+
+/// Interns every path a program compiled from `tree` may select through (its
+/// chains of names), so that copies of a table compile alike (see
+/// `matching::pool`).
+pub(crate) fn intern_chains(tree: &crate::syntax::ast::Expr, table: &mut SlotTable) {
+    for node in tree.nodes() {
+        let Node::Attr {
+            scope: Some(mut cur),
+            name,
+            ..
+        } = node
+        else {
+            continue;
+        };
+        let mut names = vec![name.as_str()];
+        while let Node::Attr {
+            scope: Some(s),
+            name,
+            ..
+        } = tree.node(cur)
+        {
+            names.push(name);
+            cur = *s;
+            if names.len() > MAX_PATH {
+                break;
+            }
+        }
+        // From `MY`/`TARGET`, and from a name of MY's (its root included).
+        if let Node::Attr {
+            scope: None, name, ..
+        } = tree.node(cur)
+        {
+            if names.len() < MAX_PATH {
+                let mut with_root = names.clone();
+                with_root.push(name);
+                with_root.reverse();
+                chain_steps(&with_root, table);
+            }
+        }
+        if (2..=MAX_PATH).contains(&names.len()) {
+            names.reverse();
+            chain_steps(&names, table);
+        }
+    }
+}
+
+/// The longest selection chain compiled to `SelectPath` (and the deepest record
+/// literal whose fields a compiled ad lists).
+pub(crate) const MAX_PATH: usize = 16;
 
 /// HTCondor's nesting limit (operations and attribute dereferences): a program
 /// deeper than this always goes to the reference evaluator (see `compile_inner`).
@@ -202,6 +279,8 @@ struct Gen<'a> {
     sets: Vec<classad_vm::ConstSet>,
     /// See [`Program::fail_needs_reference`].
     fail_needs_reference: bool,
+    /// Selection chains for `SelectPath`.
+    paths: Vec<classad_vm::program::PathSelect>,
 }
 
 impl Gen<'_> {
@@ -484,6 +563,8 @@ impl Gen<'_> {
                         && !self.my_has(b)
                         && !is_scope_name(name)
                 }
+                // A chain from TARGET through its records (`SelectPath`).
+                Node::Attr { scope: Some(_), .. } => !is_scope_name(name) && self.target_only(*s),
                 _ => false,
             },
             Node::Attr { .. } | Node::List(_) | Node::Record(_) => false,
@@ -770,6 +851,12 @@ impl Gen<'_> {
 
     /// `base.name` where the selection node consumes depth `d`.
     fn select(&mut self, base: NodeId, name: &str, dst: u16, d: u32) {
+        if let Some(path) = self.path_select(base, name) {
+            let z = self.paths.len() as u32;
+            self.paths.push(path);
+            self.emit(Op::SelectPath, dst, site(d), z);
+            return;
+        }
         let Node::Attr {
             scope: None,
             name: b,
@@ -796,6 +883,65 @@ impl Gen<'_> {
         } else {
             self.reference();
         }
+    }
+
+    /// `base.name` as a chain of two selections or more from `MY`/`self` or
+    /// `TARGET`/`other` (`TARGET.a.b`), for `SelectPath`: `None` when it is not
+    /// one, or a name of the chain is one the scopes above an ad define (which
+    /// the machine does not model), or MY shadows the name it starts from.
+    fn path_select(&mut self, base: NodeId, name: &str) -> Option<classad_vm::program::PathSelect> {
+        let mut names = vec![name];
+        let mut cur = base;
+        let root = loop {
+            match self.e.tree.node(cur) {
+                Node::Attr {
+                    scope: Some(s),
+                    name,
+                    ..
+                } => {
+                    names.push(name);
+                    cur = *s;
+                }
+                Node::Attr {
+                    scope: None,
+                    name,
+                    absolute: false,
+                } => break name,
+                _ => return None,
+            }
+            if names.len() > MAX_PATH {
+                return None;
+            }
+        };
+        names.reverse();
+        if self.my.is_none() || names.iter().any(|n| is_scope_name(n)) {
+            return None;
+        }
+        let is = |s: &str| root.eq_ignore_ascii_case(s);
+        let target = if !is_scope_name(root) && self.my_has(root) {
+            // An unscoped name MY has: MY's (`Resources.Cpus`).
+            names.insert(0, root);
+            false
+        } else if self.my_has(root) {
+            // MY shadows the scope name.
+            return None;
+        } else if is("MY") || is("self") {
+            false
+        } else if is("TARGET") || is("other") {
+            true
+        } else {
+            return None;
+        };
+        if names.len() < 2 || names.len() > MAX_PATH {
+            return None;
+        }
+        let (root, steps) = chain_steps(&names, self.slots);
+        Some(classad_vm::program::PathSelect {
+            target,
+            slot: self.slots.intern(names[0]),
+            root,
+            steps,
+        })
     }
 
     /// The value of node `id` when it is the same in every evaluation: pure

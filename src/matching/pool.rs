@@ -82,33 +82,13 @@ fn compile_ads(
     slots: &mut SlotTable,
 ) -> Vec<CompiledClassAd> {
     let mut seen: ahash::AHashSet<usize> = ahash::AHashSet::new();
-    let mut intern_tree = |tree: &Arc<crate::syntax::ast::Expr>, slots: &mut SlotTable| {
-        if seen.insert(Arc::as_ptr(tree) as usize) {
-            for node in tree.nodes() {
-                match node {
-                    crate::syntax::ast::Node::Attr { name, .. } => {
-                        slots.intern(name);
-                    }
-                    crate::syntax::ast::Node::Record(fields) => {
-                        for (name, _) in fields {
-                            slots.intern(name);
-                        }
-                    }
-                    _ => {}
-                }
-            }
-        }
-    };
     for m in machines {
-        for (name, e) in m.iter() {
-            slots.intern(name);
-            intern_tree(e.tree, slots);
-        }
+        crate::compile::intern_ad(m, slots, &mut seen);
     }
     for e in exprs {
-        intern_tree(&e.tree, slots);
+        crate::compile::intern_tree(&e.tree, slots, &mut seen);
     }
-    let frozen = slots.len();
+    let frozen = slots.entries();
     let one = |m: &Arc<ClassAd>, table: &mut SlotTable| {
         let mut c = compile_ad(m, table);
         for (e, &slot) in exprs.iter().zip(expr_slots) {
@@ -122,7 +102,7 @@ fn compile_ads(
         .map(|chunk| {
             let mut table = slots.clone();
             let out = chunk.iter().map(|m| one(m, &mut table)).collect();
-            (out, table.len() == frozen)
+            (out, table.entries() == frozen)
         })
         .collect();
     if parts.iter().all(|(_, same)| *same) {

@@ -16,11 +16,30 @@ pub enum Attr {
     Code(Arc<Program>),
 }
 
+/// What a path of names through an ad's record literals leads to (see
+/// [`crate::program::PathSelect`]): the path `[a]` is the attribute `a` itself,
+/// `[a, b]` field `b` of `a`'s record literal, and so on.
+#[derive(Clone, Debug, Default)]
+pub enum Field {
+    /// Nothing there: the record has no such field (or the path is no record's).
+    #[default]
+    Absent,
+    /// A literal value.
+    Value(Value),
+    /// A record literal, whose fields the longer paths lead to.
+    Record,
+    /// Any other expression: the reference evaluator's business.
+    Other,
+}
+
 /// An ad compiled against a pool's slot table: attribute lookup is an index.
 /// Immutable once built, and shared freely across threads.
 #[derive(Clone, Debug, Default)]
 pub struct CompiledAd {
     attrs: Vec<Attr>,
+    /// By path id ([`crate::SlotTable::intern_path`]): what the ad's record
+    /// literals hold.
+    fields: Vec<Field>,
 }
 
 impl CompiledAd {
@@ -31,14 +50,33 @@ impl CompiledAd {
 
     /// An ad with no attributes, usable in statics.
     pub const fn empty() -> CompiledAd {
-        CompiledAd { attrs: Vec::new() }
+        CompiledAd {
+            attrs: Vec::new(),
+            fields: Vec::new(),
+        }
     }
 
     /// An ad with no attributes yet, with room for slots below `slots`.
     pub fn with_slots(slots: usize) -> CompiledAd {
         CompiledAd {
             attrs: Vec::with_capacity(slots),
+            fields: Vec::new(),
         }
+    }
+
+    /// Sets what path `path` leads to.
+    pub fn set_field(&mut self, path: u32, field: Field) {
+        let i = path as usize;
+        if self.fields.len() <= i {
+            self.fields.resize(i + 1, Field::Absent);
+        }
+        self.fields[i] = field;
+    }
+
+    /// What path `path` leads to (`Absent` when the ad has no such record field).
+    pub fn field(&self, path: u32) -> &Field {
+        static ABSENT: Field = Field::Absent;
+        self.fields.get(path as usize).unwrap_or(&ABSENT)
     }
 
     /// Sets the attribute in `slot`.

@@ -70,7 +70,8 @@ impl Program {
                     InlineLeave => (i.x, i.y, i.z),
                     TargetCached => (x(i)?, site(i.y), i.z + at.sub_base),
                     Fail | Reference => (i.x, i.y, i.z),
-                    Ret => return None,
+                    // (Its paths would need a base of their own: kept as a load.)
+                    SelectPath | Ret => return None,
                 };
                 Some(Instr::new(i.op, x, y, z))
             })

@@ -26,6 +26,7 @@
 //! | `JumpIfNot` | `x`=cond, `z`=target | jump when `r[x]` (already tested) is false |
 //! | `Jump` | `z`=target | unconditional jump |
 //! | `Index` | `x`=dst, `y`=a, `z`=b | `a[b]`: list subscript or ad lookup (host) |
+//! | `SelectPath` | `x`=dst, `y`=the depth where the chain sits, `z`=index into the program's `paths` | `r[x]` = a selection chain through MY's or TARGET's record literals ([`crate::program::PathSelect`]); what it cannot resolve stops the machine with [`crate::machine::Halt::NeedReference`] |
 //! | `Member` | `x`=dst, `y`=src, `z`=set | `r[x]` = whether `r[y]` is in the program's constant collection `sets[z]` ([`crate::sets::ConstSet::contains`]) |
 //! | `Call` | `x`=dst, `y`=first arg register, `z`=native id << 8 \| argc | a builtin on argument values (host) |
 //! | `TargetCached` | `x`=dst, `y`=the depth where the subexpression sits, `z`=index into the program's `target_only` table | the value of a subexpression that depends only on TARGET: computed once per TARGET ad and kept in the machine's cache (only when every attribute it read was a literal) |
@@ -81,6 +82,7 @@ pub enum Op {
     JumpIfNot,
     Jump,
     Index,
+    SelectPath,
     Member,
     Call,
     TargetCached,
@@ -140,6 +142,7 @@ impl fmt::Display for Instr {
             Jump => write!(f, "{name:<13} @{z}"),
             Call => write!(f, "{name:<13} r{x}, native{}(r{y}..+{})", z >> 8, z & 0xff),
             TargetCached => write!(f, "{name:<13} r{x}, sub{z}"),
+            SelectPath => write!(f, "{name:<13} r{x}, path{z}"),
             Member => write!(f, "{name:<13} r{x}, r{y} in set{z}"),
             InlineEnter => write!(f, "{name:<13} r{x}, slot{z}, +{y}"),
             InlineLeave => write!(f, "{name:<13} slot{z}"),

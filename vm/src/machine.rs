@@ -479,6 +479,20 @@ impl Machine {
                     let v = p.sets[ins.z as usize].contains(&r!(ins.y));
                     r!(ins.x) = v;
                 }
+                Op::SelectPath => {
+                    let path = &p.paths[ins.z as usize];
+                    let side = if path.target { 1 - me } else { me };
+                    if side == 1 && !sides.has_target {
+                        r!(ins.x) = Value::Undefined;
+                    } else {
+                        let v = path.resolve(sides.ads[side]).ok_or(Halt::NeedReference)?;
+                        // HTCondor's steps and levels: a selection and a
+                        // dereference per name, at most.
+                        self.steps += u64::from(path_depth(path));
+                        depth = depth.max(u32::from(ins.y) + path_depth(path));
+                        r!(ins.x) = v;
+                    }
+                }
                 Op::Call => {
                     let first = usize::from(ins.y);
                     let argc = (ins.z & 0xff) as usize;
@@ -538,4 +552,12 @@ impl Machine {
             }
         }
     }
+}
+
+/// The levels below its site a [`crate::program::PathSelect`] may take in
+/// HTCondor, at most: a selection and a dereference per name, and a field
+/// computed from its record's literals (four references deep, 64 nodes each, at
+/// most: see the front end's `compile::RecordFields`).
+pub(crate) fn path_depth(path: &crate::program::PathSelect) -> u32 {
+    2 * path.steps.len() as u32 + 2 + 4 * 65
 }

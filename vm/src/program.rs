@@ -33,6 +33,81 @@ pub struct Program {
     /// evaluation there, does not model. Failures are rare (a proved step limit),
     /// so the reference evaluator answers those few exactly.
     pub fail_needs_reference: bool,
+    /// Selection chains through record literals that `SelectPath` resolves.
+    pub paths: Vec<PathSelect>,
+}
+
+/// A selection chain `MY.a.b.c` or `TARGET.a.b.c` through the record literals of
+/// an ad (`SelectPath`), resolved as HTCondor's lookups resolve it where that
+/// needs no evaluation: a record literal's field that is a literal is its value;
+/// a name the record lacks is looked up in the enclosing records and then in
+/// the ad, and is undefined when none has it (the compiler leaves names the scopes
+/// above the ad define, `TARGET`, `LEFT`, ..., to the reference evaluator); a
+/// plain value selected from is undefined (from undefined) or error. Anything else
+/// (an expression to evaluate, a list, a record as the result, a name found
+/// further up) hands the evaluation to the reference evaluator.
+#[derive(Clone, Debug, Default)]
+pub struct PathSelect {
+    /// TARGET's ad (true) or MY's.
+    pub target: bool,
+    /// The attribute the chain starts from (its slot).
+    pub slot: u32,
+    /// The path `[attribute]`, marked when the attribute is a record literal.
+    pub root: u32,
+    /// One step per name selected after it.
+    pub steps: Vec<PathStep>,
+}
+
+/// One selection of a [`PathSelect`].
+#[derive(Clone, Debug, Default)]
+pub struct PathStep {
+    /// The path so far, to this name (its id in the slot table).
+    pub path: u32,
+    /// Where the name is looked up when the record lacks it: the paths to the
+    /// same name in each enclosing record, innermost first.
+    pub enclosing: Vec<u32>,
+    /// And then the name's slot, at the top of the ad.
+    pub top: u32,
+}
+
+impl PathSelect {
+    /// The value the chain gives in `ad`; `None` for the reference evaluator's
+    /// cases (see the type).
+    pub fn resolve(&self, ad: &crate::ad::CompiledAd) -> Option<Value> {
+        use crate::ad::{Attr, Field};
+        // The current value, or `None` while it is a record literal.
+        let mut value = match ad.get(self.slot) {
+            Attr::Absent => Some(Value::Undefined),
+            Attr::Value(v) => Some(v.clone()),
+            Attr::Code(_) if matches!(ad.field(self.root), Field::Record) => None,
+            Attr::Code(_) => return None,
+        };
+        for step in &self.steps {
+            if let Some(v) = value {
+                // Selecting from a plain value, and from what that gives.
+                return match v {
+                    Value::Undefined => Some(Value::Undefined),
+                    Value::List(_) | Value::Ad(_) => None,
+                    _ => Some(Value::Error),
+                };
+            }
+            value = match ad.field(step.path) {
+                Field::Value(v) => Some(v.clone()),
+                Field::Record => None,
+                Field::Other => return None,
+                Field::Absent => {
+                    let found_above = step
+                        .enclosing
+                        .iter()
+                        .any(|&p| !matches!(ad.field(p), Field::Absent))
+                        || ad.has(step.top);
+                    return (!found_above).then_some(Value::Undefined);
+                }
+            };
+        }
+        // A record as the result: the reference evaluator makes it.
+        value
+    }
 }
 
 /// A subexpression that depends only on the TARGET ad: a pure expression of

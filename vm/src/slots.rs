@@ -9,12 +9,27 @@ use ahash::AHashMap as HashMap;
 pub struct SlotTable {
     slots: HashMap<Box<[u8]>, u32>,
     names: Vec<String>,
+    /// Paths of names through record literals (slots of the names, outermost
+    /// first) to dense ids, apart from the attribute slots so that no attribute
+    /// name can pass for a path.
+    paths: HashMap<Box<[u32]>, u32>,
 }
 
 impl SlotTable {
     /// An empty table.
     pub fn new() -> SlotTable {
         SlotTable::default()
+    }
+
+    /// The id of the path `names` (slots of names, outermost first), adding it if
+    /// new: see [`crate::ad::Field`].
+    pub fn intern_path(&mut self, names: &[u32]) -> u32 {
+        if let Some(&id) = self.paths.get(names) {
+            return id;
+        }
+        let id = self.paths.len() as u32;
+        self.paths.insert(names.into(), id);
+        id
     }
 
     /// The slot of `name`, adding it if new.
@@ -46,6 +61,12 @@ impl SlotTable {
     /// How many slots there are.
     pub fn len(&self) -> usize {
         self.names.len()
+    }
+
+    /// How many names and paths the table holds: a copy of the table that
+    /// interned nothing new still has as many.
+    pub fn entries(&self) -> usize {
+        self.names.len() + self.paths.len()
     }
 
     /// True when no name has been interned.

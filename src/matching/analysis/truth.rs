@@ -306,7 +306,7 @@ fn machine_words(queries: &[Query], targets: &[Arc<ClassAd>]) -> Vec<BlockWords>
 /// read are the ads', interned when the ads were compiled); should a copy have
 /// grown all the same, everything is compiled again on `slots` itself.
 fn compile_queries(queries: &[Query], slots: &mut SlotTable) -> Vec<Vec<classad_vm::Program>> {
-    let frozen = slots.len();
+    let frozen = slots.entries();
     let compile = |q: &Query, table: &mut SlotTable| -> Vec<classad_vm::Program> {
         q.exprs
             .iter()
@@ -318,7 +318,7 @@ fn compile_queries(queries: &[Query], slots: &mut SlotTable) -> Vec<Vec<classad_
         .map(|chunk| {
             let mut table = slots.clone();
             let out = chunk.iter().map(|q| compile(q, &mut table)).collect();
-            (out, table.len() == frozen)
+            (out, table.entries() == frozen)
         })
         .collect();
     if parts.iter().all(|(_, same)| *same) {

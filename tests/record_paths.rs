@@ -1,0 +1,118 @@
+//! Selection chains through record literals (`TARGET.Resources.Gpu.Count`,
+//! `MY.Request.Memory`, `Resources.Cpus`), which compiled code resolves with
+//! `SelectPath` where HTCondor's lookups need no evaluation: every case here on
+//! both engines, in a match, with the same answer; the cases the machine
+//! leaves to the reference evaluator (a name found further up, a list, a record
+//! as the result, a field that reads the ad) included.
+
+use classad::ad::{read_ads, ClassAd};
+use classad::eval::display::unparse_value;
+use classad::eval::{eval_in_with, Engine, Semantics};
+use classad::syntax::{ast::ExprRef, parse_expr};
+use std::sync::Arc;
+
+fn ad(text: &str) -> Arc<ClassAd> {
+    Arc::new(read_ads(text, "t").unwrap().remove(0))
+}
+
+fn eval(engine: Engine, my: &Arc<ClassAd>, target: &Arc<ClassAd>, expr: &str) -> String {
+    let e = ExprRef::root_of(Arc::new(parse_expr(expr).unwrap()));
+    match eval_in_with(engine, &e, my, Some(target), Semantics::Htcondor) {
+        Ok(v) => unparse_value(&v),
+        Err(_) => "failed".to_string(),
+    }
+}
+
+#[test]
+fn chains_through_records_agree_with_the_reference_evaluator() {
+    let slot = ad(concat!(
+        "Memory = 4096\nCpus = 8\nName = \"slot1\"\n",
+        "Resources = [ Cpus = 40; MemoryPerCpu = 4096; Memory = Cpus * MemoryPerCpu; ",
+        "Gpu = [ Count = 2; Cap = 7.5; Twice = Count * 2; Outer = MemoryPerCpu + 1; ",
+        "Up = Cpus + 0 ]; Missing = Nowhere + 1; Mine = Name; Lst = { 1, 2 }; ",
+        "Dup = 1; DUP = 2; When = relTime(\"1:00\") ]\n",
+        "Site = [ Name = \"SDSC\"; Policy = [ MaxHours = 72; AllowGpu = true ] ]\n",
+        "Flat = 7\nText = \"abc\"\nList = { [ a = 1 ] }\nUndef = undefined\n",
+        "Requirements = true\n",
+    ));
+    let job = ad(concat!(
+        "Request = [ Cpus = 16; Memory = 8192; Gpus = 0; Inner = [ Deep = 3 ] ]\n",
+        "Wanted = [ MinCapability = 7.0 ]\n",
+        "Site = \"mine\"\nRequirements = true\n",
+    ));
+    let cases = [
+        "TARGET.Resources.Gpu.Count",
+        "TARGET.Resources.Gpu.Cap >= MY.Wanted.MinCapability",
+        "TARGET.Resources.Memory",
+        "TARGET.Resources.Gpu.Twice",
+        "TARGET.Resources.Gpu.Outer",
+        "TARGET.Resources.Gpu.Up",
+        "TARGET.Resources.Missing",
+        "TARGET.Resources.Mine",
+        "TARGET.Resources.Lst",
+        "TARGET.Resources.Lst.a",
+        "TARGET.Resources.dup",
+        "TARGET.Resources.When",
+        "TARGET.Resources.Gpu",
+        "TARGET.Resources.Gpu.Nothing",
+        "TARGET.Resources.Gpu.Cpus",
+        "TARGET.Resources.Gpu.Name",
+        "TARGET.Resources.Gpu.Flat",
+        "TARGET.Resources.Nothing.Count",
+        "TARGET.Resources.Cpus.x",
+        "TARGET.Resources.Gpu.Count.x",
+        "TARGET.Flat.x",
+        "TARGET.Text.x.y",
+        "TARGET.Undef.x",
+        "TARGET.Nothing.x",
+        "TARGET.List.a",
+        "TARGET.Site.Policy.MaxHours * 60",
+        "TARGET.Site.Policy.AllowGpu && TARGET.Site.Name == \"sdsc\"",
+        "TARGET.Resources.TARGET",
+        "TARGET.Resources.MY.Cpus",
+        "TARGET.Resources.Gpu.other",
+        "other.Resources.Cpus",
+        "MY.Request.Memory <= TARGET.Memory",
+        "MY.Request.Inner.Deep",
+        "MY.Request.Site",
+        "Request.Cpus",
+        "Request.Inner.Deep + 1",
+        "self.Request.Gpus == 0",
+        "Resources.Cpus",
+        "Wanted.MinCapability",
+        "MY.Site.x",
+        "MY.Nothing.x",
+    ];
+    for expr in cases {
+        let vm = eval(Engine::Vm, &job, &slot, expr);
+        let reference = eval(Engine::Reference, &job, &slot, expr);
+        assert_eq!(vm, reference, "{expr}");
+    }
+    // And from the slot's side.
+    for expr in [
+        "TARGET.Request.Cpus <= Resources.Cpus",
+        "TARGET.Request.Memory <= MY.Resources.Memory",
+        "Resources.Gpu.Twice + Site.Policy.MaxHours",
+        "TARGET.Request.Inner.Deep",
+        "Request.Cpus",
+    ] {
+        let vm = eval(Engine::Vm, &slot, &job, expr);
+        let reference = eval(Engine::Reference, &slot, &job, expr);
+        assert_eq!(vm, reference, "{expr} from the slot");
+    }
+}
+
+/// A job whose own attribute shadows a scope name keeps the chain on the
+/// reference evaluator, and agrees.
+#[test]
+fn an_ad_that_names_an_attribute_target_agrees() {
+    let slot = ad("Resources = [ Cpus = 4 ]\nRequirements = true\n");
+    let job = ad("TARGET = [ Resources = [ Cpus = 1 ] ]\nRequirements = true\n");
+    for expr in ["TARGET.Resources.Cpus", "MY.TARGET.Resources.Cpus"] {
+        assert_eq!(
+            eval(Engine::Vm, &job, &slot, expr),
+            eval(Engine::Reference, &job, &slot, expr),
+            "{expr}"
+        );
+    }
+}
