@@ -137,6 +137,11 @@ impl fmt::Display for Program {
         for (i, set) in self.sets.iter().enumerate() {
             writeln!(f, "; set{i} = {set:?}")?;
         }
+        for (i, p) in self.paths.iter().enumerate() {
+            let side = if p.target { "TARGET" } else { "MY" };
+            let steps: Vec<u32> = p.steps.iter().map(|s| s.top).collect();
+            writeln!(f, "; path{i} = {side} slot{} then slots {steps:?}", p.slot)?;
+        }
         for (i, t) in self.target_only.iter().enumerate() {
             write!(f, "; sub{i} (key {:#x}):\n{}", t.key, t.code)?;
         }
