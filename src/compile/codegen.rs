@@ -139,22 +139,82 @@ fn compile_inner(
     }
 }
 
-/// The paths of the chain of `names` (`a.b.c` without its `MY`/`TARGET`),
-/// interned: the path `[a]`, and per name after the first, the path to it and
-/// the paths to it in each enclosing record (see `PathStep`).
-fn chain_steps(names: &[&str], table: &mut SlotTable) -> (u32, Vec<classad_vm::program::PathStep>) {
-    let slots: Vec<u32> = names.iter().map(|n| table.intern(n)).collect();
+/// One step of a chain: a selected name, or a constant subscript.
+#[derive(Clone, Copy)]
+enum Link<'a> {
+    Name(&'a str),
+    Index(u32),
+}
+
+/// Node `id` of `tree` as a chain of selections and constant subscripts
+/// (`a.b[0].c`): the name it starts from and the steps after it; `None` when
+/// it is not one, or is longer than [`MAX_PATH`].
+fn chain_of(tree: &crate::syntax::ast::Expr, id: NodeId) -> Option<(&str, Vec<Link<'_>>)> {
+    let mut links = Vec::new();
+    let mut cur = id;
+    let root = loop {
+        match tree.node(cur) {
+            Node::Attr {
+                scope: Some(s),
+                name,
+                ..
+            } => {
+                links.push(Link::Name(name));
+                cur = *s;
+            }
+            Node::Binary(BinOp::Subscript, a, b) => match tree.node(*b) {
+                Node::Lit(Value::Int(i))
+                    if (0..i64::from(classad_vm::program::MAX_PATH_INDEX)).contains(i) =>
+                {
+                    links.push(Link::Index(*i as u32));
+                    cur = *a;
+                }
+                _ => return None,
+            },
+            Node::Attr {
+                scope: None,
+                name,
+                absolute: false,
+            } => break name,
+            _ => return None,
+        }
+        if links.len() > MAX_PATH {
+            return None;
+        }
+    };
+    links.reverse();
+    Some((root, links))
+}
+
+/// The paths of the chain `links` (`a.b[0].c` without its `MY`/`TARGET`),
+/// interned: the path `[a]`, and per step after the first, the path to it and,
+/// for a name, the paths to it in each enclosing record (see `PathStep`).
+fn chain_steps(
+    links: &[Link<'_>],
+    table: &mut SlotTable,
+) -> (u32, Vec<classad_vm::program::PathStep>) {
+    use classad_vm::program::PathStep;
+    let slots: Vec<u32> = links
+        .iter()
+        .map(|l| match l {
+            Link::Name(n) => table.intern(n),
+            Link::Index(i) => PathStep::index_name(*i),
+        })
+        .collect();
     let steps = (1..slots.len())
         .map(|i| {
-            let enclosing = (1..i)
-                .rev()
-                .map(|k| {
-                    let mut p = slots[..k].to_vec();
-                    p.push(slots[i]);
-                    table.intern_path(&p)
-                })
-                .collect();
-            classad_vm::program::PathStep {
+            let enclosing = match links[i] {
+                Link::Name(_) => (1..i)
+                    .rev()
+                    .map(|k| {
+                        let mut p = slots[..k].to_vec();
+                        p.push(slots[i]);
+                        table.intern_path(&p)
+                    })
+                    .collect(),
+                Link::Index(_) => Vec::new(),
+            };
+            PathStep {
                 path: table.intern_path(&slots[..=i]),
                 enclosing,
                 top: slots[i],
@@ -165,46 +225,26 @@ fn chain_steps(names: &[&str], table: &mut SlotTable) -> (u32, Vec<classad_vm::p
 }
 
 /// Interns every path a program compiled from `tree` may select through (its
-/// chains of names), so that copies of a table compile alike (see
-/// `matching::pool`).
+/// chains), so that copies of a table compile alike (see `matching::pool`).
 pub(crate) fn intern_chains(tree: &crate::syntax::ast::Expr, table: &mut SlotTable) {
-    for node in tree.nodes() {
-        let Node::Attr {
-            scope: Some(mut cur),
-            name,
-            ..
-        } = node
-        else {
+    for (i, node) in tree.nodes().iter().enumerate() {
+        if !matches!(
+            node,
+            Node::Attr { scope: Some(_), .. } | Node::Binary(BinOp::Subscript, ..)
+        ) {
+            continue;
+        }
+        let Some((root, links)) = chain_of(tree, i as NodeId) else {
             continue;
         };
-        let mut names = vec![name.as_str()];
-        while let Node::Attr {
-            scope: Some(s),
-            name,
-            ..
-        } = tree.node(cur)
-        {
-            names.push(name);
-            cur = *s;
-            if names.len() > MAX_PATH {
-                break;
-            }
-        }
         // From `MY`/`TARGET`, and from a name of MY's (its root included).
-        if let Node::Attr {
-            scope: None, name, ..
-        } = tree.node(cur)
-        {
-            if names.len() < MAX_PATH {
-                let mut with_root = names.clone();
-                with_root.push(name);
-                with_root.reverse();
-                chain_steps(&with_root, table);
-            }
+        if links.len() < MAX_PATH {
+            let mut with_root = vec![Link::Name(root)];
+            with_root.extend_from_slice(&links);
+            chain_steps(&with_root, table);
         }
-        if (2..=MAX_PATH).contains(&names.len()) {
-            names.reverse();
-            chain_steps(&names, table);
+        if links.len() >= 2 && matches!(links[0], Link::Name(_)) {
+            chain_steps(&links, table);
         }
     }
 }
@@ -336,6 +376,8 @@ impl Gen<'_> {
         let saved = self.next_reg;
         match node {
             Node::Lit(_) | Node::Attr { scope: None, .. } => self.reference(),
+            Node::Attr { scope: Some(_), .. } | Node::Binary(BinOp::Subscript, ..)
+                if self.try_path(id, dst, d) => {}
             Node::Attr {
                 scope: Some(s),
                 name,
@@ -851,12 +893,6 @@ impl Gen<'_> {
 
     /// `base.name` where the selection node consumes depth `d`.
     fn select(&mut self, base: NodeId, name: &str, dst: u16, d: u32) {
-        if let Some(path) = self.path_select(base, name) {
-            let z = self.paths.len() as u32;
-            self.paths.push(path);
-            self.emit(Op::SelectPath, dst, site(d), z);
-            return;
-        }
         let Node::Attr {
             scope: None,
             name: b,
@@ -885,42 +921,25 @@ impl Gen<'_> {
         }
     }
 
-    /// `base.name` as a chain of two selections or more from `MY`/`self` or
-    /// `TARGET`/`other` (`TARGET.a.b`), for `SelectPath`: `None` when it is not
-    /// one, or a name of the chain is one the scopes above an ad define (which
-    /// the machine does not model), or MY shadows the name it starts from.
-    fn path_select(&mut self, base: NodeId, name: &str) -> Option<classad_vm::program::PathSelect> {
-        let mut names = vec![name];
-        let mut cur = base;
-        let root = loop {
-            match self.e.tree.node(cur) {
-                Node::Attr {
-                    scope: Some(s),
-                    name,
-                    ..
-                } => {
-                    names.push(name);
-                    cur = *s;
-                }
-                Node::Attr {
-                    scope: None,
-                    name,
-                    absolute: false,
-                } => break name,
-                _ => return None,
-            }
-            if names.len() > MAX_PATH {
-                return None;
-            }
-        };
-        names.reverse();
-        if self.my.is_none() || names.iter().any(|n| is_scope_name(n)) {
+    /// Node `id` as a chain of selections and constant subscripts from
+    /// `MY`/`self` or `TARGET`/`other`, or from a name MY has (`TARGET.a.b`,
+    /// `TARGET.Devices[0].SizeGb`, `Resources.Cpus`), two steps or more, for
+    /// `SelectPath`: `None` when it is not one, or a name of the chain is one
+    /// the scopes above an ad define (which the machine does not model), or MY
+    /// shadows the name it starts from.
+    fn path_select(&mut self, id: NodeId) -> Option<classad_vm::program::PathSelect> {
+        let (root, mut links) = chain_of(&self.e.tree, id)?;
+        let names_ok = links.iter().all(|l| match l {
+            Link::Name(n) => !is_scope_name(n),
+            Link::Index(_) => true,
+        });
+        if self.my.is_none() || !names_ok {
             return None;
         }
         let is = |s: &str| root.eq_ignore_ascii_case(s);
         let target = if !is_scope_name(root) && self.my_has(root) {
             // An unscoped name MY has: MY's (`Resources.Cpus`).
-            names.insert(0, root);
+            links.insert(0, Link::Name(root));
             false
         } else if self.my_has(root) {
             // MY shadows the scope name.
@@ -932,16 +951,30 @@ impl Gen<'_> {
         } else {
             return None;
         };
-        if names.len() < 2 || names.len() > MAX_PATH {
+        let Some(Link::Name(first)) = links.first().copied() else {
+            return None;
+        };
+        if links.len() < 2 || links.len() > MAX_PATH {
             return None;
         }
-        let (root, steps) = chain_steps(&names, self.slots);
+        let (root, steps) = chain_steps(&links, self.slots);
         Some(classad_vm::program::PathSelect {
             target,
-            slot: self.slots.intern(names[0]),
+            slot: self.slots.intern(first),
             root,
             steps,
         })
+    }
+
+    /// Compiles node `id` to `SelectPath` when it is such a chain.
+    fn try_path(&mut self, id: NodeId, dst: u16, d: u32) -> bool {
+        let Some(path) = self.path_select(id) else {
+            return false;
+        };
+        let z = self.paths.len() as u32;
+        self.paths.push(path);
+        self.emit(Op::SelectPath, dst, site(d), z);
+        true
     }
 
     /// The value of node `id` when it is the same in every evaluation: pure

@@ -66,13 +66,16 @@ pub fn compile_ad(ad: &Arc<ClassAd>, slots: &mut SlotTable) -> CompiledClassAd {
             ))),
         };
         vm.set(slot, attr);
-        if matches!(e.node(), crate::syntax::ast::Node::Record(_)) {
+        if matches!(
+            e.node(),
+            crate::syntax::ast::Node::Record(_) | crate::syntax::ast::Node::List(_)
+        ) {
             let mut fields = RecordFields {
                 owner: Some(ad),
                 chain: Vec::new(),
                 budget: MAX_FIELDS,
             };
-            fields.list(&e.to_expr_ref(), &mut vec![slot], Some(&mut vm), slots);
+            fields.value(&e.to_expr_ref(), &mut vec![slot], Some(&mut vm), slots);
         }
     }
     CompiledClassAd {
@@ -89,13 +92,16 @@ pub fn intern_ad(ad: &ClassAd, slots: &mut SlotTable, trees_seen: &mut ahash::AH
     for (name, e) in ad.iter() {
         let slot = slots.intern(name);
         intern_tree(e.tree, slots, trees_seen);
-        if matches!(e.node(), crate::syntax::ast::Node::Record(_)) {
+        if matches!(
+            e.node(),
+            crate::syntax::ast::Node::Record(_) | crate::syntax::ast::Node::List(_)
+        ) {
             let mut fields = RecordFields {
                 owner: None,
                 chain: Vec::new(),
                 budget: MAX_FIELDS,
             };
-            fields.list(&e.to_expr_ref(), &mut vec![slot], None, slots);
+            fields.value(&e.to_expr_ref(), &mut vec![slot], None, slots);
         }
     }
 }
@@ -141,6 +147,67 @@ struct RecordFields<'a> {
 }
 
 impl RecordFields<'_> {
+    /// Lists what the record or list literal `e`, at the end of the path
+    /// `path`, holds (see [`Self::list`] and [`Self::items`]).
+    fn value(
+        &mut self,
+        e: &crate::syntax::ast::ExprRef,
+        path: &mut Vec<u32>,
+        vm: Option<&mut CompiledAd>,
+        slots: &mut SlotTable,
+    ) {
+        match e.node() {
+            crate::syntax::ast::Node::Record(_) => self.list(e, path, vm, slots),
+            crate::syntax::ast::Node::List(_) => self.items(e, path, vm, slots),
+            _ => {}
+        }
+    }
+
+    /// Lists the elements of the list literal `list` at the end of `path`: its
+    /// length, and by index its literals and what its records and lists hold;
+    /// any other element (a reference, say) is the reference evaluator's.
+    fn items(
+        &mut self,
+        list: &crate::syntax::ast::ExprRef,
+        path: &mut Vec<u32>,
+        mut vm: Option<&mut CompiledAd>,
+        slots: &mut SlotTable,
+    ) {
+        use crate::syntax::ast::Node;
+        use classad_vm::ad::Field;
+        use classad_vm::program::{PathStep, MAX_PATH_INDEX};
+        let Node::List(items) = list.node() else {
+            return;
+        };
+        let here = slots.intern_path(path);
+        let set = |vm: &mut Option<&mut CompiledAd>, id: u32, field: Field| {
+            if let Some(vm) = vm {
+                vm.set_field(id, field);
+            }
+        };
+        if path.len() >= codegen::MAX_PATH
+            || items.len() > self.budget
+            || items.len() >= MAX_PATH_INDEX as usize
+        {
+            set(&mut vm, here, Field::Other);
+            return;
+        }
+        self.budget -= items.len();
+        set(&mut vm, here, Field::List(items.len() as u32));
+        for (i, &item) in items.iter().enumerate() {
+            let e = list.child(item);
+            path.push(PathStep::index_name(i as u32));
+            let id = slots.intern_path(path);
+            match e.node() {
+                Node::Lit(Value::RelTime(r)) => set(&mut vm, id, Field::Value(Value::Real(*r))),
+                Node::Lit(v) => set(&mut vm, id, Field::Value(v.clone())),
+                Node::Record(_) | Node::List(_) => self.value(&e, path, vm.as_deref_mut(), slots),
+                _ => set(&mut vm, id, Field::Other),
+            }
+            path.pop();
+        }
+    }
+
     /// Lists what the record literal `record`, at the end of the path `path`,
     /// holds: the record itself, its fields that are literals or that compute
     /// from literals of its own and enclosing records alone (evaluated here, as
@@ -183,7 +250,7 @@ impl RecordFields<'_> {
             match e.node() {
                 Node::Lit(Value::RelTime(r)) => set(&mut vm, id, Field::Value(Value::Real(*r))),
                 Node::Lit(v) => set(&mut vm, id, Field::Value(v.clone())),
-                Node::Record(_) => self.list(&e, path, vm.as_deref_mut(), slots),
+                Node::Record(_) | Node::List(_) => self.value(&e, path, vm.as_deref_mut(), slots),
                 _ if vm.is_some() && self.owner.is_some() => {
                     let field = match self.closed_value(&e) {
                         Some(v) => Field::Value(v),

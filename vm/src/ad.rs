@@ -28,6 +28,9 @@ pub enum Field {
     Value(Value),
     /// A record literal, whose fields the longer paths lead to.
     Record,
+    /// A list literal of this many elements, which the longer paths lead to
+    /// by index ([`crate::program::PathStep::index_name`]).
+    List(u32),
     /// Any other expression: the reference evaluator's business.
     Other,
 }

@@ -58,16 +58,46 @@ pub struct PathSelect {
     pub steps: Vec<PathStep>,
 }
 
-/// One selection of a [`PathSelect`].
+/// One selection or constant subscript of a [`PathSelect`].
 #[derive(Clone, Debug, Default)]
 pub struct PathStep {
-    /// The path so far, to this name (its id in the slot table).
+    /// The path so far, to this name or index (its id in the slot table).
     pub path: u32,
-    /// Where the name is looked up when the record lacks it: the paths to the
+    /// A name: where it is looked up when the record lacks it, the paths to the
     /// same name in each enclosing record, innermost first.
     pub enclosing: Vec<u32>,
-    /// And then the name's slot, at the top of the ad.
+    /// A name: its slot, where it is looked up last, at the top of the ad. A
+    /// subscript: [`PathStep::index_name`] of its index.
     pub top: u32,
+}
+
+impl PathStep {
+    /// Paths name a list's element `i` with this in place of a name's slot.
+    pub const fn index_name(i: u32) -> u32 {
+        INDEX_NAMES + i
+    }
+
+    /// The index of a subscript step, `None` for a name.
+    pub fn index(&self) -> Option<u32> {
+        self.top.checked_sub(INDEX_NAMES)
+    }
+}
+
+/// Where the index names of paths start ([`PathStep::index_name`]): above any
+/// slot a table could hand out.
+const INDEX_NAMES: u32 = u32::MAX - MAX_PATH_INDEX;
+
+/// The largest constant subscript a path holds.
+pub const MAX_PATH_INDEX: u32 = 1 << 16;
+
+/// Where a [`PathSelect`] stands.
+enum At {
+    /// At a plain value.
+    Value(Value),
+    /// At a record literal.
+    Record,
+    /// At a list literal of this many elements.
+    List(u32),
 }
 
 impl PathSelect {
@@ -75,38 +105,54 @@ impl PathSelect {
     /// cases (see the type).
     pub fn resolve(&self, ad: &crate::ad::CompiledAd) -> Option<Value> {
         use crate::ad::{Attr, Field};
-        // The current value, or `None` while it is a record literal.
-        let mut value = match ad.get(self.slot) {
-            Attr::Absent => Some(Value::Undefined),
-            Attr::Value(v) => Some(v.clone()),
-            Attr::Code(_) if matches!(ad.field(self.root), Field::Record) => None,
-            Attr::Code(_) => return None,
+        let at_field = |f: &Field| match f {
+            Field::Value(v) => Some(At::Value(v.clone())),
+            Field::Record => Some(At::Record),
+            Field::List(n) => Some(At::List(*n)),
+            Field::Absent | Field::Other => None,
+        };
+        let mut at = match ad.get(self.slot) {
+            Attr::Absent => At::Value(Value::Undefined),
+            Attr::Value(v) => At::Value(v.clone()),
+            Attr::Code(_) => {
+                at_field(ad.field(self.root)).filter(|a| !matches!(a, At::Value(_)))?
+            }
         };
         for step in &self.steps {
-            if let Some(v) = value {
-                // Selecting from a plain value, and from what that gives.
-                return match v {
-                    Value::Undefined => Some(Value::Undefined),
-                    Value::List(_) | Value::Ad(_) => None,
-                    _ => Some(Value::Error),
-                };
-            }
-            value = match ad.field(step.path) {
-                Field::Value(v) => Some(v.clone()),
-                Field::Record => None,
-                Field::Other => return None,
-                Field::Absent => {
-                    let found_above = step
-                        .enclosing
-                        .iter()
-                        .any(|&p| !matches!(ad.field(p), Field::Absent))
-                        || ad.has(step.top);
-                    return (!found_above).then_some(Value::Undefined);
+            at = match (at, step.index()) {
+                // Selecting from, or subscripting, a plain value, and what that
+                // gives.
+                (At::Value(v), _) => {
+                    return match v {
+                        Value::Undefined => Some(Value::Undefined),
+                        Value::List(_) | Value::Ad(_) => None,
+                        _ => Some(Value::Error),
+                    }
                 }
+                // `[...][1]`: error (an ad's subscript takes a string).
+                (At::Record, Some(_)) => return Some(Value::Error),
+                // `{...}.x`: the selection over each element.
+                (At::List(_), None) => return None,
+                (At::List(n), Some(i)) if i >= n => return Some(Value::Error),
+                (At::List(_), Some(_)) => at_field(ad.field(step.path))?,
+                (At::Record, None) => match ad.field(step.path) {
+                    Field::Absent => {
+                        let found_above = step
+                            .enclosing
+                            .iter()
+                            .any(|&p| !matches!(ad.field(p), Field::Absent))
+                            || ad.has(step.top);
+                        return (!found_above).then_some(Value::Undefined);
+                    }
+                    f => at_field(f)?,
+                },
             };
         }
-        // A record as the result: the reference evaluator makes it.
-        value
+        match at {
+            At::Value(v) => Some(v),
+            // A record or a list as the result: the reference evaluator makes it.
+            At::Record | At::List(_) => None,
+        }
     }
 }
 
