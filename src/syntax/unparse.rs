@@ -12,6 +12,8 @@ enum Style {
     New,
     Old,
     Pretty,
+    /// New syntax with every real printed to read back to the same bits.
+    Exact,
 }
 
 struct Printer<'a> {
@@ -26,6 +28,20 @@ pub fn fmt_real_new(f: f64) -> String {
         return s;
     }
     let s = format!("{f:.15e}");
+    let (mant, exp) = s.split_once('e').unwrap_or((&s, "0"));
+    let exp: i32 = exp.parse().unwrap_or(0);
+    let sign = if exp < 0 { '-' } else { '+' };
+    format!("{mant}E{sign}{:02}", exp.abs())
+}
+
+/// Reals that read back to the same bits: new syntax's form with 17 significant
+/// digits (`%1.16E`), which every finite double needs at most; zero, NaN and the
+/// infinities as new syntax spells them.
+pub fn fmt_real_exact(f: f64) -> String {
+    if let Some(s) = special_real(f) {
+        return s;
+    }
+    let s = format!("{f:.16e}");
     let (mant, exp) = s.split_once('e').unwrap_or((&s, "0"));
     let exp: i32 = exp.parse().unwrap_or(0);
     let sign = if exp < 0 { '-' } else { '+' };
@@ -238,6 +254,9 @@ impl Printer<'_> {
                 self.out.push_str("relTime(\"");
                 self.out.push_str(&fmt_reltime(*r));
                 self.out.push_str("\")");
+            }
+            Node::Lit(Value::Real(r)) if self.style == Style::Exact => {
+                self.out.push_str(&fmt_real_exact(*r));
             }
             Node::Lit(v) => {
                 if !write_scalar(v, self.old(), self.out) {
@@ -517,6 +536,22 @@ pub fn unparse_ad(ad: &ClassAd) -> String {
     Printer {
         out: &mut s,
         style: Style::New,
+        indent: 0,
+    }
+    .record(&ad_items(ad));
+    s
+}
+
+/// One-line new-syntax ad as [`unparse_ad`] prints it, but with every real
+/// literal in 17 significant digits ([`fmt_real_exact`]): text that reads back
+/// to an ad that evaluates as this one does, bit for bit, for shipping ads
+/// between processes (new syntax's 16 digits lose the last bit of some reals).
+/// Relative-time literals keep new syntax's form (milliseconds).
+pub fn unparse_ad_exact(ad: &ClassAd) -> String {
+    let mut s = String::new();
+    Printer {
+        out: &mut s,
+        style: Style::Exact,
         indent: 0,
     }
     .record(&ad_items(ad));
@@ -865,6 +900,63 @@ mod tests {
                 assert_eq!(twice, once, "{src:?}");
             }
         }
+    }
+
+    /// Reals whose 16 digits (new syntax) lose bits read back exact from the
+    /// exact form, at any depth of an ad; the rest of the text is new syntax's.
+    #[test]
+    fn exact_reals_read_back_to_the_same_bits() {
+        let tricky = [
+            0.1 + 0.2,
+            1.0 / 3.0,
+            -2.0 / 3.0,
+            f64::MIN_POSITIVE,
+            5e-324,
+            f64::MAX,
+            123_456_789.123_456_79,
+            (1u64 << 53) as f64 + 2.0,
+        ];
+        let lossy = tricky
+            .iter()
+            .filter(|&&f| fmt_real_new(f).parse::<f64>().ok() != Some(f))
+            .count();
+        assert!(lossy > 0, "some of these need a 17th digit");
+        for f in tricky {
+            assert_eq!(
+                fmt_real_exact(f).parse::<f64>().unwrap().to_bits(),
+                f.to_bits()
+            );
+        }
+        assert_eq!(fmt_real_exact(0.1), "1.0000000000000001E-01");
+        assert_eq!(fmt_real_exact(-0.0), "-0.0");
+        assert_eq!(fmt_real_exact(f64::NAN), "real(\"NaN\")");
+        let mut ad = ClassAd::new();
+        for (i, f) in tricky.iter().enumerate() {
+            ad.insert_expr(
+                format!("r{i}").as_str(),
+                crate::syntax::ast::Expr::literal(Value::Real(*f)),
+            );
+        }
+        let nested = parse_classad("[ l = { 1, [ x = 2 ] }; s = \"a\"; e = x * 2.5 ]").unwrap();
+        for (n, e) in nested.iter() {
+            ad.insert(n.as_str(), e.to_expr_ref());
+        }
+        let text = unparse_ad_exact(&ad);
+        let back = std::sync::Arc::new(parse_classad(&text).unwrap());
+        for (i, f) in tricky.iter().enumerate() {
+            let name = format!("r{i}");
+            let v = crate::eval::eval_attr(&back, &name, None, crate::eval::Semantics::Htcondor);
+            assert!(
+                matches!(v, Ok(Value::Real(r)) if r.to_bits() == f.to_bits()),
+                "r{i}: {v:?}"
+            );
+        }
+        assert!(text.contains("e = x * 2.5000000000000000E+00"), "{text}");
+        assert_eq!(unparse_ad_exact(&back), text, "stable");
+        // New syntax's 16 digits take f64::MAX past the largest double.
+        assert!(
+            unparse_ad(&parse_classad(&unparse_ad(&ad)).unwrap()).contains("r5 = real(\"INF\")")
+        );
     }
 
     #[test]
