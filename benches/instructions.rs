@@ -2,7 +2,10 @@
 //! Requirements against one machine, one symmetric match with both ranks, and
 //! compiling a slot ad, each on the VM and the reference evaluator; and all 1,200
 //! pairs of the pool through the compiled pool's blocks of lanes; the batch matcher's
-//! ranked candidates and clustering on one thread. Run with
+//! ranked candidates and clustering on one thread; and per shape family of
+//! `classad::generate::shapes` (issue 12), all pairs of 128 jobs x 128 slots on
+//! the VM (warm) and 32 x 32 of them on the reference evaluator, so that
+//! instructions per pair compare across families and engines. Run with
 //! `cargo bench --bench instructions` (needs `iai-callgrind-runner` 0.16.1 and
 //! valgrind).
 
@@ -10,6 +13,7 @@ use classad::ad::{read_ads_as, ClassAd, Format};
 use classad::compile::compile_ad;
 use classad::compile::host::VmHost;
 use classad::eval::{eval_attr, Semantics};
+use classad::generate::shapes::{Family, ShapeSpec};
 use classad::matching::{rank, symmetric_match, CompiledPool};
 use classad_vm::{Machine, Sides, SlotTable};
 use iai_callgrind::{library_benchmark, library_benchmark_group, main};
@@ -181,6 +185,88 @@ fn autoclusters_300_jobs((_, workers, queue, sig): &'static BatchFixture) -> usi
     black_box(n)
 }
 
+/// A shape family's pool of `SHAPE_ADS` jobs and slots, compiled, with its
+/// machine warmed by one walk over all pairs; and every `SHAPE_STRIDE`-th job
+/// and slot for the reference evaluator. Leaked, as [`Fixture`].
+struct ShapeFixture {
+    pool: CompiledPool,
+    vm: RefCell<Machine>,
+    jobs: Vec<Arc<ClassAd>>,
+    machines: Vec<Arc<ClassAd>>,
+}
+
+/// Jobs and slots of a shape family's pool for the instruction counts.
+const SHAPE_ADS: usize = 128;
+
+/// The reference evaluator's sample takes every `SHAPE_STRIDE`-th ad of each
+/// side (32 x 32 pairs).
+const SHAPE_STRIDE: usize = 4;
+
+fn shape_fixture(family: Family) -> &'static ShapeFixture {
+    let generated = ShapeSpec {
+        family,
+        jobs: SHAPE_ADS,
+        machines: SHAPE_ADS,
+        seed: 1,
+    }
+    .generate();
+    let (jobs, machines) = (generated.job_ads(), generated.machine_ads());
+    let pool = CompiledPool::new(&jobs, &machines);
+    let mut vm = Machine::new();
+    pool.all_pairs(&mut vm);
+    let sample = |ads: &[Arc<ClassAd>]| -> Vec<Arc<ClassAd>> {
+        ads.iter().step_by(SHAPE_STRIDE).cloned().collect()
+    };
+    let (jobs, machines) = (sample(&jobs), sample(&machines));
+    // The reference's one-time initialisation (builtin table, regex cache) too.
+    symmetric_match(&jobs[0], &machines[0], Semantics::Htcondor);
+    Box::leak(Box::new(ShapeFixture {
+        pool,
+        vm: RefCell::new(vm),
+        jobs,
+        machines,
+    }))
+}
+
+#[library_benchmark]
+#[bench::benchmark(shape_fixture(Family::Benchmark))]
+#[bench::target_arithmetic(shape_fixture(Family::TargetArithmetic))]
+#[bench::target_pairs(shape_fixture(Family::TargetPairs))]
+#[bench::attribute_lists(shape_fixture(Family::AttributeLists))]
+#[bench::start_arithmetic(shape_fixture(Family::StartArithmetic))]
+#[bench::records(shape_fixture(Family::Records))]
+#[bench::strings(shape_fixture(Family::Strings))]
+#[bench::glidein(shape_fixture(Family::Glidein))]
+#[bench::mix(shape_fixture(Family::Mix))]
+fn shape_all_pairs_vm(f: &'static ShapeFixture) -> usize {
+    black_box(f.pool.all_pairs(&mut f.vm.borrow_mut())).len()
+}
+
+#[library_benchmark]
+#[bench::benchmark(shape_fixture(Family::Benchmark))]
+#[bench::target_arithmetic(shape_fixture(Family::TargetArithmetic))]
+#[bench::target_pairs(shape_fixture(Family::TargetPairs))]
+#[bench::attribute_lists(shape_fixture(Family::AttributeLists))]
+#[bench::start_arithmetic(shape_fixture(Family::StartArithmetic))]
+#[bench::records(shape_fixture(Family::Records))]
+#[bench::strings(shape_fixture(Family::Strings))]
+#[bench::glidein(shape_fixture(Family::Glidein))]
+#[bench::mix(shape_fixture(Family::Mix))]
+fn shape_pairs_reference(f: &'static ShapeFixture) -> usize {
+    let mut matched = 0;
+    for j in &f.jobs {
+        for m in &f.machines {
+            matched += usize::from(symmetric_match(j, m, Semantics::Htcondor));
+        }
+    }
+    black_box(matched)
+}
+
+library_benchmark_group!(
+    name = shapes;
+    benchmarks = shape_all_pairs_vm, shape_pairs_reference
+);
+
 library_benchmark_group!(
     name = evaluation;
     benchmarks = job_requirements_reference, job_requirements_vm,
@@ -188,4 +274,4 @@ library_benchmark_group!(
         compile_slot_ad, batch_candidates, autoclusters_300_jobs
 );
 
-main!(library_benchmark_groups = evaluation);
+main!(library_benchmark_groups = evaluation, shapes);

@@ -28,7 +28,8 @@
 //! `src/matching` (symmetric match, rank, compiled pools, autoclusters, the batch
 //! matcher, and `analysis`: `analyze_jobs` and `analyze_slots`, the match
 //! analysis of `classad analyze` as a library), `src/negotiate` (the negotiation cycle), `src/generate` (the pool
-//! generator), `src/cli` (the `classad` command); `vm/` is the machine crate:
+//! generator, and `generate::shapes`, pools of one expression shape each for
+//! measuring and testing the matcher shape by shape), `src/cli` (the `classad` command); `vm/` is the machine crate:
 //! values, HTCondor's operator semantics, the instruction set (documented in
 //! `vm/src/instr.rs`), compiled ads and the dispatch loop.
 //!
@@ -67,7 +68,8 @@
 //! `tests/negotiation.rs` (the cycle against a plain serial negotiator that follows
 //! the negotiation rules line by line, pair by pair on the reference evaluator, on
 //! seeded pools, and a case for each rule), `tests/analysis.rs` (every count of
-//! the match analysis against brute force), `tests/fuzz_regressions.rs` (every fuzz
+//! the match analysis against brute force), `tests/shape_families.rs` (every
+//! shape family's pool matched on both engines, pair for pair), `tests/fuzz_regressions.rs` (every fuzz
 //! finding, replayed); `fuzz/` holds the cargo-fuzz targets (see `fuzz/README.md`),
 //! which CI runs for a minute each.
 //! `tests/htcondor_diff.py` holds the same generated cases against HTCondor's own

@@ -193,3 +193,84 @@ fn bad_arguments_are_clear_errors() {
     assert!(!o.status.success());
     std::fs::remove_dir_all(d).unwrap();
 }
+
+/// `--shape`: a shape family's pool, the same as the library's, which `classad
+/// match --all-pairs` matches alike on both engines; flags that do not apply and
+/// unknown families are clear errors.
+#[test]
+fn shape_pools_are_the_library_s_and_match_alike_on_both_engines() {
+    use classad::generate::shapes::{Family, ShapeSpec};
+    let d = dir("shapes");
+    let (m, j) = (path(&d, "m.ads"), path(&d, "j.ads"));
+    for family in [Family::TargetArithmetic, Family::Records, Family::Mix] {
+        let o = classad(&[
+            "gen-pool",
+            "--shape",
+            family.name(),
+            "--machines",
+            "70",
+            "--jobs",
+            "20",
+            "--seed",
+            "3",
+            "--out-machines",
+            &m,
+            "--out-jobs",
+            &j,
+        ]);
+        let stderr = String::from_utf8_lossy(&o.stderr);
+        assert!(o.status.success(), "{stderr}");
+        assert!(
+            stderr.starts_with(&format!("shape={family} machines=70 jobs=20 ")),
+            "{stderr}"
+        );
+        let pool = ShapeSpec {
+            family,
+            jobs: 20,
+            machines: 70,
+            seed: 3,
+        }
+        .generate();
+        assert_eq!(std::fs::read_to_string(&m).unwrap(), pool.machines);
+        assert_eq!(std::fs::read_to_string(&j).unwrap(), pool.jobs);
+        let run = |engine: &str| {
+            let o = classad(&[
+                "match",
+                "--all-pairs",
+                "--engine",
+                engine,
+                "--jobs",
+                &j,
+                "--machines",
+                &m,
+            ]);
+            assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
+            String::from_utf8(o.stdout).unwrap()
+        };
+        let vm = run("vm");
+        assert!(vm.lines().count() > 0, "{family}: some pairs match");
+        assert_eq!(vm, run("reference"), "{family}");
+    }
+    for (extra, message) in [
+        (
+            &["--shape", "nested"][..],
+            "no shape family is named \"nested\"",
+        ),
+        (
+            &["--shape", "records", "--syntax", "json"][..],
+            "--syntax does not apply",
+        ),
+        (
+            &["--shape", "records", "--submitters", "3"][..],
+            "--submitters does not apply",
+        ),
+    ] {
+        let mut args = vec!["gen-pool", "--out-machines", &m, "--out-jobs", &j];
+        args.extend_from_slice(extra);
+        let o = classad(&args);
+        assert_eq!(o.status.code(), Some(2), "{extra:?}");
+        let stderr = String::from_utf8_lossy(&o.stderr);
+        assert!(stderr.contains(message), "{stderr}");
+    }
+    std::fs::remove_dir_all(d).unwrap();
+}

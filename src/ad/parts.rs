@@ -6,6 +6,7 @@
 //! reading it whole would.
 
 use super::classad::ClassAd;
+use super::old::{read_old_sharing, SharedExprs};
 use super::read::{read_ads_as, Format, ReadError};
 use super::stream::{fault, read_head, LineProblem, ReadLimits};
 use rayon::prelude::*;
@@ -75,6 +76,8 @@ where
         return sink(map(ads)).map_err(PartsError::Sink);
     }
     let (reader, _) = head.rest.expect("checked above");
+    // One tree per expression text across the parts (see `old::SharedExprs`).
+    let shared = SharedExprs::default();
     let threads = rayon::current_num_threads().max(1);
     // Parts are read ahead while a batch is parsed; their buffers come back for
     // reuse (fresh ones would be fresh pages, zeroed by the kernel, every time).
@@ -120,7 +123,7 @@ where
             }
             let parsed: Vec<Parsed<T>> = batch
                 .into_par_iter()
-                .map(|p| parse_part(p, file, &map))
+                .map(|p| parse_part(p, file, &shared, &map))
                 .collect();
             for p in parsed {
                 let _ = spare_tx.send(p.buffer);
@@ -245,7 +248,12 @@ fn first_long_line(buf: &[u8], from: usize, max: usize) -> Option<usize> {
 }
 
 /// Checks and parses one part.
-fn parse_part<T>(p: Part, file: &str, map: &impl Fn(Vec<ClassAd>) -> T) -> Parsed<T> {
+fn parse_part<T>(
+    p: Part,
+    file: &str,
+    shared: &SharedExprs,
+    map: &impl Fn(Vec<ClassAd>) -> T,
+) -> Parsed<T> {
     let lines = memchr::memchr_iter(b'\n', &p.bytes).count();
     let fail = |bytes: &[u8], at: usize, problem| {
         let line_start = memchr::memrchr(b'\n', &bytes[..at]).map_or(0, |i| i + 1);
@@ -261,7 +269,7 @@ fn parse_part<T>(p: Part, file: &str, map: &impl Fn(Vec<ClassAd>) -> T) -> Parse
     }
     match String::from_utf8(p.bytes) {
         Ok(text) => {
-            let result = read_ads_as(&text, file, Format::Old).map(map);
+            let result = read_old_sharing(&text, file, Some(shared)).map(map);
             Parsed {
                 lines,
                 result,
@@ -359,6 +367,34 @@ mod tests {
         let want = whole(&t, small);
         assert!(want.is_err());
         assert_eq!(in_parts(&t, small, 1000), want);
+    }
+
+    #[test]
+    fn parts_of_one_file_share_one_tree_per_expression_text() {
+        // Past the first checked lines, parts of about 64 bytes: ads in many
+        // parts, each holding the same two texts.
+        let text = "R = TARGET.Memory > 2\nK = a + b\nX = 1\n\n".repeat(200);
+        let mut ads: Vec<ClassAd> = Vec::new();
+        read_ads_in_parts(
+            text.as_bytes(),
+            "f",
+            ReadLimits::default(),
+            64,
+            |part| part,
+            |part| {
+                ads.extend(part);
+                Ok::<(), ()>(())
+            },
+        )
+        .unwrap();
+        assert_eq!(ads.len(), 200);
+        for name in ["R", "K"] {
+            let first = ads[0].get(name).unwrap();
+            for ad in &ads {
+                let e = ad.get(name).unwrap();
+                assert!(std::sync::Arc::ptr_eq(first.tree, e.tree), "{name}");
+            }
+        }
     }
 
     /// A reader that stops at an error (or whose consumer does) while the reading

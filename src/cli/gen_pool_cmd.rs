@@ -1,7 +1,9 @@
 //! `classad gen-pool`: write a generated pool (slot ads, job ads and, if asked,
-//! the submitters' priorities) with [`crate::generate`].
+//! the submitters' priorities) with [`crate::generate`], or with `--shape` a pool
+//! of one of [`crate::generate::shapes`]'s families.
 
 use super::Failure;
+use crate::generate::shapes::{Family, ShapeSpec};
 use crate::generate::{AdCounts, Pool, PoolSpec, Syntax};
 use clap::Args;
 use std::fs::File;
@@ -71,6 +73,12 @@ pub struct GenPoolArgs {
     /// on it.
     #[arg(long)]
     threads: Option<usize>,
+    /// A pool of one shape family instead (benchmark, target-arithmetic,
+    /// target-pairs, attribute-lists, start-arithmetic, records, strings, glidein,
+    /// mix): jobs and slots whose Requirements are written that way (old syntax
+    /// only).
+    #[arg(long)]
+    shape: Option<String>,
 }
 
 /// Runs `classad gen-pool`.
@@ -83,6 +91,9 @@ pub fn run(a: GenPoolArgs) -> Result<ExitCode, Failure> {
         if v == Some(0) {
             return Err(Failure::Message(format!("{flag} must be at least 1")));
         }
+    }
+    if let Some(name) = &a.shape {
+        return shape_pool(&a, name);
     }
     let threads = match a.threads {
         Some(n) if n > MAX_THREADS => {
@@ -147,6 +158,48 @@ pub fn run(a: GenPoolArgs) -> Result<ExitCode, Failure> {
         pool.signatures(),
         range(&jobs),
         start.elapsed().as_secs_f64(),
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `--shape`: the pool of one shape family, written in old syntax.
+fn shape_pool(a: &GenPoolArgs, name: &str) -> Result<ExitCode, Failure> {
+    let family: Family = name.parse().map_err(|e| format!("--shape: {e}"))?;
+    for (flag, given) in [
+        ("--submitters", a.submitters.is_some()),
+        ("--signatures", a.signatures.is_some()),
+        ("--out-priorities", a.out_priorities.is_some()),
+        ("--syntax", !matches!(a.syntax, SyntaxArg::Old)),
+    ] {
+        if given {
+            return Err(Failure::Message(format!(
+                "{flag} does not apply to --shape pools (old syntax, no priorities)"
+            )));
+        }
+    }
+    let start = Instant::now();
+    let spec = ShapeSpec {
+        family,
+        jobs: a.jobs,
+        machines: a.machines,
+        seed: a.seed,
+    };
+    let mut machines_out = Output::create(&a.out_machines)?;
+    let mut jobs_out = Output::create(&a.out_jobs)?;
+    let pool = spec.generate();
+    for (out, text) in [
+        (&mut machines_out, &pool.machines),
+        (&mut jobs_out, &pool.jobs),
+    ] {
+        out.write_all(text.as_bytes())
+            .and_then(|_| out.finish())
+            .map_err(|e| out.error(e))?;
+    }
+    eprintln!(
+        "shape={family} machines={} jobs={} seconds={:.2}",
+        a.machines,
+        a.jobs,
+        start.elapsed().as_secs_f64()
     );
     Ok(ExitCode::SUCCESS)
 }

@@ -22,7 +22,6 @@ use super::{add, arity, Builtin, Call};
 use crate::eval::Fail;
 use classad_vm::Value;
 use regex::bytes::{Regex, RegexBuilder};
-use std::collections::HashMap;
 use std::sync::{Arc, OnceLock};
 
 pub(super) fn register(t: &mut Vec<Builtin>) {
@@ -135,8 +134,8 @@ pub(crate) fn compile(pattern: &str, options: &str, upper: bool) -> Option<Arc<P
     // a place per combination of options, so that a lookup allocates nothing.
     type Compiled = [Option<Option<Arc<Pattern>>>; 16];
     thread_local! {
-        static CACHE: std::cell::RefCell<HashMap<String, Compiled>> =
-            std::cell::RefCell::new(HashMap::new());
+        static CACHE: std::cell::RefCell<ahash::AHashMap<String, Compiled>> =
+            std::cell::RefCell::new(ahash::AHashMap::new());
     }
     let has =
         |ch: char| options.contains(ch) || (upper && options.contains(ch.to_ascii_uppercase()));

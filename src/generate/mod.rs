@@ -47,6 +47,7 @@ mod chunks;
 mod jobs;
 mod machines;
 mod rng;
+pub mod shapes;
 mod submitters;
 mod tables;
 mod write;

@@ -113,7 +113,10 @@ fn same_literal(x: &Value, y: &Value) -> bool {
         (Value::Bool(x), Value::Bool(y)) => x == y,
         (Value::Int(x), Value::Int(y)) => x == y,
         (Value::Real(x), Value::Real(y)) => x.to_bits() == y.to_bits(),
-        (Value::Str(x), Value::Str(y)) => x.as_str() == y.as_str(),
+        // Strings of one part of a file share their text: by address first.
+        (Value::Str(x), Value::Str(y)) => {
+            std::ptr::eq(x.as_str(), y.as_str()) || x.as_str() == y.as_str()
+        }
         (Value::AbsTime(x), Value::AbsTime(y)) => x == y,
         (Value::RelTime(x), Value::RelTime(y)) => x.to_bits() == y.to_bits(),
         _ => false,
@@ -370,21 +373,29 @@ impl<'s, 'j> PartClassifier<'s, 'j> {
         }
     }
 
-    /// True when `job` has the expressions `w` was worked out with.
+    /// True when `job` has the expressions `w` was worked out with. Each
+    /// expression found alike takes the place of the one `w` held: the next
+    /// job, read from the same arena, is then told alike by address.
     fn holds(
         table: &NameTable,
         canon: &mut Canon,
         positions: &mut Vec<u32>,
-        w: &Worked<'j>,
+        w: &mut Worked<'j>,
         job: &'j ClassAd,
     ) -> bool {
         if w.whole.is_some_and(|len| len != job.len()) {
             return false;
         }
-        w.looked.iter().all(|&(n, was)| {
-            match (was, NameTable::lookup(&table.names, positions, job, n)) {
+        w.looked.iter_mut().all(|(n, was)| {
+            match (was, NameTable::lookup(&table.names, positions, job, *n)) {
                 (None, None) => true,
-                (Some((a, id)), Some(b)) => canon.alike(a, id, b),
+                (Some((a, id)), Some(b)) => {
+                    let alike = canon.alike(*a, *id, b);
+                    if alike {
+                        *a = b;
+                    }
+                    alike
+                }
                 _ => false,
             }
         })
@@ -407,9 +418,9 @@ impl<'s, 'j> PartClassifier<'s, 'j> {
         job: &'j ClassAd,
         last: Option<u32>,
     ) -> Result<u32, u64> {
-        let (table, canon, worked) = (&self.table, &mut self.canon, &self.worked);
+        let (table, canon, worked) = (&self.table, &mut self.canon, &mut self.worked);
         if let Some(w) = last {
-            if Self::holds(table, canon, positions, &worked[w as usize], job) {
+            if Self::holds(table, canon, positions, &mut worked[w as usize], job) {
                 return Ok(w);
             }
         }
@@ -421,7 +432,7 @@ impl<'s, 'j> PartClassifier<'s, 'j> {
         let known = self.by_hash.get(&hash).and_then(|ws| {
             ws.iter()
                 .copied()
-                .find(|&w| Self::holds(table, canon, positions, &worked[w as usize], job))
+                .find(|&w| Self::holds(table, canon, positions, &mut worked[w as usize], job))
         });
         known.ok_or(hash)
     }

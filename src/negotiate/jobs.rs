@@ -107,7 +107,7 @@ impl<'k> FactReader<'k> {
 
     fn submitter(&mut self, name: Str) -> SubmitterId {
         if let Some((last, id)) = &self.last_submitter {
-            if last.as_str() == name.as_str() {
+            if std::ptr::eq(last.as_str(), name.as_str()) || last.as_str() == name.as_str() {
                 return *id;
             }
         }

@@ -314,3 +314,133 @@ fn parts_classified_alike(
     }
     Ok(())
 }
+
+/// What [`shape_pool_against_reference`] checked on one pool.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ShapeCheck {
+    /// Pairs matched.
+    pub pairs: usize,
+    /// Pairs that match.
+    pub matching: usize,
+    /// Requirements evaluations (either side, pair by pair) the VM handed to the
+    /// reference evaluator, whose values were therefore not compared.
+    pub to_reference: usize,
+}
+
+/// How many differences [`shape_pool_against_reference`] describes in full.
+const SHOWN_DIFFERENCES: usize = 5;
+
+/// `shapes_vs_reference` and `tests/shape_families.rs`: the pool of `spec` (a
+/// shape family's, `classad::generate::shapes`) matched on both engines, pair
+/// for pair: `CompiledPool::all_pairs` (cold and warm) against brute force on the
+/// reference evaluator, each pair's symmetric match, each side's Requirements
+/// value as HTCondor prints it (where the VM evaluates it itself), and both
+/// Ranks bit for bit. `Err` counts the differences and shows the first few, each
+/// with the two ads and both results.
+pub fn shape_pool_against_reference(
+    spec: &classad::generate::shapes::ShapeSpec,
+) -> Result<ShapeCheck, String> {
+    use classad::compile::host::VmHost;
+    use classad::eval::eval_attr;
+    use classad_vm::{Halt, Sides};
+    let sem = Semantics::Htcondor;
+    let pool = spec.generate();
+    let (jobs, machines) = (pool.job_ads(), pool.machine_ads());
+    let texts = |file: &str| -> Vec<String> {
+        file.split("\n\n")
+            .filter(|t| !t.trim().is_empty())
+            .map(str::to_string)
+            .collect()
+    };
+    let (job_texts, machine_texts) = (texts(&pool.jobs), texts(&pool.machines));
+    let compiled = CompiledPool::new(&jobs, &machines);
+    let req = compiled.slots.get("Requirements").expect("interned");
+    let mut vm = Machine::new();
+    let mut check = ShapeCheck {
+        pairs: jobs.len() * machines.len(),
+        ..ShapeCheck::default()
+    };
+    let mut differences = 0usize;
+    let mut shown = String::new();
+    let mut differ = |what: String, j: usize, m: usize| {
+        differences += 1;
+        if differences <= SHOWN_DIFFERENCES {
+            shown.push_str(&format!(
+                "\n--- {what}\njob {j}:\n{}\nslot {m}:\n{}\n",
+                job_texts[j], machine_texts[m]
+            ));
+        }
+    };
+    let mut brute = Vec::new();
+    for (j, job) in jobs.iter().enumerate() {
+        for (m, machine) in machines.iter().enumerate() {
+            let r = symmetric_match(job, machine, sem);
+            if r {
+                brute.push((j, m));
+            }
+            let v = compiled.symmetric_match(&mut vm, j, m);
+            if r != v {
+                differ(format!("symmetric match: reference {r}, vm {v}"), j, m);
+            }
+            let sides = Sides::new(&compiled.jobs[j].vm, Some(&compiled.machines[m].vm));
+            for (side, name, my, target) in [(0, "job", job, machine), (1, "slot", machine, job)] {
+                match vm.eval_attr(side, req, 0, sides, &mut VmHost) {
+                    Err(Halt::NeedReference) => check.to_reference += 1,
+                    got => {
+                        let got = outcome(got.map_err(|_| Fail));
+                        let want = outcome(eval_attr(my, "Requirements", Some(target), sem));
+                        if got != want {
+                            differ(
+                                format!("the {name}'s Requirements: reference {want}, vm {got}"),
+                                j,
+                                m,
+                            );
+                        }
+                    }
+                }
+            }
+            for job_side in [true, false] {
+                let (a, b) = if job_side {
+                    (job, machine)
+                } else {
+                    (machine, job)
+                };
+                let (x, y) = (rank(a, b, sem), compiled.rank(&mut vm, j, m, job_side));
+                if x.to_bits() != y.to_bits() && !(x.is_nan() && y.is_nan()) {
+                    let name = if job_side { "job" } else { "slot" };
+                    differ(format!("the {name}'s Rank: reference {x}, vm {y}"), j, m);
+                }
+            }
+        }
+    }
+    check.matching = brute.len();
+    for round in ["cold", "warm"] {
+        let mut fresh = Machine::new();
+        let vm = if round == "cold" { &mut fresh } else { &mut vm };
+        let got = compiled.all_pairs(vm);
+        if got != brute {
+            let extra: Vec<_> = got.iter().filter(|p| !brute.contains(p)).take(5).collect();
+            let missing: Vec<_> = brute.iter().filter(|p| !got.contains(p)).take(5).collect();
+            differences += 1;
+            shown.push_str(&format!(
+                "\n--- all_pairs ({round}): {} pairs, brute force {}; (job, slot) pairs \
+                 found only by all_pairs {extra:?}, only by brute force {missing:?}\n",
+                got.len(),
+                brute.len()
+            ));
+        }
+    }
+    if differences == 0 {
+        Ok(check)
+    } else {
+        Err(format!(
+            "{} pool ({} jobs x {} slots, seed {}): {differences} differences between the \
+             engines; the first {}:{shown}",
+            spec.family,
+            spec.jobs,
+            spec.machines,
+            spec.seed,
+            differences.min(SHOWN_DIFFERENCES)
+        ))
+    }
+}

@@ -3,6 +3,7 @@
 
 use super::line::Rhs;
 use super::names::NameOrders;
+use super::shared::SharedExprs;
 use crate::ad::classad::{ClassAd, Slot};
 use crate::syntax::ast::{Expr, ExprRef, Node, NodeId};
 use crate::syntax::parse_expr_old;
@@ -88,14 +89,17 @@ pub(super) struct AdBuilder<'s> {
     names: NameOrders<'s>,
     /// Each distinct expression text, parsed once.
     exprs: ahash::AHashMap<&'s str, u32>,
+    /// The trees of the file's other parts, when it is read in parts.
+    shared: Option<&'s SharedExprs>,
     trees: Vec<ExprRef>,
     /// Keyed by the text's first occurrence in the file, which outlives the map.
     strings: ahash::AHashMap<&'s str, Str>,
 }
 
 impl<'s> AdBuilder<'s> {
-    pub(super) fn new() -> AdBuilder<'s> {
+    pub(super) fn new(shared: Option<&'s SharedExprs>) -> AdBuilder<'s> {
         AdBuilder {
+            shared,
             nodes: Vec::new(),
             pending: Vec::with_capacity(CHUNK_ADS),
             lines: Vec::new(),
@@ -183,8 +187,17 @@ impl<'s> AdBuilder<'s> {
         if let Some(&k) = self.exprs.get(text) {
             return Ok(k);
         }
-        let e = parse_expr_old(text)?;
-        self.trees.push(ExprRef::root_of(Arc::new(e)));
+        let tree = match self.shared.and_then(|s| s.get(text)) {
+            Some(tree) => tree,
+            None => {
+                let tree = ExprRef::root_of(Arc::new(parse_expr_old(text)?));
+                match self.shared {
+                    Some(s) => s.offer(text, tree),
+                    None => tree,
+                }
+            }
+        };
+        self.trees.push(tree);
         let k = (self.trees.len() - 1) as u32;
         self.exprs.insert(text, k);
         Ok(k)

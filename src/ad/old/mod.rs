@@ -15,6 +15,9 @@
 mod builder;
 mod line;
 mod names;
+mod shared;
+
+pub(in crate::ad) use shared::SharedExprs;
 
 use super::classad::ClassAd;
 use super::read::ReadError;
@@ -23,10 +26,20 @@ use line::{common_prefix, Line, Scanner};
 
 /// Reads every ad of an old-syntax text; `file` names it in errors.
 pub(super) fn read_old(src: &str, file: &str) -> Result<Vec<ClassAd>, ReadError> {
+    read_old_sharing(src, file, None)
+}
+
+/// [`read_old`] of one part of a file, its expression trees shared with the
+/// file's other parts through `shared`.
+pub(in crate::ad) fn read_old_sharing(
+    src: &str,
+    file: &str,
+    shared: Option<&SharedExprs>,
+) -> Result<Vec<ClassAd>, ReadError> {
     let bytes = src.as_bytes();
     let scan = Scanner::new(src);
     let mut ads = Vec::new();
-    let mut b = AdBuilder::new();
+    let mut b = AdBuilder::new(shared);
     let mut pos = 0;
     let mut lineno: u32 = 0;
     while pos < bytes.len() {

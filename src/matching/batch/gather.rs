@@ -6,7 +6,7 @@
 //! slot, and most jobs' Rank is constant or reads the same attributes), so the
 //! candidates are gathered in a base order, the slots sorted once by the key the
 //! first class that matches each gives it: a class that ranks like that is
-//! sorted when gathered, and the (stable, run-adaptive) sort checks it in one
+//! sorted when gathered, and the (run-adaptive) sort checks it in one
 //! pass; one that ranks otherwise is still sorted whole. The result is the same
 //! either way: the order of [`best_first`](super::best_first), which is total.
 
@@ -66,7 +66,8 @@ pub(super) fn candidates(blocks: &[BlockResult], ci: usize, base: &[u32]) -> Vec
             cands.push(Candidate { slot, key });
         }
     }
-    // Stable and run-adaptive: a list gathered in order costs one pass.
-    cands.sort_by(best_first);
+    // Run-adaptive (a list gathered in order costs one pass); unstable, as
+    // the order is total (ties by slot), so the result is the stable one.
+    cands.sort_unstable_by(best_first);
     cands
 }
