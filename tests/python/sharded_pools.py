@@ -23,7 +23,8 @@ CASES = [
      "NEGOTIATOR_PRE_JOB_RANK = ifThenElse(Cpus > 8, real(\"NaN\"), Cpus)\n"
      "NEGOTIATOR_POST_JOB_RANK = ifThenElse(SlotID % 2 == 0, real(\"NaN\"), -SlotID)\n"),
     ("slot-constraint-depth-first", 300, 3000, 9, None,
-     "NEGOTIATOR_SLOT_CONSTRAINT = Memory >= 2048\nNEGOTIATOR_DEPTH_FIRST = True\n"),
+     "NEGOTIATOR_SLOT_CONSTRAINT = Memory > 2048\n"
+     "NEGOTIATOR_DEPTH_FIRST = True\n"),
     ("ignore-job-ranks", 250, 2500, 10, 6, "NEGOTIATOR_IGNORE_JOB_RANKS = True\n"),
 ]
 
