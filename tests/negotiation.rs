@@ -863,9 +863,17 @@ fn candidates_merged_from_shards_give_the_same_cycle() {
         class_names, negotiate_with_pairs, prepare_slots, ClassPairs, QueueFacts,
     };
     let master = gen::master_seed();
-    let (mut shards_seen, mut matches) = (0, 0);
+    let (mut shards_seen, mut matches, mut nan_matches) = (0, 0, 0);
     for index in 0..gen::scaled(60) {
-        let p = negotiation_pool(master, index, index % 3 == 2);
+        let mut p = negotiation_pool(master, index, index % 3 == 2);
+        if index % 5 == 4 {
+            // NaN keys, which order below every number in shards and merge alike
+            // (the last definition of a knob wins).
+            p.config.push_str(
+                "NEGOTIATOR_PRE_JOB_RANK = ifThenElse(Cpus > 2, real(\"NaN\"), Cpus)\n\
+                 NEGOTIATOR_POST_JOB_RANK = ifThenElse(Memory > 2000, real(\"NaN\"), 1)\n",
+            );
+        }
         let (jobs, slots) = (ads(&p.jobs), ads(&p.slots));
         let mut k = knobs(&p.config);
         k.schedd_packing = p.packing;
@@ -922,10 +930,13 @@ fn candidates_merged_from_shards_give_the_same_cycle() {
         assert_eq!(sharded.unmatched, one.unmatched, "case {index}");
         assert_eq!(sharded.stats.rejections, one.stats.rejections);
         matches += one.matches.len();
+        if index % 5 == 4 {
+            nan_matches += one.matches.len();
+        }
     }
     assert!(
-        shards_seen > 100 && matches > 100,
-        "{shards_seen} {matches}"
+        shards_seen > 100 && matches > 100 && nan_matches > 10,
+        "{shards_seen} {matches} {nan_matches}"
     );
 }
 

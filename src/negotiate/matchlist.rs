@@ -323,7 +323,12 @@ mod tests {
             vec![entry(5, f64::NAN)],
         ];
         let side = vec![entry(1, f64::NAN), entry(4, 2.0)];
-        let all: Vec<Entry> = statics.iter().flatten().copied().chain(side.clone()).collect();
+        let all: Vec<Entry> = statics
+            .iter()
+            .flatten()
+            .copied()
+            .chain(side.clone())
+            .collect();
         let mut eager = MatchList::new(all, 0);
         let mut lazy = LazyList::new(side, 0);
         let mut groups = |cursor: &mut usize, _: &mut u32| {

@@ -41,7 +41,11 @@ pub(crate) fn knobs_of(config: Option<&str>) -> PyResult<CycleKnobs> {
 }
 
 /// Pairs as a list of tuples, or as an `(n, 2)` NumPy array of int64.
-pub(crate) fn pairs_out(py: Python<'_>, pairs: Vec<(usize, usize)>, numpy: bool) -> PyResult<Py<PyAny>> {
+pub(crate) fn pairs_out(
+    py: Python<'_>,
+    pairs: Vec<(usize, usize)>,
+    numpy: bool,
+) -> PyResult<Py<PyAny>> {
     if !numpy {
         return Ok(pairs.into_pyobject(py)?.into_any().unbind());
     }

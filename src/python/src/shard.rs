@@ -88,7 +88,9 @@ pub fn decode(bytes: &[u8]) -> Result<ShardLists, String> {
     let (classes, first, slots) = (u32_at(8) as usize, u32_at(12), u32_at(16));
     let counts_end = HEADER.saturating_add(classes.saturating_mul(4));
     if bytes.len() < counts_end {
-        return Err(format!("{classes} classes announced, their counts cut short"));
+        return Err(format!(
+            "{classes} classes announced, their counts cut short"
+        ));
     }
     let counts: Vec<usize> = (0..classes)
         .map(|c| u32_at(HEADER + 4 * c) as usize)
@@ -553,9 +555,8 @@ pub fn generate_pool(
             .and_then(|_| pool.write_jobs(Syntax::Old, &mut j))
             .and_then(|_| pool.write_priorities(&mut p))
             .map_err(|e| PyOSError::new_err(e.to_string()))?;
-        let text = |b: Vec<u8>| {
-            String::from_utf8(b).map_err(|e| PyValueError::new_err(e.to_string()))
-        };
+        let text =
+            |b: Vec<u8>| String::from_utf8(b).map_err(|e| PyValueError::new_err(e.to_string()));
         Ok((text(m)?, text(j)?, text(p)?))
     })
 }
