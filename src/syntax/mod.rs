@@ -12,6 +12,6 @@ pub use parser::{
 };
 pub use unparse::{
     fmt_abstime, fmt_real_exact, fmt_real_new, fmt_real_old, fmt_reltime, quote_string_new,
-    quote_string_old, unparse, unparse_ad, unparse_ad_exact, unparse_ad_old, unparse_ad_pretty,
-    unparse_node, unparse_old, unparse_old_node, write_scalar_value,
+    quote_string_old, unparse, unparse_ad, unparse_ad_exact, unparse_ad_old, unparse_ad_old_exact,
+    unparse_ad_pretty, unparse_node, unparse_old, unparse_old_node, write_scalar_value,
 };

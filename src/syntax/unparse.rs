@@ -14,6 +14,8 @@ enum Style {
     Pretty,
     /// New syntax with every real printed to read back to the same bits.
     Exact,
+    /// Old syntax with every real printed to read back to the same bits.
+    OldExact,
 }
 
 struct Printer<'a> {
@@ -211,7 +213,7 @@ pub fn write_scalar_value_old(v: &Value, out: &mut String) -> bool {
 
 impl Printer<'_> {
     fn old(&self) -> bool {
-        self.style == Style::Old
+        matches!(self.style, Style::Old | Style::OldExact)
     }
 
     fn newline(&mut self) {
@@ -255,7 +257,7 @@ impl Printer<'_> {
                 self.out.push_str(&fmt_reltime(*r));
                 self.out.push_str("\")");
             }
-            Node::Lit(Value::Real(r)) if self.style == Style::Exact => {
+            Node::Lit(Value::Real(r)) if matches!(self.style, Style::Exact | Style::OldExact) => {
                 self.out.push_str(&fmt_real_exact(*r));
             }
             Node::Lit(v) => {
@@ -623,6 +625,19 @@ pub fn unparse_pretty_expr(e: &crate::syntax::ast::ExprRef) -> String {
 /// Old (long-form) syntax as `printOld` prints it: one `Name = expr` line per
 /// attribute, each ending in a newline (an empty ad is a lone newline).
 pub fn unparse_ad_old(ad: &ClassAd) -> String {
+    old_long_form(ad, Style::Old)
+}
+
+/// Old (long-form) syntax as [`unparse_ad_old`] prints it, but with every real
+/// literal in 17 significant digits ([`fmt_real_exact`]): text that the old
+/// syntax's fast reader reads back to an ad that evaluates as this one does,
+/// bit for bit, for shipping ads between processes.
+pub fn unparse_ad_old_exact(ad: &ClassAd) -> String {
+    old_long_form(ad, Style::OldExact)
+}
+
+/// One `Name = expr` line per attribute in `style` (an old one).
+fn old_long_form(ad: &ClassAd, style: Style) -> String {
     let mut s = String::new();
     let mut first = true;
     for (name, r) in ad.iter() {
@@ -632,7 +647,12 @@ pub fn unparse_ad_old(ad: &ClassAd) -> String {
         first = false;
         write_attr_name(name, true, &mut s);
         s.push_str(" = ");
-        unparse_old_node(r.tree, r.id, &mut s);
+        Printer {
+            out: &mut s,
+            style,
+            indent: 0,
+        }
+        .node(r.tree, r.id);
     }
     s.push('\n');
     s
@@ -953,6 +973,21 @@ mod tests {
         }
         assert!(text.contains("e = x * 2.5000000000000000E+00"), "{text}");
         assert_eq!(unparse_ad_exact(&back), text, "stable");
+        // The old syntax's exact form reads back alike through the ad reader.
+        let old = unparse_ad_old_exact(&ad);
+        let read = crate::ad::read_ads(&format!("{old}\n{old}"), "old").unwrap();
+        assert_eq!(read.len(), 2);
+        let back_old = std::sync::Arc::new(read.into_iter().next().unwrap());
+        for (i, f) in tricky.iter().enumerate() {
+            let name = format!("r{i}");
+            let v =
+                crate::eval::eval_attr(&back_old, &name, None, crate::eval::Semantics::Htcondor);
+            assert!(
+                matches!(v, Ok(Value::Real(r)) if r.to_bits() == f.to_bits()),
+                "old r{i}: {v:?}"
+            );
+        }
+        assert_eq!(unparse_ad_exact(&back_old), text, "old and new exact agree");
         // New syntax's 16 digits take f64::MAX past the largest double.
         assert!(
             unparse_ad(&parse_classad(&unparse_ad(&ad)).unwrap()).contains("r5 = real(\"INF\")")

@@ -34,9 +34,11 @@ A ``dict`` of plain ``str``, ``int`` and ``None`` values (JSON could carry it):
 ``format``
     ``"classad_rs.shard/1"``.
 ``slots``
-    The shard's slots as ClassAd text: new syntax, one ad per line
-    (``[ Cpus = 8; ... ]``), every real printed with 17 significant digits so
-    that it reads back to the same bits.
+    The shard's slots as ClassAd text: old syntax, one ``Name = expr`` line
+    per attribute and a blank line after each ad (as ``condor_status -long``
+    prints them), every real printed with 17 significant digits so that it
+    reads back to the same bits. (The functions taking it read any syntax the
+    library reads: new syntax and JSON too; old syntax is the fastest to read.)
 ``offset``
     The number of the shard's first slot among the cycle's slots; the shard's
     slots are numbered ``offset``, ``offset + 1``, ... in the results.
