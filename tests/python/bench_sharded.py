@@ -63,11 +63,21 @@ def main():
     results = timed(f"shard results on Dask, {args.workers} workers x 1 thread (gathered)",
                     lambda: classad_rs.dask.shard_results(plan, client), args.repeat)
     merged = timed("merge on the driver", lambda: shard.merge(results), args.repeat)
-    timed(f"candidate lists on Dask, {args.workers} workers (shards + merge)",
-          lambda: classad_rs.dask.candidates(plan, client), args.repeat)
+    # The two side by side, runs interleaved (the machine's load moves).
+    one_t, dask_t = [], []
+    for _ in range(args.repeat):
+        for times, f in ((one_t, lambda: plan.candidates(args.threads)),
+                         (dask_t, lambda: classad_rs.dask.candidates(plan, client))):
+            t = time.perf_counter()
+            f()
+            times.append(time.perf_counter() - t)
+    med = statistics.median
+    print(f"interleaved: one process {min(one_t):.3f}/{med(one_t):.3f} s, "
+          f"Dask (text out, shards, gather, merge) {min(dask_t):.3f}/{med(dask_t):.3f} s "
+          f"(min/median); Dask / one process {med(dask_t) / med(one_t):.2f}x (medians)")
     assert merged == whole, "the merged lists differ from one process's"
     print("merged lists == one process's lists (byte for byte)")
-    one = timed("cycle on one process's lists", lambda: plan.negotiate(), 1)
+    one = timed("cycle, matching in this process", lambda: plan.negotiate(), 1)
     sharded = timed("cycle on the shards' lists", lambda: plan.negotiate(results), 1)
     assert sharded == one, "the sharded cycle differs"
     print(f"sharded cycle == one process's cycle ({len(one)} matches)")
