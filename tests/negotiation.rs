@@ -850,3 +850,130 @@ fn candidates_within_a_budget_give_the_same_cycle() {
     }
     assert!(windows > 0, "some class was dropped and worked out again");
 }
+
+/// Candidates worked out over shards of the pool (each shard's slots compiled
+/// alone, its lists numbered in the whole pool) and merged in the negotiator's
+/// order are the whole pool's lists, and give the cycle the whole pool gives:
+/// what a driver running the cycle on candidates from many machines relies on.
+#[test]
+fn candidates_merged_from_shards_give_the_same_cycle() {
+    use classad::matching::batch::{merge_best_first, BatchMatcher, Candidate, CompiledSlots};
+    use classad::matching::{Autoclusters, SignificantAttributes};
+    use classad::negotiate::{
+        class_names, negotiate_with_pairs, prepare_slots, ClassPairs, QueueFacts,
+    };
+    let master = gen::master_seed();
+    let (mut shards_seen, mut matches, mut nan_matches) = (0, 0, 0);
+    for index in 0..gen::scaled(60) {
+        let mut p = negotiation_pool(master, index, index % 3 == 2);
+        if index % 5 == 4 {
+            // NaN keys, which order below every number in shards and merge alike
+            // (the last definition of a knob wins).
+            p.config.push_str(
+                "NEGOTIATOR_PRE_JOB_RANK = ifThenElse(Cpus > 2, real(\"NaN\"), Cpus)\n\
+                 NEGOTIATOR_POST_JOB_RANK = ifThenElse(Memory > 2000, real(\"NaN\"), 1)\n",
+            );
+        }
+        let (jobs, slots) = (ads(&p.jobs), ads(&p.slots));
+        let mut k = knobs(&p.config);
+        k.schedd_packing = p.packing;
+        let prios = Priorities::parse(&p.priorities, "priorities").unwrap();
+        let table = prepare_slots(&slots, &k, &prios);
+        let facts = QueueFacts::of_all(&jobs, &k);
+        let mut sig = SignificantAttributes::compute(&table.ads, &k.policy);
+        sig.add_class_names(&class_names(&table, &k));
+        let clusters = Autoclusters::with(&jobs, sig);
+        let reps = clusters.representatives().to_vec();
+        let all: Vec<u32> = (0..reps.len() as u32).collect();
+        let lists = |ads: &[Arc<ClassAd>], offset: u32| -> Vec<Vec<Candidate>> {
+            let mut m = BatchMatcher::for_classes(reps.clone(), CompiledSlots::new(ads, &k.policy));
+            m.evaluate_classes(&all)
+                .into_iter()
+                .map(|(_, mut cands)| {
+                    cands.iter_mut().for_each(|c| c.slot += offset);
+                    cands
+                })
+                .collect()
+        };
+        let whole = lists(&table.ads, 0);
+        // Shard boundaries of the case: 1 to 4 shards, uneven.
+        let n = table.len();
+        let count = 1 + index % 4;
+        let mut bounds: Vec<usize> = (1..count).map(|i| (i * i * n) / (count * count)).collect();
+        bounds.insert(0, 0);
+        bounds.push(n);
+        let parts: Vec<Vec<Vec<Candidate>>> = bounds
+            .windows(2)
+            .map(|w| lists(&table.ads[w[0]..w[1]], w[0] as u32))
+            .collect();
+        shards_seen += count;
+        let merged: Vec<Vec<Candidate>> = (0..reps.len())
+            .map(|c| {
+                let of_class: Vec<&[Candidate]> = parts.iter().map(|p| &p[c][..]).collect();
+                merge_best_first(&of_class)
+            })
+            .collect();
+        assert_eq!(
+            format!("{merged:?}"),
+            format!("{whole:?}"),
+            "case {index}\n{p}"
+        );
+        let pairs = ClassPairs::from_candidates(n, merged).expect("valid lists");
+        let sharded = negotiate_with_pairs(&table, &facts, &clusters, pairs, &k, &prios);
+        let one = negotiate(&jobs, &slots, &k, &prios);
+        // Debug text: a NaN key equals itself there.
+        assert_eq!(
+            format!("{:?}", sharded.matches),
+            format!("{:?}", one.matches),
+            "case {index}\n{p}"
+        );
+        assert_eq!(sharded.unmatched, one.unmatched, "case {index}");
+        assert_eq!(sharded.stats.rejections, one.stats.rejections);
+        matches += one.matches.len();
+        if index % 5 == 4 {
+            nan_matches += one.matches.len();
+        }
+    }
+    assert!(
+        shards_seen > 100 && matches > 100 && nan_matches > 10,
+        "{shards_seen} {matches} {nan_matches}"
+    );
+}
+
+/// Lists that cannot stand for a pool's classes are refused with why.
+#[test]
+fn candidate_lists_out_of_range_repeated_or_unordered_are_refused() {
+    use classad::matching::batch::{Candidate, RankKey};
+    use classad::negotiate::{CandidatesError, ClassPairs};
+    let c = |slot, pre| Candidate {
+        slot,
+        key: RankKey {
+            pre,
+            rank: 0.0,
+            post: 0.0,
+        },
+    };
+    let err = |lists| ClassPairs::from_candidates(4, lists).err();
+    assert_eq!(err(vec![vec![c(1, 2.0), c(0, 1.0)], vec![]]), None);
+    assert_eq!(
+        err(vec![vec![], vec![c(4, 1.0)]]),
+        Some(CandidatesError::SlotOutOfRange { class: 1, slot: 4 })
+    );
+    assert_eq!(
+        err(vec![vec![c(2, 1.0), c(2, 1.0)]]),
+        Some(CandidatesError::Repeated { class: 0, slot: 2 })
+    );
+    assert_eq!(
+        err(vec![vec![c(0, 1.0), c(1, 2.0)]]),
+        Some(CandidatesError::Unordered { class: 0, at: 1 })
+    );
+    // Equal keys go in slot order; a NaN after every number.
+    assert_eq!(
+        err(vec![vec![c(2, 1.0), c(1, 1.0)]]),
+        Some(CandidatesError::Unordered { class: 0, at: 1 })
+    );
+    assert_eq!(err(vec![vec![c(3, 1.0), c(0, f64::NAN)]]), None);
+    let mut pairs = ClassPairs::from_candidates(70, vec![vec![c(65, 0.0), c(3, -1.0)]]).unwrap();
+    assert_eq!(pairs.class_count(), 1);
+    assert!(pairs.matches(0, 65) && pairs.matches(0, 3) && !pairs.matches(0, 4));
+}

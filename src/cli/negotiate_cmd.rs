@@ -3,17 +3,16 @@
 //! knows (JSON).
 
 use super::error_count::{requirements_errors, requirements_errors_by_class, ErrorCount};
-use super::io::{load_ads, output_error, read_in_parts};
+use super::io::{load_ads, output_error};
 use super::match_output::{job_id, slot_names};
 use super::Failure;
 use crate::ad::{read_ads, ClassAd};
 use crate::matching::batch::CompiledSlots;
 use crate::matching::config::Config;
-use crate::matching::{AutoclusterBuilder, Autoclusters, PartClasses, SignificantAttributes};
+use crate::matching::{Autoclusters, SignificantAttributes};
 use crate::negotiate::{
-    classify_with_facts, cluster_with_facts, negotiate_prepared, negotiate_with_pairs,
-    prepare_slots, ClassPairs, CycleKnobs, CycleOutcome, JobFacts, Priorities, QueueFacts,
-    SlotTable, SubmitterNames,
+    cluster_with_facts, negotiate_prepared, negotiate_with_pairs, prepare_slots, ClassPairs,
+    CycleKnobs, CycleOutcome, Priorities, QueueFacts, SlotTable,
 };
 use clap::Args;
 use serde_json::json;
@@ -122,41 +121,18 @@ pub fn read_queue(
     sig: SignificantAttributes,
     knobs: &CycleKnobs,
 ) -> Result<Queue, String> {
-    let mut builder = AutoclusterBuilder::new(sig.clone());
-    let mut facts = Vec::new();
-    let names = SubmitterNames::new();
-    let Some(path) = path else {
-        let jobs = read_ads(DEFAULT_JOBS, "<built-in jobs>").map_err(|e| e.to_string())?;
-        let (part, f) = classify_with_facts(&sig, &jobs, knobs, &names);
-        builder.add(part, &jobs);
-        facts.extend(f);
-        return Ok(Queue {
-            facts: QueueFacts {
-                jobs: facts,
-                submitters: names,
-            },
-            clusters: builder.finish(),
-        });
+    let read = match path {
+        None => {
+            crate::negotiate::read_queue(DEFAULT_JOBS.as_bytes(), "<built-in jobs>", sig, knobs)
+        }
+        Some(path) => {
+            let input = super::io::open_input(path, 1 << 20)?;
+            let name = if path == "-" { "<stdin>" } else { path };
+            crate::negotiate::read_queue(input, name, sig, knobs)
+        }
     };
-    let classify = |ads: Vec<ClassAd>| {
-        let (part, f) = classify_with_facts(&sig, &ads, knobs, &names);
-        (part, f, ads)
-    };
-    read_in_parts(
-        path,
-        classify,
-        |(part, f, ads): (PartClasses, Vec<JobFacts>, Vec<ClassAd>)| {
-            builder.add(part, &ads);
-            facts.extend(f);
-        },
-    )?;
-    Ok(Queue {
-        facts: QueueFacts {
-            jobs: facts,
-            submitters: names,
-        },
-        clusters: builder.finish(),
-    })
+    let (clusters, facts) = read.map_err(|e| e.to_string())?;
+    Ok(Queue { facts, clusters })
 }
 
 /// The slots of `--machines` (or the built-in pool).

@@ -117,6 +117,59 @@ fn ordered(x: f64) -> i64 {
     bits ^ (((bits >> 63) as u64) >> 1) as i64
 }
 
+/// Merges candidate lists, each in [`best_first`] order, into one list in that
+/// order: the lists of one class worked out over parts of a pool (shards, their
+/// slots numbered in the whole pool) give the list of the whole pool. The heads
+/// wait in a heap, the best taken next (on a tie, which [`best_first`] leaves
+/// only for one slot in two lists, the earlier list).
+///
+/// ```
+/// use classad::matching::batch::{best_first, merge_best_first, Candidate, RankKey};
+/// let c = |slot, pre| Candidate { slot, key: RankKey { pre, rank: 0.0, post: 0.0 } };
+/// let (a, b) = ([c(0, 5.0), c(2, 1.0)], [c(3, 5.0), c(1, f64::NAN)]);
+/// let merged = merge_best_first(&[&a, &b]);
+/// assert_eq!(merged.iter().map(|c| c.slot).collect::<Vec<_>>(), [0, 3, 2, 1]);
+/// let mut all = [a, b].concat();
+/// all.sort_by(best_first);
+/// // (Debug text: a NaN is not equal to itself.)
+/// assert_eq!(format!("{merged:?}"), format!("{all:?}"));
+/// ```
+pub fn merge_best_first(parts: &[&[Candidate]]) -> Vec<Candidate> {
+    /// A list's head, ordered so that the max-heap's top is the best.
+    struct Head(Candidate, usize);
+    impl Ord for Head {
+        fn cmp(&self, o: &Self) -> std::cmp::Ordering {
+            best_first(&o.0, &self.0).then(o.1.cmp(&self.1))
+        }
+    }
+    impl PartialOrd for Head {
+        fn partial_cmp(&self, o: &Self) -> Option<std::cmp::Ordering> {
+            Some(self.cmp(o))
+        }
+    }
+    impl PartialEq for Head {
+        fn eq(&self, o: &Self) -> bool {
+            self.cmp(o).is_eq()
+        }
+    }
+    impl Eq for Head {}
+    let mut out = Vec::with_capacity(parts.iter().map(|p| p.len()).sum());
+    let mut at = vec![0usize; parts.len()];
+    let mut heap: std::collections::BinaryHeap<Head> = parts
+        .iter()
+        .enumerate()
+        .filter_map(|(i, p)| p.first().map(|c| Head(*c, i)))
+        .collect();
+    while let Some(Head(c, i)) = heap.pop() {
+        out.push(c);
+        at[i] += 1;
+        if let Some(next) = parts[i].get(at[i]) {
+            heap.push(Head(*next, i));
+        }
+    }
+    out
+}
+
 /// Counts of one run, for the summary a user sees.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct BatchStats {

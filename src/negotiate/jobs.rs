@@ -274,6 +274,43 @@ pub fn cluster_with_facts<J: SharedAd + Sync>(
     (clusters, QueueFacts { jobs, submitters })
 }
 
+/// Reads the queue of `reader` (`file` names it in errors) in parts on every
+/// core ([`crate::ad::parts::read_ads_in_parts`]): each part classified and its
+/// jobs' facts read, then dropped but for a job per class. A queue of a million
+/// jobs is never held whole: the autoclusters (by `significant`) and the facts
+/// are what the cycle needs of it.
+pub fn read_queue<R: std::io::BufRead + Send>(
+    reader: R,
+    file: &str,
+    significant: SignificantAttributes,
+    knobs: &CycleKnobs,
+) -> Result<(Autoclusters, QueueFacts), crate::ad::ReadError> {
+    use crate::ad::parts::{read_ads_in_parts, PartsError, PART_BYTES};
+    let mut builder = crate::matching::AutoclusterBuilder::new(significant.clone());
+    let mut facts = Vec::new();
+    let names = SubmitterNames::new();
+    let classify = |ads: Vec<ClassAd>| {
+        let (part, f) = classify_with_facts(&significant, &ads, knobs, &names);
+        (part, f, ads)
+    };
+    let sink = |(part, f, ads): (PartClasses, Vec<JobFacts>, Vec<ClassAd>)| {
+        builder.add(part, &ads);
+        facts.extend(f);
+        Ok::<(), std::convert::Infallible>(())
+    };
+    let limits = crate::ad::ReadLimits::default();
+    match read_ads_in_parts(reader, file, limits, PART_BYTES, classify, sink) {
+        Ok(()) => {}
+        Err(PartsError::Read(e)) => return Err(e),
+        Err(PartsError::Sink(never)) => match never {},
+    }
+    let queue = QueueFacts {
+        jobs: facts,
+        submitters: names,
+    };
+    Ok((builder.finish(), queue))
+}
+
 /// The classes of one part of a queue and its jobs' facts under `knobs`, read
 /// as each job is classified (see [`SignificantAttributes::classify_visiting`]),
 /// submitters numbered by `names` (shared by the parts of one queue).

@@ -169,8 +169,9 @@ impl LazyList {
         }
     }
 
-    /// The next entry of the merged stream, without taking it.
-    fn peek_stream(&mut self, groups: &mut Groups<'_>) -> Option<Entry> {
+    /// The next entry of the merged stream, without taking it, and whether it
+    /// is the static group's head (else the next side entry).
+    fn peek_stream(&mut self, groups: &mut Groups<'_>) -> Option<(Entry, bool)> {
         if self.group.is_empty() {
             if let Some(g) = groups(&mut self.cursor, &mut self.refused_by_limit) {
                 self.group = g.into();
@@ -180,9 +181,10 @@ impl LazyList {
         match (self.group.front().copied(), side) {
             (Some(a), Some(b)) => {
                 let a_first = a.cmp_key(&b).then(b.slot.cmp(&a.slot)) == Ordering::Greater;
-                Some(if a_first { a } else { b })
+                Some(if a_first { (a, true) } else { (b, false) })
             }
-            (a, b) => a.or(b),
+            (Some(a), None) => Some((a, true)),
+            (None, b) => b.map(|b| (b, false)),
         }
     }
 
@@ -190,17 +192,20 @@ impl LazyList {
     fn peek(&mut self, groups: &mut Groups<'_>) -> Option<Entry> {
         match self.front.front() {
             Some(e) => Some(*e),
-            None => self.peek_stream(groups),
+            None => self.peek_stream(groups).map(|(e, _)| e),
         }
     }
 
-    /// Takes the next entry.
+    /// Takes the next entry. Which list it came from is told by where it was
+    /// found, not by comparing entries: an entry with a NaN in its key equals no
+    /// entry, itself included, and was once taken for a side entry while it
+    /// stayed at the group's head, the cycle spinning on it for ever.
     pub fn pop(&mut self, groups: &mut Groups<'_>) -> Option<Entry> {
         if let Some(e) = self.front.pop_front() {
             return Some(e);
         }
-        let e = self.peek_stream(groups)?;
-        if self.group.front() == Some(&e) {
+        let (e, from_group) = self.peek_stream(groups)?;
+        if from_group {
             self.group.pop_front();
         } else {
             self.side_next += 1;
@@ -307,5 +312,36 @@ mod tests {
             .map(|e| e.slot)
             .collect();
         assert_eq!(rest_eager, rest_lazy);
+    }
+
+    /// Entries whose keys hold a NaN (which equals nothing, itself included)
+    /// leave the list they came from: the lazy list ends, in the eager order.
+    #[test]
+    fn a_lazy_list_with_nan_keys_ends() {
+        let statics = [
+            vec![entry(0, f64::NAN), entry(2, f64::NAN)],
+            vec![entry(5, f64::NAN)],
+        ];
+        let side = vec![entry(1, f64::NAN), entry(4, 2.0)];
+        let all: Vec<Entry> = statics
+            .iter()
+            .flatten()
+            .copied()
+            .chain(side.clone())
+            .collect();
+        let mut eager = MatchList::new(all, 0);
+        let mut lazy = LazyList::new(side, 0);
+        let mut groups = |cursor: &mut usize, _: &mut u32| {
+            let g = statics.get(*cursor).cloned();
+            *cursor += 1;
+            g
+        };
+        let rest_eager: Vec<u32> = std::iter::from_fn(|| eager.pop()).map(|e| e.slot).collect();
+        let rest_lazy: Vec<u32> = std::iter::from_fn(|| lazy.pop(&mut groups))
+            .take(10)
+            .map(|e| e.slot)
+            .collect();
+        assert_eq!(rest_lazy, rest_eager);
+        assert_eq!(rest_lazy.len(), 5);
     }
 }

@@ -39,11 +39,12 @@ pub mod submitters;
 
 pub use accountant::effective_priority;
 pub use jobs::{
-    classify_with_facts, cluster_with_facts, FactReader, JobFacts, QueueFacts, FACT_NAMES,
+    classify_with_facts, cluster_with_facts, read_queue, FactReader, JobFacts, QueueFacts,
+    FACT_NAMES,
 };
 pub use knobs::{CycleKnobs, GroupKnobs, Quota};
 pub use matchlist::PreemptState;
-pub use pairs::ClassPairs;
+pub use pairs::{CandidatesError, ClassPairs};
 pub use priorities::{Priorities, PrioritiesError, PriorityEntry};
 pub use report::{CycleMatch, CycleOutcome, CycleStats, SubmitterReport, Unmatched, UnmatchedJobs};
 pub use slots::SlotTable;

@@ -300,6 +300,54 @@ impl ClassEntry {
     }
 }
 
+/// Why per-class candidate lists cannot stand for a pool's classes
+/// ([`ClassPairs::from_candidates`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CandidatesError {
+    /// A slot index past the pool's slots.
+    SlotOutOfRange {
+        /// The class.
+        class: u32,
+        /// The slot.
+        slot: u32,
+    },
+    /// A slot listed twice for one class.
+    Repeated {
+        /// The class.
+        class: u32,
+        /// The slot.
+        slot: u32,
+    },
+    /// A list out of the negotiator's order: its entry `at` is not after the one
+    /// before it.
+    Unordered {
+        /// The class.
+        class: u32,
+        /// The entry's place in the list.
+        at: usize,
+    },
+}
+
+impl std::fmt::Display for CandidatesError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            CandidatesError::SlotOutOfRange { class, slot } => {
+                write!(f, "class {class}: slot {slot} is not in the pool")
+            }
+            CandidatesError::Repeated { class, slot } => {
+                write!(f, "class {class}: slot {slot} is listed twice")
+            }
+            CandidatesError::Unordered { class, at } => write!(
+                f,
+                "class {class}: candidate {at} is not after the one before it \
+                 (best key first, then slot order)"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for CandidatesError {}
+
 /// How many bytes of candidate lists a cycle keeps at most: beyond, the classes
 /// are evaluated as the cycle reaches them and the oldest dropped (a queue of
 /// many distinct jobs against a large pool would otherwise hold classes x slots
@@ -449,6 +497,72 @@ impl ClassPairs {
     /// (class, slot) pairs evaluated so far.
     pub fn evaluations(&self) -> u64 {
         self.evaluations
+    }
+
+    /// The classes' candidates as given, one list per class of the cycle (in
+    /// class order) over a pool of `slot_count` slots: each list the class's
+    /// matching slots, best first ([`best_first`]: the key, then slot order), as
+    /// the batch matcher gives them, say merged from shards of the pool
+    /// ([`crate::matching::batch::merge_best_first`]). The cycle then gives what
+    /// it gives with [`ClassPairs::from_matcher`] over the whole pool.
+    pub fn from_candidates(
+        slot_count: usize,
+        lists: Vec<Vec<Candidate>>,
+    ) -> Result<ClassPairs, CandidatesError> {
+        let blocks = slot_count.div_ceil(64);
+        let entries: Vec<ClassEntry> = lists
+            .into_par_iter()
+            .enumerate()
+            .map(|(c, candidates)| {
+                let class = c as u32;
+                let mut matches = vec![0u64; blocks];
+                for (at, cand) in candidates.iter().enumerate() {
+                    let s = cand.slot as usize;
+                    if s >= slot_count {
+                        return Err(CandidatesError::SlotOutOfRange {
+                            class,
+                            slot: cand.slot,
+                        });
+                    }
+                    let bit = 1u64 << (s % 64);
+                    if matches[s / 64] & bit != 0 {
+                        return Err(CandidatesError::Repeated {
+                            class,
+                            slot: cand.slot,
+                        });
+                    }
+                    matches[s / 64] |= bit;
+                    if at > 0 && !best_first(&candidates[at - 1], cand).is_lt() {
+                        return Err(CandidatesError::Unordered { class, at });
+                    }
+                }
+                Ok(ClassEntry {
+                    matches,
+                    candidates,
+                })
+            })
+            .collect::<Result<_, _>>()?;
+        let classes = entries.len();
+        let mut pairs = ClassPairs {
+            matcher: None,
+            classes,
+            held: vec![None; classes],
+            loaded: std::collections::VecDeque::new(),
+            bytes: 0,
+            budget: usize::MAX,
+            evaluations: (classes * slot_count) as u64,
+            upcoming: Vec::new(),
+            tests: None,
+        };
+        for (c, e) in entries.into_iter().enumerate() {
+            pairs.hold(c as u32, e);
+        }
+        Ok(pairs)
+    }
+
+    /// How many classes there are.
+    pub fn class_count(&self) -> usize {
+        self.classes
     }
 
     /// Every pair of `reps` (a class each) and `slots` on the reference

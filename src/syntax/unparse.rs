@@ -12,6 +12,10 @@ enum Style {
     New,
     Old,
     Pretty,
+    /// New syntax with every real printed to read back to the same bits.
+    Exact,
+    /// Old syntax with every real printed to read back to the same bits.
+    OldExact,
 }
 
 struct Printer<'a> {
@@ -26,6 +30,20 @@ pub fn fmt_real_new(f: f64) -> String {
         return s;
     }
     let s = format!("{f:.15e}");
+    let (mant, exp) = s.split_once('e').unwrap_or((&s, "0"));
+    let exp: i32 = exp.parse().unwrap_or(0);
+    let sign = if exp < 0 { '-' } else { '+' };
+    format!("{mant}E{sign}{:02}", exp.abs())
+}
+
+/// Reals that read back to the same bits: new syntax's form with 17 significant
+/// digits (`%1.16E`), which every finite double needs at most; zero, NaN and the
+/// infinities as new syntax spells them.
+pub fn fmt_real_exact(f: f64) -> String {
+    if let Some(s) = special_real(f) {
+        return s;
+    }
+    let s = format!("{f:.16e}");
     let (mant, exp) = s.split_once('e').unwrap_or((&s, "0"));
     let exp: i32 = exp.parse().unwrap_or(0);
     let sign = if exp < 0 { '-' } else { '+' };
@@ -195,7 +213,7 @@ pub fn write_scalar_value_old(v: &Value, out: &mut String) -> bool {
 
 impl Printer<'_> {
     fn old(&self) -> bool {
-        self.style == Style::Old
+        matches!(self.style, Style::Old | Style::OldExact)
     }
 
     fn newline(&mut self) {
@@ -238,6 +256,9 @@ impl Printer<'_> {
                 self.out.push_str("relTime(\"");
                 self.out.push_str(&fmt_reltime(*r));
                 self.out.push_str("\")");
+            }
+            Node::Lit(Value::Real(r)) if matches!(self.style, Style::Exact | Style::OldExact) => {
+                self.out.push_str(&fmt_real_exact(*r));
             }
             Node::Lit(v) => {
                 if !write_scalar(v, self.old(), self.out) {
@@ -523,6 +544,22 @@ pub fn unparse_ad(ad: &ClassAd) -> String {
     s
 }
 
+/// One-line new-syntax ad as [`unparse_ad`] prints it, but with every real
+/// literal in 17 significant digits ([`fmt_real_exact`]): text that reads back
+/// to an ad that evaluates as this one does, bit for bit, for shipping ads
+/// between processes (new syntax's 16 digits lose the last bit of some reals).
+/// Relative-time literals keep new syntax's form (milliseconds).
+pub fn unparse_ad_exact(ad: &ClassAd) -> String {
+    let mut s = String::new();
+    Printer {
+        out: &mut s,
+        style: Style::Exact,
+        indent: 0,
+    }
+    .record(&ad_items(ad));
+    s
+}
+
 /// One-line old-syntax ad, `[ a = 1; b = "x" ]`: how HTCondor's unparser in old-ad
 /// mode prints an ad that is a value (`SetOldClassAd(true, true)`), with every
 /// expression inside in old syntax.
@@ -588,6 +625,19 @@ pub fn unparse_pretty_expr(e: &crate::syntax::ast::ExprRef) -> String {
 /// Old (long-form) syntax as `printOld` prints it: one `Name = expr` line per
 /// attribute, each ending in a newline (an empty ad is a lone newline).
 pub fn unparse_ad_old(ad: &ClassAd) -> String {
+    old_long_form(ad, Style::Old)
+}
+
+/// Old (long-form) syntax as [`unparse_ad_old`] prints it, but with every real
+/// literal in 17 significant digits ([`fmt_real_exact`]): text that the old
+/// syntax's fast reader reads back to an ad that evaluates as this one does,
+/// bit for bit, for shipping ads between processes.
+pub fn unparse_ad_old_exact(ad: &ClassAd) -> String {
+    old_long_form(ad, Style::OldExact)
+}
+
+/// One `Name = expr` line per attribute in `style` (an old one).
+fn old_long_form(ad: &ClassAd, style: Style) -> String {
     let mut s = String::new();
     let mut first = true;
     for (name, r) in ad.iter() {
@@ -597,7 +647,12 @@ pub fn unparse_ad_old(ad: &ClassAd) -> String {
         first = false;
         write_attr_name(name, true, &mut s);
         s.push_str(" = ");
-        unparse_old_node(r.tree, r.id, &mut s);
+        Printer {
+            out: &mut s,
+            style,
+            indent: 0,
+        }
+        .node(r.tree, r.id);
     }
     s.push('\n');
     s
@@ -865,6 +920,78 @@ mod tests {
                 assert_eq!(twice, once, "{src:?}");
             }
         }
+    }
+
+    /// Reals whose 16 digits (new syntax) lose bits read back exact from the
+    /// exact form, at any depth of an ad; the rest of the text is new syntax's.
+    #[test]
+    fn exact_reals_read_back_to_the_same_bits() {
+        let tricky = [
+            0.1 + 0.2,
+            1.0 / 3.0,
+            -2.0 / 3.0,
+            f64::MIN_POSITIVE,
+            5e-324,
+            f64::MAX,
+            123_456_789.123_456_79,
+            (1u64 << 53) as f64 + 2.0,
+        ];
+        let lossy = tricky
+            .iter()
+            .filter(|&&f| fmt_real_new(f).parse::<f64>().ok() != Some(f))
+            .count();
+        assert!(lossy > 0, "some of these need a 17th digit");
+        for f in tricky {
+            assert_eq!(
+                fmt_real_exact(f).parse::<f64>().unwrap().to_bits(),
+                f.to_bits()
+            );
+        }
+        assert_eq!(fmt_real_exact(0.1), "1.0000000000000001E-01");
+        assert_eq!(fmt_real_exact(-0.0), "-0.0");
+        assert_eq!(fmt_real_exact(f64::NAN), "real(\"NaN\")");
+        let mut ad = ClassAd::new();
+        for (i, f) in tricky.iter().enumerate() {
+            ad.insert_expr(
+                format!("r{i}").as_str(),
+                crate::syntax::ast::Expr::literal(Value::Real(*f)),
+            );
+        }
+        let nested = parse_classad("[ l = { 1, [ x = 2 ] }; s = \"a\"; e = x * 2.5 ]").unwrap();
+        for (n, e) in nested.iter() {
+            ad.insert(n.as_str(), e.to_expr_ref());
+        }
+        let text = unparse_ad_exact(&ad);
+        let back = std::sync::Arc::new(parse_classad(&text).unwrap());
+        for (i, f) in tricky.iter().enumerate() {
+            let name = format!("r{i}");
+            let v = crate::eval::eval_attr(&back, &name, None, crate::eval::Semantics::Htcondor);
+            assert!(
+                matches!(v, Ok(Value::Real(r)) if r.to_bits() == f.to_bits()),
+                "r{i}: {v:?}"
+            );
+        }
+        assert!(text.contains("e = x * 2.5000000000000000E+00"), "{text}");
+        assert_eq!(unparse_ad_exact(&back), text, "stable");
+        // The old syntax's exact form reads back alike through the ad reader.
+        let old = unparse_ad_old_exact(&ad);
+        let read = crate::ad::read_ads(&format!("{old}\n{old}"), "old").unwrap();
+        assert_eq!(read.len(), 2);
+        let back_old = std::sync::Arc::new(read.into_iter().next().unwrap());
+        for (i, f) in tricky.iter().enumerate() {
+            let name = format!("r{i}");
+            let v =
+                crate::eval::eval_attr(&back_old, &name, None, crate::eval::Semantics::Htcondor);
+            assert!(
+                matches!(v, Ok(Value::Real(r)) if r.to_bits() == f.to_bits()),
+                "old r{i}: {v:?}"
+            );
+        }
+        assert_eq!(unparse_ad_exact(&back_old), text, "old and new exact agree");
+        // New syntax's 16 digits take f64::MAX past the largest double.
+        assert!(
+            unparse_ad(&parse_classad(&unparse_ad(&ad)).unwrap()).contains("r5 = real(\"INF\")")
+        );
     }
 
     #[test]

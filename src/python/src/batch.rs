@@ -16,7 +16,7 @@ use pyo3::types::PyBytes;
 use std::sync::{Arc, Mutex};
 
 /// The ads of a Python sequence of `ClassAd`s.
-fn ads_of(seq: &Bound<'_, PyAny>, what: &str) -> PyResult<Vec<Arc<ClassAd>>> {
+pub(crate) fn ads_of(seq: &Bound<'_, PyAny>, what: &str) -> PyResult<Vec<Arc<ClassAd>>> {
     let mut out = Vec::new();
     for item in seq.try_iter()? {
         let item = item?;
@@ -29,7 +29,7 @@ fn ads_of(seq: &Bound<'_, PyAny>, what: &str) -> PyResult<Vec<Arc<ClassAd>>> {
 }
 
 /// The negotiator's knobs from configuration text (HTCondor's syntax).
-fn knobs_of(config: Option<&str>) -> PyResult<CycleKnobs> {
+pub(crate) fn knobs_of(config: Option<&str>) -> PyResult<CycleKnobs> {
     let Some(text) = config else {
         return Ok(CycleKnobs::default());
     };
@@ -41,7 +41,11 @@ fn knobs_of(config: Option<&str>) -> PyResult<CycleKnobs> {
 }
 
 /// Pairs as a list of tuples, or as an `(n, 2)` NumPy array of int64.
-fn pairs_out(py: Python<'_>, pairs: Vec<(usize, usize)>, numpy: bool) -> PyResult<Py<PyAny>> {
+pub(crate) fn pairs_out(
+    py: Python<'_>,
+    pairs: Vec<(usize, usize)>,
+    numpy: bool,
+) -> PyResult<Py<PyAny>> {
     if !numpy {
         return Ok(pairs.into_pyobject(py)?.into_any().unbind());
     }

@@ -7,10 +7,12 @@
 //! [`semantics`] (HTCondor's daemon semantics or the strict library's),
 //! [`convert`] (ClassAd values to Python objects and back), [`expr`]
 //! (`ExprTree`), [`ad`] (`ClassAd`), [`parse`] (`parseNext`, `quote`,
-//! `unquote`, `version`), [`batch`] (`Pool` and `negotiate`). The Python package
-//! `classad_rs` (in `src/python/python`) re-exports them and adds what classad2
-//! writes in Python: the `Value` and `ParserType` enums and the `parseAds`,
-//! `parseOne` and `parseNext` drivers.
+//! `unquote`, `version`), [`batch`] (`Pool` and `negotiate`), [`shard`] (the
+//! cycle over a pool cut into shards, for Dask or Ray, and the pool
+//! generator). The Python package `classad_rs` (in `src/python/python`)
+//! re-exports them and adds what classad2 writes in Python: the `Value` and
+//! `ParserType` enums and the `parseAds`, `parseOne` and `parseNext` drivers;
+//! its modules `shard` and `dask` drive the sharded cycle.
 
 pub mod ad;
 pub mod batch;
@@ -19,6 +21,7 @@ pub mod errors;
 pub mod expr;
 pub mod parse;
 pub mod semantics;
+pub mod shard;
 
 use pyo3::prelude::*;
 
@@ -29,6 +32,7 @@ fn native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<ad::PyClassAd>()?;
     m.add_class::<expr::PyExprTree>()?;
     m.add_class::<batch::PyPool>()?;
+    m.add_class::<shard::PyPreparedCycle>()?;
     m.add(
         "ClassAdException",
         m.py().get_type::<errors::ClassAdException>(),
@@ -42,6 +46,9 @@ fn native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(semantics::set_strict, m)?)?;
     m.add_function(wrap_pyfunction!(semantics::is_strict, m)?)?;
     m.add_function(wrap_pyfunction!(batch::negotiate, m)?)?;
+    m.add_function(wrap_pyfunction!(shard::shard_candidates, m)?)?;
+    m.add_function(wrap_pyfunction!(shard::merge_candidates, m)?)?;
+    m.add_function(wrap_pyfunction!(shard::generate_pool, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
     Ok(())
 }

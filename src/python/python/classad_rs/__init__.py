@@ -2,7 +2,9 @@
 subset of HTCondor's ``classad2`` bindings (``import classad_rs as classad2``),
 with HTCondor's daemon semantics by default (what ``import htcondor2`` switches
 classad2 to; ``setStrictSemantics(True)`` for the plain library's), and batch
-calls over whole pools (``Pool``, ``negotiate``) that run on every core.
+calls over whole pools (``Pool``, ``negotiate``) that run on every core. The
+modules ``classad_rs.shard`` and ``classad_rs.dask`` run the negotiation cycle
+with its matching spread over other machines (Dask, Ray, any engine).
 """
 
 import io
@@ -14,9 +16,11 @@ from ._native import (
     ClassAdException,
     ExprTree,
     Pool,
+    PreparedCycle,
     __version__,
     _parse_all,
     _parse_next,
+    generate_pool,
     lastError,
     negotiate,
     quote,
@@ -39,7 +43,9 @@ __all__ = [
     "Parser",
     "ParserType",
     "Pool",
+    "PreparedCycle",
     "Value",
+    "generate_pool",
     "lastError",
     "negotiate",
     "parseAds",

@@ -2,6 +2,7 @@
 calls over whole pools."""
 
 import datetime
+import os
 import enum
 from collections.abc import Iterable, Iterator, Mapping, MutableMapping, Sequence
 from typing import IO, Any, Optional, Union, overload
@@ -87,3 +88,44 @@ def negotiate(
     numpy: bool = False,
 ) -> Any:
     """One negotiation cycle: (job index, slot index) matches in the order made."""
+
+class PreparedCycle:
+    """A negotiation cycle prepared on the driver for sharded matching (see
+    ``classad_rs.shard``)."""
+
+    def __init__(
+        self,
+        jobs: Iterable[ClassAd],
+        slots: Iterable[ClassAd],
+        config: Optional[str] = None,
+        priorities: Optional[str] = None,
+    ) -> None: ...
+    @staticmethod
+    def from_files(
+        jobs: Union[str, "os.PathLike[str]"],
+        slots: Union[str, "os.PathLike[str]"],
+        config: Optional[str] = None,
+        priorities: Optional[str] = None,
+    ) -> "PreparedCycle": ...
+    @property
+    def slot_count(self) -> int: ...
+    @property
+    def class_count(self) -> int: ...
+    @property
+    def job_count(self) -> int: ...
+    @property
+    def file_index(self) -> list[int]: ...
+    def representatives_text(self) -> str: ...
+    def slots_text(self, start: int = 0, end: Optional[int] = None) -> str: ...
+    def candidates(self, threads: Optional[int] = None) -> bytes: ...
+    def negotiate(self, results: Optional[Sequence[bytes]] = None, numpy: bool = False) -> Any: ...
+
+def generate_pool(
+    machines: int,
+    jobs: int,
+    seed: int = 1,
+    submitters: Optional[int] = None,
+    signatures: Optional[int] = None,
+) -> tuple[str, str, str]:
+    """A generated pool (``classad gen-pool``): slot ads, job ads (old syntax)
+    and the submitters' priorities."""
