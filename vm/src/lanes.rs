@@ -298,10 +298,6 @@ impl Machine {
                         host.call(z >> 8, args).ok()
                     })
                 }
-                Op::SelectPath => {
-                    let path = &p.paths[z as usize];
-                    per_lane!(|lane| path.resolve(if path.target { targets[lane] } else { my }))
-                }
                 Op::Index => {
                     let (a, b) = (r(y), r(z));
                     per_lane!(|lane| host.index(&regs[a][lane], &regs[b][lane]).ok())
@@ -343,10 +339,9 @@ pub(crate) fn lane_depth(p: &Program) -> Option<u32> {
     }
     p.code.iter().try_fold(p.max_depth, |d, i| match i.op {
         Op::LoadMy | Op::LoadTarget => Some(d.max(u32::from(i.y) + 1)),
-        Op::SelectPath => {
-            Some(d.max(u32::from(i.y) + crate::machine::path_depth(&p.paths[i.z as usize])))
-        }
-        Op::Reference | Op::Fail => None,
+        // (Resolved pair by pair: an arm for it here slowed the lanes' loop on
+        // every program.)
+        Op::Reference | Op::Fail | Op::SelectPath => None,
         _ => Some(d),
     })
 }

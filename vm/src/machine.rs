@@ -12,7 +12,7 @@
 //! rerun the evaluation on the reference evaluator, which applies the limits exactly.
 
 use crate::ad::{Attr, CompiledAd};
-use crate::instr::Op;
+use crate::instr::{Instr, Op};
 use crate::ops::{self, Arith, Bit, Cmp};
 use crate::program::Program;
 use crate::value::Value;
@@ -324,6 +324,28 @@ impl Machine {
         r
     }
 
+    /// `SelectPath` (kept out of the dispatch loop): its value and the depth it
+    /// reaches.
+    #[cold]
+    #[inline(never)]
+    fn select_path(
+        &mut self,
+        p: &Program,
+        ins: Instr,
+        me: usize,
+        sides: Sides<'_>,
+    ) -> Result<(Value, u32), Halt> {
+        let path = &p.paths[ins.z as usize];
+        let side = if path.target { 1 - me } else { me };
+        if side == 1 && !sides.has_target {
+            return Ok((Value::Undefined, 0));
+        }
+        let v = path.resolve(sides.ads[side]).ok_or(Halt::NeedReference)?;
+        // HTCondor's steps and levels (see `path_depth`).
+        self.steps += u64::from(path_depth(path));
+        Ok((v, u32::from(ins.y) + path_depth(path)))
+    }
+
     fn dispatch(
         &mut self,
         p: &Program,
@@ -480,18 +502,9 @@ impl Machine {
                     r!(ins.x) = v;
                 }
                 Op::SelectPath => {
-                    let path = &p.paths[ins.z as usize];
-                    let side = if path.target { 1 - me } else { me };
-                    if side == 1 && !sides.has_target {
-                        r!(ins.x) = Value::Undefined;
-                    } else {
-                        let v = path.resolve(sides.ads[side]).ok_or(Halt::NeedReference)?;
-                        // HTCondor's steps and levels: a selection and a
-                        // dereference per name, at most.
-                        self.steps += u64::from(path_depth(path));
-                        depth = depth.max(u32::from(ins.y) + path_depth(path));
-                        r!(ins.x) = v;
-                    }
+                    let (v, d) = self.select_path(p, ins, me, sides)?;
+                    depth = depth.max(d);
+                    r!(ins.x) = v;
                 }
                 Op::Call => {
                     let first = usize::from(ins.y);
