@@ -1,0 +1,291 @@
+//! What an ad's record and list literals hold, listed by path when the ad is
+//! compiled, for `SelectPath` (`classad_vm::program::PathSelect`); and the
+//! interning of every name and path a pool's compilation needs, done before
+//! the parallel compile so that each thread's copy of the slot table compiles
+//! alike.
+
+use super::codegen;
+use crate::ad::ClassAd;
+use classad_vm::{CompiledAd, SlotTable, Value};
+use std::sync::Arc;
+
+/// Lists what `e`, the record or list literal of `owner`'s attribute in
+/// `slot`, holds, into `vm` (`None`: only interns the paths).
+pub(super) fn list_fields(
+    owner: &Arc<ClassAd>,
+    e: &crate::syntax::ast::ExprRef,
+    slot: u32,
+    vm: Option<&mut CompiledAd>,
+    slots: &mut SlotTable,
+) {
+    let mut fields = RecordFields {
+        owner: Some(owner),
+        chain: Vec::new(),
+        budget: MAX_FIELDS,
+    };
+    fields.value(e, &mut vec![slot], vm, slots);
+}
+
+/// Interns every name and path compiling `ad` against `slots` interns: its
+/// names, the names its expressions read, the chains they select through and
+/// its record literals' paths; so that copies of one table compile ads alike,
+/// on several threads (see `matching::pool`).
+pub fn intern_ad(ad: &ClassAd, slots: &mut SlotTable, trees_seen: &mut ahash::AHashSet<usize>) {
+    for (name, e) in ad.iter() {
+        let slot = slots.intern(name);
+        intern_tree(e.tree, slots, trees_seen);
+        if matches!(
+            e.node(),
+            crate::syntax::ast::Node::Record(_) | crate::syntax::ast::Node::List(_)
+        ) {
+            let mut fields = RecordFields {
+                owner: None,
+                chain: Vec::new(),
+                budget: MAX_FIELDS,
+            };
+            fields.value(&e.to_expr_ref(), &mut vec![slot], None, slots);
+        }
+    }
+}
+
+/// Interns the names `tree` reads and the chains it selects through, once per
+/// tree (`trees_seen` holds the trees done).
+pub fn intern_tree(
+    tree: &Arc<crate::syntax::ast::Expr>,
+    slots: &mut SlotTable,
+    trees_seen: &mut ahash::AHashSet<usize>,
+) {
+    if !trees_seen.insert(Arc::as_ptr(tree) as usize) {
+        return;
+    }
+    for node in tree.nodes() {
+        match node {
+            crate::syntax::ast::Node::Attr { name, .. } => {
+                slots.intern(name);
+            }
+            crate::syntax::ast::Node::Record(fields) => {
+                for (name, _) in fields {
+                    slots.intern(name);
+                }
+            }
+            _ => {}
+        }
+    }
+    codegen::intern_chains(tree, slots);
+}
+
+/// How many record fields and list elements one ad lists for `SelectPath`.
+const MAX_FIELDS: usize = 4096;
+
+/// Lists what an ad's record literals hold for `SelectPath`
+/// (`classad_vm::ad::Field`).
+struct RecordFields<'a> {
+    /// The ad (`None`: paths are only interned, nothing evaluated).
+    owner: Option<&'a Arc<ClassAd>>,
+    /// The record literals around the one being listed, outermost first.
+    chain: Vec<crate::syntax::ast::ExprRef>,
+    /// How many more fields the ad may list.
+    budget: usize,
+}
+
+impl RecordFields<'_> {
+    /// Lists what the record or list literal `e`, at the end of the path
+    /// `path`, holds (see [`Self::list`] and [`Self::items`]).
+    fn value(
+        &mut self,
+        e: &crate::syntax::ast::ExprRef,
+        path: &mut Vec<u32>,
+        vm: Option<&mut CompiledAd>,
+        slots: &mut SlotTable,
+    ) {
+        match e.node() {
+            crate::syntax::ast::Node::Record(_) => self.list(e, path, vm, slots),
+            crate::syntax::ast::Node::List(_) => self.items(e, path, vm, slots),
+            _ => {}
+        }
+    }
+
+    /// Lists the elements of the list literal `list` at the end of `path`: its
+    /// length, and by index its literals and what its records and lists hold;
+    /// any other element (a reference, say) is the reference evaluator's.
+    fn items(
+        &mut self,
+        list: &crate::syntax::ast::ExprRef,
+        path: &mut Vec<u32>,
+        mut vm: Option<&mut CompiledAd>,
+        slots: &mut SlotTable,
+    ) {
+        use crate::syntax::ast::Node;
+        use classad_vm::ad::Field;
+        use classad_vm::program::{PathStep, MAX_PATH_INDEX};
+        let Node::List(items) = list.node() else {
+            return;
+        };
+        let here = slots.intern_path(path);
+        let set = |vm: &mut Option<&mut CompiledAd>, id: u32, field: Field| {
+            if let Some(vm) = vm {
+                vm.set_field(id, field);
+            }
+        };
+        if path.len() >= codegen::MAX_PATH
+            || items.len() > self.budget
+            || items.len() >= MAX_PATH_INDEX as usize
+        {
+            set(&mut vm, here, Field::Other);
+            return;
+        }
+        self.budget -= items.len();
+        set(&mut vm, here, Field::List(items.len() as u32));
+        for (i, &item) in items.iter().enumerate() {
+            let e = list.child(item);
+            path.push(PathStep::index_name(i as u32));
+            let id = slots.intern_path(path);
+            match e.node() {
+                Node::Lit(Value::RelTime(r)) => set(&mut vm, id, Field::Value(Value::Real(*r))),
+                Node::Lit(v) => set(&mut vm, id, Field::Value(v.clone())),
+                Node::Record(_) | Node::List(_) => self.value(&e, path, vm.as_deref_mut(), slots),
+                _ => set(&mut vm, id, Field::Other),
+            }
+            path.pop();
+        }
+    }
+
+    /// Lists what the record literal `record`, at the end of the path `path`,
+    /// holds: the record itself, its fields that are literals or that compute
+    /// from literals of its own and enclosing records alone (evaluated here, as
+    /// HTCondor would in any match), and the same for the records among them; a
+    /// field is found as HTCondor's lookup finds it (the last of a repeated name,
+    /// any case). Up to [`codegen::MAX_PATH`] deep and [`MAX_FIELDS`] fields an
+    /// ad: a path not listed is absent, which `SelectPath` takes for a missing
+    /// field, so a record too deep or too wide is marked `Other` (the reference
+    /// evaluator's) instead.
+    fn list(
+        &mut self,
+        record: &crate::syntax::ast::ExprRef,
+        path: &mut Vec<u32>,
+        mut vm: Option<&mut CompiledAd>,
+        slots: &mut SlotTable,
+    ) {
+        use crate::eval::scope::{record_attr, record_names};
+        use crate::syntax::ast::Node;
+        use classad_vm::ad::Field;
+        let set = |vm: &mut Option<&mut CompiledAd>, id: u32, field: Field| {
+            if let Some(vm) = vm {
+                vm.set_field(id, field);
+            }
+        };
+        let here = slots.intern_path(path);
+        let names = record_names(record);
+        if path.len() >= codegen::MAX_PATH || names.len() > self.budget {
+            set(&mut vm, here, Field::Other);
+            return;
+        }
+        self.budget -= names.len();
+        set(&mut vm, here, Field::Record);
+        self.chain.push(record.clone());
+        for name in names {
+            let Some(e) = record_attr(record, &name) else {
+                continue;
+            };
+            path.push(slots.intern(&name));
+            let id = slots.intern_path(path);
+            match e.node() {
+                Node::Lit(Value::RelTime(r)) => set(&mut vm, id, Field::Value(Value::Real(*r))),
+                Node::Lit(v) => set(&mut vm, id, Field::Value(v.clone())),
+                Node::Record(_) | Node::List(_) => self.value(&e, path, vm.as_deref_mut(), slots),
+                _ if vm.is_some() && self.owner.is_some() => {
+                    let field = match self.closed_value(&e) {
+                        Some(v) => Field::Value(v),
+                        None => Field::Other,
+                    };
+                    set(&mut vm, id, field);
+                }
+                _ => {}
+            }
+            path.pop();
+        }
+        self.chain.pop();
+    }
+
+    /// The value of field expression `e` of the innermost record of the chain
+    /// when it reads nothing beyond the chain's records (every name it reads is
+    /// one of theirs, computed likewise, shallow, with no call that depends on
+    /// more than its arguments): the same in every match, so evaluated here by
+    /// the reference evaluator in the records' scopes. `None` otherwise, or when
+    /// it is not a plain value.
+    fn closed_value(&self, e: &crate::syntax::ast::ExprRef) -> Option<Value> {
+        use crate::eval::scope::{Frame, Scope};
+        if !self.closed(e, self.chain.len(), 0) {
+            return None;
+        }
+        let mut scope = Scope::of_ad(self.owner?.clone());
+        for r in &self.chain {
+            scope = Arc::new(Scope {
+                frame: Frame::Record(r.clone()),
+                parent: Some(scope),
+                alternate: None,
+            });
+        }
+        let v = crate::eval::Evaluator::new(true)
+            .eval(e, Some(&scope))
+            .ok()?;
+        (!matches!(v, Value::List(_) | Value::Ad(_))).then_some(v)
+    }
+
+    /// See [`Self::closed_value`]: for `e`, a field of the record `chain[upto - 1]`
+    /// (its names are looked up there, then in the records around it);
+    /// `level` counts the references followed.
+    fn closed(&self, e: &crate::syntax::ast::ExprRef, upto: usize, level: u32) -> bool {
+        use crate::eval::scope::record_attr;
+        use crate::functions::{ERROR_ON_FAILED_ARGUMENT, IMPURE_BUILTINS, SCOPED_BUILTINS};
+        use crate::syntax::ast::Node;
+        if level > 3 {
+            return false;
+        }
+        let mut stack = vec![e.id];
+        let mut nodes = 0;
+        while let Some(id) = stack.pop() {
+            nodes += 1;
+            if nodes > 64 {
+                return false;
+            }
+            let node = e.tree.node(id);
+            match node {
+                Node::Attr {
+                    scope: None,
+                    name,
+                    absolute: false,
+                } => {
+                    if codegen::is_scope_name(name) {
+                        return false;
+                    }
+                    let found = self.chain[..upto]
+                        .iter()
+                        .enumerate()
+                        .rev()
+                        .find_map(|(k, r)| record_attr(r, name).map(|f| (k, f)));
+                    match found {
+                        Some((k, f)) if self.closed(&f, k + 1, level + 1) => {}
+                        _ => return false,
+                    }
+                }
+                Node::Attr { .. } | Node::List(_) | Node::Record(_) => return false,
+                Node::Call { name, .. } => {
+                    let listed = |list: &[&str]| list.iter().any(|s| s.eq_ignore_ascii_case(name));
+                    if listed(&IMPURE_BUILTINS)
+                        || listed(&SCOPED_BUILTINS)
+                        || listed(&ERROR_ON_FAILED_ARGUMENT)
+                    {
+                        return false;
+                    }
+                }
+                _ => {}
+            }
+            node.map_children(|c| {
+                stack.push(c);
+                c
+            });
+        }
+        true
+    }
+}
