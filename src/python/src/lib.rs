@@ -38,6 +38,7 @@ fn native(m: &Bound<'_, PyModule>) -> PyResult<()> {
         m.py().get_type::<errors::ClassAdException>(),
     )?;
     m.add_function(wrap_pyfunction!(parse::parse_next, m)?)?;
+    m.add_function(wrap_pyfunction!(parse::parse_from, m)?)?;
     m.add_function(wrap_pyfunction!(parse::parse_all, m)?)?;
     m.add_function(wrap_pyfunction!(parse::quote, m)?)?;
     m.add_function(wrap_pyfunction!(parse::unquote, m)?)?;

@@ -19,6 +19,7 @@ from ._native import (
     PreparedCycle,
     __version__,
     _parse_all,
+    _parse_from,
     _parse_next,
     generate_pool,
     lastError,
@@ -63,17 +64,27 @@ _WHOLE = (ParserType.XML, ParserType.JSON, ParserType.FileAuto)
 
 
 def _ads(text, parser, offset=0):
-    """(ad, offset after it) for each ad of ``text`` from ``offset``."""
+    """(ad, byte offset after it) for each ad of ``text`` from ``offset``; the error
+    of an ad that does not read is raised after the ads before it."""
     if int(parser) in _WHOLE:
+        end = len(text.encode())
         for ad in _parse_all(text[offset:], int(parser)):
-            yield ad, len(text)
+            yield ad, end
         return
-    while True:
-        ad, after = _parse_next(text, int(parser), offset)
-        if ad is None or after == offset:
-            return
+    ads, failed_at = _parse_from(text, int(parser), offset)
+    yield from ads
+    if failed_at is not None:
+        _parse_next(text, int(parser), failed_at)
+
+
+def _first(text, parser):
+    """The first ad of ``text`` as ``_ads`` gives it, reading no further."""
+    if int(parser) in _WHOLE:
+        yield from _ads(text, parser)
+        return
+    ad, after = _parse_next(text, int(parser), 0)
+    if ad is not None and after != 0:
         yield ad, after
-        offset = after
 
 
 def _parse_ads_generator(input, parser):
@@ -83,7 +94,7 @@ def _parse_ads_generator(input, parser):
     text = "".join(input)
     for ad, after in _ads(text, parser):
         if not isinstance(input, str):
-            input.seek(file_offset + len(text[:after].encode()), 0)
+            input.seek(file_offset + after, 0)
         yield ad
 
 
@@ -103,7 +114,7 @@ def parseOne(input: Union[str, IO], parser: ParserType = ParserType.Auto) -> Cla
     for ad, after in _ads(text, parser):
         result.update(ad)
     if not isinstance(input, str):
-        input.seek(start + len(text[:after].encode()), 0)
+        input.seek(start + after, 0)
     return result
 
 
@@ -111,7 +122,7 @@ def parseNext(input: Union[str, IO], parser: ParserType = ParserType.Auto) -> Cl
     """The first ad of ``input`` (``None`` when there is none); a file is left
     just past it."""
     if isinstance(input, str):
-        for ad, _ in _ads(input, parser):
+        for ad, _ in _first(input, parser):
             return ad
         return None
     try:
@@ -121,7 +132,7 @@ def parseNext(input: Union[str, IO], parser: ParserType = ParserType.Auto) -> Cl
             "Can not look ahead in stream; you must explicitly specify a parser."
         ) from e
     text = input.read()
-    for ad, after in _ads(text, parser):
-        input.seek(start + len(text[:after].encode()), 0)
+    for ad, after in _first(text, parser):
+        input.seek(start + after, 0)
         return ad
     return None
