@@ -89,7 +89,7 @@ pub fn parse_from(
     text: &str,
     parser: i64,
     mut offset: usize,
-) -> PyResult<(Vec<(Py<PyClassAd>, usize)>, Option<usize>)> {
+) -> PyResult<(Vec<AdRead>, Option<usize>)> {
     let mut ads = Vec::new();
     loop {
         match next_at(text, parser, offset) {
@@ -102,6 +102,9 @@ pub fn parse_from(
         }
     }
 }
+
+/// An ad read, and the byte offset after it.
+type AdRead = (Py<PyClassAd>, usize);
 
 /// The next ad of `text` from byte `offset`, and the offset after it.
 fn next_at(
