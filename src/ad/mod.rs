@@ -1,6 +1,7 @@
 //! ClassAd documents and the files that hold them.
 
 pub mod classad;
+pub mod files;
 pub mod json;
 mod old;
 pub mod parts;

@@ -107,3 +107,32 @@ def test_strict_semantics_on_request(ours):
         assert ours.ExprTree("x").eval(my, target) == ours.Value.Undefined
     finally:
         ours.setStrictSemantics(False)
+
+
+@pytest.mark.parametrize("n", [1, 2, 3])
+def test_files_given_as_paths_match_as_their_ads(ours, n, tmp_path):
+    # A pathlib.Path of slots or jobs is read by the library itself: the same
+    # pairs, candidates and cycle as the ads parsed in Python; gzip too.
+    import gzip
+    import pathlib
+
+    jobs, slots = pool(ours, n)
+    jobs_path = pathlib.Path(POOLS) / f"pool{n}.jobs.ads"
+    slots_path = tmp_path / "slots.ads.gz"
+    with open(pathlib.Path(POOLS) / f"pool{n}.machines.ads", "rb") as f:
+        slots_path.write_bytes(gzip.compress(f.read()))
+    by_ads, by_path = ours.Pool(slots), ours.Pool(slots_path)
+    assert len(by_path) == len(slots)
+    assert by_path.allPairs(jobs_path) == by_ads.allPairs(jobs)
+    assert by_path.candidates(jobs_path) == by_ads.candidates(jobs)
+    assert ours.negotiate(jobs_path, slots_path) == ours.negotiate(jobs, slots)
+
+
+def test_a_path_that_does_not_read_is_an_error_naming_it(ours, tmp_path):
+    missing = tmp_path / "none.ads"
+    with pytest.raises(OSError, match="none.ads"):
+        ours.Pool(missing)
+    bad = tmp_path / "bad.ads"
+    bad.write_text("[ a = ]\n")
+    with pytest.raises(OSError, match="bad.ads"):
+        ours.Pool([]).allPairs(bad)

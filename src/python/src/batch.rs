@@ -17,6 +17,15 @@ use std::sync::{Arc, Mutex};
 
 /// The ads of a Python sequence of `ClassAd`s.
 pub(crate) fn ads_of(seq: &Bound<'_, PyAny>, what: &str) -> PyResult<Vec<Arc<ClassAd>>> {
+    if let Some(path) = path_of(seq)? {
+        // Read by the library, in parts on every core, without the GIL and
+        // without a Python object per ad: what the command line pays.
+        let ads = seq
+            .py()
+            .detach(|| classad::ad::files::read_ad_file(&path))
+            .map_err(pyo3::exceptions::PyOSError::new_err)?;
+        return Ok(ads.into_iter().map(Arc::new).collect());
+    }
     let mut out = Vec::new();
     for item in seq.try_iter()? {
         let item = item?;
@@ -26,6 +35,16 @@ pub(crate) fn ads_of(seq: &Bound<'_, PyAny>, what: &str) -> PyResult<Vec<Arc<Cla
         out.push(ad.borrow().ad.clone());
     }
     Ok(out)
+}
+
+/// The file path `obj` names, when it is an `os.PathLike` (a `pathlib.Path`;
+/// not a `str`, which the shard calls take for the text of ads).
+fn path_of(obj: &Bound<'_, PyAny>) -> PyResult<Option<String>> {
+    if obj.hasattr("__fspath__")? {
+        let p = obj.call_method0("__fspath__")?;
+        return Ok(Some(p.extract::<String>()?));
+    }
+    Ok(None)
 }
 
 /// The negotiator's knobs from configuration text (HTCondor's syntax).

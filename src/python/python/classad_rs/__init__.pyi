@@ -70,19 +70,28 @@ def setStrictSemantics(strict: bool) -> None: ...
 def strictSemantics() -> bool: ...
 
 class Pool:
-    """Slots compiled once for batch matching (every core, GIL released)."""
+    """Slots compiled once for batch matching (every core, GIL released).
 
-    def __init__(self, slots: Iterable[ClassAd], config: Optional[str] = None) -> None: ...
+    The slots and jobs of ``Pool``, ``allPairs``, ``candidates`` and
+    ``negotiate`` are ``ClassAd`` objects, or an ``os.PathLike`` (a
+    ``pathlib.Path``) naming a file of ads in any syntax, gzip or not, which
+    the library reads on every core with no Python object per ad."""
+
+    def __init__(
+        self, slots: Union[Iterable[ClassAd], os.PathLike], config: Optional[str] = None
+    ) -> None: ...
     def __len__(self) -> int: ...
-    def allPairs(self, jobs: Iterable[ClassAd], numpy: bool = False) -> Any:
+    def allPairs(self, jobs: Union[Iterable[ClassAd], os.PathLike], numpy: bool = False) -> Any:
         """(job index, slot index) pairs that match both ways; an (n, 2) int64
         array with ``numpy=True``."""
-    def candidates(self, jobs: Iterable[ClassAd]) -> tuple[list[int], list[list[int]]]:
+    def candidates(
+        self, jobs: Union[Iterable[ClassAd], os.PathLike]
+    ) -> tuple[list[int], list[list[int]]]:
         """Each job's match class, and per class its slots best first."""
 
 def negotiate(
-    jobs: Iterable[ClassAd],
-    slots: Iterable[ClassAd],
+    jobs: Union[Iterable[ClassAd], os.PathLike],
+    slots: Union[Iterable[ClassAd], os.PathLike],
     config: Optional[str] = None,
     priorities: Optional[str] = None,
     numpy: bool = False,
