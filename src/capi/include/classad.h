@@ -338,7 +338,7 @@ enum classad_status classad_ad_list_parse(const char *text,
 /**
  * Reads every ad of the file at `path` (`path_len` bytes of UTF-8, no NUL
  * needed) into a new list in `*out`, the syntax detected from its first
- * lines (plain text: a gzip file is not uncompressed). `CLASSAD_ERR_IO` when it cannot be opened,
+ * lines, gzip or not. `CLASSAD_ERR_IO` when it cannot be opened,
  * `CLASSAD_ERR_PARSE` when it is not ads (the message names the file, line
  * and column).
  *

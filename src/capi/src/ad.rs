@@ -5,7 +5,7 @@
 use crate::boundary::*;
 use crate::output::classad_string;
 use classad::ad::json::unparse_ad_json;
-use classad::ad::{read_ads_as, read_ads_from, ClassAd, Format, ReadLimits};
+use classad::ad::{read_ads_as, ClassAd, Format};
 use classad::syntax::{unparse_ad, unparse_ad_old, unparse_ad_pretty, unparse_node};
 use std::ffi::c_char;
 use std::sync::Arc;
@@ -93,16 +93,19 @@ pub(crate) fn parse_ads(text: &str, format: Option<Format>) -> Outcome<Vec<Arc<C
     Ok(ads.into_iter().map(Arc::new).collect())
 }
 
-/// Every ad of the file at `path`, read as the library reads a stream of ads
-/// (the syntax detected from its first lines).
+/// Every ad of the file at `path`, read as the command line reads it (the
+/// syntax detected from its first lines, gzip or not, in parts on every core).
 pub(crate) fn read_file(path: &str) -> Outcome<Vec<Arc<ClassAd>>> {
-    let file = std::fs::File::open(path)
-        .map_err(|e| Failure::new(CLASSAD_ERR_IO, format!("{path}: {e}")))?;
-    let input = std::io::BufReader::with_capacity(1 << 16, file);
+    use classad::ad::files::{open_input, read_reader_in_parts};
+    let input =
+        open_input(path, 1 << 20).map_err(|message| Failure::new(CLASSAD_ERR_IO, message))?;
     // A failure past the open (a syntax error, text that is not UTF-8, a line
     // too long) names the file, line and column.
-    let ads = crate::threads::in_workers(|| read_ads_from(input, path, ReadLimits::default()))
-        .map_err(|e| Failure::new(CLASSAD_ERR_PARSE, e.to_string()))?;
+    let mut ads = Vec::new();
+    crate::threads::in_workers(|| {
+        read_reader_in_parts(input, path, |part| part, |part| ads.extend(part))
+    })
+    .map_err(|message| Failure::new(CLASSAD_ERR_PARSE, message))?;
     Ok(ads.into_iter().map(Arc::new).collect())
 }
 
@@ -280,7 +283,7 @@ pub unsafe extern "C" fn classad_ad_list_parse(
 
 /// Reads every ad of the file at `path` (`path_len` bytes of UTF-8, no NUL
 /// needed) into a new list in `*out`, the syntax detected from its first
-/// lines (plain text: a gzip file is not uncompressed). `CLASSAD_ERR_IO` when it cannot be opened,
+/// lines, gzip or not. `CLASSAD_ERR_IO` when it cannot be opened,
 /// `CLASSAD_ERR_PARSE` when it is not ads (the message names the file, line
 /// and column).
 ///
@@ -377,4 +380,33 @@ pub unsafe extern "C" fn classad_ad_list_free(list: *mut classad_ad_list) {
         unsafe { free_handle(list) };
         Ok(())
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use std::io::Write;
+
+    /// A pool dump kept compressed reads as its text does.
+    #[test]
+    fn a_gzip_file_reads_as_its_text() {
+        let dir = std::env::temp_dir().join(format!("classad-capi-gz-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let text = "A = 1\nB = \"x\"\n\nA = 2\n";
+        let plain = dir.join("ads");
+        std::fs::write(&plain, text).unwrap();
+        let gz = dir.join("ads.gz");
+        let mut e = flate2::write::GzEncoder::new(
+            std::fs::File::create(&gz).unwrap(),
+            flate2::Compression::default(),
+        );
+        e.write_all(text.as_bytes()).unwrap();
+        e.finish().unwrap();
+        let print = |path: &std::path::Path| -> Vec<String> {
+            let ads = super::read_file(path.to_str().unwrap()).ok().unwrap();
+            ads.iter().map(|a| classad::syntax::unparse_ad(a)).collect()
+        };
+        assert_eq!(print(&plain).len(), 2);
+        assert_eq!(print(&gz), print(&plain));
+        std::fs::remove_dir_all(&dir).unwrap();
+    }
 }
