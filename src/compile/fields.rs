@@ -9,17 +9,18 @@ use crate::ad::ClassAd;
 use classad_vm::{CompiledAd, SlotTable, Value};
 use std::sync::Arc;
 
-/// Lists what `e`, the record or list literal of `owner`'s attribute in
-/// `slot`, holds, into `vm` (`None`: only interns the paths).
+/// Lists what `e`, the expression of the attribute in `slot`, holds when it is
+/// a record or list literal, into `vm`; with no `owner` (nothing is evaluated)
+/// and no `vm`, only interns the paths.
 pub(super) fn list_fields(
-    owner: &Arc<ClassAd>,
+    owner: Option<&Arc<ClassAd>>,
     e: &crate::syntax::ast::ExprRef,
     slot: u32,
     vm: Option<&mut CompiledAd>,
     slots: &mut SlotTable,
 ) {
     let mut fields = RecordFields {
-        owner: Some(owner),
+        owner,
         chain: Vec::new(),
         budget: MAX_FIELDS,
     };
@@ -34,17 +35,7 @@ pub fn intern_ad(ad: &ClassAd, slots: &mut SlotTable, trees_seen: &mut ahash::AH
     for (name, e) in ad.iter() {
         let slot = slots.intern(name);
         intern_tree(e.tree, slots, trees_seen);
-        if matches!(
-            e.node(),
-            crate::syntax::ast::Node::Record(_) | crate::syntax::ast::Node::List(_)
-        ) {
-            let mut fields = RecordFields {
-                owner: None,
-                chain: Vec::new(),
-                budget: MAX_FIELDS,
-            };
-            fields.value(&e.to_expr_ref(), &mut vec![slot], None, slots);
-        }
+        list_fields(None, &e.to_expr_ref(), slot, None, slots);
     }
 }
 

@@ -68,12 +68,7 @@ pub fn compile_ad(ad: &Arc<ClassAd>, slots: &mut SlotTable) -> CompiledClassAd {
             ))),
         };
         vm.set(slot, attr);
-        if matches!(
-            e.node(),
-            crate::syntax::ast::Node::Record(_) | crate::syntax::ast::Node::List(_)
-        ) {
-            fields::list_fields(ad, &e.to_expr_ref(), slot, Some(&mut vm), slots);
-        }
+        fields::list_fields(Some(ad), &e.to_expr_ref(), slot, Some(&mut vm), slots);
     }
     CompiledClassAd {
         vm,
