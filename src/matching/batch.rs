@@ -576,9 +576,10 @@ impl BatchMatcher {
             .collect();
         if ranks {
             let base = gather::base_order(&blocks, classes.len());
-            out.par_iter_mut().enumerate().for_each(|(ci, r)| {
-                r.candidates = gather::candidates(&blocks, ci, &base);
-            });
+            let lists = gather::all_candidates(&blocks, classes.len(), &base);
+            for (r, list) in out.iter_mut().zip(lists) {
+                r.candidates = list;
+            }
         }
         out
     }
