@@ -528,7 +528,7 @@ impl BatchMatcher {
             .iter()
             .map(|&c| self.representatives[c as usize].clone())
             .collect();
-        let (mut ids, mut job_groups) = ([Vec::new(), Vec::new()], None);
+        let (mut groups, mut job_groups) = ([Vec::new(), Vec::new()], None);
         if ranks {
             let machines = &self.pool.machines;
             let (pre, post) = (&self.pre, &self.post);
@@ -539,7 +539,9 @@ impl BatchMatcher {
                 let kinds = SlotKinds::of(&machines.iter().map(|m| &*m.source).collect::<Vec<_>>());
                 [pre, post].map(|e| rank_reads(machines, &kinds, e.iter().map(|(_, e)| e)))
             });
-            ids = reads.each_ref().map(|r| class_ids(&reps, &r.names));
+            groups = reads
+                .each_ref()
+                .map(|r| r.class_groups(&class_ids(&reps, &r.names)));
             self.learn_slot_reads(&reps);
             job_groups = RankGroups::of(&reps, |rep| job_rank_key(rep, &self.slot_reads));
         }
@@ -551,11 +553,10 @@ impl BatchMatcher {
         let rank = ranks.then(|| RankExprs {
             pre: self.pre.as_ref(),
             post: self.post.as_ref(),
-            slot_names: self
-                .rank_reads
-                .as_ref()
-                .map_or([&[][..], &[][..]], |r| [&r[0].per_slot, &r[1].per_slot]),
-            class_ids: [&ids[0], &ids[1]],
+            slot_sets: self.rank_reads.as_ref().map_or([&[][..], &[][..]], |r| {
+                [&r[0].set_of_slot, &r[1].set_of_slot]
+            }),
+            class_groups: [&groups[0], &groups[1]],
             job_groups: job_groups.as_ref(),
         });
         let slots = pool.machines.len();

@@ -154,9 +154,6 @@ pub fn negotiate_with_pairs(
         pairs.prepare_preemption_tests(&table.ads, &claimed, reps, &knobs.policy);
     }
     let prepared = started.elapsed().as_secs_f64();
-    if std::env::var_os("TIMING").is_some() {
-        eprintln!("PREP {prepared:.4}");
-    }
     let c = cycle::Cycle::new(knobs, priorities, table, facts, clusters, pairs);
     let mut outcome = c.run();
     let s = &mut outcome.stats;

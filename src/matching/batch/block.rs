@@ -55,12 +55,12 @@ impl BlockResult {
 pub(super) struct RankExprs<'e> {
     pub(super) pre: Option<&'e (u32, ExprRef)>,
     pub(super) post: Option<&'e (u32, ExprRef)>,
-    /// For PRE and for POST: per slot, the names it reads there (see
-    /// [`super::RankReads`]).
-    pub(super) slot_names: [&'e [Option<Vec<u16>>]; 2],
-    /// For PRE and for POST: per class of the window, the ids of what it gives
-    /// those names.
-    pub(super) class_ids: [&'e [Vec<u32>]; 2],
+    /// For PRE and for POST: per slot, which set of names it reads there, when
+    /// known (see [`super::RankReads`]).
+    pub(super) slot_sets: [&'e [Option<u32>]; 2],
+    /// For PRE and for POST: per set of names, per class of the window, its
+    /// group (classes of a group give those names the same).
+    pub(super) class_groups: [&'e [Vec<u32>]; 2],
     /// Classes whose `Rank` gives every slot the same value, when known.
     pub(super) job_groups: Option<&'e RankGroups>,
 }
@@ -133,8 +133,8 @@ fn block_in_stores(
         if let Some(RankExprs {
             pre,
             post,
-            slot_names,
-            class_ids,
+            slot_sets,
+            class_groups,
             job_groups,
         }) = ranks
         {
@@ -150,8 +150,8 @@ fn block_in_stores(
                     slot_block: &mut slot_block,
                     pre,
                     post,
-                    slot_names,
-                    class_ids,
+                    slot_sets,
+                    class_groups,
                     job_groups,
                     job_ranks: &mut job_ranks,
                     rank_memo: &mut rank_memo,
@@ -164,9 +164,9 @@ fn block_in_stores(
     out
 }
 
-/// A slot's values of PRE or POST, by the ids of what classes give the names it
-/// reads.
-type RankMemo = smallvec::SmallVec<[(smallvec::SmallVec<[u32; 4]>, f64); 4]>;
+/// A slot's values of PRE or POST, by group of classes (see
+/// [`RankExprs::class_groups`]).
+type RankMemo = smallvec::SmallVec<[(u32, f64); 4]>;
 
 /// The blocks and expressions of one rank computation.
 struct RankBlock<'b, 'c, 'd> {
@@ -178,8 +178,8 @@ struct RankBlock<'b, 'c, 'd> {
     slot_block: &'b mut TargetBlock<'d>,
     pre: Option<&'b (u32, ExprRef)>,
     post: Option<&'b (u32, ExprRef)>,
-    slot_names: [&'b [Option<Vec<u16>>]; 2],
-    class_ids: [&'b [Vec<u32>]; 2],
+    slot_sets: [&'b [Option<u32>]; 2],
+    class_groups: [&'b [Vec<u32>]; 2],
     job_groups: Option<&'b RankGroups>,
     job_ranks: &'b mut [(u64, [f64; LANES])],
     /// Per (PRE or POST, slot of the block): values by the ids of what a class
@@ -277,37 +277,17 @@ fn rank_block(pool: &CompiledPool, vm: &mut Machine, k: &mut RankBlock<'_, '_, '
                     keys[ji][mi].post = v;
                 }
             };
-            if let Some(Some(names)) = k.slot_names[which].get(k.m0 + mi) {
+            if let Some(&Some(reads)) = k.slot_sets[which].get(k.m0 + mi) {
                 // Classes that give the names this slot's PRE (or POST) reads
-                // the same get the same value: one evaluation per such group,
-                // kept for the slot's next blocks of classes.
+                // the same (one group) get the same value: one evaluation per
+                // group, kept for the slot's next blocks of classes.
+                let groups = &k.class_groups[which][reads as usize][k.r0..];
                 let memo = &mut k.rank_memo[which * LANES + mi];
-                if names.is_empty() {
-                    // It reads nothing of a job: one value for every class.
-                    let v = match memo.first() {
-                        Some(&(_, v)) => v,
-                        None => {
-                            let f = wanted.trailing_zeros() as usize;
-                            let v = match pool.machine_expr(vm, *slot, e, k.r0 + f, k.m0 + mi) {
-                                Ok(v) => negotiator_rank_value(&v),
-                                Err(_) => -f64::MAX,
-                            };
-                            memo.push((smallvec::SmallVec::new(), v));
-                            v
-                        }
-                    };
-                    for_each_lane(wanted, |ji| set(&mut keys, ji, v));
-                    continue;
-                }
-                let ids_of = |ji: usize| -> smallvec::SmallVec<[u32; 4]> {
-                    let ids = &k.class_ids[which][k.r0 + ji];
-                    names.iter().map(|&n| ids[n as usize]).collect()
-                };
                 let mut missing: smallvec::SmallVec<[usize; 8]> = smallvec::SmallVec::new();
                 for_each_lane(wanted, |ji| {
-                    let key = ids_of(ji);
-                    if !memo.iter().any(|(m, _)| *m == key)
-                        && !missing.iter().any(|&f| ids_of(f) == key)
+                    let g = groups[ji];
+                    if !memo.iter().any(|&(m, _)| m == g)
+                        && !missing.iter().any(|&f| groups[f] == g)
                     {
                         missing.push(ji);
                     }
@@ -320,17 +300,21 @@ fn rank_block(pool: &CompiledPool, vm: &mut Machine, k: &mut RankBlock<'_, '_, '
                             Ok(v) => negotiator_rank_value(&v),
                             Err(_) => -f64::MAX,
                         };
-                        memo.push((ids_of(f), v));
+                        memo.push((groups[f], v));
                     }
-                    for_each_lane(wanted, |ji| {
-                        let key = ids_of(ji);
-                        let v = memo
-                            .iter()
-                            .find(|(m, _)| *m == key)
-                            .map(|&(_, v)| v)
-                            .expect("every group evaluated");
-                        set(&mut keys, ji, v);
-                    });
+                    if let [(_, v)] = memo[..] {
+                        // The common case: one group.
+                        for_each_lane(wanted, |ji| set(&mut keys, ji, v));
+                    } else {
+                        for_each_lane(wanted, |ji| {
+                            let v = memo
+                                .iter()
+                                .find(|&&(m, _)| m == groups[ji])
+                                .map(|&(_, v)| v)
+                                .expect("every group evaluated");
+                            set(&mut keys, ji, v);
+                        });
+                    }
                     continue;
                 }
             }

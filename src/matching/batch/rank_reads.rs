@@ -111,11 +111,56 @@ impl RankReads {
             .iter()
             .map(|set| set.as_ref().map(|s| s.iter().map(index).collect()))
             .collect();
+        // The sets known in full, numbered by content (kinds of slot often
+        // read the same names); each slot's number.
+        let mut known: Vec<Vec<u16>> = Vec::new();
+        let mut number_of: ahash::AHashMap<&[u16], u32> = ahash::AHashMap::new();
+        let numbers: Vec<Option<u32>> = ids
+            .iter()
+            .map(|set| {
+                set.as_deref().map(|s| {
+                    *number_of.entry(s).or_insert_with(|| {
+                        known.push(s.to_vec());
+                        known.len() as u32 - 1
+                    })
+                })
+            })
+            .collect();
+        let set_of_slot = per_slot
+            .iter()
+            .map(|set| numbers[distinct[&Arc::as_ptr(set)]])
+            .collect();
         let per_slot = per_slot
             .iter()
             .map(|set| ids[distinct[&Arc::as_ptr(set)]].clone())
             .collect();
-        RankReads { names, per_slot }
+        RankReads {
+            names,
+            per_slot,
+            sets: known,
+            set_of_slot,
+        }
+    }
+
+    /// Per set of [`RankReads::sets`], per class of a window whose ids are
+    /// `ids` ([`class_ids`]), a group: classes of one group give the set's names
+    /// the same, so get the same values from every slot that reads that set.
+    /// Groups are numbered from 0 in the order of their first class.
+    pub(super) fn class_groups(&self, ids: &[Vec<u32>]) -> Vec<Vec<u32>> {
+        self.sets
+            .iter()
+            .map(|set| {
+                let mut seen: ahash::AHashMap<smallvec::SmallVec<[u32; 4]>, u32> =
+                    ahash::AHashMap::new();
+                ids.iter()
+                    .map(|class| {
+                        let key = set.iter().map(|&n| class[n as usize]).collect();
+                        let next = seen.len() as u32;
+                        *seen.entry(key).or_insert(next)
+                    })
+                    .collect()
+            })
+            .collect()
     }
 }
 
@@ -126,6 +171,11 @@ pub(crate) struct RankReads {
     /// Per slot, the names (indices into `names`) they read there; `None` when
     /// their walk in the slot is incomplete or volatile.
     pub(crate) per_slot: Vec<Option<Vec<u16>>>,
+    /// The distinct sets of `per_slot` known in full (one per kind of slot at
+    /// most).
+    pub(crate) sets: Vec<Vec<u16>>,
+    /// Per slot, its set's index in `sets`; `None` when not known in full.
+    pub(crate) set_of_slot: Vec<Option<u32>>,
 }
 
 /// Per class of a window, per name of [`RankReads::names`], an id of what the
@@ -220,5 +270,55 @@ impl RankGroups {
         }
         // Lanes over every class beat one evaluation per class.
         (g.first.len() * 4 <= reps.len()).then_some(g)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn set(names: &[&str]) -> Arc<Option<NameSet>> {
+        let mut s = NameSet::new();
+        names.iter().for_each(|n| {
+            s.insert(n);
+        });
+        Arc::new(Some(s))
+    }
+
+    #[test]
+    fn slots_reading_alike_share_a_set_and_classes_group_by_what_they_give() {
+        // Two kinds of slot reading the same names (distinct allocations), one
+        // reading another name, one not known in full.
+        let per_slot = vec![
+            set(&["Owner"]),
+            set(&["owner"]),
+            set(&["JobPrio"]),
+            Arc::new(None),
+        ];
+        let reads = RankReads::from_sets(per_slot);
+        assert_eq!(reads.sets.len(), 2);
+        assert_eq!(reads.set_of_slot[0], reads.set_of_slot[1]);
+        assert_ne!(reads.set_of_slot[0], reads.set_of_slot[2]);
+        assert_eq!(reads.set_of_slot[3], None);
+        let owner = reads
+            .names
+            .iter()
+            .position(|n| n.eq_ignore_ascii_case("owner"))
+            .unwrap();
+        // Per class, per name of `reads.names`, an id of what it gives it:
+        // classes 0 and 2 give Owner the same, class 1 another; all give
+        // JobPrio the same.
+        let ids: Vec<Vec<u32>> = [5, 6, 5]
+            .iter()
+            .map(|&o| {
+                (0..reads.names.len())
+                    .map(|n| if n == owner { o } else { 9 })
+                    .collect()
+            })
+            .collect();
+        let groups = reads.class_groups(&ids);
+        let of = |slot: usize| &groups[reads.set_of_slot[slot].unwrap() as usize];
+        assert_eq!(of(0), &vec![0, 1, 0]);
+        assert_eq!(of(2), &vec![0, 0, 0]);
     }
 }
