@@ -34,8 +34,11 @@ fn chains_through_records_agree_with_the_reference_evaluator() {
         "Site = [ Name = \"SDSC\"; Policy = [ MaxHours = 72; AllowGpu = true ] ]\n",
         "Flat = 7\nText = \"abc\"\nList = { [ a = 1 ] }\nUndef = undefined\n",
         "Devices = { [ Kind = \"nvme\"; SizeGb = 3100; Half = SizeGb / 2 ], [ Kind = \"gpu\" ], 5, ",
-        "{ 1, [ z = 2 ] }, Flat }\nGPU_a = [ Capability = 8.0 ]\nAvailableGPUs = { GPU_a }\n",
-        "Nest = [ L = { [ q = 1; r = Kind ], 2 }; Kind = \"outer\" ]\n",
+        "{ 1, [ z = 2 ] }, Flat }\nGPU_a = [ Capability = 8.0; Twice = Capability * 2 ]\n",
+        "GPU_b = [ Capability = 6.1; Derived = Memory + 1 ]\nNotARecord = 3\n",
+        "AvailableGPUs = { GPU_a, GPU_b, NotARecord, Absent, Flat, { GPU_a } }\n",
+        "Nest = [ L = { [ q = 1; r = Kind ], 2 }; Kind = \"outer\"; G = { GPU_a }; ",
+        "GPU_a = [ Capability = 1.0 ] ]\n",
         "Requirements = true\n",
     ));
     let job = ad(concat!(
@@ -114,6 +117,41 @@ fn chains_through_records_agree_with_the_reference_evaluator() {
         "TARGET.Text[0]",
         "TARGET.Devices.Kind",
         "TARGET.Devices[0].SizeGb[0]",
+        // Constant string subscripts: the record's own field only.
+        "TARGET.Resources[\"Memory\"]",
+        "TARGET.Resources[\"memory\"] * 2",
+        "TARGET.Resources[\"Gpu\"][\"Count\"]",
+        "TARGET.Resources[\"Gpu\"].Cpus",
+        "TARGET.Resources[\"Flat\"]",
+        "TARGET.Resources.Gpu[\"Cpus\"]",
+        "TARGET.Resources[\"Nothing\"]",
+        "TARGET.Resources[\"Lst\"]",
+        "TARGET.Resources[\"Lst\"][1]",
+        "TARGET.Resources[\"\"]",
+        "TARGET.Devices[\"Kind\"]",
+        "TARGET.Devices[0][\"SizeGb\"]",
+        "TARGET.Devices[0][\"Cpus\"]",
+        "TARGET.Flat[\"x\"]",
+        "TARGET.Undef[\"x\"]",
+        "TARGET.Nothing[\"x\"]",
+        "TARGET.Text[\"x\"]",
+        "TARGET.Site[\"Policy\"].MaxHours",
+        "MY.Request[\"Memory\"] <= TARGET.Memory",
+        "Request[\"Inner\"][\"Deep\"]",
+        // Lists of references to the ad's records.
+        "TARGET.AvailableGPUs[0].Capability >= 7.5",
+        "TARGET.AvailableGPUs[0][\"Capability\"]",
+        "TARGET.AvailableGPUs[0].Memory",
+        "TARGET.AvailableGPUs[0].Nothing",
+        "TARGET.AvailableGPUs[1].Capability",
+        "TARGET.AvailableGPUs[2]",
+        "TARGET.AvailableGPUs[2].Capability",
+        "TARGET.AvailableGPUs[3].Capability",
+        "TARGET.AvailableGPUs[4].Capability",
+        "TARGET.AvailableGPUs[5][0].Capability",
+        "TARGET.AvailableGPUs[0].Twice",
+        "TARGET.AvailableGPUs[1].Derived",
+        "TARGET.Nest.G[0].Capability",
     ];
     for expr in cases {
         let vm = eval(Engine::Vm, &job, &slot, expr);
@@ -145,6 +183,43 @@ fn an_ad_that_names_an_attribute_target_agrees() {
             eval(Engine::Vm, &job, &slot, expr),
             eval(Engine::Reference, &job, &slot, expr),
             "{expr}"
+        );
+    }
+}
+
+/// The forms `SelectPath` resolves stay on the machine: a constant string
+/// subscript of a record, and a list of references to the ad's records (as
+/// HTCondor's GPU ads hold, `AvailableGPUs = { GPUs_GPU_0 }`).
+#[test]
+fn subscripts_and_lists_of_references_stay_on_the_machine() {
+    use classad::compile::host::VmHost;
+    use classad::matching::CompiledPool;
+    use classad_vm::{Halt, Machine, Sides};
+    let slot = ad(concat!(
+        "Memory = 4096\nResources = [ Cpus = 40; Memory = 2048; Gpu = [ Count = 2 ] ]\n",
+        "GPUs_GPU_0 = [ Capability = 8.0; GlobalMemoryMb = 16000 ]\n",
+        "AvailableGPUs = { GPUs_GPU_0 }\nRequirements = true\n",
+    ));
+    for req in [
+        "TARGET.Resources[\"Memory\"] >= 1024",
+        "TARGET.Resources[\"Gpu\"][\"Count\"] >= 1",
+        "TARGET.Resources[\"Nothing\"] =?= undefined",
+        "TARGET.AvailableGPUs[0].Capability >= 7.5",
+        "TARGET.AvailableGPUs[0][\"GlobalMemoryMb\"] > 8000",
+    ] {
+        let job = ad(&format!("Requirements = {req}\n"));
+        let pool = CompiledPool::new(std::slice::from_ref(&job), std::slice::from_ref(&slot));
+        let requirements = pool.slots.get("Requirements").expect("interned");
+        let sides = Sides::new(&pool.jobs[0].vm, Some(&pool.machines[0].vm));
+        let got = Machine::new().eval_attr(0, requirements, 2, sides, &mut VmHost);
+        assert!(
+            !matches!(got, Err(Halt::NeedReference)),
+            "{req} reached the reference evaluator"
+        );
+        assert_eq!(
+            got.ok().map(|v| unparse_value(&v)),
+            Some("true".to_string()),
+            "{req}"
         );
     }
 }

@@ -144,6 +144,8 @@ fn compile_inner(
 enum Link<'a> {
     Name(&'a str),
     Index(u32),
+    /// A constant string subscript (`r["Memory"]`).
+    Key(&'a str),
 }
 
 /// Node `id` of `tree` as a chain of selections and constant subscripts
@@ -167,6 +169,10 @@ fn chain_of(tree: &crate::syntax::ast::Expr, id: NodeId) -> Option<(&str, Vec<Li
                     if (0..i64::from(classad_vm::program::MAX_PATH_INDEX)).contains(i) =>
                 {
                     links.push(Link::Index(*i as u32));
+                    cur = *a;
+                }
+                Node::Lit(Value::Str(k)) => {
+                    links.push(Link::Key(k));
                     cur = *a;
                 }
                 _ => return None,
@@ -197,7 +203,7 @@ fn chain_steps(
     let slots: Vec<u32> = links
         .iter()
         .map(|l| match l {
-            Link::Name(n) => table.intern(n),
+            Link::Name(n) | Link::Key(n) => table.intern(n),
             Link::Index(i) => PathStep::index_name(*i),
         })
         .collect();
@@ -212,12 +218,13 @@ fn chain_steps(
                         table.intern_path(&p)
                     })
                     .collect(),
-                Link::Index(_) => Vec::new(),
+                Link::Index(_) | Link::Key(_) => Vec::new(),
             };
             PathStep {
                 path: table.intern_path(&slots[..=i]),
                 enclosing,
                 top: slots[i],
+                key: matches!(links[i], Link::Key(_)),
             }
         })
         .collect();
@@ -931,7 +938,7 @@ impl Gen<'_> {
         let (root, mut links) = chain_of(&self.e.tree, id)?;
         let names_ok = links.iter().all(|l| match l {
             Link::Name(n) => !is_scope_name(n),
-            Link::Index(_) => true,
+            Link::Index(_) | Link::Key(_) => true,
         });
         if self.my.is_none() || !names_ok {
             return None;

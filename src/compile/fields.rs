@@ -13,6 +13,7 @@ use std::sync::Arc;
 /// a record or list literal, into `vm`; with no `owner` (nothing is evaluated)
 /// and no `vm`, only interns the paths.
 pub(super) fn list_fields(
+    ad: &ClassAd,
     owner: Option<&Arc<ClassAd>>,
     e: &crate::syntax::ast::ExprRef,
     slot: u32,
@@ -20,6 +21,7 @@ pub(super) fn list_fields(
     slots: &mut SlotTable,
 ) {
     let mut fields = RecordFields {
+        ad,
         owner,
         chain: Vec::new(),
         budget: MAX_FIELDS,
@@ -35,7 +37,7 @@ pub fn intern_ad(ad: &ClassAd, slots: &mut SlotTable, trees_seen: &mut ahash::AH
     for (name, e) in ad.iter() {
         let slot = slots.intern(name);
         intern_tree(e.tree, slots, trees_seen);
-        list_fields(None, &e.to_expr_ref(), slot, None, slots);
+        list_fields(ad, None, &e.to_expr_ref(), slot, None, slots);
     }
 }
 
@@ -71,6 +73,8 @@ const MAX_FIELDS: usize = 4096;
 /// Lists what an ad's record literals hold for `SelectPath`
 /// (`classad_vm::ad::Field`).
 struct RecordFields<'a> {
+    /// The ad whose literals are listed.
+    ad: &'a ClassAd,
     /// The ad (`None`: paths are only interned, nothing evaluated).
     owner: Option<&'a Arc<ClassAd>>,
     /// The record literals around the one being listed, outermost first.
@@ -97,8 +101,10 @@ impl RecordFields<'_> {
     }
 
     /// Lists the elements of the list literal `list` at the end of `path`: its
-    /// length, and by index its literals and what its records and lists hold;
-    /// any other element (a reference, say) is the reference evaluator's.
+    /// length, and by index its literals and what its records and lists hold,
+    /// the records its plain names refer to included (`AvailableGPUs = {
+    /// GPUs_GPU_0 }`, as HTCondor's GPU ads have); any other element is the
+    /// reference evaluator's.
     fn items(
         &mut self,
         list: &crate::syntax::ast::ExprRef,
@@ -135,10 +141,32 @@ impl RecordFields<'_> {
                 Node::Lit(Value::RelTime(r)) => set(&mut vm, id, Field::Value(Value::Real(*r))),
                 Node::Lit(v) => set(&mut vm, id, Field::Value(v.clone())),
                 Node::Record(_) | Node::List(_) => self.value(&e, path, vm.as_deref_mut(), slots),
+                Node::Attr {
+                    scope: None,
+                    name,
+                    absolute: false,
+                } => match self.referred_record(name) {
+                    Some(record) => self.list(&record, path, vm.as_deref_mut(), slots),
+                    None => set(&mut vm, id, Field::Other),
+                },
                 _ => set(&mut vm, id, Field::Other),
             }
             path.pop();
         }
+    }
+
+    /// The record literal a plain name among a list's elements refers to: the
+    /// ad's attribute of that name, when the list is no record's field (a
+    /// record's field would look the name up in the record first) and the name
+    /// is the ad's, not one the scopes above it define. Its fields are then
+    /// what they are at the top of the ad: the record's scope is the ad either
+    /// way.
+    fn referred_record(&self, name: &str) -> Option<crate::syntax::ast::ExprRef> {
+        if !self.chain.is_empty() || codegen::is_scope_name(name) {
+            return None;
+        }
+        let e = self.ad.get(name)?.to_expr_ref();
+        matches!(e.node(), crate::syntax::ast::Node::Record(_)).then_some(e)
     }
 
     /// Lists what the record literal `record`, at the end of the path `path`,

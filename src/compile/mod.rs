@@ -68,7 +68,7 @@ pub fn compile_ad(ad: &Arc<ClassAd>, slots: &mut SlotTable) -> CompiledClassAd {
             ))),
         };
         vm.set(slot, attr);
-        fields::list_fields(Some(ad), &e.to_expr_ref(), slot, Some(&mut vm), slots);
+        fields::list_fields(ad, Some(ad), &e.to_expr_ref(), slot, Some(&mut vm), slots);
     }
     CompiledClassAd {
         vm,

@@ -69,6 +69,10 @@ pub struct PathStep {
     /// A name: its slot, where it is looked up last, at the top of the ad. A
     /// subscript: [`PathStep::index_name`] of its index.
     pub top: u32,
+    /// A name given as a constant string subscript (`r["Memory"]`): looked up
+    /// in the record alone (HTCondor's subscript of an ad does not look further
+    /// up, where a selection does), and an error on a list.
+    pub key: bool,
 }
 
 impl PathStep {
@@ -121,7 +125,15 @@ impl PathSelect {
                 at_field(ad.field(self.root)).filter(|a| !matches!(a, At::Value(_)))?
             }
         };
+        let mut after_key = false;
         for step in &self.steps {
+            // HTCondor selects nothing from what a string subscript gave
+            // (`r["g"].c` is undefined where `r["g"]["c"]` and `r.g.c` are not):
+            // past one, only further string subscripts stay here.
+            if after_key && !step.key {
+                return None;
+            }
+            after_key |= step.key;
             at = match (at, step.index()) {
                 // Selecting from, or subscripting, a plain value, and what that
                 // gives.
@@ -134,6 +146,13 @@ impl PathSelect {
                 }
                 // `[...][1]`: error (an ad's subscript takes a string).
                 (At::Record, Some(_)) => return Some(Value::Error),
+                // `{...}["x"]`: error (a list's subscript takes an integer).
+                (At::List(_), None) if step.key => return Some(Value::Error),
+                // `[...]["x"]`: the record's own field, undefined when it has none.
+                (At::Record, None) if step.key => match ad.field(step.path) {
+                    Field::Absent => return Some(Value::Undefined),
+                    f => at_field(f)?,
+                },
                 // `{...}.x`: the selection over each element.
                 (At::List(_), None) => return None,
                 (At::List(n), Some(i)) if i >= n => return Some(Value::Error),
@@ -188,8 +207,16 @@ impl fmt::Display for Program {
         }
         for (i, p) in self.paths.iter().enumerate() {
             let side = if p.target { "TARGET" } else { "MY" };
-            let steps: Vec<u32> = p.steps.iter().map(|s| s.top).collect();
-            writeln!(f, "; path{i} = {side} slot{} then slots {steps:?}", p.slot)?;
+            let steps: Vec<String> = p
+                .steps
+                .iter()
+                .map(|s| match (s.index(), s.key) {
+                    (Some(i), _) => format!("[{i}]"),
+                    (None, true) => format!("[slot{}]", s.top),
+                    (None, false) => format!(".slot{}", s.top),
+                })
+                .collect();
+            writeln!(f, "; path{i} = {side} slot{}{}", p.slot, steps.concat())?;
         }
         for (i, t) in self.target_only.iter().enumerate() {
             write!(f, "; sub{i} (key {:#x}):\n{}", t.key, t.code)?;
