@@ -117,7 +117,13 @@ fn chains_through_records_agree_with_the_reference_evaluator() {
         "TARGET.Text[0]",
         "TARGET.Devices.Kind",
         "TARGET.Devices[0].SizeGb[0]",
-        // Constant string subscripts: the record's own field only.
+        // Constant string subscripts: the record's own field only. These and the
+        // lists of references below give what HTCondor 25.14.1's classad2 gives
+        // (checked with `ExprTree.eval(scope=job, target=slot)`), its quirk
+        // included: nothing is selected from what a string subscript gave
+        // (`TARGET.Site["Policy"].MaxHours` is undefined, where
+        // `TARGET.Site["Policy"]["MaxHours"]` and `TARGET.Site.Policy.MaxHours`
+        // are 72).
         "TARGET.Resources[\"Memory\"]",
         "TARGET.Resources[\"memory\"] * 2",
         "TARGET.Resources[\"Gpu\"][\"Count\"]",
@@ -136,6 +142,7 @@ fn chains_through_records_agree_with_the_reference_evaluator() {
         "TARGET.Nothing[\"x\"]",
         "TARGET.Text[\"x\"]",
         "TARGET.Site[\"Policy\"].MaxHours",
+        "TARGET.Site[\"Policy\"][\"MaxHours\"]",
         "MY.Request[\"Memory\"] <= TARGET.Memory",
         "Request[\"Inner\"][\"Deep\"]",
         // Lists of references to the ad's records.
@@ -221,5 +228,26 @@ fn subscripts_and_lists_of_references_stay_on_the_machine() {
             Some("true".to_string()),
             "{req}"
         );
+    }
+}
+
+/// HTCondor 25.14.1 selects nothing from what a string subscript of a record
+/// gave (`classad2`: `Site["Policy"].MaxHours` is undefined), though the same
+/// field is found by a selection chain or by a second subscript; both engines
+/// give what it gives.
+#[test]
+fn a_string_subscripts_result_selects_nothing_as_in_htcondor() {
+    let slot = ad("Site = [ Policy = [ MaxHours = 72 ] ]\nRequirements = true\n");
+    let job = ad("Requirements = true\n");
+    for (expr, want) in [
+        ("TARGET.Site[\"Policy\"].MaxHours", "undefined"),
+        ("TARGET.Site[\"Policy\"][\"MaxHours\"]", "72"),
+        ("TARGET.Site.Policy.MaxHours", "72"),
+        ("TARGET.Site[\"policy\"][\"maxhours\"]", "72"),
+        ("TARGET.Site[\"MaxHours\"]", "undefined"),
+    ] {
+        for engine in [Engine::Vm, Engine::Reference] {
+            assert_eq!(eval(engine, &job, &slot, expr), want, "{expr} {engine:?}");
+        }
     }
 }
