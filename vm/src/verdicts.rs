@@ -15,7 +15,7 @@ use crate::ad::{Attr, CompiledAd};
 use crate::columns::{ColSrc, TargetBlock};
 use crate::instr::Op;
 use crate::lanes::{lane_depth, LANES, MAX_DEPTH};
-use crate::logic::{Logic, Verdicts};
+use crate::logic::{for_each_lane, Logic, Verdicts};
 use crate::machine::{Host, Machine};
 use crate::ops::Cmp;
 use crate::program::{Program, TargetOnly};
@@ -267,6 +267,13 @@ impl Machine {
                     active &= !out;
                     regs[dst].set_logic(v, active);
                 }
+                Op::Lt | Op::Le | Op::Gt | Op::Ge | Op::Eq | Op::Ne | Op::Is | Op::Isnt => {
+                    let (a, b) = (regs[r(u32::from(ins.y))], regs[r(z)]);
+                    let (v, out) = self.compare_regs(block, cmp_of(ins.op), &a, &b, active);
+                    escaped |= out;
+                    active &= !out;
+                    regs[dst].set_logic(v, active);
+                }
                 Op::Not => {
                     let v = Logic::negate(regs[r(z)].logic);
                     regs[dst].set_logic(v, active);
@@ -365,6 +372,90 @@ impl Machine {
         (v, out)
     }
 
+    /// `a cmp b` of two registers in `lanes` (`TARGET.Cpus == TARGET.TotalCpus`,
+    /// a register against a column): two integer columns compared in bulk, the
+    /// other lanes one by one on their values with the machine's own comparison,
+    /// so exact by construction. Lanes a side knows only by class, or whose
+    /// column does not know them, are taken out, as are lists and ads (whose
+    /// identity is the front end's question).
+    fn compare_regs(
+        &self,
+        block: &TargetBlock<'_>,
+        cmp: Cmp,
+        a: &Reg,
+        b: &Reg,
+        lanes: u64,
+    ) -> (Logic, u64) {
+        let raw = |x: &Reg| lanes & x.raw;
+        let (ra, rb) = (raw(a), raw(b));
+        let mut out =
+            lanes & (a.opaque | (a.logic.bad & !a.raw) | b.opaque | (b.logic.bad & !b.raw));
+        if ra != 0 {
+            out |= ra & block.col(a.col as usize).escape;
+        }
+        if rb != 0 {
+            out |= rb & block.col(b.col as usize).escape;
+        }
+        let lanes = lanes & !out;
+        let mut v = Logic::default();
+        let mut rest = lanes;
+        if ra & rb & lanes != 0 {
+            let (ca, cb) = (block.col(a.col as usize), block.col(b.col as usize));
+            let ints = lanes & ra & rb & ca.int & cb.int;
+            for_each_lane(ints, |l| {
+                let (x, y) = (ca.ints[l], cb.ints[l]);
+                let holds = match cmp {
+                    Cmp::Lt => x < y,
+                    Cmp::Le => x <= y,
+                    Cmp::Gt => x > y,
+                    Cmp::Ge => x >= y,
+                    Cmp::Eq | Cmp::Is => x == y,
+                    Cmp::Ne | Cmp::Isnt => x != y,
+                };
+                if holds {
+                    v.t |= 1 << l;
+                } else {
+                    v.f |= 1 << l;
+                }
+            });
+            rest &= !ints;
+        }
+        // A lane a register holds exactly is the value its class names.
+        let classes = [
+            Value::Bool(true),
+            Value::Bool(false),
+            Value::Undefined,
+            Value::Error,
+        ];
+        let side = |x: &Reg, raw: u64, l: usize| -> &Value {
+            if raw >> l & 1 == 1 {
+                return lane_value(block, &self.target_cache, x.col as usize, l);
+            }
+            let bit = 1u64 << l;
+            let class = &x.logic;
+            &classes[if class.t & bit != 0 {
+                0
+            } else if class.f & bit != 0 {
+                1
+            } else if class.u & bit != 0 {
+                2
+            } else {
+                3
+            }]
+        };
+        for_each_lane(rest, |l| {
+            let (x, y) = (side(a, ra, l), side(b, rb, l));
+            if matches!(x, Value::List(_) | Value::Ad(_))
+                || matches!(y, Value::List(_) | Value::Ad(_))
+            {
+                out |= 1 << l;
+            } else {
+                *v.mask_of(&crate::ops::compare(cmp, x, y)) |= 1 << l;
+            }
+        });
+        (v.only(lanes & !out), out)
+    }
+
     /// The column of a TARGET-only subexpression's values: computed first for
     /// every ad of the block that the cache lacks.
     fn cached_column(
@@ -385,6 +476,20 @@ impl Machine {
         block.build(src, |ad| {
             cache.get(&(ad as *const CompiledAd as usize, sub.key))
         })
+    }
+}
+
+/// The comparison of a comparison instruction.
+fn cmp_of(op: Op) -> Cmp {
+    match op {
+        Op::Lt => Cmp::Lt,
+        Op::Le => Cmp::Le,
+        Op::Gt => Cmp::Gt,
+        Op::Ge => Cmp::Ge,
+        Op::Eq => Cmp::Eq,
+        Op::Ne => Cmp::Ne,
+        Op::Is => Cmp::Is,
+        _ => Cmp::Isnt,
     }
 }
 
