@@ -42,7 +42,9 @@ fn chains_through_records_agree_with_the_reference_evaluator() {
         "Requirements = true\n",
     ));
     let job = ad(concat!(
-        "Request = [ Cpus = 16; Memory = 8192; Gpus = 0; Inner = [ Deep = 3 ] ]\n",
+        "Request = [ Cpus = 16; Memory = 8192; Gpus = 0; Inner = [ Deep = 3 ]; ",
+        "Twice = Cpus * 2; When = relTime(\"0:30\"); Lst = { 4, [ w = 6 ] } ]\n",
+        "Devs = { [ Size = 3 ], [ Size = 5; Up = Site ], 7 }\n",
         "Wanted = [ MinCapability = 7.0 ]\n",
         "Site = \"mine\"\nRequirements = true\n",
     ));
@@ -81,6 +83,21 @@ fn chains_through_records_agree_with_the_reference_evaluator() {
         "MY.Request.Memory <= TARGET.Memory",
         "MY.Request.Inner.Deep",
         "MY.Request.Site",
+        // MY's chains that end at a literal are folded when compiled.
+        "MY.Request.Twice",
+        "MY.Request.When",
+        "MY.Request.Lst[0]",
+        "MY.Request.Lst[1].w",
+        "MY.Request.Lst[2]",
+        "MY.Request.Lst.w",
+        "MY.Devs[1].Size + MY.Devs[0].Size",
+        "Devs[1].Size",
+        "Devs[1].Up",
+        "Devs[2]",
+        "Devs[2].x",
+        "Devs[3].Size",
+        "MY.Devs[0].Memory",
+        "MY.Request.Memory <= TARGET.Resources.Memory",
         "Request.Cpus",
         "Request.Inner.Deep + 1",
         "self.Request.Gpus == 0",

@@ -376,7 +376,11 @@ impl Gen<'_> {
         if let Some(v) = self.known(id) {
             return self.konst(dst, v);
         }
-        if self.cache_targets && self.my.is_some() && self.target_only(id) && self.has_call(id) {
+        if self.cache_targets
+            && self.my.is_some()
+            && self.target_only(id)
+            && (self.has_call(id) || self.has_chain(id))
+        {
             return self.target_cached(id, dst, depth);
         }
         let d = depth + 1;
@@ -658,6 +662,65 @@ impl Gen<'_> {
             Node::List(items) => items.iter().any(|a| self.has_call(*a)),
             Node::Record(attrs) => attrs.iter().any(|(_, a)| self.has_call(*a)),
         }
+    }
+
+    /// The value of node `id` when it is a chain through MY's record and list
+    /// literals that ends at a literal (`MY.Request.Memory`, `Request.Cpus`,
+    /// `MY.Devices[0].SizeGb`): the same in every match, as MY is. Each name
+    /// must be the record's own (one it lacks is looked up further up) and each
+    /// subscript within its list; anything else is not known here.
+    fn my_chain_literal(&self, id: NodeId) -> Option<Value> {
+        use crate::eval::scope::record_attr;
+        let my = self.my?;
+        let (root, links) = chain_of(&self.e.tree, id)?;
+        let is = |s: &str| root.eq_ignore_ascii_case(s);
+        let (first, rest) = if !is_scope_name(root) && self.my_has(root) {
+            (root, &links[..])
+        } else if (is("MY") || is("self")) && !self.my_has(root) {
+            match links.split_first()? {
+                (Link::Name(n), rest) => (*n, rest),
+                _ => return None,
+            }
+        } else {
+            return None;
+        };
+        if rest.is_empty() || is_scope_name(first) {
+            return None;
+        }
+        let mut cur = my.get(first)?.to_expr_ref();
+        for link in rest {
+            cur = match (cur.node(), link) {
+                (Node::Record(_), Link::Name(n)) if !is_scope_name(n) => record_attr(&cur, n)?,
+                (Node::List(items), Link::Index(i)) => cur.child(*items.get(*i as usize)?),
+                _ => return None,
+            };
+        }
+        match cur.node() {
+            Node::Lit(Value::RelTime(r)) => Some(Value::Real(*r)),
+            Node::Lit(v) => Some(v.clone()),
+            _ => None,
+        }
+    }
+
+    /// True when the subtree selects through a record or subscripts a list
+    /// (`TARGET.Resources.Gpu.Count`, `TARGET.Devices[0]`): worth caching per
+    /// TARGET, where the bit-mask tier and the value lanes read it as a column,
+    /// instead of resolving the chain pair by pair.
+    fn has_chain(&self, id: NodeId) -> bool {
+        let tree = &self.e.tree;
+        let mut stack = vec![id];
+        while let Some(n) = stack.pop() {
+            match tree.node(n) {
+                Node::Binary(BinOp::Subscript, ..) => return true,
+                Node::Attr { scope: Some(s), .. }
+                    if matches!(tree.node(*s), Node::Attr { scope: Some(_), .. }) =>
+                {
+                    return true
+                }
+                node => node.for_each_child(|c| stack.push(c)),
+            }
+        }
+        false
     }
 
     /// `c ? a : b` (`ternary`) or `ifThenElse(c, a, b)`.
@@ -999,6 +1062,14 @@ impl Gen<'_> {
     fn compute_known(&mut self, id: NodeId) -> Option<Value> {
         use classad_vm::ops;
         let node = self.e.tree.node(id).clone();
+        if matches!(
+            node,
+            Node::Attr { scope: Some(_), .. } | Node::Binary(BinOp::Subscript, ..)
+        ) {
+            if let Some(v) = self.my_chain_literal(id) {
+                return Some(v);
+            }
+        }
         match node {
             Node::Lit(Value::RelTime(r)) => Some(Value::Real(r)),
             Node::Lit(v) => Some(v),
