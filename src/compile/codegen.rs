@@ -117,6 +117,7 @@ fn compile_inner(
         sets: Vec::new(),
         fail_needs_reference: false,
         paths: Vec::new(),
+        tree_chains: None,
     };
     g.node(e.id, 0, 0);
     let ret = Instr::new(Op::Ret, 0, 0, 0);
@@ -295,6 +296,7 @@ enum SubtreeQuestion {
     Pure,
     TargetOnly,
     HasCall,
+    HasChain,
 }
 
 struct Gen<'a> {
@@ -328,6 +330,8 @@ struct Gen<'a> {
     fail_needs_reference: bool,
     /// Selection chains for `SelectPath`.
     paths: Vec<classad_vm::program::PathSelect>,
+    /// See [`Gen::tree_has_chain`].
+    tree_chains: Option<bool>,
 }
 
 impl Gen<'_> {
@@ -379,7 +383,7 @@ impl Gen<'_> {
         if self.cache_targets
             && self.my.is_some()
             && self.target_only(id)
-            && (self.has_call(id) || self.has_chain(id))
+            && (self.has_call(id) || (self.tree_has_chain() && self.has_chain(id)))
         {
             return self.target_cached(id, dst, depth);
         }
@@ -672,6 +676,29 @@ impl Gen<'_> {
     fn my_chain_literal(&self, id: NodeId) -> Option<Value> {
         use crate::eval::scope::record_attr;
         let my = self.my?;
+        // Most selections are `TARGET.x`: told apart without building the chain.
+        let tree = &self.e.tree;
+        let (mut cur, mut steps) = (id, 0);
+        let root = loop {
+            match tree.node(cur) {
+                Node::Attr { scope: Some(s), .. } | Node::Binary(BinOp::Subscript, s, _) => {
+                    cur = *s;
+                    steps += 1;
+                }
+                Node::Attr {
+                    scope: None,
+                    name,
+                    absolute: false,
+                } => break name,
+                _ => return None,
+            }
+        };
+        let from_my = root.eq_ignore_ascii_case("MY") || root.eq_ignore_ascii_case("self");
+        if steps < 1 + usize::from(from_my)
+            || !(from_my || (!is_scope_name(root) && self.my_has(root)))
+        {
+            return None;
+        }
         let (root, links) = chain_of(&self.e.tree, id)?;
         let is = |s: &str| root.eq_ignore_ascii_case(s);
         let (first, rest) = if !is_scope_name(root) && self.my_has(root) {
@@ -706,21 +733,42 @@ impl Gen<'_> {
     /// (`TARGET.Resources.Gpu.Count`, `TARGET.Devices[0]`): worth caching per
     /// TARGET, where the bit-mask tier and the value lanes read it as a column,
     /// instead of resolving the chain pair by pair.
-    fn has_chain(&self, id: NodeId) -> bool {
+    /// Whether the expression has any chain [`Self::has_chain`] looks for:
+    /// most have none, and their nodes are then not asked one by one.
+    fn tree_has_chain(&mut self) -> bool {
         let tree = &self.e.tree;
-        let mut stack = vec![id];
-        while let Some(n) = stack.pop() {
-            match tree.node(n) {
-                Node::Binary(BinOp::Subscript, ..) => return true,
-                Node::Attr { scope: Some(s), .. }
-                    if matches!(tree.node(*s), Node::Attr { scope: Some(_), .. }) =>
-                {
-                    return true
+        *self.tree_chains.get_or_insert_with(|| {
+            tree.nodes().iter().any(|n| match n {
+                Node::Binary(BinOp::Subscript, ..) => true,
+                Node::Attr { scope: Some(s), .. } => {
+                    matches!(tree.node(*s), Node::Attr { scope: Some(_), .. })
                 }
-                node => node.for_each_child(|c| stack.push(c)),
+                _ => false,
+            })
+        })
+    }
+
+    fn has_chain(&mut self, id: NodeId) -> bool {
+        self.memoized(SubtreeQuestion::HasChain, id, Gen::compute_has_chain)
+    }
+
+    fn compute_has_chain(&mut self, id: NodeId) -> bool {
+        let tree = &self.e.tree;
+        match tree.node(id) {
+            Node::Binary(BinOp::Subscript, ..) => true,
+            Node::Attr { scope: Some(s), .. } => {
+                matches!(tree.node(*s), Node::Attr { scope: Some(_), .. }) || self.has_chain(*s)
             }
+            Node::Lit(_) | Node::Attr { scope: None, .. } => false,
+            Node::Unary(_, a) | Node::Paren(a) => self.has_chain(*a),
+            Node::Binary(_, a, b) => self.has_chain(*a) || self.has_chain(*b),
+            Node::Ternary(a, b, c) => {
+                self.has_chain(*a) || self.has_chain(*b) || self.has_chain(*c)
+            }
+            Node::Call { args, .. } => args.iter().any(|a| self.has_chain(*a)),
+            Node::List(items) => items.iter().any(|a| self.has_chain(*a)),
+            Node::Record(attrs) => attrs.iter().any(|(_, a)| self.has_chain(*a)),
         }
-        false
     }
 
     /// `c ? a : b` (`ternary`) or `ifThenElse(c, a, b)`.
