@@ -257,6 +257,18 @@ pub(crate) fn intern_chains(tree: &crate::syntax::ast::Expr, table: &mut SlotTab
     }
 }
 
+/// True when `node` of `tree` is a step of a chain beyond its first name: a
+/// subscript, or a selection from a selection (`a.b.c`, `TARGET.r.x`).
+fn is_chain_step(tree: &crate::syntax::ast::Expr, node: &Node) -> bool {
+    match node {
+        Node::Binary(BinOp::Subscript, ..) => true,
+        Node::Attr { scope: Some(s), .. } => {
+            matches!(tree.node(*s), Node::Attr { scope: Some(_), .. })
+        }
+        _ => false,
+    }
+}
+
 /// The longest selection chain compiled to `SelectPath` (and the deepest record
 /// literal whose fields a compiled ad lists).
 pub(crate) const MAX_PATH: usize = 16;
@@ -676,28 +688,14 @@ impl Gen<'_> {
     fn my_chain_literal(&self, id: NodeId) -> Option<Value> {
         use crate::eval::scope::record_attr;
         let my = self.my?;
-        // Most selections are `TARGET.x`: told apart without building the chain.
+        // `TARGET.x` and `MY.x`, most selections, are no chain through MY's
+        // records: told apart before one is built.
         let tree = &self.e.tree;
-        let (mut cur, mut steps) = (id, 0);
-        let root = loop {
-            match tree.node(cur) {
-                Node::Attr { scope: Some(s), .. } | Node::Binary(BinOp::Subscript, s, _) => {
-                    cur = *s;
-                    steps += 1;
-                }
-                Node::Attr {
-                    scope: None,
-                    name,
-                    absolute: false,
-                } => break name,
-                _ => return None,
+        if let Node::Attr { scope: Some(s), .. } = tree.node(id) {
+            if matches!(tree.node(*s), Node::Attr { scope: None, name, .. } if is_scope_name(name))
+            {
+                return None;
             }
-        };
-        let from_my = root.eq_ignore_ascii_case("MY") || root.eq_ignore_ascii_case("self");
-        if steps < 1 + usize::from(from_my)
-            || !(from_my || (!is_scope_name(root) && self.my_has(root)))
-        {
-            return None;
         }
         let (root, links) = chain_of(&self.e.tree, id)?;
         let is = |s: &str| root.eq_ignore_ascii_case(s);
@@ -729,46 +727,32 @@ impl Gen<'_> {
         }
     }
 
-    /// True when the subtree selects through a record or subscripts a list
-    /// (`TARGET.Resources.Gpu.Count`, `TARGET.Devices[0]`): worth caching per
-    /// TARGET, where the bit-mask tier and the value lanes read it as a column,
-    /// instead of resolving the chain pair by pair.
     /// Whether the expression has any chain [`Self::has_chain`] looks for:
     /// most have none, and their nodes are then not asked one by one.
     fn tree_has_chain(&mut self) -> bool {
         let tree = &self.e.tree;
-        *self.tree_chains.get_or_insert_with(|| {
-            tree.nodes().iter().any(|n| match n {
-                Node::Binary(BinOp::Subscript, ..) => true,
-                Node::Attr { scope: Some(s), .. } => {
-                    matches!(tree.node(*s), Node::Attr { scope: Some(_), .. })
-                }
-                _ => false,
-            })
-        })
+        *self
+            .tree_chains
+            .get_or_insert_with(|| tree.nodes().iter().any(|n| is_chain_step(tree, n)))
     }
 
+    /// True when the subtree selects through a record or subscripts a list
+    /// (`TARGET.Resources.Gpu.Count`, `TARGET.Devices[0]`): worth caching per
+    /// TARGET, where the bit-mask tier and the value lanes read it as a column,
+    /// instead of resolving the chain pair by pair.
     fn has_chain(&mut self, id: NodeId) -> bool {
         self.memoized(SubtreeQuestion::HasChain, id, Gen::compute_has_chain)
     }
 
     fn compute_has_chain(&mut self, id: NodeId) -> bool {
         let tree = &self.e.tree;
-        match tree.node(id) {
-            Node::Binary(BinOp::Subscript, ..) => true,
-            Node::Attr { scope: Some(s), .. } => {
-                matches!(tree.node(*s), Node::Attr { scope: Some(_), .. }) || self.has_chain(*s)
-            }
-            Node::Lit(_) | Node::Attr { scope: None, .. } => false,
-            Node::Unary(_, a) | Node::Paren(a) => self.has_chain(*a),
-            Node::Binary(_, a, b) => self.has_chain(*a) || self.has_chain(*b),
-            Node::Ternary(a, b, c) => {
-                self.has_chain(*a) || self.has_chain(*b) || self.has_chain(*c)
-            }
-            Node::Call { args, .. } => args.iter().any(|a| self.has_chain(*a)),
-            Node::List(items) => items.iter().any(|a| self.has_chain(*a)),
-            Node::Record(attrs) => attrs.iter().any(|(_, a)| self.has_chain(*a)),
+        let node = tree.node(id);
+        if is_chain_step(tree, node) {
+            return true;
         }
+        let mut children: smallvec::SmallVec<[NodeId; 4]> = smallvec::SmallVec::new();
+        node.for_each_child(|c| children.push(c));
+        children.into_iter().any(|c| self.has_chain(c))
     }
 
     /// `c ? a : b` (`ternary`) or `ifThenElse(c, a, b)`.

@@ -182,8 +182,8 @@ struct RankBlock<'b, 'c, 'd> {
     class_groups: [&'b [Vec<u32>]; 2],
     job_groups: Option<&'b RankGroups>,
     job_ranks: &'b mut [(u64, [f64; LANES])],
-    /// Per (PRE or POST, slot of the block): values by the ids of what a class
-    /// gives the names the slot's expression reads.
+    /// Per (PRE or POST, slot of the block): values by group of classes (see
+    /// [`RankExprs::class_groups`]).
     rank_memo: &'b mut [RankMemo],
     values: &'b mut Vec<Option<Value>>,
     out: &'b mut BlockResult,
