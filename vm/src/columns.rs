@@ -184,6 +184,23 @@ impl Column {
         (out, escaped)
     }
 
+    /// The lanes of `lanes` (strings in both columns, which must share their
+    /// store's identities) where the two strings are the same, ignoring ASCII
+    /// case or `exact`ly.
+    pub(crate) fn same_strings(&self, other: &Column, lanes: u64, exact: bool) -> u64 {
+        let mut same = 0;
+        for_each_lane(lanes, |l| {
+            let (a, b) = (self.ids[l], other.ids[l]);
+            let equal = if exact {
+                a.exact == b.exact
+            } else {
+                a.folded == b.folded
+            };
+            same |= u64::from(equal) << l;
+        });
+        same
+    }
+
     /// The lanes whose string is `s` (exactly, or ignoring case), given its
     /// identities.
     fn lanes_with(&self, s: Ids, exact: bool) -> u64 {

@@ -193,7 +193,9 @@ fn is_time(v: &Value) -> bool {
     matches!(v, Value::AbsTime(_) | Value::RelTime(_))
 }
 
-fn int_arith(op: Arith, x: i64, y: i64) -> Value {
+/// `x op y` on two integers, as [`arith`] computes it (HTCondor's wrapping and
+/// division rules).
+pub fn int_arith(op: Arith, x: i64, y: i64) -> Value {
     match op {
         Arith::Add => Value::Int(x.wrapping_add(y)),
         Arith::Sub => Value::Int(x.wrapping_sub(y)),
@@ -208,7 +210,9 @@ fn int_arith(op: Arith, x: i64, y: i64) -> Value {
     }
 }
 
-fn real_arith(op: Arith, x: f64, y: f64) -> Value {
+/// `x op y` on two reals (an integer among the operands of [`arith`] promoted
+/// with `as f64`), as [`arith`] computes it.
+pub fn real_arith(op: Arith, x: f64, y: f64) -> Value {
     let r = match op {
         Arith::Add => x + y,
         Arith::Sub => x - y,
@@ -322,6 +326,18 @@ fn compare_general(op: Cmp, a: &Value, b: &Value) -> Value {
         },
     };
     Value::Bool(apply_ordering(op, ord))
+}
+
+/// `x op y` on two integers, as [`compare`] gives it (`Is` and `Isnt` too).
+pub fn compare_ints(op: Cmp, x: i64, y: i64) -> bool {
+    apply_ordering(op, Some(x.cmp(&y)))
+}
+
+/// `x op y` on two reals, or an integer promoted with `as f64` against a real,
+/// as [`compare`] gives it for every comparison but `=?=` and `=!=` (which tell
+/// an integer from a real).
+pub fn compare_reals(op: Cmp, x: f64, y: f64) -> bool {
+    apply_ordering(op, x.partial_cmp(&y))
 }
 
 /// Applies a comparison to an ordering; `None` (a NaN operand) makes every

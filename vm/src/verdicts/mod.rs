@@ -12,82 +12,25 @@
 //! ([`Machine::eval_attr_lanes`]) and, failing those, to its caller.
 
 use crate::ad::{Attr, CompiledAd};
-use crate::columns::{ColSrc, TargetBlock};
+use crate::columns::{ColSrc, Column, TargetBlock};
 use crate::instr::Op;
 use crate::lanes::{lane_depth, LANES, MAX_DEPTH};
 use crate::logic::{for_each_lane, Logic, Verdicts};
 use crate::machine::{Host, Machine};
-use crate::ops::Cmp;
+use crate::ops::{self, Arith, Cmp};
 use crate::program::{Program, TargetOnly};
 use crate::value::Value;
+use regs::{Num, NumLanes, Reader, Reg};
 
-/// One register of every lane.
-#[derive(Clone, Copy, Debug, Default)]
-struct Reg {
-    logic: Logic,
-    /// Lanes whose value is column `col`'s.
-    raw: u64,
-    col: u32,
-    /// Lanes whose value is known only by its class (a number or a string that is
-    /// not in a column): a comparison of it is left to the value lanes.
-    opaque: u64,
-}
-
-impl Reg {
-    /// Writes values that are exactly what their class says (booleans, undefined,
-    /// error) in `lanes`; lanes classed `bad` become opaque.
-    fn set_logic(&mut self, new: Logic, lanes: u64) {
-        self.logic = self.logic.merge(new, lanes);
-        self.raw &= !lanes;
-        self.opaque = (self.opaque & !lanes) | (new.bad & lanes);
-    }
-
-    /// Writes `v` in `lanes`.
-    fn set_value(&mut self, v: &Value, lanes: u64) {
-        self.set_logic(Logic::of(v, lanes), lanes);
-        if !matches!(v, Value::Bool(_) | Value::Undefined | Value::Error) {
-            self.opaque |= lanes;
-        }
-    }
-
-    /// Writes column `col` (classified as `logic`) in `lanes`.
-    fn set_column(&mut self, logic: Logic, col: u32, lanes: u64) {
-        self.assign(
-            &Reg {
-                logic,
-                raw: lanes,
-                col,
-                opaque: 0,
-            },
-            lanes,
-        );
-    }
-
-    /// Copies `src` in `lanes`. A register refers to one column: lanes left
-    /// referring to another become opaque.
-    fn assign(&mut self, src: &Reg, lanes: u64) {
-        self.logic = self.logic.merge(src.logic, lanes);
-        let (src_raw, keep_raw) = (src.raw & lanes, self.raw & !lanes);
-        if src_raw != 0 {
-            if keep_raw != 0 && self.col != src.col {
-                self.opaque |= keep_raw;
-                self.raw = src_raw;
-            } else {
-                self.raw = keep_raw | src_raw;
-            }
-            self.col = src.col;
-        } else {
-            self.raw = keep_raw;
-        }
-        self.opaque = (self.opaque & !lanes) | (src.opaque & lanes);
-    }
-}
+mod regs;
 
 /// State of [`Machine::verdicts`], kept between calls.
 #[derive(Debug, Default)]
 pub(crate) struct MaskState {
     /// Every register an 8-bit operand names, so accesses need no bounds checks.
     regs: Option<Box<[Reg; 256]>>,
+    /// The number lanes of every register.
+    nums: Option<Box<[NumLanes; 256]>>,
     /// Lanes waiting to resume at each instruction (jumps only go forward).
     pending: Vec<u64>,
     /// Results of the value lanes.
@@ -171,6 +114,13 @@ impl Machine {
             .regs
             .get_or_insert_with(|| Box::new([Reg::default(); 256]));
         regs[..usize::from(p.nregs).min(256)].fill(Reg::default());
+        // (Valid only where a register's `num` says: never cleared.)
+        let nums = st.nums.get_or_insert_with(|| {
+            vec![[Num::Int(0); LANES]; 256]
+                .into_boxed_slice()
+                .try_into()
+                .expect("256 registers")
+        });
         st.pending.clear();
         st.pending.resize(p.code.len() + 1, 0);
         let (mut active, mut out, mut escaped) = (wanted, Verdicts::default(), 0u64);
@@ -196,14 +146,17 @@ impl Machine {
                 }};
             }
             match ins.op {
-                Op::Const => regs[dst].set_value(&p.consts[z as usize], active),
+                Op::Const => regs[dst].set_number(&mut nums[dst], &p.consts[z as usize], active),
                 Op::Move => {
-                    let src = regs[r(z)];
+                    let (from, src) = (r(z), regs[r(z)]);
                     regs[dst].assign(&src, active);
+                    if from != dst {
+                        for_each_lane(src.num & active, |l| nums[dst][l] = nums[from][l]);
+                    }
                 }
                 Op::LoadMy => match my.get(z) {
                     Attr::Absent => regs[dst].set_value(&Value::Undefined, active),
-                    Attr::Value(v) => regs[dst].set_value(v, active),
+                    Attr::Value(v) => regs[dst].set_number(&mut nums[dst], v, active),
                     Attr::Code(_) => {
                         escaped |= active;
                         active = 0;
@@ -233,27 +186,39 @@ impl Machine {
                     regs[dst].set_logic(v, active);
                 }
                 Op::CmpK | Op::Member => {
-                    let src = regs[if ins.op == Op::CmpK {
+                    let from = if ins.op == Op::CmpK {
                         r(z)
                     } else {
                         r(y as u32)
-                    }];
+                    };
+                    let (src, src_nums) = (regs[from], &nums[from]);
                     let (v, out) = if ins.op == Op::CmpK {
                         let (cmp, k) = (Cmp::from_code(z >> 8), &p.consts[y]);
                         Self::value_op(
                             &src,
+                            src_nums,
                             active,
                             |col, lanes| {
                                 let value =
                                     |l: usize| lane_value(block, &self.target_cache, col, l);
                                 block.col(col).compare(cmp, k, lanes, block.ids(), value)
                             },
-                            |v| crate::ops::compare(cmp, v, k),
+                            |v| ops::compare(cmp, v, k),
+                            |n| match (n, k) {
+                                (Num::Int(x), Value::Int(y)) => Some(ops::compare_ints(cmp, x, *y)),
+                                _ if matches!(cmp, Cmp::Is | Cmp::Isnt) => None,
+                                (n, Value::Int(y)) => {
+                                    Some(ops::compare_reals(cmp, n.real(), *y as f64))
+                                }
+                                (n, Value::Real(y)) => Some(ops::compare_reals(cmp, n.real(), *y)),
+                                _ => None,
+                            },
                         )
                     } else {
                         let set = &p.sets[z as usize];
                         Self::value_op(
                             &src,
+                            src_nums,
                             active,
                             |col, lanes| {
                                 let value =
@@ -261,6 +226,7 @@ impl Machine {
                                 block.col(col).member(set, lanes, block.ids(), value)
                             },
                             |v| set.contains(v),
+                            |_| None,
                         )
                     };
                     escaped |= out;
@@ -268,11 +234,59 @@ impl Machine {
                     regs[dst].set_logic(v, active);
                 }
                 Op::Lt | Op::Le | Op::Gt | Op::Ge | Op::Eq | Op::Ne | Op::Is | Op::Isnt => {
-                    let (a, b) = (regs[r(u32::from(ins.y))], regs[r(z)]);
-                    let (v, out) = self.compare_regs(block, cmp_of(ins.op), &a, &b, active);
+                    let (ia, ib) = (r(u32::from(ins.y)), r(z));
+                    let (a, b) = (regs[ia], regs[ib]);
+                    let cache = &self.target_cache;
+                    let (a, b) = (
+                        Reader::new(&a, &nums[ia], block, cache),
+                        Reader::new(&b, &nums[ib], block, cache),
+                    );
+                    let (v, out) = compare_regs(cmp_of(ins.op), &a, &b, active);
                     escaped |= out;
                     active &= !out;
                     regs[dst].set_logic(v, active);
+                }
+                Op::Add | Op::Sub | Op::Mul | Op::Div | Op::Mod | Op::Neg | Op::Plus => {
+                    let (ia, ib) = (r(u32::from(ins.y)), r(z));
+                    let (ra, rb) = (regs[ia], regs[ib]);
+                    let cache = &self.target_cache;
+                    let mut computed = [Num::Int(0); LANES];
+                    let (v, num, other, out) = {
+                        let b = Reader::new(&rb, &nums[ib], block, cache);
+                        if matches!(ins.op, Op::Neg | Op::Plus) {
+                            let f = if ins.op == Op::Neg {
+                                ops::neg
+                            } else {
+                                ops::plus
+                            };
+                            compute(active, &mut computed, |l| b.lane(l).value().map(f))
+                        } else {
+                            let a = Reader::new(&ra, &nums[ia], block, cache);
+                            let op = arith_of(ins.op);
+                            let both = a.numbers() & b.numbers();
+                            compute(active, &mut computed, |l| {
+                                // Two numbers as `ops::arith` computes them
+                                // once it has found both numbers; the rest by it.
+                                if both >> l & 1 == 0 {
+                                    return Some(ops::arith(
+                                        op,
+                                        a.lane(l).value()?,
+                                        b.lane(l).value()?,
+                                    ));
+                                }
+                                Some(match (a.number(l), b.number(l)) {
+                                    (Num::Int(x), Num::Int(y)) => ops::int_arith(op, x, y),
+                                    (x, y) => ops::real_arith(op, x.real(), y.real()),
+                                })
+                            })
+                        }
+                    };
+                    escaped |= out;
+                    active &= !out;
+                    regs[dst].set_logic(v, active);
+                    regs[dst].num |= num & active;
+                    regs[dst].opaque |= other & active;
+                    for_each_lane(num & active, |l| nums[dst][l] = computed[l]);
                 }
                 Op::Not => {
                     let v = Logic::negate(regs[r(z)].logic);
@@ -295,6 +309,7 @@ impl Machine {
                     let stored = active & if decides { v.t } else { v.f };
                     // Those lanes' class stays; their value is now exactly it.
                     regs[dst].raw &= !stored;
+                    regs[dst].num &= !stored;
                     regs[dst].opaque &= !stored;
                     jump!(stored | (active & v.e));
                 }
@@ -339,25 +354,34 @@ impl Machine {
         (out, escaped)
     }
 
-    /// A comparison or membership test of register `src` in `lanes`: `column`
-    /// does the lanes holding a column's values, `one` gives the result for one
-    /// exactly known value. Lanes holding a value known only by its class are
-    /// taken out.
+    /// A comparison or membership test of register `src` (whose number lanes
+    /// are `nums`) in `lanes`: `column` does the lanes holding a column's
+    /// values, `one` gives the result for one exactly known value, `number`
+    /// the boolean result for a number when it knows it faster (`one` does the
+    /// rest). Lanes holding a value known only by its class are taken out.
     fn value_op(
         src: &Reg,
+        nums: &NumLanes,
         lanes: u64,
         column: impl Fn(usize, u64) -> (Logic, u64),
         one: impl Fn(&Value) -> Value,
+        number: impl Fn(Num) -> Option<bool>,
     ) -> (Logic, u64) {
         let raw = lanes & src.raw;
+        let num = lanes & src.num;
         let opaque = lanes & (src.opaque | (src.logic.bad & !src.raw));
-        let exact = lanes & !raw & !opaque;
+        let exact = lanes & !raw & !num & !opaque;
         let (mut v, mut out) = if raw != 0 {
             column(src.col as usize, raw)
         } else {
             (Logic::default(), 0)
         };
         out |= opaque;
+        for_each_lane(num, |l| match number(nums[l]) {
+            Some(true) => v.t |= 1 << l,
+            Some(false) => v.f |= 1 << l,
+            None => *v.mask_of(&one(&nums[l].value())) |= 1 << l,
+        });
         let l = src.logic.only(exact);
         for (mask, x) in [
             (l.t, Value::Bool(true)),
@@ -370,90 +394,6 @@ impl Machine {
             }
         }
         (v, out)
-    }
-
-    /// `a cmp b` of two registers in `lanes` (`TARGET.Cpus == TARGET.TotalCpus`,
-    /// a register against a column): two integer columns compared in bulk, the
-    /// other lanes one by one on their values with the machine's own comparison,
-    /// so exact by construction. Lanes a side knows only by class, or whose
-    /// column does not know them, are taken out, as are lists and ads (whose
-    /// identity is the front end's question).
-    fn compare_regs(
-        &self,
-        block: &TargetBlock<'_>,
-        cmp: Cmp,
-        a: &Reg,
-        b: &Reg,
-        lanes: u64,
-    ) -> (Logic, u64) {
-        let raw = |x: &Reg| lanes & x.raw;
-        let (ra, rb) = (raw(a), raw(b));
-        let mut out =
-            lanes & (a.opaque | (a.logic.bad & !a.raw) | b.opaque | (b.logic.bad & !b.raw));
-        if ra != 0 {
-            out |= ra & block.col(a.col as usize).escape;
-        }
-        if rb != 0 {
-            out |= rb & block.col(b.col as usize).escape;
-        }
-        let lanes = lanes & !out;
-        let mut v = Logic::default();
-        let mut rest = lanes;
-        if ra & rb & lanes != 0 {
-            let (ca, cb) = (block.col(a.col as usize), block.col(b.col as usize));
-            let ints = lanes & ra & rb & ca.int & cb.int;
-            for_each_lane(ints, |l| {
-                let (x, y) = (ca.ints[l], cb.ints[l]);
-                let holds = match cmp {
-                    Cmp::Lt => x < y,
-                    Cmp::Le => x <= y,
-                    Cmp::Gt => x > y,
-                    Cmp::Ge => x >= y,
-                    Cmp::Eq | Cmp::Is => x == y,
-                    Cmp::Ne | Cmp::Isnt => x != y,
-                };
-                if holds {
-                    v.t |= 1 << l;
-                } else {
-                    v.f |= 1 << l;
-                }
-            });
-            rest &= !ints;
-        }
-        // A lane a register holds exactly is the value its class names.
-        let classes = [
-            Value::Bool(true),
-            Value::Bool(false),
-            Value::Undefined,
-            Value::Error,
-        ];
-        let side = |x: &Reg, raw: u64, l: usize| -> &Value {
-            if raw >> l & 1 == 1 {
-                return lane_value(block, &self.target_cache, x.col as usize, l);
-            }
-            let bit = 1u64 << l;
-            let class = &x.logic;
-            &classes[if class.t & bit != 0 {
-                0
-            } else if class.f & bit != 0 {
-                1
-            } else if class.u & bit != 0 {
-                2
-            } else {
-                3
-            }]
-        };
-        for_each_lane(rest, |l| {
-            let (x, y) = (side(a, ra, l), side(b, rb, l));
-            if matches!(x, Value::List(_) | Value::Ad(_))
-                || matches!(y, Value::List(_) | Value::Ad(_))
-            {
-                out |= 1 << l;
-            } else {
-                *v.mask_of(&crate::ops::compare(cmp, x, y)) |= 1 << l;
-            }
-        });
-        (v.only(lanes & !out), out)
     }
 
     /// The column of a TARGET-only subexpression's values: computed first for
@@ -479,6 +419,112 @@ impl Machine {
     }
 }
 
+/// `a cmp b` of two registers in `lanes` (`TARGET.Cpus == TARGET.TotalCpus`,
+/// a register against a column or a computed number): two integer columns
+/// compared in bulk, the other lanes one by one on their values with the
+/// machine's own comparison, so exact by construction. Lanes a side does not
+/// know are taken out, as are lists and ads (whose identity is the front end's
+/// question).
+fn compare_regs(cmp: Cmp, a: &Reader<'_>, b: &Reader<'_>, lanes: u64) -> (Logic, u64) {
+    let mut v = Logic::default();
+    let mut rest = lanes;
+    if let (Some(ca), Some(cb)) = (a.col, b.col) {
+        let ints = lanes & a.reg.raw & b.reg.raw & ca.int & cb.int;
+        for_each_lane(ints, |l| {
+            if ops::compare_ints(cmp, ca.ints[l], cb.ints[l]) {
+                v.t |= 1 << l;
+            } else {
+                v.f |= 1 << l;
+            }
+        });
+        rest &= !ints;
+        // Other numbers (an integer against a real, two reals) as reals, as
+        // HTCondor promotes them; NaN makes all but `!=` false. (Identity tells
+        // an integer from a real: left to the lanes below.)
+        let numbers = |c: &Column| c.int | c.real;
+        let reals = rest & a.reg.raw & b.reg.raw & numbers(ca) & numbers(cb);
+        if reals != 0 && !matches!(cmp, Cmp::Is | Cmp::Isnt) {
+            for_each_lane(reals, |l| {
+                let holds = ops::compare_reals(cmp, ca.reals[l], cb.reals[l]);
+                *if holds { &mut v.t } else { &mut v.f } |= 1 << l;
+            });
+            rest &= !reals;
+        }
+        // Strings tested for equality or identity: by their identities in the
+        // block's store.
+        let strs = rest & a.reg.raw & b.reg.raw & ca.str & cb.str;
+        if strs != 0 && !matches!(cmp, Cmp::Lt | Cmp::Le | Cmp::Gt | Cmp::Ge) {
+            let same = ca.same_strings(cb, strs, matches!(cmp, Cmp::Is | Cmp::Isnt));
+            let holds = if matches!(cmp, Cmp::Eq | Cmp::Is) {
+                same
+            } else {
+                strs & !same
+            };
+            v.t |= holds;
+            v.f |= strs & !holds;
+            rest &= !strs;
+        }
+    }
+    let mut out = 0;
+    for_each_lane(rest, |l| {
+        let (x, y) = (a.lane(l), b.lane(l));
+        match (x.value(), y.value()) {
+            (Some(x), Some(y))
+                if !matches!(x, Value::List(_) | Value::Ad(_))
+                    && !matches!(y, Value::List(_) | Value::Ad(_)) =>
+            {
+                *v.mask_of(&crate::ops::compare(cmp, x, y)) |= 1 << l;
+            }
+            _ => out |= 1 << l,
+        }
+    });
+    (v.only(lanes & !out), out)
+}
+
+/// Runs `f` (a lane's result, `None` when not known here) on each lane of
+/// `lanes`, keeping numbers in `nums`: the results' classes, the lanes holding
+/// a number, the lanes holding a value the tier cannot hold (a time), and the
+/// lanes `f` did not know.
+fn compute(
+    lanes: u64,
+    nums: &mut NumLanes,
+    mut f: impl FnMut(usize) -> Option<Value>,
+) -> (Logic, u64, u64, u64) {
+    let (mut v, mut num, mut other, mut out) = (Logic::default(), 0, 0, 0);
+    for_each_lane(lanes, |l| {
+        let bit = 1u64 << l;
+        let Some(x) = f(l) else {
+            out |= bit;
+            return;
+        };
+        *v.mask_of(&x) |= bit;
+        match x {
+            Value::Int(i) => {
+                nums[l] = Num::Int(i);
+                num |= bit;
+            }
+            Value::Real(r) => {
+                nums[l] = Num::Real(r);
+                num |= bit;
+            }
+            Value::Bool(_) | Value::Undefined | Value::Error => {}
+            _ => other |= bit,
+        }
+    });
+    (v, num, other, out)
+}
+
+/// The operation of an arithmetic instruction.
+fn arith_of(op: Op) -> Arith {
+    match op {
+        Op::Add => Arith::Add,
+        Op::Sub => Arith::Sub,
+        Op::Mul => Arith::Mul,
+        Op::Div => Arith::Div,
+        _ => Arith::Mod,
+    }
+}
+
 /// The comparison of a comparison instruction.
 fn cmp_of(op: Op) -> Cmp {
     match op {
@@ -496,7 +542,7 @@ fn cmp_of(op: Op) -> Cmp {
 /// Lane `l`'s value in column `c` (one the column knows).
 fn lane_value<'v>(
     block: &'v TargetBlock<'_>,
-    cache: &'v ahash::AHashMap<(usize, u64), Value>,
+    cache: &'v regs::TargetCache,
     c: usize,
     l: usize,
 ) -> &'v Value {
@@ -510,3 +556,6 @@ fn lane_value<'v>(
     };
     v.unwrap_or(&Value::Undefined)
 }
+
+#[cfg(test)]
+mod tests;

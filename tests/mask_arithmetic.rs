@@ -1,0 +1,173 @@
+//! Arithmetic on the matcher's bit-mask tier (`TARGET.Memory * 0.9 >=
+//! RequestMemory`, `(TARGET.Memory - 512) / TARGET.Cpus`, `-TARGET.Mips`): every
+//! arithmetic operator over every kind of value a column holds (integers,
+//! zero, the largest integer, reals, a real that overflows, booleans, strings,
+//! undefined, error, lists, records, expressions, absent attributes), its result
+//! compared, tested for membership, used as a condition, computed on again and
+//! returned as the Requirements itself, matched in blocks and against the
+//! reference evaluator pair by pair; and numeric columns decided by the tier
+//! itself.
+
+use classad::ad::{read_ads, ClassAd};
+use classad::compile::host::VmHost;
+use classad::eval::Semantics;
+use classad::matching::{symmetric_match, CompiledPool};
+use classad_vm::{ColumnStore, CompiledAd, Machine};
+use std::sync::Arc;
+
+const VALUES: [Option<&str>; 17] = [
+    Some("7"),
+    Some("-2"),
+    Some("0"),
+    Some("9223372036854775807"),
+    Some("2.5"),
+    Some("0.0"),
+    Some("1e308"),
+    Some("true"),
+    Some("false"),
+    Some("\"a\""),
+    Some("undefined"),
+    Some("error"),
+    Some("{ 1 }"),
+    Some("[ x = 1 ]"),
+    Some("1 + 1"),
+    Some("absTime(0)"),
+    None,
+];
+
+/// Each arithmetic form, with `A` and `B` for the slot's attributes.
+const FORMS: [&str; 10] = [
+    "TARGET.A + TARGET.B",
+    "TARGET.A - TARGET.B",
+    "TARGET.A * TARGET.B",
+    "TARGET.A / TARGET.B",
+    "TARGET.A % TARGET.B",
+    "-TARGET.A",
+    "+TARGET.B",
+    "TARGET.A * 0.5 - 3",
+    "(TARGET.A + 1) / (TARGET.B - 1)",
+    "2 - TARGET.A % 3",
+];
+
+/// How each form's result is used.
+const USES: [&str; 17] = [
+    "(X) > 3",
+    "(X) <= 0.5",
+    "(X) == TARGET.B",
+    "(X) =?= 9",
+    "(X) =?= undefined",
+    "(X) =?= error",
+    "(X) =!= 2.5",
+    "member(X, { 0, 9, -7, 2.5 })",
+    "(X) && true",
+    "(X) || false",
+    "((X) * 2 >= TARGET.A) =?= false",
+    "X",
+    "((X) && true) =?= false",
+    "((X) || false) =?= true",
+    "((X) ?: 4) >= 7",
+    "ifThenElse(TARGET.B > 1, X, 3) < 5",
+    "(TARGET.B > 1 ? X : -1) =?= 2.5",
+];
+
+fn ad(text: &str) -> Arc<ClassAd> {
+    Arc::new(read_ads(text, "t").unwrap().remove(0))
+}
+
+/// A slot per pair of values, as `A` and `B`.
+fn slots() -> Vec<Arc<ClassAd>> {
+    let mut out = Vec::new();
+    for a in VALUES {
+        for b in VALUES {
+            let mut text = String::from("Requirements = true\n");
+            if let Some(a) = a {
+                text.push_str(&format!("A = {a}\n"));
+            }
+            if let Some(b) = b {
+                text.push_str(&format!("B = {b}\n"));
+            }
+            out.push(ad(&text));
+        }
+    }
+    out
+}
+
+#[test]
+fn arithmetic_on_columns_matches_as_the_reference_evaluator() {
+    let machines = slots();
+    let mut jobs = Vec::new();
+    for form in FORMS {
+        for usage in USES {
+            let text = usage.replace('X', form);
+            jobs.push(ad(&format!("Requirements = {text}\n")));
+        }
+    }
+    let mut brute = Vec::new();
+    for (j, job) in jobs.iter().enumerate() {
+        for (m, machine) in machines.iter().enumerate() {
+            if symmetric_match(job, machine, Semantics::Htcondor) {
+                brute.push((j, m));
+            }
+        }
+    }
+    assert!(
+        brute.len() > 1000,
+        "the forms must match many pairs: {}",
+        brute.len()
+    );
+    let pool = CompiledPool::new(&jobs, &machines);
+    let mut vm = Machine::new();
+    for round in 0..2 {
+        assert_eq!(pool.all_pairs(&mut vm), brute, "round {round}");
+    }
+    for j in 0..jobs.len() {
+        for m in 0..machines.len() {
+            assert_eq!(
+                pool.symmetric_match(&mut vm, j, m),
+                brute.binary_search(&(j, m)).is_ok(),
+                "job {j} slot {m}"
+            );
+        }
+    }
+}
+
+/// Arithmetic on integer and real columns, and comparisons of its results, are
+/// decided by the bit-mask tier itself: no lane is left to the value lanes.
+#[test]
+fn numeric_columns_are_computed_on_the_mask_tier() {
+    let machines: Vec<Arc<ClassAd>> = (0..64)
+        .map(|i| {
+            let b = if i % 2 == 0 {
+                format!("{}", i % 5)
+            } else {
+                format!("{}.25", i % 5)
+            };
+            ad(&format!("A = {}\nB = {b}\nRequirements = true\n", i % 7))
+        })
+        .collect();
+    for form in FORMS {
+        for test in ["(X) >= 2", "(X) < TARGET.A", "member(X, { 1, 2.5 })"] {
+            let text = test.replace('X', form);
+            let job = ad(&format!("Requirements = {text}\n"));
+            let pool = CompiledPool::new(std::slice::from_ref(&job), &machines);
+            let requirements = pool.slots.get("Requirements").expect("interned");
+            let targets: Vec<&CompiledAd> = pool.machines.iter().map(|m| &m.vm).collect();
+            let mut store = ColumnStore::new();
+            let mut block = store.block(&targets);
+            let mut vm = Machine::new();
+            let (verdicts, unsure) = vm.mask_verdicts(
+                &pool.jobs[0].vm,
+                requirements,
+                2,
+                &mut block,
+                u64::MAX,
+                &mut VmHost,
+            );
+            assert_eq!(unsure, 0, "{text}: lanes left to the value lanes");
+            for (m, machine) in machines.iter().enumerate() {
+                let want = symmetric_match(&job, machine, Semantics::Htcondor);
+                assert_eq!(verdicts.yes >> m & 1 == 1, want, "{text} slot {m}");
+            }
+        }
+    }
+}

@@ -1,0 +1,239 @@
+//! The bit-mask tier against the pair-by-pair machine on hand-written programs:
+//! arithmetic of two columns (through a register copy, which no compiled program
+//! of the front end makes), compared with a register and with a constant, over a
+//! grid of values that holds every class and the numbers at the edges.
+
+use super::*;
+use crate::ad::CompiledAd;
+use crate::columns::ColumnStore;
+use crate::instr::Instr;
+use crate::machine::{Halt, Sides};
+use crate::value::Str;
+use std::sync::Arc;
+
+struct NoBuiltins;
+
+impl Host for NoBuiltins {
+    fn call(&mut self, _: u32, _: &[Value]) -> Result<Value, Halt> {
+        Err(Halt::NeedReference)
+    }
+    fn index(&mut self, _: &Value, _: &Value) -> Result<Value, Halt> {
+        Err(Halt::NeedReference)
+    }
+}
+
+fn grid() -> Vec<Value> {
+    let mut g = vec![
+        Value::Undefined,
+        Value::Error,
+        Value::Bool(true),
+        Value::Bool(false),
+        Value::Str(Str::new("a")),
+        Value::Str(Str::new("A")),
+        Value::Real(f64::NAN),
+        Value::Real(-0.0),
+        Value::Real(2.5),
+        Value::Real(1e308),
+        Value::RelTime(3.0),
+    ];
+    for i in [0, 1, 2, -7, i64::MAX, i64::MIN] {
+        g.push(Value::Int(i));
+    }
+    g
+}
+
+/// `(TARGET.A op TARGET.B)`, copied to another register, then `cmp` against
+/// `k`: by `CmpK` when `by_const`, else by a comparison of two registers.
+fn program(op: Op, cmp: Cmp, k: usize, by_const: bool) -> Program {
+    let code = vec![
+        Instr::new(Op::LoadTarget, 0, 0, 0),
+        Instr::new(Op::LoadTarget, 1, 0, 1),
+        Instr::new(op, 2, 0, 1),
+        Instr::new(Op::Move, 3, 0, 2),
+        if by_const {
+            Instr::new(Op::CmpK, 5, k as u16, 3 | u32::from(cmp.code()) << 8)
+        } else {
+            Instr::new(Op::Const, 4, 0, k as u32)
+        },
+        if by_const {
+            Instr::new(Op::Ret, 0, 0, 5)
+        } else {
+            let cmp_op = [
+                Op::Lt,
+                Op::Le,
+                Op::Gt,
+                Op::Ge,
+                Op::Eq,
+                Op::Ne,
+                Op::Is,
+                Op::Isnt,
+            ];
+            Instr::new(cmp_op[usize::from(cmp.code())], 5, 3, 4)
+        },
+        Instr::new(Op::Ret, 0, 0, 5),
+    ];
+    Program {
+        code,
+        consts: grid(),
+        nregs: 6,
+        nodes: 8,
+        max_depth: 3,
+        ..Program::default()
+    }
+}
+
+#[test]
+fn arithmetic_and_comparisons_agree_with_the_machine() {
+    let grid = grid();
+    let mut ads = Vec::new();
+    for a in &grid {
+        for b in &grid {
+            let mut ad = CompiledAd::new();
+            ad.set(0, Attr::Value(a.clone()));
+            ad.set(1, Attr::Value(b.clone()));
+            ads.push(ad);
+        }
+    }
+    let mut vm = Machine::new();
+    let ops = [
+        Op::Add,
+        Op::Sub,
+        Op::Mul,
+        Op::Div,
+        Op::Mod,
+        Op::Neg,
+        Op::Plus,
+    ];
+    for op in ops {
+        for cmp in Cmp::ALL {
+            for k in 0..grid.len() {
+                for by_const in [true, false] {
+                    let mut my = CompiledAd::new();
+                    my.set(2, Attr::Code(Arc::new(program(op, cmp, k, by_const))));
+                    for chunk in ads.chunks(LANES) {
+                        let targets: Vec<&CompiledAd> = chunk.iter().collect();
+                        let mut store = ColumnStore::new();
+                        let mut block = store.block(&targets);
+                        let (got, out) =
+                            vm.mask_verdicts(&my, 2, 0, &mut block, u64::MAX, &mut NoBuiltins);
+                        for (l, target) in chunk.iter().enumerate() {
+                            let bit = 1u64 << l;
+                            if out & bit != 0 {
+                                continue;
+                            }
+                            let sides = Sides::new(&my, Some(target));
+                            let v = vm.eval_attr(0, 2, 0, sides, &mut NoBuiltins).unwrap();
+                            let want = Verdicts::of(Logic::of(&v, bit));
+                            let one = Verdicts {
+                                yes: got.yes & bit,
+                                no: got.no & bit,
+                                unknown: 0,
+                            };
+                            assert_eq!(
+                                one, want,
+                                "{op:?} {cmp:?} k{k} const {by_const} lane {l}: {v:?}"
+                            );
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// Integers and reals are computed on the tier: only lanes holding values
+/// the tier keeps by class alone (a string, a time) leave it.
+#[test]
+fn numbers_stay_on_the_tier() {
+    let numbers = [
+        Value::Int(3),
+        Value::Int(-2),
+        Value::Real(0.5),
+        Value::Int(0),
+    ];
+    let mut ads = Vec::new();
+    for a in &numbers {
+        for b in &numbers {
+            let mut ad = CompiledAd::new();
+            ad.set(0, Attr::Value(a.clone()));
+            ad.set(1, Attr::Value(b.clone()));
+            ads.push(ad);
+        }
+    }
+    let targets: Vec<&CompiledAd> = ads.iter().collect();
+    let mut vm = Machine::new();
+    for op in [Op::Add, Op::Sub, Op::Mul, Op::Div, Op::Mod, Op::Neg] {
+        for by_const in [true, false] {
+            let mut my = CompiledAd::new();
+            my.set(2, Attr::Code(Arc::new(program(op, Cmp::Ge, 13, by_const))));
+            let mut store = ColumnStore::new();
+            let mut block = store.block(&targets);
+            let (_, out) = vm.mask_verdicts(&my, 2, 0, &mut block, u64::MAX, &mut NoBuiltins);
+            assert_eq!(out, 0, "{op:?} const {by_const}");
+        }
+    }
+}
+
+/// Two columns compared with each other (integers and reals in bulk, strings
+/// by their identities, NaN among them) as the machine compares them.
+#[test]
+fn two_columns_compare_as_the_machine() {
+    let grid = grid();
+    let mut ads = Vec::new();
+    for a in &grid {
+        for b in &grid {
+            let mut ad = CompiledAd::new();
+            ad.set(0, Attr::Value(a.clone()));
+            ad.set(1, Attr::Value(b.clone()));
+            ads.push(ad);
+        }
+    }
+    let mut vm = Machine::new();
+    let cmp_op = [
+        Op::Lt,
+        Op::Le,
+        Op::Gt,
+        Op::Ge,
+        Op::Eq,
+        Op::Ne,
+        Op::Is,
+        Op::Isnt,
+    ];
+    for op in cmp_op {
+        let code = vec![
+            Instr::new(Op::LoadTarget, 0, 0, 0),
+            Instr::new(Op::LoadTarget, 1, 0, 1),
+            Instr::new(op, 2, 0, 1),
+            Instr::new(Op::Ret, 0, 0, 2),
+        ];
+        let p = Program {
+            code,
+            nregs: 3,
+            nodes: 3,
+            max_depth: 1,
+            ..Program::default()
+        };
+        let mut my = CompiledAd::new();
+        my.set(2, Attr::Code(Arc::new(p)));
+        for chunk in ads.chunks(LANES) {
+            let targets: Vec<&CompiledAd> = chunk.iter().collect();
+            let mut store = ColumnStore::new();
+            let mut block = store.block(&targets);
+            let (got, out) = vm.mask_verdicts(&my, 2, 0, &mut block, u64::MAX, &mut NoBuiltins);
+            for (l, target) in chunk.iter().enumerate() {
+                let bit = 1u64 << l;
+                if out & bit != 0 {
+                    continue;
+                }
+                let sides = Sides::new(&my, Some(target));
+                let v = vm.eval_attr(0, 2, 0, sides, &mut NoBuiltins).unwrap();
+                let want = Verdicts::of(Logic::of(&v, bit));
+                assert_eq!(
+                    (got.yes & bit, got.no & bit),
+                    (want.yes, want.no),
+                    "{op:?} lane {l}: {v:?}"
+                );
+            }
+        }
+    }
+}
