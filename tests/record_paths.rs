@@ -223,8 +223,14 @@ fn subscripts_and_lists_of_references_stay_on_the_machine() {
         "Memory = 4096\nResources = [ Cpus = 40; Memory = 2048; Gpu = [ Count = 2 ] ]\n",
         "GPUs_GPU_0 = [ Capability = 8.0; GlobalMemoryMb = 16000 ]\n",
         "AvailableGPUs = { GPUs_GPU_0 }\nRequirements = true\n",
+        // Lists of literals are values of the compiled ad, listed by path too.
+        "Devices = { }\nSizes = { 10, 20 }\n",
     ));
     for req in [
+        "TARGET.Devices[0] =?= error",
+        "TARGET.Sizes[1] == 20",
+        "TARGET.Sizes[2] =?= error",
+        "size(TARGET.Sizes) == 2 && member(20, TARGET.Sizes)",
         "TARGET.Resources[\"Memory\"] >= 1024",
         "TARGET.Resources[\"Gpu\"][\"Count\"] >= 1",
         "TARGET.Resources[\"Nothing\"] =?= undefined",

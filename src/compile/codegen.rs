@@ -68,6 +68,24 @@ pub(crate) fn compile_with(
     compile_inner(e, facts, slots, true)
 }
 
+/// The value of an attribute's expression when it is the same wherever it is
+/// evaluated, as a literal's is: a list of literals (`{ "avx2", "sse4" }`),
+/// which evaluates to itself without evaluating its elements and costs HTCondor
+/// one step and no depth, like a literal, and whose elements are the same in any
+/// scope. Made by the reference evaluator, so exact by construction.
+pub(crate) fn literal_list(e: &ExprRef) -> Option<Value> {
+    match e.node() {
+        Node::List(items)
+            if items
+                .iter()
+                .all(|&i| matches!(e.tree.node(i), Node::Lit(_))) =>
+        {
+            Evaluator::new(true).eval(e, None).ok()
+        }
+        _ => None,
+    }
+}
+
 /// Compiles; `cache_targets` false for the body of a TARGET-only subexpression
 /// itself (which is cached as a whole).
 fn compile_inner(
@@ -579,7 +597,9 @@ impl Gen<'_> {
         // hit, add at most one level and one step each: keep the bounds upper ones.
         self.extra_depth = self.extra_depth.max(depth + sub.max_depth + 1);
         self.extra_nodes = self.extra_nodes.saturating_add(sub.nodes);
-        let key = subexpression_key(&self.e.child(id));
+        let mut folded = String::new();
+        self.my_scalars_in(id, &mut folded);
+        let key = subexpression_key(&self.e.child(id), &folded);
         let i = self.target_only.len() as u32;
         self.target_only
             .push(classad_vm::TargetOnly { key, code: sub });
@@ -606,6 +626,50 @@ impl Gen<'_> {
         let answer = compute(self, id);
         self.subtree_memo.insert((question, id), answer);
         answer
+    }
+
+    /// The scalar value of MY's attribute that node `id` names (`MY.ProjectName`,
+    /// `RequestMemory`), when it is one of MY's constants: such a name reads
+    /// nothing that changes between matches, and may be an argument of a call
+    /// cached per TARGET (see `compute_target_only`).
+    fn my_scalar(&mut self, id: NodeId) -> Option<Value> {
+        if !matches!(self.e.tree.node(id), Node::Attr { .. }) {
+            return None;
+        }
+        self.known(id).filter(|v| {
+            matches!(
+                v,
+                Value::Undefined
+                    | Value::Error
+                    | Value::Bool(_)
+                    | Value::Int(_)
+                    | Value::Real(_)
+                    | Value::Str(_)
+            )
+        })
+    }
+
+    /// Writes the values of MY's constants that the subtree names, in order
+    /// (see [`Gen::my_scalar`]), exactly (`Debug` tells every real and string
+    /// apart): with the subtree's text, they determine its value for a TARGET.
+    fn my_scalars_in(&mut self, id: NodeId, out: &mut String) {
+        use std::fmt::Write;
+        if let Some(v) = self.my_scalar(id) {
+            let _ = write!(out, "{v:?};");
+            return;
+        }
+        let tree = &self.e.tree;
+        let kids: Vec<NodeId> = match tree.node(id) {
+            Node::Lit(_) | Node::Attr { scope: None, .. } => Vec::new(),
+            Node::Attr { scope: Some(a), .. } | Node::Unary(_, a) | Node::Paren(a) => vec![*a],
+            Node::Binary(_, a, b) => vec![*a, *b],
+            Node::Ternary(a, b, c) => vec![*a, *b, *c],
+            Node::Call { args, .. } | Node::List(args) => args.clone(),
+            Node::Record(attrs) => attrs.iter().map(|(_, a)| *a).collect(),
+        };
+        for k in kids {
+            self.my_scalars_in(k, out);
+        }
     }
 
     fn compute_target_only(&mut self, id: NodeId) -> bool {
@@ -642,18 +706,24 @@ impl Gen<'_> {
             Node::Ternary(a, b, c) => {
                 self.target_only(*a) && self.target_only(*b) && self.target_only(*c)
             }
+            // A call's arguments may also be MY's constants
+            // (`member(MY.ProjectName, TARGET.AllowedProjects)`): the call is
+            // cached per value of theirs. Other operators do not take them in, so
+            // that a Requirements reading both sides is not cached whole, per job.
             Node::Call { name, args } => {
                 let listed = |list: &[&str]| list.iter().any(|s| s.eq_ignore_ascii_case(name));
                 !listed(&IMPURE_BUILTINS)
                     && !listed(&SCOPED_BUILTINS)
-                    && args.iter().all(|a| self.target_only(*a))
+                    && args
+                        .iter()
+                        .all(|a| self.target_only(*a) || self.my_scalar(*a).is_some())
             }
         }
     }
 
     /// True when the subtree calls a builtin worth caching (`ifThenElse`, which
-    /// compiles to jumps, and the membership tests that compile to `Member` cost
-    /// less than a cache lookup).
+    /// compiles to jumps, and the membership tests in a known list, which
+    /// compile to `Member`, cost less than a cache lookup).
     fn has_call(&mut self, id: NodeId) -> bool {
         self.memoized(SubtreeQuestion::HasCall, id, Gen::compute_has_call)
     }
@@ -663,10 +733,13 @@ impl Gen<'_> {
         let tree = &e.tree;
         match tree.node(id) {
             Node::Call { name, args } => {
+                // A membership test in a list known here compiles to `Member`;
+                // in TARGET's list (`member("x", TARGET.Features)`) it is a call.
                 let cheap = name.eq_ignore_ascii_case("ifThenElse")
-                    || MEMBERSHIP_BUILTINS
+                    || (MEMBERSHIP_BUILTINS
                         .iter()
-                        .any(|c| c.eq_ignore_ascii_case(name));
+                        .any(|c| c.eq_ignore_ascii_case(name))
+                        && args.get(1).is_some_and(|&list| self.known(list).is_some()));
                 !cheap || args.iter().any(|a| self.has_call(*a))
             }
             Node::Lit(_) | Node::Attr { scope: None, .. } => false,
@@ -1266,8 +1339,9 @@ impl Gen<'_> {
 /// every occurrence of the same text, in any ad, so that jobs whose Requirements
 /// share a subexpression share its value per machine. (Same text, same value: the
 /// subexpression reads only TARGET, and a name in it that MY would shadow keeps it
-/// from being TARGET-only in the first place.)
-fn subexpression_key(e: &ExprRef) -> u64 {
+/// from being TARGET-only in the first place, unless it is one of MY's constants,
+/// whose values `my_values` lists.)
+fn subexpression_key(e: &ExprRef, my_values: &str) -> u64 {
     use std::sync::{Mutex, OnceLock};
     // The keys are the process's (one text, one key, whichever thread compiles
     // it); each thread remembers those it has seen, so that compiling on every
@@ -1279,6 +1353,11 @@ fn subexpression_key(e: &ExprRef) -> u64 {
     }
     let mut text = String::new();
     crate::syntax::unparse::unparse_node(&e.tree, e.id, &mut text);
+    if !my_values.is_empty() {
+        // (No expression's text holds a NUL: the parser refuses one in a string.)
+        text.push('\0');
+        text.push_str(my_values);
+    }
     if let Some(key) = SEEN.with(|s| s.borrow().get(&text).copied()) {
         return key;
     }
@@ -1645,6 +1724,17 @@ impl MyFacts {
                 }
                 _ => Err(NotClosed::Open),
             },
+            // A list of literals is the same list in every match (`AllowedGroups =
+            // { "physics", "bio" }`): its elements evaluate to themselves in any
+            // scope. Any other list or record holds names resolved where it is
+            // used.
+            Node::List(items)
+                if items
+                    .iter()
+                    .all(|&i| matches!(e.tree.node(i), Node::Lit(_))) =>
+            {
+                kids(items, 0, self, visiting)
+            }
             Node::Attr { .. } | Node::List(_) | Node::Record(_) => Err(NotClosed::Open),
             Node::Unary(_, a) | Node::Paren(a) => kids(&[*a], 1, self, visiting),
             Node::Binary(op, a, b) => {
@@ -1872,8 +1962,19 @@ mod tests {
                 assert!(ops(&p).contains(&Op::Member), "{expr}\n{p}");
             }
         }
-        // A list that is not a literal stays a call, and agrees.
-        compiled("member(TARGET.G, MY.Nums)", my, "G = 2.5");
+        // MY's list of literals is a constant set too.
+        for expr in [
+            "member(TARGET.G, MY.Nums)",
+            "identicalMember(TARGET.G, Nums)",
+        ] {
+            let p = compiled(expr, my, "G = 2.5");
+            assert!(ops(&p).contains(&Op::Member), "{expr}\n{p}");
+        }
+        // A list whose elements are names stays a call, and agrees.
+        let e = ExprRef::root_of(Arc::new(parse_expr("member(TARGET.G, MY.Names)").unwrap()));
+        let my = ad("Names = { A, 2 }\nA = 1");
+        let p = compile_expr(&e, Some(&my), &mut SlotTable::new());
+        assert!(!ops(&p).contains(&Op::Member), "{p}");
         let p = compiled("member(1, TARGET.L)", "A = 1", "L = { 1 }");
         assert!(!ops(&p).contains(&Op::Member), "{p}");
     }

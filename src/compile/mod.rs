@@ -50,8 +50,8 @@ pub struct CompiledClassAd {
     pub source: Arc<ClassAd>,
 }
 
-/// Compiles every attribute of `ad` against `slots`: literals become values, other
-/// expressions programs.
+/// Compiles every attribute of `ad` against `slots`: literals and lists of
+/// literals become values, other expressions programs.
 pub fn compile_ad(ad: &Arc<ClassAd>, slots: &mut SlotTable) -> CompiledClassAd {
     // Sized once, to the ad's own names: the table may hold many more.
     let ids: Vec<u32> = ad.iter().map(|(name, _)| slots.intern(name)).collect();
@@ -61,11 +61,14 @@ pub fn compile_ad(ad: &Arc<ClassAd>, slots: &mut SlotTable) -> CompiledClassAd {
         let attr = match e.node() {
             crate::syntax::ast::Node::Lit(Value::RelTime(r)) => Attr::Value(Value::Real(*r)),
             crate::syntax::ast::Node::Lit(v) => Attr::Value(v.clone()),
-            _ => Attr::Code(Arc::new(codegen::compile_with(
-                &e.to_expr_ref(),
-                Some(&mut facts),
-                slots,
-            ))),
+            _ => match codegen::literal_list(&e.to_expr_ref()) {
+                Some(list) => Attr::Value(list),
+                None => Attr::Code(Arc::new(codegen::compile_with(
+                    &e.to_expr_ref(),
+                    Some(&mut facts),
+                    slots,
+                ))),
+            },
         };
         vm.set(slot, attr);
         fields::list_fields(ad, Some(ad), &e.to_expr_ref(), slot, Some(&mut vm), slots);

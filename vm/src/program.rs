@@ -120,8 +120,9 @@ impl PathSelect {
         };
         let mut at = match ad.get(self.slot) {
             Attr::Absent => At::Value(Value::Undefined),
-            Attr::Value(v) => At::Value(v.clone()),
-            Attr::Code(_) => {
+            // (A list of literals is a value of the ad, and listed by path.)
+            Attr::Value(v) if !matches!(v, Value::List(_) | Value::Ad(_)) => At::Value(v.clone()),
+            Attr::Value(_) | Attr::Code(_) => {
                 at_field(ad.field(self.root)).filter(|a| !matches!(a, At::Value(_)))?
             }
         };
