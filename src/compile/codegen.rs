@@ -696,8 +696,11 @@ impl Gen<'_> {
                         && !self.my_has(b)
                         && !is_scope_name(name)
                 }
-                // A chain from TARGET through its records (`SelectPath`).
-                Node::Attr { scope: Some(_), .. } => !is_scope_name(name) && self.target_only(*s),
+                // A chain from TARGET through its records and lists
+                // (`SelectPath`: `TARGET.Resources.Gpu.Count`, `TARGET.Devices[0].SizeGb`).
+                Node::Attr { scope: Some(_), .. } | Node::Binary(BinOp::Subscript, ..) => {
+                    !is_scope_name(name) && self.target_only(*s)
+                }
                 _ => false,
             },
             Node::Attr { .. } | Node::List(_) | Node::Record(_) => false,
@@ -755,10 +758,12 @@ impl Gen<'_> {
 
     /// The value of node `id` when it is a chain through MY's record and list
     /// literals that ends at a literal (`MY.Request.Memory`, `Request.Cpus`,
-    /// `MY.Devices[0].SizeGb`): the same in every match, as MY is. Each name
-    /// must be the record's own (one it lacks is looked up further up) and each
-    /// subscript within its list; anything else is not known here.
-    fn my_chain_literal(&self, id: NodeId) -> Option<Value> {
+    /// `MY.Devices[0].SizeGb`), or, through records only, at a field computed
+    /// from their literals alone (`MY.Resources.Memory` where `Memory = Cpus *
+    /// MemoryPerCpu`): the same in every match, as MY is. Each name must be the
+    /// record's own (one it lacks is looked up further up) and each subscript
+    /// within its list; anything else is not known here.
+    fn my_chain_literal(&mut self, id: NodeId) -> Option<Value> {
         use crate::eval::scope::record_attr;
         let my = self.my?;
         // `TARGET.x` and `MY.x`, most selections, are no chain through MY's
@@ -786,17 +791,45 @@ impl Gen<'_> {
             return None;
         }
         let mut cur = my.get(first)?.to_expr_ref();
+        // The records passed, outermost first, while no list was.
+        let mut records = Some(Vec::new());
         for link in rest {
             cur = match (cur.node(), link) {
-                (Node::Record(_), Link::Name(n)) if !is_scope_name(n) => record_attr(&cur, n)?,
-                (Node::List(items), Link::Index(i)) => cur.child(*items.get(*i as usize)?),
+                (Node::Record(_), Link::Name(n)) if !is_scope_name(n) => {
+                    let Some(field) = record_attr(&cur, n) else {
+                        // A name no record on the way has, nor MY, is undefined,
+                        // and so is anything selected from it (as `SelectPath`
+                        // resolves it); one found further up is not known here.
+                        let passed = records.as_ref()?;
+                        let above = passed.iter().any(|r| record_attr(r, n).is_some());
+                        return (!above && !self.my_has(n)).then_some(Value::Undefined);
+                    };
+                    if let Some(r) = records.as_mut() {
+                        r.push(cur);
+                    }
+                    field
+                }
+                (Node::List(items), Link::Index(i)) => {
+                    records = None;
+                    cur.child(*items.get(*i as usize)?)
+                }
                 _ => return None,
             };
         }
         match cur.node() {
             Node::Lit(Value::RelTime(r)) => Some(Value::Real(*r)),
             Node::Lit(v) => Some(v.clone()),
-            _ => None,
+            _ => {
+                let owner = self.facts.as_ref()?.ad.clone();
+                let v = super::fields::closed_field_value(&owner, records.as_deref()?, &cur)?;
+                // What evaluating the field costs HTCondor, bounded above.
+                let bound = super::fields::CLOSED_FIELD_BOUND;
+                let site = self.site_depth.get(&id).copied().unwrap_or(0);
+                self.extra_depth =
+                    (self.extra_depth).max(site.saturating_add(rest.len() as u32 + 1 + bound));
+                self.extra_nodes = self.extra_nodes.saturating_add(bound);
+                Some(v)
+            }
         }
     }
 
@@ -1937,6 +1970,23 @@ mod tests {
         let p = compiled("true && TARGET.X", "A = 1", "X = 5");
         assert!(ops(&p).contains(&Op::And) || ops(&p).contains(&Op::JumpIfFalse));
         compiled("true && TARGET.X", "A = 1", "X = \"s\"");
+    }
+
+    #[test]
+    fn my_fields_computed_from_their_records_fold() {
+        let my = "R = [ C = 2; P = 3; M = C * P; G = [ T = M + P ] ]\nTop = 1";
+        for expr in ["MY.R.M", "R.G.T", "MY.R.G.Nothing", "R.Nothing.x"] {
+            let p = compiled(expr, my, "X = 1");
+            assert_eq!(ops(&p), [Op::Const, Op::Ret], "{expr}\n{p}");
+        }
+        // TARGET's chains through lists are cached per TARGET like those
+        // through records.
+        let p = compiled("TARGET.D[0].S * 2 > 1", my, "D = { [ S = 3 ] }");
+        assert!(ops(&p).contains(&Op::TargetCached), "{p}");
+        // A name found further up (MY's own `Top`) is not folded.
+        let e = ExprRef::root_of(Arc::new(parse_expr("MY.R.G.Top").unwrap()));
+        let p = compile_expr(&e, Some(&ad(my)), &mut SlotTable::new());
+        assert_ne!(ops(&p), [Op::Const, Op::Ret], "{p}");
     }
 
     #[test]

@@ -69,6 +69,35 @@ pub fn intern_tree(
 
 /// How many record fields and list elements one ad lists for `SelectPath`.
 const MAX_FIELDS: usize = 4096;
+/// The most nodes of one field computed from its records' literals, and the
+/// most references followed from it (see `RecordFields::closed`).
+const MAX_CLOSED_NODES: u32 = 64;
+const MAX_CLOSED_LEVELS: u32 = 3;
+/// An upper bound on the depth and on the steps HTCondor spends evaluating such
+/// a field: each of its expressions, the field's and those it refers to, has
+/// at most `MAX_CLOSED_NODES` nodes.
+pub(super) const CLOSED_FIELD_BOUND: u32 = (MAX_CLOSED_NODES + 1) * (MAX_CLOSED_LEVELS + 1);
+
+/// The value of `field`, a field of the last of `records` (record literals of
+/// `owner`, outermost first, each a field of the one before), when it is
+/// computed from those records' literals alone (`Memory = Cpus * MemoryPerCpu`):
+/// the same in every match. `None` otherwise, or when it is a list or a record.
+pub(super) fn closed_field_value(
+    owner: &Arc<ClassAd>,
+    records: &[crate::syntax::ast::ExprRef],
+    field: &crate::syntax::ast::ExprRef,
+) -> Option<Value> {
+    if records.is_empty() {
+        return None;
+    }
+    let listing = RecordFields {
+        ad: owner,
+        owner: Some(owner),
+        chain: records.to_vec(),
+        budget: 0,
+    };
+    listing.closed_value(field)
+}
 
 /// Lists what an ad's record literals hold for `SelectPath`
 /// (`classad_vm::ad::Field`).
@@ -258,14 +287,14 @@ impl RecordFields<'_> {
         use crate::eval::scope::record_attr;
         use crate::functions::{ERROR_ON_FAILED_ARGUMENT, IMPURE_BUILTINS, SCOPED_BUILTINS};
         use crate::syntax::ast::Node;
-        if level > 3 {
+        if level > MAX_CLOSED_LEVELS {
             return false;
         }
         let mut stack = vec![e.id];
         let mut nodes = 0;
         while let Some(id) = stack.pop() {
             nodes += 1;
-            if nodes > 64 {
+            if nodes > MAX_CLOSED_NODES {
                 return false;
             }
             let node = e.tree.node(id);
