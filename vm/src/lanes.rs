@@ -329,21 +329,23 @@ impl Machine {
 }
 
 /// The depth a lane's evaluation of `p` reaches below the attribute reference,
-/// reading literals only (as the machine computes it): `None` when `p` uses an
-/// instruction whose depth the lanes do not account for.
+/// reading literals only (as the machine computes it): `None` when `p` is too
+/// long for the lanes' share of the step budget.
 pub(crate) fn lane_depth(p: &Program) -> Option<u32> {
     // Both Requirements of a match share the machine's step budget (10% of it here
     // each leaves ample room for the literal loads).
     if u64::from(p.nodes) > crate::machine::STEP_BOUND / 10 {
         return None;
     }
-    p.code.iter().try_fold(p.max_depth, |d, i| match i.op {
-        Op::LoadMy | Op::LoadTarget => Some(d.max(u32::from(i.y) + 1)),
-        // (Resolved pair by pair: an arm for it here slowed the lanes' loop on
-        // every program.)
-        Op::Reference | Op::Fail | Op::SelectPath => None,
-        _ => Some(d),
-    })
+    // `Reference`, `Fail` and `SelectPath` take the lanes that reach them out
+    // (the last is resolved pair by pair: an arm for it in the lanes' loop
+    // slowed it on every program), so they add nothing to the depth of the
+    // lanes that finish: a program with one in a branch (a pilot's START
+    // calling `evalInEachContext`) is still evaluated here for the others.
+    Some(p.code.iter().fold(p.max_depth, |d, i| match i.op {
+        Op::LoadMy | Op::LoadTarget => d.max(u32::from(i.y) + 1),
+        _ => d,
+    }))
 }
 
 /// A binary operator of the machine on two values; `None` for identity of two lists

@@ -237,3 +237,52 @@ fn two_columns_compare_as_the_machine() {
         }
     }
 }
+
+/// A program that leaves one branch to the reference evaluator is still run by
+/// both tiers: only the lanes that reach `Reference` are taken out.
+#[test]
+fn a_branch_to_the_reference_takes_out_only_its_lanes() {
+    let ads: Vec<CompiledAd> = (0..64)
+        .map(|i| {
+            let mut ad = CompiledAd::new();
+            ad.set(0, Attr::Value(Value::Int(i % 4)));
+            ad
+        })
+        .collect();
+    let targets: Vec<&CompiledAd> = ads.iter().collect();
+    // `TARGET.A > 1 || <something only the reference evaluator does>`
+    let code = vec![
+        Instr::new(Op::LoadTarget, 0, 0, 0),
+        Instr::new(Op::CmpK, 1, 0, u32::from(Cmp::Gt.code()) << 8),
+        Instr::new(Op::JumpIfTrue, 1, 0, 4),
+        Instr::new(Op::Reference, 0, 0, 0),
+        Instr::new(Op::Ret, 0, 0, 1),
+    ];
+    let p = Program {
+        code,
+        consts: vec![Value::Int(1)],
+        nregs: 2,
+        nodes: 5,
+        max_depth: 2,
+        ..Program::default()
+    };
+    let mut my = CompiledAd::new();
+    my.set(2, Attr::Code(Arc::new(p)));
+    let reaching: u64 = (0..64).filter(|i| i % 4 <= 1).map(|i| 1u64 << i).sum();
+    let mut vm = Machine::new();
+    let mut store = ColumnStore::new();
+    let mut block = store.block(&targets);
+    let (got, out) = vm.mask_verdicts(&my, 2, 0, &mut block, u64::MAX, &mut NoBuiltins);
+    assert_eq!(out, reaching, "masks");
+    assert_eq!(got.yes, !reaching);
+    let mut values = Vec::new();
+    vm.eval_attr_lanes(&my, 2, 0, &targets, u64::MAX, &mut NoBuiltins, &mut values);
+    for (l, v) in values.iter().enumerate() {
+        let want = (reaching >> l & 1 == 0).then_some("Bool(true)".to_string());
+        assert_eq!(
+            v.as_ref().map(|v| format!("{v:?}")),
+            want,
+            "lanes, lane {l}"
+        );
+    }
+}
