@@ -6,10 +6,12 @@
 //! see it ([`Logic`]). That is the whole value for booleans, undefined and error,
 //! which is all that comparisons and logical operators produce. A value read from a
 //! column is kept as a reference to the column ("raw"), so that a comparison or a
-//! membership test of it reads the column. Whatever the tier cannot represent
-//! exactly (arithmetic, builtin calls, a value whose origin was lost) takes the
-//! lane out, and [`Machine::verdicts`] gives it to the value lanes
-//! ([`Machine::eval_attr_lanes`]) and, failing those, to its caller.
+//! membership test of it reads the column; a number that arithmetic computed, or
+//! a numeric constant, in the register's number lanes (module `regs`). Whatever the
+//! tier cannot represent exactly (builtin calls, strings and times it computed, a
+//! value whose origin was lost) takes the lane out, and [`Machine::verdicts`]
+//! gives it to the value lanes ([`Machine::eval_attr_lanes`]) and, failing
+//! those, to its caller.
 
 use crate::ad::{Attr, CompiledAd};
 use crate::columns::{ColSrc, Column, TargetBlock};
