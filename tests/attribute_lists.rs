@@ -9,16 +9,11 @@
 //! and differ in their constants; and the literal lists decided by the bit-mask
 //! tier itself.
 
-use classad::ad::{read_ads, ClassAd};
-use classad::compile::host::VmHost;
-use classad::eval::Semantics;
-use classad::matching::{symmetric_match, CompiledPool};
-use classad_vm::{ColumnStore, CompiledAd, Machine};
-use std::sync::Arc;
+mod tiers;
 
-fn ad(text: &str) -> Arc<ClassAd> {
-    Arc::new(read_ads(text, "t").unwrap().remove(0))
-}
+use classad::ad::ClassAd;
+use std::sync::Arc;
+use tiers::{ad, assert_matches_reference, assert_on_mask_tier};
 
 /// What a slot's `L` and `S` hold.
 const LISTS: [(&str, &str); 9] = [
@@ -72,29 +67,8 @@ fn lists_in_attributes_match_as_the_reference_evaluator() {
             )));
         }
     }
-    let mut brute = Vec::new();
-    for (j, job) in jobs.iter().enumerate() {
-        for (m, machine) in machines.iter().enumerate() {
-            if symmetric_match(job, machine, Semantics::Htcondor) {
-                brute.push((j, m));
-            }
-        }
-    }
-    assert!(brute.len() > 200, "too few matches: {}", brute.len());
-    let pool = CompiledPool::new(&jobs, &machines);
-    let mut vm = Machine::new();
-    for round in 0..2 {
-        assert_eq!(pool.all_pairs(&mut vm), brute, "round {round}");
-    }
-    for j in 0..jobs.len() {
-        for m in 0..machines.len() {
-            assert_eq!(
-                pool.symmetric_match(&mut vm, j, m),
-                brute.binary_search(&(j, m)).is_ok(),
-                "job {j} slot {m}"
-            );
-        }
-    }
+    let matches = assert_matches_reference(&jobs, &machines);
+    assert!(matches > 200, "too few matches: {matches}");
 }
 
 /// Literal lists in TARGET's attributes and in MY's are decided by the bit-mask
@@ -113,24 +87,6 @@ fn literal_lists_are_decided_on_the_mask_tier() {
         let job = ad(&format!(
             "V = \"a\"\nMine = {{ \"a\", 3 }}\nRequirements = {form}\n"
         ));
-        let pool = CompiledPool::new(std::slice::from_ref(&job), &machines);
-        let requirements = pool.slots.get("Requirements").expect("interned");
-        let targets: Vec<&CompiledAd> = pool.machines.iter().map(|m| &m.vm).collect();
-        let mut store = ColumnStore::new();
-        let mut block = store.block(&targets);
-        let mut vm = Machine::new();
-        let (verdicts, unsure) = vm.mask_verdicts(
-            &pool.jobs[0].vm,
-            requirements,
-            2,
-            &mut block,
-            u64::MAX,
-            &mut VmHost,
-        );
-        assert_eq!(unsure, 0, "{form}: lanes left to the value lanes");
-        for (m, machine) in machines.iter().enumerate() {
-            let want = symmetric_match(&job, machine, Semantics::Htcondor);
-            assert_eq!(verdicts.yes >> m & 1 == 1, want, "{form} slot {m}");
-        }
+        assert_on_mask_tier(&job, &machines, form);
     }
 }

@@ -8,12 +8,11 @@
 //! reference evaluator pair by pair; and numeric columns decided by the tier
 //! itself.
 
-use classad::ad::{read_ads, ClassAd};
-use classad::compile::host::VmHost;
-use classad::eval::Semantics;
-use classad::matching::{symmetric_match, CompiledPool};
-use classad_vm::{ColumnStore, CompiledAd, Machine};
+mod tiers;
+
+use classad::ad::ClassAd;
 use std::sync::Arc;
+use tiers::{ad, assert_matches_reference, assert_on_mask_tier, slot_per_pair};
 
 const VALUES: [Option<&str>; 17] = [
     Some("7"),
@@ -70,31 +69,9 @@ const USES: [&str; 17] = [
     "(TARGET.B > 1 ? X : -1) =?= 2.5",
 ];
 
-fn ad(text: &str) -> Arc<ClassAd> {
-    Arc::new(read_ads(text, "t").unwrap().remove(0))
-}
-
-/// A slot per pair of values, as `A` and `B`.
-fn slots() -> Vec<Arc<ClassAd>> {
-    let mut out = Vec::new();
-    for a in VALUES {
-        for b in VALUES {
-            let mut text = String::from("Requirements = true\n");
-            if let Some(a) = a {
-                text.push_str(&format!("A = {a}\n"));
-            }
-            if let Some(b) = b {
-                text.push_str(&format!("B = {b}\n"));
-            }
-            out.push(ad(&text));
-        }
-    }
-    out
-}
-
 #[test]
 fn arithmetic_on_columns_matches_as_the_reference_evaluator() {
-    let machines = slots();
+    let machines = slot_per_pair(&VALUES);
     let mut jobs = Vec::new();
     for form in FORMS {
         for usage in USES {
@@ -102,33 +79,8 @@ fn arithmetic_on_columns_matches_as_the_reference_evaluator() {
             jobs.push(ad(&format!("Requirements = {text}\n")));
         }
     }
-    let mut brute = Vec::new();
-    for (j, job) in jobs.iter().enumerate() {
-        for (m, machine) in machines.iter().enumerate() {
-            if symmetric_match(job, machine, Semantics::Htcondor) {
-                brute.push((j, m));
-            }
-        }
-    }
-    assert!(
-        brute.len() > 1000,
-        "the forms must match many pairs: {}",
-        brute.len()
-    );
-    let pool = CompiledPool::new(&jobs, &machines);
-    let mut vm = Machine::new();
-    for round in 0..2 {
-        assert_eq!(pool.all_pairs(&mut vm), brute, "round {round}");
-    }
-    for j in 0..jobs.len() {
-        for m in 0..machines.len() {
-            assert_eq!(
-                pool.symmetric_match(&mut vm, j, m),
-                brute.binary_search(&(j, m)).is_ok(),
-                "job {j} slot {m}"
-            );
-        }
-    }
+    let matches = assert_matches_reference(&jobs, &machines);
+    assert!(matches > 1000, "the forms must match many pairs: {matches}");
 }
 
 /// Arithmetic on integer and real columns, and comparisons of its results, are
@@ -149,25 +101,7 @@ fn numeric_columns_are_computed_on_the_mask_tier() {
         for test in ["(X) >= 2", "(X) < TARGET.A", "member(X, { 1, 2.5 })"] {
             let text = test.replace('X', form);
             let job = ad(&format!("Requirements = {text}\n"));
-            let pool = CompiledPool::new(std::slice::from_ref(&job), &machines);
-            let requirements = pool.slots.get("Requirements").expect("interned");
-            let targets: Vec<&CompiledAd> = pool.machines.iter().map(|m| &m.vm).collect();
-            let mut store = ColumnStore::new();
-            let mut block = store.block(&targets);
-            let mut vm = Machine::new();
-            let (verdicts, unsure) = vm.mask_verdicts(
-                &pool.jobs[0].vm,
-                requirements,
-                2,
-                &mut block,
-                u64::MAX,
-                &mut VmHost,
-            );
-            assert_eq!(unsure, 0, "{text}: lanes left to the value lanes");
-            for (m, machine) in machines.iter().enumerate() {
-                let want = symmetric_match(&job, machine, Semantics::Htcondor);
-                assert_eq!(verdicts.yes >> m & 1 == 1, want, "{text} slot {m}");
-            }
+            assert_on_mask_tier(&job, &machines, &text);
         }
     }
 }

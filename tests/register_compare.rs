@@ -6,12 +6,11 @@
 //! against the reference evaluator pair by pair; and the integer columns decided
 //! by the tier itself.
 
-use classad::ad::{read_ads, ClassAd};
-use classad::compile::host::VmHost;
-use classad::eval::Semantics;
-use classad::matching::{symmetric_match, CompiledPool};
-use classad_vm::{ColumnStore, CompiledAd, Machine};
+mod tiers;
+
+use classad::ad::ClassAd;
 use std::sync::Arc;
+use tiers::{ad, assert_matches_reference, assert_on_mask_tier, slot_per_pair};
 
 const VALUES: [Option<&str>; 16] = [
     Some("1"),
@@ -34,31 +33,9 @@ const VALUES: [Option<&str>; 16] = [
 
 const OPS: [&str; 8] = ["<", "<=", ">", ">=", "==", "!=", "=?=", "=!="];
 
-fn ad(text: &str) -> Arc<ClassAd> {
-    Arc::new(read_ads(text, "t").unwrap().remove(0))
-}
-
-/// A slot per pair of values, as `A` and `B`.
-fn slots() -> Vec<Arc<ClassAd>> {
-    let mut out = Vec::new();
-    for a in VALUES {
-        for b in VALUES {
-            let mut text = String::from("Requirements = true\n");
-            if let Some(a) = a {
-                text.push_str(&format!("A = {a}\n"));
-            }
-            if let Some(b) = b {
-                text.push_str(&format!("B = {b}\n"));
-            }
-            out.push(ad(&text));
-        }
-    }
-    out
-}
-
 #[test]
 fn register_comparisons_match_as_the_reference_evaluator() {
-    let machines = slots();
+    let machines = slot_per_pair(&VALUES);
     let mut jobs = Vec::new();
     for op in OPS {
         for lhs in ["TARGET.A", "(TARGET.A < 2)", "TARGET.A * 1"] {
@@ -69,28 +46,7 @@ fn register_comparisons_match_as_the_reference_evaluator() {
             }
         }
     }
-    let mut brute = Vec::new();
-    for (j, job) in jobs.iter().enumerate() {
-        for (m, machine) in machines.iter().enumerate() {
-            if symmetric_match(job, machine, Semantics::Htcondor) {
-                brute.push((j, m));
-            }
-        }
-    }
-    let pool = CompiledPool::new(&jobs, &machines);
-    let mut vm = Machine::new();
-    for round in 0..2 {
-        assert_eq!(pool.all_pairs(&mut vm), brute, "round {round}");
-    }
-    for j in 0..jobs.len() {
-        for m in 0..machines.len() {
-            assert_eq!(
-                pool.symmetric_match(&mut vm, j, m),
-                brute.binary_search(&(j, m)).is_ok(),
-                "job {j} slot {m}"
-            );
-        }
-    }
+    assert_matches_reference(&jobs, &machines);
 }
 
 /// Two integer columns are compared by the bit-mask tier itself: no lane is
@@ -108,24 +64,6 @@ fn integer_columns_are_compared_on_the_mask_tier() {
         .collect();
     for op in OPS {
         let job = ad(&format!("Requirements = TARGET.A {op} TARGET.B\n"));
-        let pool = CompiledPool::new(std::slice::from_ref(&job), &machines);
-        let requirements = pool.slots.get("Requirements").expect("interned");
-        let targets: Vec<&CompiledAd> = pool.machines.iter().map(|m| &m.vm).collect();
-        let mut store = ColumnStore::new();
-        let mut block = store.block(&targets);
-        let mut vm = Machine::new();
-        let (verdicts, unsure) = vm.mask_verdicts(
-            &pool.jobs[0].vm,
-            requirements,
-            2,
-            &mut block,
-            u64::MAX,
-            &mut VmHost,
-        );
-        assert_eq!(unsure, 0, "{op}: lanes left to the value lanes");
-        for (m, machine) in machines.iter().enumerate() {
-            let want = symmetric_match(&job, machine, Semantics::Htcondor);
-            assert_eq!(verdicts.yes >> m & 1 == 1, want, "{op} slot {m}");
-        }
+        assert_on_mask_tier(&job, &machines, op);
     }
 }

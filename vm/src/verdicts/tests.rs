@@ -82,18 +82,51 @@ fn program(op: Op, cmp: Cmp, k: usize, by_const: bool) -> Program {
     }
 }
 
-#[test]
-fn arithmetic_and_comparisons_agree_with_the_machine() {
-    let grid = grid();
+/// An ad per pair of `values`, as attributes 0 and 1.
+fn pairs_of(values: &[Value]) -> Vec<CompiledAd> {
     let mut ads = Vec::new();
-    for a in &grid {
-        for b in &grid {
+    for a in values {
+        for b in values {
             let mut ad = CompiledAd::new();
             ad.set(0, Attr::Value(a.clone()));
             ad.set(1, Attr::Value(b.clone()));
             ads.push(ad);
         }
     }
+    ads
+}
+
+/// `p` (as MY's attribute 2) against `ads` a block at a time: every lane the
+/// bit-mask tier decides gets the pair-by-pair machine's verdict.
+fn assert_agrees(vm: &mut Machine, p: Program, ads: &[CompiledAd], what: &str) {
+    let mut my = CompiledAd::new();
+    my.set(2, Attr::Code(Arc::new(p)));
+    for chunk in ads.chunks(LANES) {
+        let targets: Vec<&CompiledAd> = chunk.iter().collect();
+        let mut store = ColumnStore::new();
+        let mut block = store.block(&targets);
+        let (got, out) = vm.mask_verdicts(&my, 2, 0, &mut block, u64::MAX, &mut NoBuiltins);
+        for (l, target) in chunk.iter().enumerate() {
+            let bit = 1u64 << l;
+            if out & bit != 0 {
+                continue;
+            }
+            let sides = Sides::new(&my, Some(target));
+            let v = vm.eval_attr(0, 2, 0, sides, &mut NoBuiltins).unwrap();
+            let want = Verdicts::of(Logic::of(&v, bit));
+            assert_eq!(
+                (got.yes & bit, got.no & bit),
+                (want.yes, want.no),
+                "{what} lane {l}: {v:?}"
+            );
+        }
+    }
+}
+
+#[test]
+fn arithmetic_and_comparisons_agree_with_the_machine() {
+    let grid = grid();
+    let ads = pairs_of(&grid);
     let mut vm = Machine::new();
     let ops = [
         Op::Add,
@@ -108,33 +141,8 @@ fn arithmetic_and_comparisons_agree_with_the_machine() {
         for cmp in Cmp::ALL {
             for k in 0..grid.len() {
                 for by_const in [true, false] {
-                    let mut my = CompiledAd::new();
-                    my.set(2, Attr::Code(Arc::new(program(op, cmp, k, by_const))));
-                    for chunk in ads.chunks(LANES) {
-                        let targets: Vec<&CompiledAd> = chunk.iter().collect();
-                        let mut store = ColumnStore::new();
-                        let mut block = store.block(&targets);
-                        let (got, out) =
-                            vm.mask_verdicts(&my, 2, 0, &mut block, u64::MAX, &mut NoBuiltins);
-                        for (l, target) in chunk.iter().enumerate() {
-                            let bit = 1u64 << l;
-                            if out & bit != 0 {
-                                continue;
-                            }
-                            let sides = Sides::new(&my, Some(target));
-                            let v = vm.eval_attr(0, 2, 0, sides, &mut NoBuiltins).unwrap();
-                            let want = Verdicts::of(Logic::of(&v, bit));
-                            let one = Verdicts {
-                                yes: got.yes & bit,
-                                no: got.no & bit,
-                                unknown: 0,
-                            };
-                            assert_eq!(
-                                one, want,
-                                "{op:?} {cmp:?} k{k} const {by_const} lane {l}: {v:?}"
-                            );
-                        }
-                    }
+                    let what = format!("{op:?} {cmp:?} k{k} const {by_const}");
+                    assert_agrees(&mut vm, program(op, cmp, k, by_const), &ads, &what);
                 }
             }
         }
@@ -151,15 +159,7 @@ fn numbers_stay_on_the_tier() {
         Value::Real(0.5),
         Value::Int(0),
     ];
-    let mut ads = Vec::new();
-    for a in &numbers {
-        for b in &numbers {
-            let mut ad = CompiledAd::new();
-            ad.set(0, Attr::Value(a.clone()));
-            ad.set(1, Attr::Value(b.clone()));
-            ads.push(ad);
-        }
-    }
+    let ads = pairs_of(&numbers);
     let targets: Vec<&CompiledAd> = ads.iter().collect();
     let mut vm = Machine::new();
     for op in [Op::Add, Op::Sub, Op::Mul, Op::Div, Op::Mod, Op::Neg] {
@@ -178,16 +178,7 @@ fn numbers_stay_on_the_tier() {
 /// by their identities, NaN among them) as the machine compares them.
 #[test]
 fn two_columns_compare_as_the_machine() {
-    let grid = grid();
-    let mut ads = Vec::new();
-    for a in &grid {
-        for b in &grid {
-            let mut ad = CompiledAd::new();
-            ad.set(0, Attr::Value(a.clone()));
-            ad.set(1, Attr::Value(b.clone()));
-            ads.push(ad);
-        }
-    }
+    let ads = pairs_of(&grid());
     let mut vm = Machine::new();
     let cmp_op = [
         Op::Lt,
@@ -213,28 +204,7 @@ fn two_columns_compare_as_the_machine() {
             max_depth: 1,
             ..Program::default()
         };
-        let mut my = CompiledAd::new();
-        my.set(2, Attr::Code(Arc::new(p)));
-        for chunk in ads.chunks(LANES) {
-            let targets: Vec<&CompiledAd> = chunk.iter().collect();
-            let mut store = ColumnStore::new();
-            let mut block = store.block(&targets);
-            let (got, out) = vm.mask_verdicts(&my, 2, 0, &mut block, u64::MAX, &mut NoBuiltins);
-            for (l, target) in chunk.iter().enumerate() {
-                let bit = 1u64 << l;
-                if out & bit != 0 {
-                    continue;
-                }
-                let sides = Sides::new(&my, Some(target));
-                let v = vm.eval_attr(0, 2, 0, sides, &mut NoBuiltins).unwrap();
-                let want = Verdicts::of(Logic::of(&v, bit));
-                assert_eq!(
-                    (got.yes & bit, got.no & bit),
-                    (want.yes, want.no),
-                    "{op:?} lane {l}: {v:?}"
-                );
-            }
-        }
+        assert_agrees(&mut vm, p, &ads, &format!("{op:?}"));
     }
 }
 
