@@ -896,9 +896,20 @@ impl Gen<'_> {
         let Some(native) = find_index(name) else {
             return self.reference();
         };
+        let impure = IMPURE_BUILTINS
+            .iter()
+            .any(|s| s.eq_ignore_ascii_case(b.name));
         if let Some(v) = without_arguments(b.run, args.len()) {
-            // Wrong arity: the builtin answers without evaluating its arguments.
-            return self.konst(dst, v);
+            if !impure {
+                // Wrong arity: the builtin answers without evaluating its arguments.
+                return self.konst(dst, v);
+            }
+            if !args.is_empty() {
+                // Whether that answer reads the clock is the builtin's business.
+                return self.reference();
+            }
+            // The clock or chance, read by the call when it runs (`time()`,
+            // `random()`): never when compiled.
         }
         if let Some(set) = self.const_set(b.name, args) {
             let rx = self.reg();
