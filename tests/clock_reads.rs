@@ -78,3 +78,14 @@ fn the_clock_is_read_when_a_compiled_pool_is_matched() {
         "Rank = time() gave {rank}, the clock {before}"
     );
 }
+
+#[test]
+fn a_clock_read_stays_on_the_bit_mask_tier() {
+    // Read once for the block, inlined from the ad's own attribute.
+    let job = ad("Start = time() > 1000 && TARGET.Id >= 3\n\
+                  Requirements = Start && TARGET.Id - 60 < time() - time()\n");
+    let slots: Vec<_> = (0..64)
+        .map(|i| ad(&format!("Id = {i}\nRequirements = true\n")))
+        .collect();
+    tiers::assert_on_mask_tier(&job, &slots, "time() through Start");
+}

@@ -1424,7 +1424,14 @@ const MAX_INLINE_NODES: u32 = 256;
 
 /// True when attribute expression `e` may be compiled into the programs that
 /// reference it: small, and without builtins whose value changes between calls
-/// (`CurrentTime` included), which a load would compute once.
+/// (`CurrentTime` included), which a load would compute once, except `time()`.
+///
+/// HTCondor has no memo: each reference to an attribute evaluates it again, and
+/// reads the clock again. Inlining `time()` does the same; only the machine's
+/// memo of a loaded attribute shares one read between references. Both read the
+/// clock within one evaluation, so they differ at most where a second passes
+/// mid-evaluation, as two runs of HTCondor do. Pilots' START reads `time()`:
+/// inlined, the block tiers run it (one read of the clock per block).
 fn inlinable(e: &ExprRef, id: NodeId, nodes: &mut u32) -> bool {
     *nodes += 1;
     if *nodes > MAX_INLINE_NODES {
@@ -1433,7 +1440,10 @@ fn inlinable(e: &ExprRef, id: NodeId, nodes: &mut u32) -> bool {
     let node = e.tree.node(id);
     match node {
         Node::Attr { name, .. } if name.eq_ignore_ascii_case("CurrentTime") => return false,
-        Node::Call { name, .. } if IMPURE_BUILTINS.iter().any(|s| s.eq_ignore_ascii_case(name)) => {
+        Node::Call { name, args }
+            if IMPURE_BUILTINS.iter().any(|s| s.eq_ignore_ascii_case(name))
+                && !(name.eq_ignore_ascii_case("time") && args.is_empty()) =>
+        {
             return false
         }
         _ => {}
@@ -1966,8 +1976,20 @@ mod tests {
         let p = compiled("R", cyclic, "X = 3");
         assert!(ops(&p).contains(&Op::LoadMy), "{p}");
         compiled("B", cyclic, "X = 3");
-        // The clock is read once per load; inlining would read it per reference.
+        // The clock is read where HTCondor reads it, once per reference, and
+        // never when compiled; chance stays a load.
         let p = compiled("T > 0", "T = time()", "X = 1");
+        assert_eq!(
+            ops(&p),
+            [
+                Op::InlineEnter,
+                Op::Call,
+                Op::InlineLeave,
+                Op::CmpK,
+                Op::Ret
+            ]
+        );
+        let p = compiled("T > 0", "T = random()", "X = 1");
         assert!(ops(&p).contains(&Op::LoadMy), "{p}");
     }
 

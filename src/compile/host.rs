@@ -30,6 +30,10 @@ impl classad_vm::Host for VmHost {
         r
     }
 
+    fn shared_by_block(&self, native: u32) -> bool {
+        by_index(native).is_some_and(|b| b.name == "time")
+    }
+
     fn index(&mut self, a: &Value, b: &Value) -> Result<Value, Halt> {
         Evaluator::new(true)
             .subscript(a, b)

@@ -34,6 +34,13 @@ pub trait Host {
     fn call(&mut self, native: u32, args: &[Value]) -> Result<Value, Halt>;
     /// `a[b]` on a list or an ad.
     fn index(&mut self, a: &Value, b: &Value) -> Result<Value, Halt>;
+    /// True when builtin `native`, called without arguments, may be called once
+    /// for the evaluations of a block of ads that run together (the clock, read
+    /// at one instant for them all; never chance, which draws anew each call).
+    fn shared_by_block(&self, native: u32) -> bool {
+        let _ = native;
+        false
+    }
 }
 
 /// HTCondor's nesting limit.

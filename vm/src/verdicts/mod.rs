@@ -342,6 +342,16 @@ impl Machine {
                     escaped |= active & !v.lanes();
                     active = 0;
                 }
+                // The clock: read once for the block (see `Host::shared_by_block`).
+                Op::Call if z & 0xff == 0 && host.shared_by_block(z >> 8) => {
+                    match host.call(z >> 8, &[]) {
+                        Ok(v) => regs[dst].set_number(&mut nums[dst], &v, active),
+                        Err(_) => {
+                            escaped |= active;
+                            active = 0;
+                        }
+                    }
+                }
                 // Lanes read literals only, so nothing is being evaluated that an
                 // inlined attribute could come back to.
                 Op::InlineEnter | Op::InlineLeave => {}
