@@ -51,9 +51,23 @@ pub(crate) struct Column {
     by_real: Sorted<f64>,
     /// Lanes holding NaN, which compares unequal to everything.
     nan: u64,
+    /// Lanes of a TARGET attribute that is code, holding its closed value
+    /// (module `closed`): by the names they read in the other side, and the
+    /// most depth and steps any of them took. `closed_tried`: filled already.
+    pub(crate) closed: u64,
+    pub(crate) closed_by_names: smallvec::SmallVec<[(smallvec::SmallVec<[u32; 4]>, u64); 2]>,
+    pub(crate) closed_depth: u32,
+    pub(crate) closed_cost: u64,
+    pub(crate) closed_tried: bool,
 }
 
 impl Column {
+    /// Lanes that hold code, closed values or not (module `closed`).
+    #[inline]
+    pub(crate) fn unsure(&self) -> u64 {
+        self.escape | self.closed
+    }
+
     fn new(src: ColSrc) -> Column {
         Column {
             src,
@@ -71,6 +85,11 @@ impl Column {
             by_int: Sorted::default(),
             by_real: Sorted::default(),
             nan: 0,
+            closed: 0,
+            closed_by_names: smallvec::SmallVec::new(),
+            closed_depth: 0,
+            closed_cost: 0,
+            closed_tried: false,
         }
     }
 
@@ -580,6 +599,13 @@ impl<'a> TargetBlock<'a> {
         col.src = src;
         col.logic = Logic::default();
         (col.int, col.real, col.str, col.boolean, col.escape) = (0, 0, 0, 0, 0);
+        (
+            col.closed,
+            col.closed_depth,
+            col.closed_cost,
+            col.closed_tried,
+        ) = (0, 0, 0, false);
+        col.closed_by_names.clear();
         for (l, &ad) in self.targets.iter().enumerate() {
             col.set(l, value(ad), &store.ids);
         }
@@ -608,6 +634,43 @@ impl<'a> TargetBlock<'a> {
         }
         by_slot[i] = (opened, c as u32);
         c
+    }
+
+    /// Puts closed value `v` (see module `closed`) in lane `l` of column `c`,
+    /// which did not know it: it read `absent` in the other side, and took
+    /// `depth` and `cost`. Call [`TargetBlock::closed_filled`] after the last.
+    pub(crate) fn fill_closed(
+        &mut self,
+        c: usize,
+        l: usize,
+        v: &Value,
+        (absent, depth, cost): (&[u32], u32, u64),
+    ) {
+        let store = &mut *self.store;
+        let col = &mut store.cols[c];
+        col.escape &= !(1u64 << l);
+        col.set(l, Some(v), &store.ids);
+        col.closed |= 1u64 << l;
+        match col
+            .closed_by_names
+            .iter_mut()
+            .find(|(names, _)| names[..] == *absent)
+        {
+            Some((_, lanes)) => *lanes |= 1u64 << l,
+            None => col.closed_by_names.push((absent.into(), 1u64 << l)),
+        }
+        col.closed_depth = col.closed_depth.max(depth);
+        col.closed_cost = col.closed_cost.max(cost);
+    }
+
+    /// Indexes column `c` again after its closed values were filled in, and
+    /// marks it filled.
+    pub(crate) fn closed_filled(&mut self, c: usize) {
+        let col = &mut self.store.cols[c];
+        if col.closed != 0 {
+            col.index();
+        }
+        col.closed_tried = true;
     }
 
     /// Column `i`.

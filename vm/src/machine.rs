@@ -79,9 +79,9 @@ pub struct Machine {
     level: usize,
     memo: [Vec<Memo>; 2],
     touched: Vec<(usize, u32)>,
-    steps: u64,
+    pub(crate) steps: u64,
     cycle: bool,
-    nesting: u32,
+    pub(crate) nesting: u32,
     /// Values of TARGET-only subexpressions, by (TARGET ad, subexpression key).
     /// Valid only for the ads they were computed from: see [`Machine::clear_cache`].
     pub(crate) target_cache: ahash::AHashMap<(usize, u64), Value>,
@@ -93,6 +93,12 @@ pub struct Machine {
     read_code: bool,
     /// Who the cache belongs to (see [`Machine::cache_for`]).
     cache_owner: u64,
+    /// Closed values of TARGET ads' attributes that are code, by (ad, slot);
+    /// `None` where there is none (module `closed`). Kept and cleared with
+    /// `target_cache`.
+    pub(crate) closed: ahash::AHashMap<(usize, u32), Option<crate::closed::Closed>>,
+    /// While a closed value is computed: the names looked up in the other side.
+    pub(crate) recording: Option<smallvec::SmallVec<[u32; 4]>>,
 }
 
 /// The two ads of an evaluation: side 0 is the ad the top-level expression belongs
@@ -112,6 +118,15 @@ impl<'a> Sides<'a> {
             has_target: target.is_some(),
         }
     }
+
+    /// MY against `empty`, an ad with no attributes, as TARGET: every name
+    /// looked up there is undefined (and recorded, see module `closed`).
+    pub(crate) fn against_empty(my: &'a CompiledAd, empty: &'a CompiledAd) -> Sides<'a> {
+        Sides {
+            ads: [my, empty],
+            has_target: true,
+        }
+    }
 }
 
 impl Machine {
@@ -125,6 +140,7 @@ impl Machine {
     /// cache is keyed by the ads' addresses.
     pub fn clear_cache(&mut self) {
         self.target_cache.clear();
+        self.closed.clear();
     }
 
     /// How many TARGET-only values are cached.
@@ -136,7 +152,7 @@ impl Machine {
     /// compiled ads, with an id unique for the process); otherwise clears it.
     pub fn cache_for(&mut self, owner: u64) {
         if self.cache_owner != owner {
-            self.target_cache.clear();
+            self.clear_cache();
             self.cache_owner = owner;
         }
     }
@@ -147,8 +163,8 @@ impl Machine {
     /// instead of growing it, and touching fresh memory, for values of TARGET
     /// ads it has finished with; a value still wanted is computed again.
     pub fn bound_cache(&mut self, max: usize) {
-        if self.target_cache.len() > max {
-            self.target_cache.clear();
+        if self.target_cache.len() + self.closed.len() > max {
+            self.clear_cache();
         }
     }
 
@@ -176,7 +192,7 @@ impl Machine {
         self.reset();
     }
 
-    fn reset(&mut self) {
+    pub(crate) fn reset(&mut self) {
         for (side, slot) in self.touched.drain(..) {
             self.memo[side][slot as usize] = Memo::Empty;
         }
@@ -237,13 +253,18 @@ impl Machine {
 
     /// The value of attribute `slot` of `side`, and the depth its evaluation needs
     /// below the dereference (`None` when nothing was dereferenced).
-    fn load(
+    pub(crate) fn load(
         &mut self,
         side: usize,
         slot: u32,
         sides: Sides<'_>,
         host: &mut dyn Host,
     ) -> Result<(Value, Option<u32>), Halt> {
+        if side == 1 {
+            if let Some(names) = &mut self.recording {
+                names.push(slot);
+            }
+        }
         if side == 1 && !sides.has_target {
             return Ok((Value::Undefined, None));
         }
@@ -344,6 +365,10 @@ impl Machine {
     ) -> Result<(Value, u32), Halt> {
         let path = &p.paths[ins.z as usize];
         let side = if path.target { 1 - me } else { me };
+        if side == 1 && self.recording.is_some() {
+            // (What a path reads past its first name is not recorded.)
+            return Err(Halt::NeedReference);
+        }
         if side == 1 && !sides.has_target {
             return Ok((Value::Undefined, 0));
         }
@@ -433,6 +458,11 @@ impl Machine {
                     let (slot, cmp) = (ins.z & 0xff_ffff, Cmp::from_code(ins.z >> 24));
                     let k = &p.consts[ins.y as usize];
                     let side = 1 - me;
+                    if side == 1 {
+                        if let Some(names) = &mut self.recording {
+                            names.push(slot);
+                        }
+                    }
                     // (Without a target, side 1 is an empty ad: undefined.)
                     let v = match sides.ads[side].get(slot) {
                         Attr::Value(a) => {
@@ -524,13 +554,18 @@ impl Machine {
                     let sub = &p.target_only[ins.z as usize];
                     let target = sides.ads[1 - me] as *const CompiledAd as usize;
                     let key = (target, sub.key);
-                    let v = match self.target_cache.get(&key) {
+                    // (A closed value's evaluation runs it, for the names it reads.)
+                    let cached = match self.recording {
+                        None => self.target_cache.get(&key),
+                        Some(_) => None,
+                    };
+                    let v = match cached {
                         Some(v) => v.clone(),
                         None => {
                             let outer = std::mem::take(&mut self.read_code);
                             let (v, d) = self.run(&sub.code, me, sides, host)?;
                             depth = depth.max(u32::from(ins.y) + d);
-                            if !self.read_code && sides.has_target {
+                            if !self.read_code && sides.has_target && self.recording.is_none() {
                                 self.target_cache.insert(key, v.clone());
                             }
                             self.read_code |= outer;

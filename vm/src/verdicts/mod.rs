@@ -14,15 +14,16 @@
 //! those, to its caller.
 
 use crate::ad::{Attr, CompiledAd};
+use crate::closed::Closed;
 use crate::columns::{ColSrc, Column, TargetBlock};
 use crate::instr::Op;
 use crate::lanes::{lane_depth, LANES, MAX_DEPTH};
 use crate::logic::{for_each_lane, Logic, Verdicts};
-use crate::machine::{Host, Machine};
+use crate::machine::{Host, Machine, STEP_BOUND};
 use crate::ops::{self, Arith, Cmp};
 use crate::program::{Program, TargetOnly};
 use crate::value::Value;
-use regs::{Num, NumLanes, Reader, Reg};
+use regs::{Known, Num, NumLanes, Reader, Reg};
 
 mod regs;
 
@@ -94,10 +95,12 @@ impl Machine {
         match my.get(slot) {
             Attr::Absent => (Verdicts::of(Logic::of(&Value::Undefined, wanted)), 0),
             Attr::Value(v) => (Verdicts::of(Logic::of(v, wanted)), 0),
-            Attr::Code(p) if lane_depth(p).is_some_and(|d| site + 1 + d <= MAX_DEPTH) => {
-                self.run_masks(p, my, block, wanted, host)
-            }
-            Attr::Code(_) => (Verdicts::default(), wanted),
+            Attr::Code(p) => match lane_depth(p) {
+                Some(d) if site + 1 + d <= MAX_DEPTH => {
+                    self.run_masks(p, my, block, wanted, (site, d), host)
+                }
+                _ => (Verdicts::default(), wanted),
+            },
         }
     }
 
@@ -109,6 +112,7 @@ impl Machine {
         my: &CompiledAd,
         block: &mut TargetBlock<'_>,
         wanted: u64,
+        at: (u32, u32),
         host: &mut dyn Host,
     ) -> (Verdicts, u64) {
         let mut st = std::mem::take(&mut self.masks);
@@ -166,7 +170,13 @@ impl Machine {
                 },
                 Op::LoadTarget | Op::TargetCached => {
                     let c = if ins.op == Op::LoadTarget {
-                        block.slot(z)
+                        let c = block.slot(z);
+                        if block.col(c).unsure() != 0 {
+                            let out = self.closed_lanes(block, c, z, (p, my, at), host);
+                            escaped |= active & out;
+                            active &= !out;
+                        }
+                        c
                     } else {
                         self.cached_column(block, &p.target_only[z as usize], my, host)
                     };
@@ -178,7 +188,12 @@ impl Machine {
                 Op::CmpTK => {
                     let (slot, cmp) = (z & 0xff_ffff, Cmp::from_code(z >> 24));
                     let c = block.slot(slot);
-                    let value = |l: usize| lane_value(block, &self.target_cache, c, l);
+                    if block.col(c).unsure() != 0 {
+                        let out = self.closed_lanes(block, c, slot, (p, my, at), host);
+                        escaped |= active & out;
+                        active &= !out;
+                    }
+                    let value = |l: usize| lane_value(block, self.known(), c, l);
                     let (v, out) =
                         block
                             .col(c)
@@ -201,8 +216,7 @@ impl Machine {
                             src_nums,
                             active,
                             |col, lanes| {
-                                let value =
-                                    |l: usize| lane_value(block, &self.target_cache, col, l);
+                                let value = |l: usize| lane_value(block, self.known(), col, l);
                                 block.col(col).compare(cmp, k, lanes, block.ids(), value)
                             },
                             |v| ops::compare(cmp, v, k),
@@ -223,8 +237,7 @@ impl Machine {
                             src_nums,
                             active,
                             |col, lanes| {
-                                let value =
-                                    |l: usize| lane_value(block, &self.target_cache, col, l);
+                                let value = |l: usize| lane_value(block, self.known(), col, l);
                                 block.col(col).member(set, lanes, block.ids(), value)
                             },
                             |v| set.contains(v),
@@ -238,10 +251,10 @@ impl Machine {
                 Op::Lt | Op::Le | Op::Gt | Op::Ge | Op::Eq | Op::Ne | Op::Is | Op::Isnt => {
                     let (ia, ib) = (r(u32::from(ins.y)), r(z));
                     let (a, b) = (regs[ia], regs[ib]);
-                    let cache = &self.target_cache;
+                    let known = self.known();
                     let (a, b) = (
-                        Reader::new(&a, &nums[ia], block, cache),
-                        Reader::new(&b, &nums[ib], block, cache),
+                        Reader::new(&a, &nums[ia], block, known),
+                        Reader::new(&b, &nums[ib], block, known),
                     );
                     let (v, out) = compare_regs(cmp_of(ins.op), &a, &b, active);
                     escaped |= out;
@@ -251,10 +264,10 @@ impl Machine {
                 Op::Add | Op::Sub | Op::Mul | Op::Div | Op::Mod | Op::Neg | Op::Plus => {
                     let (ia, ib) = (r(u32::from(ins.y)), r(z));
                     let (ra, rb) = (regs[ia], regs[ib]);
-                    let cache = &self.target_cache;
+                    let known = self.known();
                     let mut computed = [Num::Int(0); LANES];
                     let (v, num, other, out) = {
-                        let b = Reader::new(&rb, &nums[ib], block, cache);
+                        let b = Reader::new(&rb, &nums[ib], block, known);
                         if matches!(ins.op, Op::Neg | Op::Plus) {
                             let f = if ins.op == Op::Neg {
                                 ops::neg
@@ -263,7 +276,7 @@ impl Machine {
                             };
                             compute(active, &mut computed, |l| b.lane(l).value().map(f))
                         } else {
-                            let a = Reader::new(&ra, &nums[ia], block, cache);
+                            let a = Reader::new(&ra, &nums[ia], block, known);
                             let op = arith_of(ins.op);
                             let both = a.numbers() & b.numbers();
                             compute(active, &mut computed, |l| {
@@ -406,6 +419,54 @@ impl Machine {
             }
         }
         (v, out)
+    }
+
+    /// Where the values of `block`'s columns are beyond the ads' literals.
+    fn known(&self) -> Known<'_> {
+        Known {
+            cache: &self.target_cache,
+            closed: &self.closed,
+        }
+    }
+
+    /// The lanes of column `c` (TARGET's attribute `slot`, read by program `p`
+    /// of `my` evaluated at `at`: site, and the depth of its lanes there) that
+    /// hold closed values (module `closed`) `my` cannot use: those that read a
+    /// name `my` has, and all of them when one took more than `p` leaves
+    /// ([`Room`]). Fills the column's lanes that hold code first, once.
+    #[cold]
+    #[inline(never)]
+    fn closed_lanes(
+        &mut self,
+        block: &mut TargetBlock<'_>,
+        c: usize,
+        slot: u32,
+        (p, my, (site, depth)): (&Program, &CompiledAd, (u32, u32)),
+        host: &mut dyn Host,
+    ) -> u64 {
+        if !block.col(c).closed_tried {
+            let mut lanes = block.col(c).escape;
+            while lanes != 0 {
+                let l = lanes.trailing_zeros() as usize;
+                lanes &= lanes - 1;
+                if let Some(v) = self.closed_value(block.targets[l], slot, host) {
+                    block.fill_closed(c, l, &v.value, (&v.absent, v.depth, v.cost));
+                }
+            }
+            block.closed_filled(c);
+        }
+        let col = block.col(c);
+        if col.closed == 0 {
+            return 0;
+        }
+        let room = Room::of(p, site, depth);
+        if col.closed_depth > room.depth || col.closed_cost > room.cost {
+            return col.closed;
+        }
+        col.closed_by_names
+            .iter()
+            .filter(|(names, _)| !Closed::holds_against(names, my))
+            .fold(0, |out, (_, lanes)| out | lanes)
     }
 
     /// The column of a TARGET-only subexpression's values: computed first for
@@ -551,20 +612,46 @@ fn cmp_of(op: Op) -> Cmp {
     }
 }
 
+/// What a program run on the bit-mask tier leaves of the machine's limits for
+/// the closed values it reads (module `closed`), which the tier does not see
+/// evaluated: depth below the deepest load, and steps per instruction.
+#[derive(Clone, Copy, Debug)]
+struct Room {
+    depth: u32,
+    cost: u64,
+}
+
+impl Room {
+    /// The room program `p`, evaluated at `site` and reaching `lane_depth`
+    /// there, leaves. A closed value is loaded, in the machine, below a site
+    /// of the program (at most its whole depth deep, as `CmpTK` counts it);
+    /// each load charges its steps again, and a program loads at most once
+    /// per instruction, within the tier's tenth of the step budget.
+    fn of(p: &Program, site: u32, lane_depth: u32) -> Room {
+        let deepest = site + 2 + lane_depth.max(p.max_depth);
+        let steps = (STEP_BOUND / 10).saturating_sub(u64::from(p.nodes));
+        Room {
+            depth: MAX_DEPTH.saturating_sub(deepest),
+            cost: steps / (p.code.len() as u64).max(1),
+        }
+    }
+}
+
 /// Lane `l`'s value in column `c` (one the column knows).
-fn lane_value<'v>(
-    block: &'v TargetBlock<'_>,
-    cache: &'v regs::TargetCache,
-    c: usize,
-    l: usize,
-) -> &'v Value {
+fn lane_value<'v>(block: &'v TargetBlock<'_>, known: Known<'v>, c: usize, l: usize) -> &'v Value {
     let ad = block.targets[l];
+    let at = ad as *const CompiledAd as usize;
     let v = match block.col(c).src {
         ColSrc::Slot(slot) => match ad.get(slot) {
             Attr::Value(v) => Some(v),
-            _ => None,
+            Attr::Code(_) => known
+                .closed
+                .get(&(at, slot))
+                .and_then(Option::as_ref)
+                .map(|c| &c.value),
+            Attr::Absent => None,
         },
-        ColSrc::Cached(key) => cache.get(&(ad as *const CompiledAd as usize, key)),
+        ColSrc::Cached(key) => known.cache.get(&(at, key)),
     };
     v.unwrap_or(&Value::Undefined)
 }

@@ -10,6 +10,17 @@ use crate::value::Value;
 /// The machine's cache of TARGET-only values, by ad and subexpression.
 pub(super) type TargetCache = ahash::AHashMap<(usize, u64), Value>;
 
+/// The machine's closed values of TARGET ads' code, by ad and slot.
+pub(super) type ClosedValues = ahash::AHashMap<(usize, u32), Option<crate::closed::Closed>>;
+
+/// Where the values of a block's columns are when the ads do not hold them as
+/// literals: the machine's caches.
+#[derive(Clone, Copy)]
+pub(super) struct Known<'v> {
+    pub(super) cache: &'v TargetCache,
+    pub(super) closed: &'v ClosedValues,
+}
+
 /// One register of every lane.
 #[derive(Clone, Copy, Debug, Default)]
 pub(super) struct Reg {
@@ -146,24 +157,24 @@ pub(super) struct Reader<'v> {
     nums: &'v NumLanes,
     pub(super) col: Option<&'v Column>,
     block: &'v TargetBlock<'v>,
-    cache: &'v TargetCache,
+    known: Known<'v>,
 }
 
 impl<'v> Reader<'v> {
     /// A reader of `reg`, whose number lanes are `nums`, on `block` (whose
-    /// cached columns' values are in `cache`).
+    /// columns' values beyond literals are in `known`).
     pub(super) fn new(
         reg: &Reg,
         nums: &'v NumLanes,
         block: &'v TargetBlock<'v>,
-        cache: &'v TargetCache,
+        known: Known<'v>,
     ) -> Reader<'v> {
         Reader {
             reg: *reg,
             nums,
             col: (reg.raw != 0).then(|| block.col(reg.col as usize)),
             block,
-            cache,
+            known,
         }
     }
 
@@ -204,7 +215,7 @@ impl<'v> Reader<'v> {
             } else {
                 Operand::Ref(super::lane_value(
                     self.block,
-                    self.cache,
+                    self.known,
                     reg.col as usize,
                     l,
                 ))
