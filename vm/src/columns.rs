@@ -16,6 +16,11 @@ pub(crate) enum ColSrc {
     Slot(u32),
     /// The cached value of the TARGET-only subexpression with this key.
     Cached(u64),
+    /// A constant string of a program, in every lane (by its exact identity):
+    /// a register holding it refers to this column, as one holding TARGET's
+    /// strings does, so that comparisons and membership tests of it stay on
+    /// the bit-mask tier.
+    Const(u32),
 }
 
 /// One attribute (or TARGET-only value) of every ad of a block.
@@ -59,6 +64,8 @@ pub(crate) struct Column {
     pub(crate) closed_depth: u32,
     pub(crate) closed_cost: u64,
     pub(crate) closed_tried: bool,
+    /// The constant of a [`ColSrc::Const`] column.
+    pub(crate) constant: Value,
 }
 
 impl Column {
@@ -90,6 +97,7 @@ impl Column {
             closed_depth: 0,
             closed_cost: 0,
             closed_tried: false,
+            constant: Value::Undefined,
         }
     }
 
@@ -633,6 +641,18 @@ impl<'a> TargetBlock<'a> {
             by_slot.resize(i + 1, (0, 0));
         }
         by_slot[i] = (opened, c as u32);
+        c
+    }
+
+    /// The column of constant string `s` in every lane of the block.
+    pub(crate) fn constant(&mut self, s: &Str) -> usize {
+        let src = ColSrc::Const(self.store.ids.get_const(s).exact);
+        if let Some(c) = self.find(src) {
+            return c;
+        }
+        let v = Value::Str(s.clone());
+        let c = self.build(src, |_| Some(&v));
+        self.store.cols[c].constant = v;
         c
     }
 

@@ -152,7 +152,13 @@ impl Machine {
                 }};
             }
             match ins.op {
-                Op::Const => regs[dst].set_number(&mut nums[dst], &p.consts[z as usize], active),
+                Op::Const => match &p.consts[z as usize] {
+                    Value::Str(s) => {
+                        let c = block.constant(s);
+                        regs[dst].set_column(block.col(c).logic, c as u32, active);
+                    }
+                    v => regs[dst].set_number(&mut nums[dst], v, active),
+                },
                 Op::Move => {
                     let (from, src) = (r(z), regs[r(z)]);
                     regs[dst].assign(&src, active);
@@ -652,6 +658,7 @@ fn lane_value<'v>(block: &'v TargetBlock<'_>, known: Known<'v>, c: usize, l: usi
             Attr::Absent => None,
         },
         ColSrc::Cached(key) => known.cache.get(&(at, key)),
+        ColSrc::Const(_) => Some(&block.col(c).constant),
     };
     v.unwrap_or(&Value::Undefined)
 }
