@@ -308,16 +308,39 @@ fn list_member(c: &mut dyn Call, ignore_case: bool) -> Result<Value, Fail> {
     if !arity(c, 2, 3) {
         return Ok(Value::Error);
     }
-    let vals = all_args(c)?;
-    let Some((t, d)) = loose_args(&vals, 2) else {
+    // As `loose_args` and `items` give them, without copying a text: matching
+    // calls this once per slot and value of the other side.
+    let vals: smallvec::SmallVec<[Value; 3]> =
+        (0..c.argc()).map(|i| c.arg(i)).collect::<Result<_, _>>()?;
+    let (Some(x), Some(list)) = (loose_str(&vals[0]), loose_str(&vals[1])) else {
         return Ok(Value::Error);
+    };
+    let delims = match vals.get(2) {
+        None => DEFAULT_DELIMS,
+        Some(v) => match loose_str(v) {
+            None => return Ok(Value::Error),
+            Some("") if v.is_undefined() => DEFAULT_DELIMS,
+            Some(d) => d,
+        },
     };
     if both_undefined(&vals) {
         return Ok(Value::Undefined);
     }
     Ok(Value::Bool(
-        items(&t[1], &d).iter().any(|x| same(x, &t[0], ignore_case)),
+        list.split(delimiter_test(delims))
+            .map(str::trim)
+            .filter(|i| !i.is_empty())
+            .any(|i| same(i, x, ignore_case)),
     ))
+}
+
+/// [`loose_text`] without the copy.
+fn loose_str(v: &Value) -> Option<&str> {
+    match v {
+        Value::Str(s) => Some(s.as_str()),
+        Value::Undefined => Some(""),
+        _ => None,
+    }
 }
 
 /// `x`, in ASCII lower case when `ignore_case`: equal after folding exactly when
