@@ -101,18 +101,8 @@ impl Machine {
 mod tests {
     use super::*;
     use crate::instr::{Instr, Op};
-    use crate::machine::Halt;
+    use crate::machine::NoBuiltins;
     use crate::program::Program;
-
-    struct NoBuiltins;
-    impl Host for NoBuiltins {
-        fn call(&mut self, _: u32, _: &[Value]) -> Result<Value, Halt> {
-            Err(Halt::NeedReference)
-        }
-        fn index(&mut self, _: &Value, _: &Value) -> Result<Value, Halt> {
-            Err(Halt::NeedReference)
-        }
-    }
 
     /// `MY.slot0 + TARGET.slot1 ?: 7`-like programs over hand-made ads.
     fn program(code: Vec<Instr>, consts: Vec<Value>) -> Program {

@@ -7,20 +7,9 @@ use super::*;
 use crate::ad::CompiledAd;
 use crate::columns::ColumnStore;
 use crate::instr::Instr;
-use crate::machine::{Halt, Sides};
+use crate::machine::{NoBuiltins, Sides};
 use crate::value::Str;
 use std::sync::Arc;
-
-struct NoBuiltins;
-
-impl Host for NoBuiltins {
-    fn call(&mut self, _: u32, _: &[Value]) -> Result<Value, Halt> {
-        Err(Halt::NeedReference)
-    }
-    fn index(&mut self, _: &Value, _: &Value) -> Result<Value, Halt> {
-        Err(Halt::NeedReference)
-    }
-}
 
 fn grid() -> Vec<Value> {
     let mut g = vec![
