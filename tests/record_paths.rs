@@ -206,6 +206,29 @@ fn chains_through_records_agree_with_the_reference_evaluator() {
         "MY.Devices[0].Half",
         "MY.Devices[1].SizeGb",
         "TARGET.Wanted.Site =?= undefined",
+        // `size()` of a chain: a list's elements are not evaluated; anything
+        // but a list literal is the builtin's on the value.
+        "size(MY.AvailableGPUs)",
+        "size(TARGET.Devs)",
+        "size(TARGET.Request.Lst)",
+        "size(MY.Resources.Lst)",
+        "size(MY.Resources.Gpu)",
+        "size(MY.Resources)",
+        "size(MY.Devices[3])",
+        "size(MY.Devices[0])",
+        "size(MY.Text)",
+        "size(MY.Flat)",
+        "size(MY.Undef)",
+        "size(MY.Nothing)",
+        "size(MY.Site.Name)",
+        "size(MY.Site.Policy.MaxHours)",
+        "size(MY.Site.Nothing)",
+        "size(MY.List)",
+        "size(TARGET.Wanted)",
+        "size(TARGET.Site)",
+        "size(TARGET.Nothing)",
+        "size(MY.Nest.L)",
+        "size(MY.Nest.G)",
     ] {
         let vm = eval(Engine::Vm, &slot, &job, expr);
         let reference = eval(Engine::Reference, &slot, &job, expr);
@@ -241,7 +264,8 @@ fn subscripts_and_lists_of_references_stay_on_the_machine() {
         "GPUs_GPU_0 = [ Capability = 8.0; GlobalMemoryMb = 16000 ]\n",
         "AvailableGPUs = { GPUs_GPU_0 }\nRequirements = true\n",
         // Lists of literals are values of the compiled ad, listed by path too.
-        "Devices = { }\nSizes = { 10, 20 }\n",
+        "Devices = { }\nSizes = { 10, 20 }\nName = \"slot1\"\n",
+        "Computed = strcat(\"a\", \"bc\")\nPair = ifThenElse(Memory > 1, { 1, 2 }, { })\n",
     ));
     for req in [
         "TARGET.Devices[0] =?= error",
@@ -253,6 +277,12 @@ fn subscripts_and_lists_of_references_stay_on_the_machine() {
         "TARGET.Resources[\"Nothing\"] =?= undefined",
         "TARGET.AvailableGPUs[0].Capability >= 7.5",
         "TARGET.AvailableGPUs[0][\"GlobalMemoryMb\"] > 8000",
+        // `size()` of a list of references needs none of its elements; of
+        // anything else, the value (code included) as the builtin measures it.
+        "size(TARGET.AvailableGPUs) == 1 && size(TARGET.Devices) == 0",
+        "size(TARGET.Sizes) == 2 && size(TARGET.Name) == 5",
+        "size(TARGET.Nothing) =?= undefined && size(TARGET.Memory) =?= error",
+        "size(TARGET.Computed) == 3 && size(TARGET.Pair) == 2",
     ] {
         let job = ad(&format!("Requirements = {req}\n"));
         let pool = CompiledPool::new(std::slice::from_ref(&job), std::slice::from_ref(&slot));

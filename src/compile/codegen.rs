@@ -911,6 +911,18 @@ impl Gen<'_> {
             // The clock or chance, read by the call when it runs (`time()`,
             // `random()`): never when compiled.
         }
+        if b.name.eq_ignore_ascii_case("size") && args.len() == 1 {
+            // `size(TARGET.AvailableGPUs)`: a list's length needs none of its
+            // elements, which may be references the machine cannot evaluate.
+            if let Some(mut path) = self.chain_select(args[0], 1) {
+                path.size = Some(native);
+                let z = self.paths.len() as u32;
+                self.paths.push(path);
+                // (One level below the call, where its argument is.)
+                self.emit(Op::SelectPath, dst, site(d + 1), z);
+                return;
+            }
+        }
         if let Some(set) = self.const_set(b.name, args) {
             let rx = self.reg();
             self.node(args[0], rx, d);
@@ -1147,6 +1159,15 @@ impl Gen<'_> {
     /// the scopes above an ad define (which the machine does not model), or MY
     /// shadows the name it starts from.
     fn path_select(&mut self, id: NodeId) -> Option<classad_vm::program::PathSelect> {
+        self.chain_select(id, 2)
+    }
+
+    /// [`Gen::path_select`] of chains of `fewest` links or more.
+    fn chain_select(
+        &mut self,
+        id: NodeId,
+        fewest: usize,
+    ) -> Option<classad_vm::program::PathSelect> {
         let (root, mut links) = chain_of(&self.e.tree, id)?;
         let names_ok = links.iter().all(|l| match l {
             Link::Name(n) => !is_scope_name(n),
@@ -1173,7 +1194,7 @@ impl Gen<'_> {
         let Some(Link::Name(first)) = links.first().copied() else {
             return None;
         };
-        if links.len() < 2 || links.len() > MAX_PATH {
+        if links.len() < fewest || links.len() > MAX_PATH {
             return None;
         }
         let (root, steps) = chain_steps(&links, self.slots);
@@ -1182,6 +1203,7 @@ impl Gen<'_> {
             slot: self.slots.intern(first),
             root,
             steps,
+            size: None,
         })
     }
 

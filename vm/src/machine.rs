@@ -377,6 +377,7 @@ impl Machine {
         ins: Instr,
         me: usize,
         sides: Sides<'_>,
+        host: &mut dyn Host,
     ) -> Result<(Value, u32), Halt> {
         let path = &p.paths[ins.z as usize];
         let side = if path.target { 1 - me } else { me };
@@ -387,7 +388,18 @@ impl Machine {
         if side == 1 && !sides.has_target {
             return Ok((Value::Undefined, 0));
         }
-        let v = path.resolve(sides.ads[side]).ok_or(Halt::NeedReference)?;
+        let v = match (path.resolve(sides.ads[side]), path.size) {
+            (Some(v), _) => v,
+            // `size(TARGET.x)` where `x` is code: its value's size, as the
+            // builtin gives it.
+            (None, Some(native)) if path.steps.is_empty() => {
+                let (v, d) = self.load(side, path.slot, sides, host)?;
+                let size = host.call(native, std::slice::from_ref(&v))?;
+                let depth = u32::from(ins.y) + d.map_or(0, |d| d + 1);
+                return Ok((size, depth.max(u32::from(ins.y) + path_depth(path))));
+            }
+            (None, _) => return Err(Halt::NeedReference),
+        };
         // HTCondor's steps and levels (see `path_depth`).
         self.steps += u64::from(path_depth(path));
         Ok((v, u32::from(ins.y) + path_depth(path)))
@@ -554,7 +566,7 @@ impl Machine {
                     r!(ins.x) = v;
                 }
                 Op::SelectPath => {
-                    let (v, d) = self.select_path(p, ins, me, sides)?;
+                    let (v, d) = self.select_path(p, ins, me, sides, host)?;
                     depth = depth.max(d);
                     r!(ins.x) = v;
                 }

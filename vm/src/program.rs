@@ -56,6 +56,13 @@ pub struct PathSelect {
     pub root: u32,
     /// One step per name selected after it.
     pub steps: Vec<PathStep>,
+    /// `size()` of the chain rather than its value, with the builtin's native
+    /// id: a list's length counts its elements without evaluating them
+    /// (`size(TARGET.AvailableGPUs)` on a list of references to the slot's GPU
+    /// records), as the builtin does. The machine calls the builtin on the
+    /// attribute's value when the chain is the attribute alone and what it holds
+    /// is no list literal.
+    pub size: Option<u32>,
 }
 
 /// One selection or constant subscript of a [`PathSelect`].
@@ -172,11 +179,25 @@ impl PathSelect {
             };
         }
         match at {
+            At::Value(v) if self.size.is_some() => size_of(v),
             At::Value(v) => Some(v),
+            At::List(n) if self.size.is_some() => Some(Value::Int(i64::from(n))),
             // A record or a list as the result: the reference evaluator makes it.
             At::Record | At::List(_) => None,
         }
     }
+}
+
+/// The builtin `size` of a plain value (undefined and error, which a path's
+/// selections give early, are their own sizes); `None` for a list or a record
+/// value, which the reference evaluator measures.
+fn size_of(v: Value) -> Option<Value> {
+    Some(match v {
+        Value::Undefined => Value::Undefined,
+        Value::Str(s) => Value::Int(s.len() as i64),
+        Value::List(_) | Value::Ad(_) => return None,
+        _ => Value::Error,
+    })
 }
 
 /// A subexpression that depends only on the TARGET ad: a pure expression of
@@ -217,7 +238,17 @@ impl fmt::Display for Program {
                     (None, false) => format!(".slot{}", s.top),
                 })
                 .collect();
-            writeln!(f, "; path{i} = {side} slot{}{}", p.slot, steps.concat())?;
+            let (open, close) = if p.size.is_some() {
+                ("size(", ")")
+            } else {
+                ("", "")
+            };
+            writeln!(
+                f,
+                "; path{i} = {open}{side} slot{}{}{close}",
+                p.slot,
+                steps.concat()
+            )?;
         }
         for (i, t) in self.target_only.iter().enumerate() {
             write!(f, "; sub{i} (key {:#x}):\n{}", t.key, t.code)?;
