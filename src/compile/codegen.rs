@@ -254,6 +254,16 @@ fn chain_steps(
 /// chains), so that copies of a table compile alike (see `matching::pool`).
 pub(crate) fn intern_chains(tree: &crate::syntax::ast::Expr, table: &mut SlotTable) {
     for (i, node) in tree.nodes().iter().enumerate() {
+        if let Node::Call { name, args } = node {
+            // `size(TARGET.x)`: a chain of one name (see `Gen::call`).
+            if let ([a], true) = (&args[..], name.eq_ignore_ascii_case("size")) {
+                if let Some((_, links)) = chain_of(tree, *a) {
+                    if links.len() == 1 && matches!(links[0], Link::Name(_)) {
+                        chain_steps(&links, table);
+                    }
+                }
+            }
+        }
         if !matches!(
             node,
             Node::Attr { scope: Some(_), .. } | Node::Binary(BinOp::Subscript, ..)

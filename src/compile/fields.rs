@@ -337,3 +337,27 @@ impl RecordFields<'_> {
         true
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Interning an ad's names first leaves its compilation nothing to add to
+    /// the table: the pool compiles on every core against copies of it, and a
+    /// copy that grows makes it compile everything again on one.
+    #[test]
+    fn interning_an_ad_covers_what_compiling_it_interns() {
+        let text = concat!(
+            "Requirements = size(TARGET.AvailableGPUs) >= 1 && size(TARGET.Name) > 0 ",
+            "&& size(MY.Gpus) == 2 && TARGET.Resources.Gpu.Count >= 1 && size(TARGET.R.L) > 0\n",
+            "Gpus = { GPU_a, GPU_b }\nGPU_a = [ Capability = 8.0 ]\n",
+            "R = [ L = { 1, 2 }; M = [ n = 3 ] ]\nRank = size(Gpus) + size(TARGET.Devices[0])\n",
+        );
+        let ad = Arc::new(crate::ad::read_ads(text, "t").unwrap().remove(0));
+        let mut slots = SlotTable::new();
+        intern_ad(&ad, &mut slots, &mut ahash::AHashSet::new());
+        let frozen = slots.entries();
+        crate::compile::compile_ad(&ad, &mut slots);
+        assert_eq!(slots.entries(), frozen);
+    }
+}
