@@ -14,7 +14,7 @@
 use crate::ad::{Attr, CompiledAd};
 use crate::instr::{Instr, Op};
 use crate::ops::{self, Arith, Bit, Cmp};
-use crate::program::Program;
+use crate::program::{Program, Reached};
 use crate::value::Value;
 
 /// Why the machine stopped without a value.
@@ -388,17 +388,21 @@ impl Machine {
         if side == 1 && !sides.has_target {
             return Ok((Value::Undefined, 0));
         }
-        let v = match (path.resolve(sides.ads[side]), path.size) {
-            (Some(v), _) => v,
-            // `size(TARGET.x)` where `x` is code: its value's size, as the
-            // builtin gives it.
-            (None, Some(native)) if path.steps.is_empty() => {
-                let (v, d) = self.load(side, path.slot, sides, host)?;
-                let size = host.call(native, std::slice::from_ref(&v))?;
-                let depth = u32::from(ins.y) + d.map_or(0, |d| d + 1);
-                return Ok((size, depth.max(u32::from(ins.y) + path_depth(path))));
-            }
-            (None, _) => return Err(Halt::NeedReference),
+        let ad = sides.ads[side];
+        let v = match path.size {
+            None => path.resolve(ad).ok_or(Halt::NeedReference)?,
+            Some(native) => match path.reach(ad) {
+                Some(Reached::List(n)) => Value::Int(i64::from(n)),
+                Some(Reached::Value(v)) => host.call(native, std::slice::from_ref(&v))?,
+                // `size(TARGET.x)` where `x` is code: the builtin on its value.
+                None if path.steps.is_empty() => {
+                    let (v, d) = self.load(side, path.slot, sides, host)?;
+                    let size = host.call(native, std::slice::from_ref(&v))?;
+                    let depth = u32::from(ins.y) + d.map_or(0, |d| d + 1);
+                    return Ok((size, depth.max(u32::from(ins.y) + path_depth(path))));
+                }
+                None => return Err(Halt::NeedReference),
+            },
         };
         // HTCondor's steps and levels (see `path_depth`).
         self.steps += u64::from(path_depth(path));

@@ -59,9 +59,9 @@ pub struct PathSelect {
     /// `size()` of the chain rather than its value, with the builtin's native
     /// id: a list's length counts its elements without evaluating them
     /// (`size(TARGET.AvailableGPUs)` on a list of references to the slot's GPU
-    /// records), as the builtin does. The machine calls the builtin on the
-    /// attribute's value when the chain is the attribute alone and what it holds
-    /// is no list literal.
+    /// records), as the builtin does. The machine calls the builtin on any
+    /// other value the chain gives, and on the attribute's value when the chain
+    /// is the attribute alone and holds code.
     pub size: Option<u32>,
 }
 
@@ -111,13 +111,33 @@ enum At {
     List(u32),
 }
 
+/// Where a [`PathSelect`] ends, when the machine knows it.
+#[derive(Clone, Debug)]
+pub enum Reached {
+    /// A value.
+    Value(Value),
+    /// A list literal of this many elements (its elements unevaluated).
+    List(u32),
+}
+
 impl PathSelect {
     /// The value the chain gives in `ad`; `None` for the reference evaluator's
     /// cases (see the type).
+    pub fn resolve(&self, ad: &crate::ad::CompiledAd) -> Option<Value> {
+        match self.reach(ad)? {
+            Reached::Value(v) => Some(v),
+            // A list as the result: the reference evaluator makes it.
+            Reached::List(_) => None,
+        }
+    }
+
+    /// Where the chain ends in `ad`: a value, or a list literal (which
+    /// `size()` measures without evaluating its elements); `None` for a record
+    /// as the result and for the reference evaluator's cases (see the type).
     // Out of line: inlined, it grew the machine's dispatch loop and slowed
     // every other instruction (a third more time on shapes without records).
     #[inline(never)]
-    pub fn resolve(&self, ad: &crate::ad::CompiledAd) -> Option<Value> {
+    pub fn reach(&self, ad: &crate::ad::CompiledAd) -> Option<Reached> {
         use crate::ad::{Attr, Field};
         let at_field = |f: &Field| match f {
             Field::Value(v) => Some(At::Value(v.clone())),
@@ -147,23 +167,23 @@ impl PathSelect {
                 // gives.
                 (At::Value(v), _) => {
                     return match v {
-                        Value::Undefined => Some(Value::Undefined),
+                        Value::Undefined => Some(Reached::Value(Value::Undefined)),
                         Value::List(_) | Value::Ad(_) => None,
-                        _ => Some(Value::Error),
+                        _ => Some(Reached::Value(Value::Error)),
                     }
                 }
                 // `[...][1]`: error (an ad's subscript takes a string).
-                (At::Record, Some(_)) => return Some(Value::Error),
+                (At::Record, Some(_)) => return Some(Reached::Value(Value::Error)),
                 // `{...}["x"]`: error (a list's subscript takes an integer).
-                (At::List(_), None) if step.key => return Some(Value::Error),
+                (At::List(_), None) if step.key => return Some(Reached::Value(Value::Error)),
                 // `[...]["x"]`: the record's own field, undefined when it has none.
                 (At::Record, None) if step.key => match ad.field(step.path) {
-                    Field::Absent => return Some(Value::Undefined),
+                    Field::Absent => return Some(Reached::Value(Value::Undefined)),
                     f => at_field(f)?,
                 },
                 // `{...}.x`: the selection over each element.
                 (At::List(_), None) => return None,
-                (At::List(n), Some(i)) if i >= n => return Some(Value::Error),
+                (At::List(n), Some(i)) if i >= n => return Some(Reached::Value(Value::Error)),
                 (At::List(_), Some(_)) => at_field(ad.field(step.path))?,
                 (At::Record, None) => match ad.field(step.path) {
                     Field::Absent => {
@@ -172,32 +192,19 @@ impl PathSelect {
                             .iter()
                             .any(|&p| !matches!(ad.field(p), Field::Absent))
                             || ad.has(step.top);
-                        return (!found_above).then_some(Value::Undefined);
+                        return (!found_above).then_some(Reached::Value(Value::Undefined));
                     }
                     f => at_field(f)?,
                 },
             };
         }
         match at {
-            At::Value(v) if self.size.is_some() => size_of(v),
-            At::Value(v) => Some(v),
-            At::List(n) if self.size.is_some() => Some(Value::Int(i64::from(n))),
-            // A record or a list as the result: the reference evaluator makes it.
-            At::Record | At::List(_) => None,
+            At::Value(v) => Some(Reached::Value(v)),
+            At::List(n) => Some(Reached::List(n)),
+            // A record as the result: the reference evaluator makes it.
+            At::Record => None,
         }
     }
-}
-
-/// The builtin `size` of a plain value (undefined and error, which a path's
-/// selections give early, are their own sizes); `None` for a list or a record
-/// value, which the reference evaluator measures.
-fn size_of(v: Value) -> Option<Value> {
-    Some(match v {
-        Value::Undefined => Value::Undefined,
-        Value::Str(s) => Value::Int(s.len() as i64),
-        Value::List(_) | Value::Ad(_) => return None,
-        _ => Value::Error,
-    })
 }
 
 /// A subexpression that depends only on the TARGET ad: a pure expression of
