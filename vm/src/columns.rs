@@ -529,6 +529,10 @@ fn fold_ascii(x: u64) -> u64 {
     x | (upper >> 2)
 }
 
+/// The most columns a block holds before a constant string gets one of its own
+/// (see [`TargetBlock::constant`]).
+const MAX_CONSTANT_COLUMNS: usize = 256;
+
 /// Column storage for blocks of TARGET ads, reused from block to block so that
 /// matching a warm pool allocates nothing. One per block a matcher keeps open.
 #[derive(Debug, Default)]
@@ -644,16 +648,22 @@ impl<'a> TargetBlock<'a> {
         c
     }
 
-    /// The column of constant string `s` in every lane of the block.
-    pub(crate) fn constant(&mut self, s: &Str) -> usize {
+    /// The column of constant string `s` in every lane of the block; `None`
+    /// once the block holds [`MAX_CONSTANT_COLUMNS`] columns, so that programs
+    /// with ever new constants cannot make every search of the block's columns
+    /// long (the constant's lanes then leave the bit-mask tier, as before).
+    pub(crate) fn constant(&mut self, s: &Str) -> Option<usize> {
         let src = ColSrc::Const(self.store.ids.get_const(s).exact);
         if let Some(c) = self.find(src) {
-            return c;
+            return Some(c);
+        }
+        if self.store.used >= MAX_CONSTANT_COLUMNS {
+            return None;
         }
         let v = Value::Str(s.clone());
         let c = self.build(src, |_| Some(&v));
         self.store.cols[c].constant = v;
-        c
+        Some(c)
     }
 
     /// Puts closed value `v` (see module `closed`) in lane `l` of column `c`,
@@ -716,6 +726,23 @@ mod tests {
             let want: Vec<u8> = chunk.iter().map(u8::to_ascii_lowercase).collect();
             assert_eq!(fold_ascii(x).to_le_bytes().to_vec(), want);
         }
+    }
+
+    #[test]
+    fn constant_columns_are_found_again_and_bounded() {
+        let ads = [CompiledAd::new(), CompiledAd::new()];
+        let targets: Vec<&CompiledAd> = ads.iter().collect();
+        let mut store = ColumnStore::new();
+        let mut block = store.block(&targets);
+        let first = block.constant(&Str::from("a")).unwrap();
+        assert_eq!(block.constant(&Str::from("a")), Some(first));
+        assert!(matches!(block.col(first).constant, Value::Str(ref s) if s.as_str() == "a"));
+        let made = (0..2 * MAX_CONSTANT_COLUMNS)
+            .filter_map(|i| block.constant(&Str::from(format!("k{i}").as_str())))
+            .count();
+        assert_eq!(made, MAX_CONSTANT_COLUMNS - 1);
+        // Still found once the block is full.
+        assert_eq!(block.constant(&Str::from("a")), Some(first));
     }
 
     #[test]

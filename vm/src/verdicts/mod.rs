@@ -152,13 +152,16 @@ impl Machine {
                 }};
             }
             match ins.op {
-                Op::Const => match &p.consts[z as usize] {
-                    Value::Str(s) => {
-                        let c = block.constant(s);
-                        regs[dst].set_column(block.col(c).logic, c as u32, active);
+                Op::Const => {
+                    let k = &p.consts[z as usize];
+                    match k {
+                        Value::Str(s) => match block.constant(s) {
+                            Some(c) => regs[dst].set_column(block.col(c).logic, c as u32, active),
+                            None => regs[dst].set_value(k, active),
+                        },
+                        v => regs[dst].set_number(&mut nums[dst], v, active),
                     }
-                    v => regs[dst].set_number(&mut nums[dst], v, active),
-                },
+                }
                 Op::Move => {
                     let (from, src) = (r(z), regs[r(z)]);
                     regs[dst].assign(&src, active);
