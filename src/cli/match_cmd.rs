@@ -368,17 +368,32 @@ impl<'a> PairsOut<'a> {
         }
     }
 
-    fn pair(&mut self, out: &mut dyn Write, j: usize, m: usize) -> std::io::Result<()> {
+    /// One `<job> <slot>` line. Written piece by piece into the (buffered)
+    /// output, numbers by `itoa`: a pool's millions of matching pairs made
+    /// `writeln!`'s formatting machinery cost more than finding them.
+    fn pair(&mut self, out: &mut impl Write, j: usize, m: usize) -> std::io::Result<()> {
         self.pairs += 1;
         if self.last_job != Some(j) {
             self.last_job = Some(j);
             self.jobs_matched += 1;
         }
+        let mut number = itoa::Buffer::new();
         if self.names_in_text {
-            writeln!(out, "{} {}", self.ids[j], slot_label(self.slot_names, m))
+            out.write_all(self.ids[j].as_bytes())?;
+            out.write_all(b" ")?;
+            match self.slot_names.get(m) {
+                Some(Some(name)) => out.write_all(name.as_bytes())?,
+                _ => {
+                    out.write_all(b"#")?;
+                    out.write_all(number.format(m).as_bytes())?;
+                }
+            }
         } else {
-            writeln!(out, "{j} {m}")
+            out.write_all(number.format(j).as_bytes())?;
+            out.write_all(b" ")?;
+            out.write_all(number.format(m).as_bytes())?;
         }
+        out.write_all(b"\n")
     }
 
     /// Job `j` and its candidates (JSON only), every job in queue order.
