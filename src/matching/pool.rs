@@ -412,6 +412,44 @@ mod tests {
     }
 
     #[test]
+    fn a_cache_bounded_past_its_bound_keeps_the_lasting_ads_values() {
+        let jobs = ads("Requirements = versionGE(split(TARGET.V)[1], \"2.0\")\n");
+        let machines = ads(&(0..3)
+            .map(|i| format!("V = \"x {}.{i}\"\nRequirements = true\n\n", 1 + i % 2))
+            .collect::<String>());
+        let pool = CompiledPool::new(&jobs, &machines);
+        let lasting = &pool.machines[1].vm as *const CompiledAd;
+        let mut vm = Machine::new();
+        let first: Vec<bool> = (0..3)
+            .map(|m| pool.symmetric_match(&mut vm, 0, m))
+            .collect();
+        assert_eq!(first, [false, true, false]);
+        assert_eq!(vm.cached_values(), 3);
+        vm.bound_cache_keeping(3, 10, |ad| ad == lasting);
+        assert_eq!(vm.cached_values(), 3, "within the bound: all kept");
+        vm.bound_cache_keeping(2, 10, |ad| ad == lasting);
+        assert_eq!(
+            vm.cached_values(),
+            1,
+            "past the bound: the lasting ad's kept"
+        );
+        let again: Vec<bool> = (0..3)
+            .map(|m| pool.symmetric_match(&mut vm, 0, m))
+            .collect();
+        assert_eq!(again, first);
+        assert_eq!(vm.cached_values(), 3);
+        // The kept value does not count against the bound: two more are within it.
+        vm.bound_cache_keeping(2, 10, |ad| ad == lasting);
+        assert_eq!(vm.cached_values(), 3);
+        vm.bound_cache_keeping(1, 0, |ad| ad == lasting);
+        assert_eq!(vm.cached_values(), 0, "past the lasting bound: emptied");
+        let third: Vec<bool> = (0..3)
+            .map(|m| pool.symmetric_match(&mut vm, 0, m))
+            .collect();
+        assert_eq!(third, first);
+    }
+
+    #[test]
     fn blocks_of_lanes_match_pair_by_pair() {
         // Requirements over every kind of instruction the lanes run, against
         // machines whose attributes are literals, expressions, or missing.

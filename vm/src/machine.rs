@@ -108,6 +108,8 @@ pub struct Machine {
     read_code: bool,
     /// Who the cache belongs to (see [`Machine::cache_for`]).
     cache_owner: u64,
+    /// How many values the last sweep of [`Machine::bound_cache_keeping`] kept.
+    cache_kept: usize,
     /// Closed values of TARGET ads' attributes that are code, by (ad, slot);
     /// `None` where there is none (module `closed`). Kept and cleared with
     /// `target_cache`.
@@ -156,6 +158,7 @@ impl Machine {
     pub fn clear_cache(&mut self) {
         self.target_cache.clear();
         self.closed.clear();
+        self.cache_kept = 0;
     }
 
     /// How many TARGET-only values are cached.
@@ -178,9 +181,41 @@ impl Machine {
     /// instead of growing it, and touching fresh memory, for values of TARGET
     /// ads it has finished with; a value still wanted is computed again.
     pub fn bound_cache(&mut self, max: usize) {
-        if self.target_cache.len() + self.closed.len() > max {
+        if self.cache_len() > max {
             self.clear_cache();
         }
+    }
+
+    /// [`Machine::bound_cache`] for a caller that comes back to some TARGET ads
+    /// again and again (the batch matcher's jobs, against every block of slots)
+    /// and is done with the others (the slots of a finished block): past `max`,
+    /// only the values of the ads `lasting` names (by address) are kept, up to
+    /// `lasting_max` of them; past that the cache is emptied. Dropping the
+    /// lasting ones with the others made every block of slots compute each
+    /// job's values anew.
+    pub fn bound_cache_keeping(
+        &mut self,
+        max: usize,
+        lasting_max: usize,
+        lasting: impl Fn(*const CompiledAd) -> bool,
+    ) {
+        // What the last sweep kept is not counted against `max`: sweeping
+        // again before as many values more were added would keep the same.
+        if self.cache_len() <= self.cache_kept.saturating_add(max) {
+            return;
+        }
+        let keep = |ad: usize| lasting(ad as *const CompiledAd);
+        self.target_cache.retain(|&(ad, _), _| keep(ad));
+        self.closed.retain(|&(ad, _), _| keep(ad));
+        if self.cache_len() > lasting_max {
+            self.clear_cache();
+        }
+        self.cache_kept = self.cache_len();
+    }
+
+    /// How many values the caches of TARGET-only and closed values hold.
+    fn cache_len(&self) -> usize {
+        self.target_cache.len() + self.closed.len()
     }
 
     /// Computes a TARGET-only subexpression of a program of `my` for `target`,

@@ -70,6 +70,10 @@ pub(super) struct RankExprs<'e> {
 /// is bounded instead of growing with the pool.
 const TARGET_CACHE_MAX: usize = 1 << 14;
 
+/// How many values of the jobs' (classes') a thread's machine keeps across blocks
+/// of slots (a few megabytes): every block of slots reads them again.
+const JOB_CACHE_MAX: usize = 1 << 18;
+
 /// Block `b` of slots against every class of the pool's jobs.
 pub(super) fn block_work(
     pool: &CompiledPool,
@@ -78,7 +82,13 @@ pub(super) fn block_work(
     ranks: Option<RankExprs<'_>>,
 ) -> BlockResult {
     vm.cache_for(pool.id);
-    vm.bound_cache(TARGET_CACHE_MAX);
+    // The jobs' values come back with every block of slots; the slots' are done
+    // with once their block is.
+    let jobs = pool.jobs.as_ptr_range();
+    let (first, end) = (jobs.start as usize, jobs.end as usize);
+    vm.bound_cache_keeping(TARGET_CACHE_MAX, JOB_CACHE_MAX, |ad| {
+        (first..end).contains(&(ad as usize))
+    });
     let (mut slot_store, mut rep_store) = match THREAD_STORES.with(|s| s.borrow_mut().take()) {
         Some((id, slots, reps)) if id == pool.id => (slots, reps),
         _ => {
