@@ -40,9 +40,12 @@ pub enum Field {
 #[derive(Clone, Debug, Default)]
 pub struct CompiledAd {
     attrs: Vec<Attr>,
-    /// By path id ([`crate::SlotTable::intern_path`]): what the ad's record
-    /// literals hold.
-    fields: Vec<Field>,
+    /// What the ad's record literals hold, by path id
+    /// ([`crate::SlotTable::intern_path`]), sorted by it: sparse, because a
+    /// pool's path ids grow with every ad whose records have names of their own
+    /// (`GPUs_GPU_b5fd479a.Id`), and a dense table per ad up to its highest id
+    /// made compiling a pool quadratic in its ads.
+    fields: Vec<(u32, Field)>,
 }
 
 impl CompiledAd {
@@ -69,17 +72,24 @@ impl CompiledAd {
 
     /// Sets what path `path` leads to.
     pub fn set_field(&mut self, path: u32, field: Field) {
-        let i = path as usize;
-        if self.fields.len() <= i {
-            self.fields.resize(i + 1, Field::Absent);
+        // Paths mostly come in increasing order: then this is a push.
+        if self.fields.last().is_none_or(|&(last, _)| last < path) {
+            self.fields.push((path, field));
+            return;
         }
-        self.fields[i] = field;
+        match self.fields.binary_search_by_key(&path, |&(p, _)| p) {
+            Ok(i) => self.fields[i].1 = field,
+            Err(i) => self.fields.insert(i, (path, field)),
+        }
     }
 
     /// What path `path` leads to (`Absent` when the ad has no such record field).
     pub fn field(&self, path: u32) -> &Field {
         static ABSENT: Field = Field::Absent;
-        self.fields.get(path as usize).unwrap_or(&ABSENT)
+        match self.fields.binary_search_by_key(&path, |&(p, _)| p) {
+            Ok(i) => &self.fields[i].1,
+            Err(_) => &ABSENT,
+        }
     }
 
     /// Sets the attribute in `slot`.
@@ -100,5 +110,29 @@ impl CompiledAd {
     /// True when the ad defines `slot`.
     pub fn has(&self, slot: u32) -> bool {
         !matches!(self.get(slot), Attr::Absent)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn fields_are_found_by_path_in_any_order_of_setting() {
+        let mut ad = CompiledAd::new();
+        ad.set_field(40_000, Field::Record);
+        ad.set_field(7, Field::List(2));
+        ad.set_field(300, Field::Value(Value::Int(1)));
+        ad.set_field(7, Field::Value(Value::Int(2)));
+        assert!(
+            matches!(ad.field(7), Field::Value(Value::Int(2))),
+            "set again: replaced"
+        );
+        assert!(matches!(ad.field(300), Field::Value(Value::Int(1))));
+        assert!(matches!(ad.field(40_000), Field::Record));
+        for absent in [0, 8, 299, 301, 39_999, 40_001] {
+            assert!(matches!(ad.field(absent), Field::Absent), "path {absent}");
+        }
+        assert_eq!(ad.fields.len(), 3, "one entry per path set, however high");
     }
 }
