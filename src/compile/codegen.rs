@@ -1361,8 +1361,37 @@ impl Gen<'_> {
                     },
                 }
             }
+            Node::Call { name, args } => self.known_call(&name, &args),
             _ => None,
         }
+    }
+
+    /// A builtin's value when every argument is known here as a plain value
+    /// (`isUndefined(MY.Missing)`, `size(MY.Text)`): the machine would call the
+    /// builtin on those same values each time (`Op::Call`), so calling it now
+    /// is exact by construction. Not the clock or chance, nor builtins that
+    /// read scopes or expressions, nor `ifThenElse` (compiled to jumps).
+    fn known_call(&mut self, name: &str, args: &[NodeId]) -> Option<Value> {
+        let listed = |list: &[&str]| list.iter().any(|s| s.eq_ignore_ascii_case(name));
+        if listed(&IMPURE_BUILTINS)
+            || listed(&SCOPED_BUILTINS)
+            || name.eq_ignore_ascii_case("ifThenElse")
+        {
+            return None;
+        }
+        let b = find(name)?;
+        let mut values: smallvec::SmallVec<[Value; 4]> = smallvec::SmallVec::new();
+        for &a in args {
+            let v = self.known(a)?;
+            if matches!(v, Value::List(_) | Value::Ad(_)) {
+                return None;
+            }
+            values.push(v);
+        }
+        let mut ev = Evaluator::new(true);
+        let mut call = super::host::ValuesCall::new(&values, &mut ev);
+        let v = crate::functions::run_builtin(b, &mut call).ok()?;
+        (!call.needs_scope).then_some(v)
     }
 
     /// MY's attribute `name` as a constant (see [`my_constant`]), charging the
@@ -2159,6 +2188,30 @@ mod tests {
         assert_eq!(ops(&p), [Op::Const, Op::Ret]);
         let p = compiled("Start =!= false", "Start = true", "X = 1");
         assert_eq!(ops(&p), [Op::Const, Op::Ret]);
+    }
+
+    #[test]
+    fn calls_on_my_constants_fold() {
+        let my = "Text = \"a,b,c\"\nN = 2.5\nSites = \"x, y\"\nSite = \"y\"";
+        for expr in [
+            "isUndefined(MY.Missing)",
+            "size(MY.Text)",
+            "size(Text) + 1",
+            "floor(N) * 2",
+            "toUpper(substr(Text, N))",
+            "stringListMember(Site, Sites)",
+            "strcat(Text, MY.Missing)",
+            "isUndefined(MY.Missing) || MY.Missing",
+            "int(\"x\" + N)",
+        ] {
+            let p = compiled(expr, my, "Missing = 1");
+            assert_eq!(ops(&p), [Op::Const, Op::Ret], "{expr}: {p}");
+        }
+        // Not the clock, nor what reads TARGET (`Missing` is TARGET's, MY lacking it).
+        for expr in ["time() + N", "size(Missing)", "strcat(Text, Missing)"] {
+            let p = compiled(expr, my, "Missing = \"abc\"");
+            assert_ne!(ops(&p), [Op::Const, Op::Ret], "{expr}: {p}");
+        }
     }
 
     #[test]
