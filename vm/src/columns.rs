@@ -546,6 +546,8 @@ pub struct ColumnStore {
     by_slot: Vec<(u64, u32)>,
     /// The open block's number (0: none yet).
     opened: u64,
+    /// The ads of the last block opened (by address), for [`ColumnStore::reopen`].
+    last: Vec<usize>,
 }
 
 impl ColumnStore {
@@ -570,6 +572,32 @@ impl ColumnStore {
         assert!(targets.len() <= LANES, "at most {LANES} targets");
         self.used = 0;
         self.opened += 1;
+        self.last.clear();
+        self.last
+            .extend(targets.iter().map(|&t| t as *const CompiledAd as usize));
+        TargetBlock {
+            targets,
+            store: self,
+        }
+    }
+
+    /// Opens the block of `targets` again with the columns already built for it,
+    /// when they are the ads of the block last opened here (by address: the
+    /// caller must not have changed or replaced them since, as the machine's
+    /// cache of TARGET-only values requires too); otherwise opens a fresh one
+    /// as [`ColumnStore::block`] does. A matcher that meets the same block of
+    /// jobs again for every block of slots so builds its columns once.
+    pub fn reopen<'a>(&'a mut self, targets: &'a [&'a CompiledAd]) -> TargetBlock<'a> {
+        let same = self.opened != 0
+            && self.last.len() == targets.len()
+            && self
+                .last
+                .iter()
+                .zip(targets)
+                .all(|(&a, &t)| a == t as *const CompiledAd as usize);
+        if !same {
+            return self.block(targets);
+        }
         TargetBlock {
             targets,
             store: self,
@@ -743,6 +771,33 @@ mod tests {
         assert_eq!(made, MAX_CONSTANT_COLUMNS - 1);
         // Still found once the block is full.
         assert_eq!(block.constant(&Str::from("a")), Some(first));
+    }
+
+    #[test]
+    fn reopening_the_same_block_keeps_its_columns_and_another_does_not() {
+        let mut ads = [CompiledAd::new(), CompiledAd::new(), CompiledAd::new()];
+        for (i, ad) in ads.iter_mut().enumerate() {
+            ad.set(3, crate::ad::Attr::Value(Value::Int(i as i64)));
+        }
+        let (first, second): (Vec<&CompiledAd>, Vec<&CompiledAd>) =
+            (ads[..2].iter().collect(), ads[1..].iter().collect());
+        let mut store = ColumnStore::new();
+        let mut block = store.block(&first);
+        let c = block.slot(3);
+        let k = block.constant(&Str::from("a")).unwrap();
+        let mut again = store.reopen(&first);
+        assert_eq!(again.find(ColSrc::Slot(3)), Some(c), "kept");
+        assert_eq!(again.slot(3), c);
+        assert_eq!(again.constant(&Str::from("a")), Some(k));
+        assert_eq!(again.col(c).ints[..2], [0, 1]);
+        // Other ads: a fresh block, whose column holds their values.
+        let mut other = store.reopen(&second);
+        assert_eq!(other.find(ColSrc::Slot(3)), None, "not kept for other ads");
+        let c = other.slot(3);
+        assert_eq!(other.col(c).ints[..2], [1, 2]);
+        // A block opened afresh forgets its columns.
+        let fresh = store.block(&second);
+        assert_eq!(fresh.find(ColSrc::Slot(3)), None);
     }
 
     #[test]

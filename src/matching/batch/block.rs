@@ -23,9 +23,16 @@ thread_local! {
     /// Each thread's column stores (slots', classes'), kept from block to block
     /// of one pool: their interned strings and column buffers are made once per
     /// thread rather than once per block of 64 slots (fresh memory is costly).
-    static THREAD_STORES: std::cell::RefCell<Option<(u64, ColumnStore, ColumnStore)>> =
+    static THREAD_STORES: std::cell::RefCell<Option<(u64, ColumnStore, Vec<ColumnStore>)>> =
         const { std::cell::RefCell::new(None) };
 }
+
+/// How many blocks of classes keep their columns from one block of slots to the
+/// next (a store each, siblings of the slots'): the columns of a block of
+/// classes are the same for every block of slots, so they are built once;
+/// past this many blocks, stores are shared and columns built again, which
+/// bounds the memory they take (a few kilobytes a column).
+const KEPT_CLASS_BLOCKS: usize = 128;
 
 /// What one block of slots found for the classes of a window.
 pub(super) struct BlockResult {
@@ -89,16 +96,16 @@ pub(super) fn block_work(
     vm.bound_cache_keeping(TARGET_CACHE_MAX, JOB_CACHE_MAX, |ad| {
         (first..end).contains(&(ad as usize))
     });
-    let (mut slot_store, mut rep_store) = match THREAD_STORES.with(|s| s.borrow_mut().take()) {
+    let (mut slot_store, mut rep_stores) = match THREAD_STORES.with(|s| s.borrow_mut().take()) {
         Some((id, slots, reps)) if id == pool.id => (slots, reps),
-        _ => {
-            let slots = ColumnStore::new();
-            let reps = slots.sibling();
-            (slots, reps)
-        }
+        _ => (ColumnStore::new(), Vec::new()),
     };
-    let out = block_in_stores(pool, vm, b, ranks, &mut slot_store, &mut rep_store);
-    THREAD_STORES.with(|s| *s.borrow_mut() = Some((pool.id, slot_store, rep_store)));
+    let class_blocks = pool.jobs.len().div_ceil(LANES).clamp(1, KEPT_CLASS_BLOCKS);
+    while rep_stores.len() < class_blocks {
+        rep_stores.push(slot_store.sibling());
+    }
+    let out = block_in_stores(pool, vm, b, ranks, &mut slot_store, &mut rep_stores);
+    THREAD_STORES.with(|s| *s.borrow_mut() = Some((pool.id, slot_store, rep_stores)));
     out
 }
 
@@ -109,7 +116,7 @@ fn block_in_stores(
     b: usize,
     ranks: Option<RankExprs<'_>>,
     slot_store: &mut ColumnStore,
-    rep_store: &mut ColumnStore,
+    rep_stores: &mut [ColumnStore],
 ) -> BlockResult {
     let m0 = b * LANES;
     let m1 = (m0 + LANES).min(pool.machines.len());
@@ -132,7 +139,8 @@ fn block_in_stores(
     let mut rank_memo: Vec<RankMemo> = vec![RankMemo::new(); 2 * LANES];
     for (rb, rep_chunk) in rep_ads.chunks(LANES).enumerate() {
         let r0 = rb * LANES;
-        let mut rep_block = rep_store.block(rep_chunk);
+        let kept = rb % rep_stores.len();
+        let mut rep_block = rep_stores[kept].reopen(rep_chunk);
         let masks = &mut out.masks[r0..r0 + rep_chunk.len()];
         pool.match_blocks(
             vm,
