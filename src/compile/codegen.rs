@@ -1379,7 +1379,7 @@ impl Gen<'_> {
         {
             return None;
         }
-        let b = find(name)?;
+        let native = find_index(name)?;
         let mut values: smallvec::SmallVec<[Value; 4]> = smallvec::SmallVec::new();
         for &a in args {
             let v = self.known(a)?;
@@ -1388,10 +1388,9 @@ impl Gen<'_> {
             }
             values.push(v);
         }
-        let mut ev = Evaluator::new(true);
-        let mut call = super::host::ValuesCall::new(&values, &mut ev);
-        let v = crate::functions::run_builtin(b, &mut call).ok()?;
-        (!call.needs_scope).then_some(v)
+        // The very call `Op::Call` makes at run time; what it leaves to the
+        // reference evaluator is not folded.
+        classad_vm::Host::call(&mut super::host::VmHost, native, &values).ok()
     }
 
     /// MY's attribute `name` as a constant (see [`my_constant`]), charging the
