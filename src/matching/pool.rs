@@ -388,41 +388,44 @@ mod tests {
         assert_eq!(vm.cached_values(), 1);
     }
 
-    #[test]
-    fn a_bounded_cache_is_emptied_past_its_bound_and_gives_the_same() {
+    /// One job whose Requirements is a call cached per TARGET, against three
+    /// machines (the second matches).
+    fn cached_versions_pool() -> CompiledPool {
         let jobs = ads("Requirements = versionGE(split(TARGET.V)[1], \"2.0\")\n");
         let machines = ads(&(0..3)
             .map(|i| format!("V = \"x {}.{i}\"\nRequirements = true\n\n", 1 + i % 2))
             .collect::<String>());
-        let pool = CompiledPool::new(&jobs, &machines);
+        CompiledPool::new(&jobs, &machines)
+    }
+
+    /// Whether the job matches each machine of `pool`.
+    fn every_machine(pool: &CompiledPool, vm: &mut Machine) -> Vec<bool> {
+        (0..pool.machines.len())
+            .map(|m| pool.symmetric_match(vm, 0, m))
+            .collect()
+    }
+
+    #[test]
+    fn a_bounded_cache_is_emptied_past_its_bound_and_gives_the_same() {
+        let pool = cached_versions_pool();
         let mut vm = Machine::new();
-        let first: Vec<bool> = (0..3)
-            .map(|m| pool.symmetric_match(&mut vm, 0, m))
-            .collect();
+        let first = every_machine(&pool, &mut vm);
         assert_eq!(first, [false, true, false]);
         assert_eq!(vm.cached_values(), 3);
         vm.bound_cache(3);
         assert_eq!(vm.cached_values(), 3, "within the bound: kept");
         vm.bound_cache(2);
         assert_eq!(vm.cached_values(), 0, "past the bound: emptied");
-        let again: Vec<bool> = (0..3)
-            .map(|m| pool.symmetric_match(&mut vm, 0, m))
-            .collect();
+        let again = every_machine(&pool, &mut vm);
         assert_eq!(again, first);
     }
 
     #[test]
     fn a_cache_bounded_past_its_bound_keeps_the_lasting_ads_values() {
-        let jobs = ads("Requirements = versionGE(split(TARGET.V)[1], \"2.0\")\n");
-        let machines = ads(&(0..3)
-            .map(|i| format!("V = \"x {}.{i}\"\nRequirements = true\n\n", 1 + i % 2))
-            .collect::<String>());
-        let pool = CompiledPool::new(&jobs, &machines);
+        let pool = cached_versions_pool();
         let lasting = &pool.machines[1].vm as *const CompiledAd;
         let mut vm = Machine::new();
-        let first: Vec<bool> = (0..3)
-            .map(|m| pool.symmetric_match(&mut vm, 0, m))
-            .collect();
+        let first = every_machine(&pool, &mut vm);
         assert_eq!(first, [false, true, false]);
         assert_eq!(vm.cached_values(), 3);
         vm.bound_cache_keeping(3, 10, |ad| ad == lasting);
@@ -433,9 +436,7 @@ mod tests {
             1,
             "past the bound: the lasting ad's kept"
         );
-        let again: Vec<bool> = (0..3)
-            .map(|m| pool.symmetric_match(&mut vm, 0, m))
-            .collect();
+        let again = every_machine(&pool, &mut vm);
         assert_eq!(again, first);
         assert_eq!(vm.cached_values(), 3);
         // The kept value does not count against the bound: two more are within it.
@@ -443,9 +444,7 @@ mod tests {
         assert_eq!(vm.cached_values(), 3);
         vm.bound_cache_keeping(1, 0, |ad| ad == lasting);
         assert_eq!(vm.cached_values(), 0, "past the lasting bound: emptied");
-        let third: Vec<bool> = (0..3)
-            .map(|m| pool.symmetric_match(&mut vm, 0, m))
-            .collect();
+        let third = every_machine(&pool, &mut vm);
         assert_eq!(third, first);
     }
 
