@@ -533,6 +533,12 @@ fn fold_ascii(x: u64) -> u64 {
 /// (see [`TargetBlock::constant`]).
 const MAX_CONSTANT_COLUMNS: usize = 256;
 
+/// The most columns a block reopened by [`ColumnStore::reopen`] keeps: past
+/// them it opens afresh. A kept block gathers the columns of every program
+/// that reads it (each block of slots' START, say), and a matcher keeps many;
+/// this bounds each store at what one round of programs needs beyond it.
+const MAX_KEPT_COLUMNS: usize = 64;
+
 /// Column storage for blocks of TARGET ads, reused from block to block so that
 /// matching a warm pool allocates nothing. One per block a matcher keeps open.
 #[derive(Debug, Default)]
@@ -589,6 +595,7 @@ impl ColumnStore {
     /// jobs again for every block of slots so builds its columns once.
     pub fn reopen<'a>(&'a mut self, targets: &'a [&'a CompiledAd]) -> TargetBlock<'a> {
         let same = self.opened != 0
+            && self.used <= MAX_KEPT_COLUMNS
             && self.last.len() == targets.len()
             && self
                 .last
@@ -798,6 +805,13 @@ mod tests {
         // A block opened afresh forgets its columns.
         let fresh = store.block(&second);
         assert_eq!(fresh.find(ColSrc::Slot(3)), None);
+        // So does one that gathered more columns than a kept block keeps.
+        let mut crowded = store.reopen(&second);
+        let c = crowded.slot(3);
+        for i in 0..MAX_KEPT_COLUMNS {
+            crowded.constant(&Str::from(format!("k{i}").as_str()));
+        }
+        assert_eq!(store.reopen(&second).find(ColSrc::Slot(3)), None, "{c}");
     }
 
     #[test]

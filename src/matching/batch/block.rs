@@ -30,9 +30,10 @@ thread_local! {
 /// How many blocks of classes keep their columns from one block of slots to the
 /// next (a store each, siblings of the slots'): the columns of a block of
 /// classes are the same for every block of slots, so they are built once;
-/// past this many blocks, stores are shared and columns built again, which
-/// bounds the memory they take (a few kilobytes a column).
-const KEPT_CLASS_BLOCKS: usize = 128;
+/// past this many blocks, stores are shared and columns built again. With the
+/// columns a kept block keeps (`columns::MAX_KEPT_COLUMNS`, about 5 KB each)
+/// this bounds what a thread keeps to about 10 MB beyond one block's needs.
+const KEPT_CLASS_BLOCKS: usize = 32;
 
 /// What one block of slots found for the classes of a window.
 pub(super) struct BlockResult {
