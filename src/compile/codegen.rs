@@ -659,9 +659,12 @@ impl Gen<'_> {
         })
     }
 
-    /// Writes the values of MY's constants that the subtree names, in order
-    /// (see [`Gen::my_scalar`]), exactly (`Debug` tells every real and string
-    /// apart): with the subtree's text, they determine its value for a TARGET.
+    /// Writes, for each name in the subtree in order, the value of MY's
+    /// constant it names (see [`Gen::my_scalar`]) exactly (`Debug` tells every
+    /// real and string apart), or `_` for a name that is not one: with the
+    /// subtree's text, this determines its value for a TARGET. (The values alone
+    /// would not: `strcmp(A, B)` with MY's `A = "x"` and with MY's `B = "x"`
+    /// would share a key.)
     fn my_scalars_in(&mut self, id: NodeId, out: &mut String) {
         use std::fmt::Write;
         if let Some(v) = self.my_scalar(id) {
@@ -670,7 +673,11 @@ impl Gen<'_> {
         }
         let tree = &self.e.tree;
         let kids: Vec<NodeId> = match tree.node(id) {
-            Node::Lit(_) | Node::Attr { scope: None, .. } => Vec::new(),
+            Node::Attr { scope: None, .. } => {
+                out.push_str("_;");
+                Vec::new()
+            }
+            Node::Lit(_) => Vec::new(),
             Node::Attr { scope: Some(a), .. } | Node::Unary(_, a) | Node::Paren(a) => vec![*a],
             Node::Binary(_, a, b) => vec![*a, *b],
             Node::Ternary(a, b, c) => vec![*a, *b, *c],
