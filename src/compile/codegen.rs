@@ -25,6 +25,8 @@ use crate::syntax::ast::{BinOp, ExprRef, Node, NodeId, UnOp};
 use classad_vm::{Instr, Op, Program, SlotTable, Str, Value};
 use std::sync::Arc;
 
+mod each_context;
+
 /// Names that resolve to an ad or a value in HTCondor's scope walk rather than to an
 /// attribute (context and match-ad names, and the special names).
 const SCOPE_NAMES: [&str; 18] = [
@@ -65,7 +67,7 @@ pub(crate) fn compile_with(
     facts: Option<&mut MyFacts>,
     slots: &mut SlotTable,
 ) -> Program {
-    compile_inner(e, facts, slots, true)
+    compile_inner(e, facts, slots, true, None)
 }
 
 /// The value of an attribute's expression when it is the same wherever it is
@@ -87,12 +89,14 @@ pub(crate) fn literal_list(e: &ExprRef) -> Option<Value> {
 }
 
 /// Compiles; `cache_targets` false for the body of a TARGET-only subexpression
-/// itself (which is cached as a whole).
+/// itself (which is cached as a whole); `overlay` the record `e` is evaluated
+/// in (see [`Gen::overlay`]).
 fn compile_inner(
     e: &ExprRef,
     facts: Option<&mut MyFacts>,
     slots: &mut SlotTable,
     cache_targets: bool,
+    overlay: Option<Overlay>,
 ) -> Program {
     let (max_depth, nodes) = measure(e, e.id);
     if max_depth > MAX_DEPTH {
@@ -136,6 +140,7 @@ fn compile_inner(
         fail_needs_reference: false,
         paths: Vec::new(),
         tree_chains: None,
+        overlay,
     };
     g.node(e.id, 0, 0);
     let ret = Instr::new(Op::Ret, 0, 0, 0);
@@ -372,7 +377,15 @@ struct Gen<'a> {
     paths: Vec<classad_vm::program::PathSelect>,
     /// See [`Gen::tree_has_chain`].
     tree_chains: Option<bool>,
+    /// While compiling `evalInEachContext`'s expression for one record of its
+    /// list (see `each_context`): that record's fields, where unscoped names
+    /// resolve first.
+    overlay: Option<Overlay>,
 }
+
+/// The literal fields of a record, in order (the last of a name wins, as in
+/// the record).
+pub(crate) type Overlay = std::rc::Rc<[(String, Value)]>;
 
 impl Gen<'_> {
     fn emit(&mut self, op: Op, x: u16, y: u16, z: u32) -> usize {
@@ -431,6 +444,11 @@ impl Gen<'_> {
         let saved = self.next_reg;
         match node {
             Node::Lit(_) | Node::Attr { scope: None, .. } => self.reference(),
+            Node::Binary(BinOp::Subscript, a, b) if self.target_key(*a, *b).is_some() => {
+                let key = self.target_key(*a, *b).unwrap_or_default();
+                let slot = self.slots.intern(&key);
+                self.emit(Op::LoadTarget, dst, site(d), slot);
+            }
             Node::Attr { scope: Some(_), .. } | Node::Binary(BinOp::Subscript, ..)
                 if self.try_path(id, dst, d) => {}
             Node::Attr {
@@ -504,6 +522,10 @@ impl Gen<'_> {
     /// the other always gives a boolean, undefined or error: that other side, which
     /// is then the whole value.
     fn neutral_operand(&mut self, op: BinOp, a: NodeId, b: NodeId) -> Option<NodeId> {
+        if self.overlay.is_some() {
+            // (`logical` reads names as MY's, not the record's.)
+            return None;
+        }
         let unit = op == BinOp::And;
         let is_unit = |v: Option<Value>| matches!(v, Some(Value::Bool(x)) if x == unit);
         let my = self.my;
@@ -572,7 +594,7 @@ impl Gen<'_> {
                 scope: None,
                 name,
                 absolute: false,
-            } if !name.eq_ignore_ascii_case("CurrentTime") => (name, d),
+            } if !name.eq_ignore_ascii_case("CurrentTime") && !self.overlay_has(name) => (name, d),
             Node::Attr {
                 scope: Some(s),
                 name,
@@ -602,7 +624,13 @@ impl Gen<'_> {
     /// through the machine's per-TARGET cache (see `Op::TargetCached`).
     fn target_cached(&mut self, id: NodeId, dst: u16, depth: u32) {
         let sub_ref = self.e.child(id);
-        let sub = compile_inner(&sub_ref, self.facts.as_deref_mut(), self.slots, false);
+        let sub = compile_inner(
+            &sub_ref,
+            self.facts.as_deref_mut(),
+            self.slots,
+            false,
+            self.overlay.clone(),
+        );
         // The sub's nodes are already counted here; its loads, skipped on a cache
         // hit, add at most one level and one step each: keep the bounds upper ones.
         self.extra_depth = self.extra_depth.max(depth + sub.max_depth + 1);
@@ -698,7 +726,8 @@ impl Gen<'_> {
                 scope: None,
                 name,
                 absolute: false,
-            } => !self.my_has(name) && !is_scope_name(name),
+            } => !self.my_has(name) && !is_scope_name(name) && !self.overlay_has(name),
+            Node::Binary(BinOp::Subscript, a, b) if self.target_key(*a, *b).is_some() => true,
             Node::Attr {
                 scope: Some(s),
                 name,
@@ -870,6 +899,12 @@ impl Gen<'_> {
     fn compute_has_chain(&mut self, id: NodeId) -> bool {
         let tree = &self.e.tree;
         let node = tree.node(id);
+        if let Node::Binary(BinOp::Subscript, a, b) = *node {
+            if self.target_key(a, b).is_some() {
+                // A record's `TARGET[k]`: one load (see `each_context`).
+                return false;
+            }
+        }
         if is_chain_step(tree, node) {
             return true;
         }
@@ -902,6 +937,11 @@ impl Gen<'_> {
                 [c, a, e] => self.conditional(*c, *a, *e, dst, d, false),
                 _ => self.konst(dst, Value::Error),
             };
+        }
+        if b.name.eq_ignore_ascii_case("evalInEachContext") {
+            if let Some(records) = self.each_context_records(args) {
+                return self.each_context(args[0], records, dst, d);
+            }
         }
         if SCOPED_BUILTINS
             .iter()
@@ -1021,6 +1061,9 @@ impl Gen<'_> {
                 self.konst(dst, Value::Undefined)
             };
         }
+        if self.overlay.is_some() {
+            return self.name_in_record(name, dst, depth);
+        }
         if self.my_has(name) {
             self.load_my(name, dst, site(depth));
         } else if name.eq_ignore_ascii_case("CurrentTime") {
@@ -1090,7 +1133,7 @@ impl Gen<'_> {
         }
         facts.inlining.push(key);
         let outer_base = std::mem::replace(&mut facts.inline_base, base);
-        let sub = compile_inner(&e, Some(&mut *facts), self.slots, self.cache_targets);
+        let sub = compile_inner(&e, Some(&mut *facts), self.slots, self.cache_targets, None);
         facts.inline_base = outer_base;
         facts.inlining.pop();
         if facts.cycle {
@@ -1266,6 +1309,9 @@ impl Gen<'_> {
                 name,
                 absolute: false,
             } => {
+                if let Some(v) = self.overlay_value(&name) {
+                    return Some(v);
+                }
                 let site = self.site_depth.get(&id).copied().unwrap_or(0);
                 self.my_known(&name, site)
             }
@@ -2194,6 +2240,34 @@ mod tests {
         assert_eq!(ops(&p), [Op::Const, Op::Ret]);
         let p = compiled("Start =!= false", "Start = true", "X = 1");
         assert_eq!(ops(&p), [Op::Const, Op::Ret]);
+    }
+
+    #[test]
+    fn eval_in_each_context_over_my_records_compiles_in_place() {
+        let my = "catalogs = { [ Catalog = \"genomes\"; Key = \"Group\"; Scope = \"bio\"; Size = 100 ], \
+                  [ Catalog = \"lhc\"; catalog = \"cms\"; Key = \"Owner\"; Scope = \"carol\"; Size = 7 ] }\n\
+                  Site = \"ap40\"";
+        let target = "Wanted = { \"genomes\", \"cms\" }\nGid = \"ap40#1\"\nGroup = \"bio\"\nOwner = \"dave\"";
+        for expr in [
+            "sum(evalInEachContext(member(Catalog, Wanted) && string(TARGET[Key]) == Scope \
+             && split(Gid, \"#\")[0] == Site ? Size : 0, catalogs))",
+            "evalInEachContext(member(Catalog, Wanted) ? Size : 0, catalogs)",
+            "evalInEachContext(TARGET[Key], { [ Key = \"Owner\" ], [ Key = \"Gid\" ] })",
+        ] {
+            let p = compiled(expr, my, target);
+            let ops = ops(&p);
+            assert!(
+                ops.contains(&Op::FreshEnter) && ops.contains(&Op::List),
+                "{expr}: {p}"
+            );
+            assert!(!ops.contains(&Op::Reference), "{expr}: {p}");
+        }
+        // An attribute reference is what HTCondor evaluates in each record.
+        let e = ExprRef::root_of(Arc::new(
+            parse_expr("evalInEachContext(Site, catalogs)").unwrap(),
+        ));
+        let p = compile_expr(&e, Some(&ad(my)), &mut SlotTable::new());
+        assert!(ops(&p).contains(&Op::Reference), "{p}");
     }
 
     #[test]

@@ -34,6 +34,11 @@ impl classad_vm::Host for VmHost {
         by_index(native).is_some_and(|b| b.name == "time")
     }
 
+    fn list(&mut self, items: &[Value]) -> Result<Value, Halt> {
+        // As `evalInEachContext` lists its values: error past the memory budget.
+        Ok(crate::eval::compound::values_list(items.to_vec()))
+    }
+
     fn index(&mut self, a: &Value, b: &Value) -> Result<Value, Halt> {
         Evaluator::new(true)
             .subscript(a, b)

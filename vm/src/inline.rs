@@ -65,6 +65,12 @@ impl Program {
                     Test | TestTernary => (x(i)?, y_reg(i)?, jump(i.z)?),
                     Jump => (i.x, i.y, jump(i.z)?),
                     Call => (x(i)?, y_reg(i)?, i.z),
+                    // (Its last register must fit too.)
+                    List => {
+                        reg((u32::from(i.y) + i.z).saturating_sub(1))?;
+                        (x(i)?, y_reg(i)?, i.z)
+                    }
+                    FreshEnter | FreshLeave => (x(i)?, i.y, i.z),
                     Member => (x(i)?, y_reg(i)?, i.z + at.set_base),
                     InlineEnter => (x(i)?, i.y, i.z),
                     InlineLeave => (i.x, i.y, i.z),

@@ -32,6 +32,9 @@
 //! | `TargetCached` | `x`=dst, `y`=the depth where the subexpression sits, `z`=index into the program's `target_only` table | the value of a subexpression that depends only on TARGET: computed once per TARGET ad and kept in the machine's cache (only when every attribute it read was a literal) |
 //! | `InlineEnter` | `x`=dst, `y`=length, `z`=slot | starts the code of MY's attribute `z`, compiled in place of a load: when that attribute is being evaluated (a circular reference), `r[x]` = undefined and execution skips the `y` instructions that follow (up to and including the matching `InlineLeave`), as a load would find the cycle; otherwise the attribute counts as being evaluated until `InlineLeave` |
 //! | `InlineLeave` | `z`=slot | ends the inlined code of MY's attribute `z` |
+//! | `List` | `x`=dst, `y`=first register, `z`=count | `r[x]` = the list of the values in `z` registers from `y` (host), as `evalInEachContext` lists its results |
+//! | `FreshEnter` | `x`=flag | starts code that HTCondor evaluates as a fresh evaluation of its own (`evalInEachContext`'s expression in each record), which the machine models only while it reads no attribute that is code (that would be evaluated with nothing being evaluated around it): `r[x]` keeps whether code was read before |
+//! | `FreshLeave` | `x`=flag | ends it: when code was read since `FreshEnter`, the machine stops with [`crate::machine::Halt::NeedReference`] |
 //! | `Fail` | — | the evaluation fails here, as HTCondor's would (the compiler proved it reaches HTCondor's step limit: a MY attribute that must evaluate more than 10,000,000 nodes); the machine stops with [`crate::machine::Halt::Fail`] |
 //! | `Reference` | — | this evaluation needs the reference evaluator (a construct the compiler does not handle natively); the machine stops with [`crate::machine::Halt::NeedReference`] |
 //! | `Ret` | `z`=src | the program's value is `r[z]` |
@@ -88,6 +91,9 @@ pub enum Op {
     TargetCached,
     InlineEnter,
     InlineLeave,
+    List,
+    FreshEnter,
+    FreshLeave,
     Fail,
     Reference,
     Ret,
@@ -146,6 +152,8 @@ impl fmt::Display for Instr {
             Member => write!(f, "{name:<13} r{x}, r{y} in set{z}"),
             InlineEnter => write!(f, "{name:<13} r{x}, slot{z}, +{y}"),
             InlineLeave => write!(f, "{name:<13} slot{z}"),
+            List => write!(f, "{name:<13} r{x}, r{y}..+{z}"),
+            FreshEnter | FreshLeave => write!(f, "{name:<13} r{x}"),
             Fail | Reference => write!(f, "{name}"),
             Ret => write!(f, "{name:<13} r{z}"),
             _ => write!(f, "{name:<13} r{x}, r{y}, r{z}"),

@@ -312,9 +312,19 @@ impl Machine {
                     }
                     active = 0;
                 }
+                Op::List => {
+                    let (first, n) = (y, z);
+                    let args = &mut st.args;
+                    per_lane!(|lane| {
+                        args.clear();
+                        args.extend((first..first + n).map(|a| regs[r(a)][lane].clone()));
+                        host.list(args).ok()
+                    })
+                }
                 // Lanes read literals only, so nothing is being evaluated that an
-                // inlined attribute could come back to.
-                Op::InlineEnter | Op::InlineLeave => {}
+                // inlined attribute could come back to, and a fresh evaluation
+                // reads no code.
+                Op::InlineEnter | Op::InlineLeave | Op::FreshEnter | Op::FreshLeave => {}
                 // A failing lane is left to the pair-by-pair machine, which fails.
                 Op::Reference | Op::Fail => active = 0,
                 op => {

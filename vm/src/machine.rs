@@ -34,6 +34,12 @@ pub trait Host {
     fn call(&mut self, native: u32, args: &[Value]) -> Result<Value, Halt>;
     /// `a[b]` on a list or an ad.
     fn index(&mut self, a: &Value, b: &Value) -> Result<Value, Halt>;
+    /// The list of `items` (`Op::List`); by default left to the reference
+    /// evaluator.
+    fn list(&mut self, items: &[Value]) -> Result<Value, Halt> {
+        let _ = items;
+        Err(Halt::NeedReference)
+    }
     /// True when builtin `native`, called without arguments, may be called once
     /// for the evaluations of a block of ads that run together (the clock, read
     /// at one instant for them all; never chance, which draws anew each call).
@@ -666,6 +672,23 @@ impl Machine {
                     if matches!(m, Memo::InProgress) {
                         *m = Memo::Empty;
                     }
+                }
+                Op::List => {
+                    let first = usize::from(ins.y);
+                    let items = frame
+                        .get(first..first + ins.z as usize)
+                        .ok_or(Halt::NeedReference)?;
+                    let v = host.list(items)?;
+                    r!(ins.x) = v;
+                }
+                Op::FreshEnter => {
+                    r!(ins.x) = Value::Bool(std::mem::take(&mut self.read_code));
+                }
+                Op::FreshLeave => {
+                    if self.read_code {
+                        return Err(Halt::NeedReference);
+                    }
+                    self.read_code = matches!(r!(ins.x), Value::Bool(true));
                 }
                 Op::Fail => return Err(Halt::Fail),
                 Op::Reference => return Err(Halt::NeedReference),

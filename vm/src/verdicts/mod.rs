@@ -376,7 +376,7 @@ impl Machine {
                 }
                 // Lanes read literals only, so nothing is being evaluated that an
                 // inlined attribute could come back to.
-                Op::InlineEnter | Op::InlineLeave => {}
+                Op::InlineEnter | Op::InlineLeave | Op::FreshEnter | Op::FreshLeave => {}
                 _ => {
                     escaped |= active;
                     active = 0;
