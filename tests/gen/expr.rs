@@ -575,6 +575,10 @@ impl<'a> Gen<'a> {
     }
 
     fn reference(&mut self) -> String {
+        if self.local.contains(&"k") && self.rng.one_in(4) {
+            // A record's string naming TARGET's attribute (the compiler loads it).
+            return "TARGET[k]".to_string();
+        }
         // Absolute `.name` is rare: with no ad around it the whole evaluation fails,
         // which would hide everything else in the expression.
         match self.rng.below(30) {
@@ -728,7 +732,7 @@ impl<'a> Gen<'a> {
         let binds_record_fields = matches!(b.name, "evalInEachContext" | "countMatches");
         let mark = self.local.len();
         if binds_record_fields {
-            self.local.extend(["a", "b"]);
+            self.local.extend(["a", "b", "k"]);
         }
         let args: Vec<String> = (0..argc)
             .map(|i| {
@@ -814,10 +818,14 @@ impl<'a> Gen<'a> {
                     .map(|_| {
                         let a = self.int_lit();
                         let b = self.leaf(Want::Any);
-                        match self.rng.below(3) {
+                        match self.rng.below(4) {
                             0 => format!("[a = {a}]"),
                             1 => format!("[b = {b}]"),
-                            _ => format!("[a = {a}; b = {b}]"),
+                            2 => format!("[a = {a}; b = {b}]"),
+                            _ => {
+                                let k = self.rng.pick(self.names).to_string();
+                                format!("[a = {a}; k = \"{k}\"]")
+                            }
                         }
                     })
                     .collect();
