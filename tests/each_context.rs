@@ -127,3 +127,23 @@ fn each_records_value_is_the_reference_evaluators() {
     }
     assert!(compared > 1000);
 }
+
+/// The names `TARGET[k]` loads are in the slot table once the ads are interned,
+/// before any is compiled: the pool compiles its ads on several threads, each
+/// on a copy of the table, and compiles them all again, on one thread, when a
+/// copy gained a name.
+#[test]
+fn records_strings_that_name_attributes_are_interned_before_compiling() {
+    use classad::compile::{compile_ad, intern_ad};
+    let mut table = classad_vm::SlotTable::new();
+    let mut seen = ahash::AHashSet::new();
+    let slots = slots();
+    for s in &slots {
+        intern_ad(s, &mut table, &mut seen);
+    }
+    let before = table.entries();
+    for s in &slots {
+        compile_ad(s, &mut table);
+    }
+    assert_eq!(table.entries(), before);
+}

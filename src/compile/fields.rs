@@ -57,14 +57,34 @@ pub fn intern_tree(
                 slots.intern(name);
             }
             crate::syntax::ast::Node::Record(fields) => {
-                for (name, _) in fields {
+                for (name, value) in fields {
                     slots.intern(name);
+                    // A record's string may name TARGET's attribute
+                    // (`TARGET[Key]` in `evalInEachContext`, see `codegen`).
+                    if let crate::syntax::ast::Node::Lit(Value::Str(s)) = tree.node(*value) {
+                        if may_name_attribute(s.as_str()) {
+                            slots.intern(s.as_str());
+                        }
+                    }
                 }
             }
             _ => {}
         }
     }
     codegen::intern_chains(tree, slots);
+}
+
+/// Whether a record's string is interned as a name (see [`intern_tree`]): one
+/// spelled as an attribute name, of at most 64 characters. The compiler loads
+/// `TARGET[k]` only for such a `k`, so that the names it needs are in the table
+/// before the ads are compiled on several threads.
+pub(crate) fn may_name_attribute(s: &str) -> bool {
+    let mut chars = s.chars();
+    s.len() <= 64
+        && chars
+            .next()
+            .is_some_and(|c| c.is_ascii_alphabetic() || c == '_')
+        && chars.all(|c| c.is_ascii_alphanumeric() || c == '_')
 }
 
 /// How many record fields and list elements one ad lists for `SelectPath`.

@@ -9,8 +9,10 @@
 //! does: MY's names must be its constants, and the code sits between
 //! `FreshEnter` and `FreshLeave`, which hand the pair to the reference
 //! evaluator when it read an attribute that is code. `TARGET[k]`, for `k` a
-//! string known here, is then TARGET's attribute `k` (HTCondor evaluates it as
-//! a fresh evaluation too).
+//! string known here that is spelled as an attribute name, is then TARGET's
+//! attribute `k` (HTCondor evaluates it as a fresh evaluation too); such
+//! strings of records are interned with the ad's names (`fields::intern_tree`),
+//! so that compiling adds no name to the slot table.
 //!
 //! What the expansion does not model is left to the reference evaluator, as the
 //! call was before: `expr` an attribute reference (HTCondor then evaluates the
@@ -19,6 +21,7 @@
 //! records with anything but literals.
 
 use super::{is_scope_name, measure, site, Gen, Overlay, SCOPED_BUILTINS};
+use crate::compile::fields::may_name_attribute;
 use crate::functions::find;
 use crate::syntax::ast::{BinOp, ExprRef, Node, NodeId};
 use classad_vm::{Op, Value};
@@ -71,7 +74,9 @@ impl Gen<'_> {
             return None;
         }
         match self.known(key)? {
-            Value::Str(k) if !is_scope_name(k.as_str()) => Some(k.as_str().to_string()),
+            Value::Str(k) if !is_scope_name(k.as_str()) && may_name_attribute(k.as_str()) => {
+                Some(k.as_str().to_string())
+            }
             _ => None,
         }
     }
