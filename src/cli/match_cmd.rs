@@ -3,8 +3,9 @@
 
 use super::error_count::{requirements_errors, requirements_errors_by_class};
 use super::io::{load_ads, output_error, read_in_parts};
-use super::match_output::{job_id, job_id_of, job_json, slot_label, slot_names};
+use super::match_output::{job_id, job_id_of, slot_label, slot_names};
 use super::negotiate_cmd::Format;
+use super::pairs_out::PairsOut;
 use super::Failure;
 use crate::ad::{read_ads, ClassAd};
 use crate::eval::{Engine, Semantics};
@@ -156,7 +157,7 @@ fn run_on_threads(a: &MatchArgs, threads: usize) -> Result<ExitCode, Failure> {
     } else {
         Vec::new()
     };
-    let mut pairs_out = PairsOut::new(a, &ids, &names);
+    let mut pairs_out = PairsOut::new(a.format, a.names, &ids, &names, machines.len());
     let job_count = clusters.as_ref().map_or(jobs.len(), |c| c.jobs_len());
     let mut summary = Summary {
         jobs: job_count,
@@ -339,84 +340,6 @@ fn cluster_jobs(
         },
     )?;
     Ok((builder.finish(), all_ids))
-}
-
-/// Writes `--all-pairs` output as it comes: a line per pair (indices, or with
-/// `--names` ids and names), or a JSON array with an object per job.
-struct PairsOut<'a> {
-    format: Format,
-    names_in_text: bool,
-    ids: &'a [String],
-    slot_names: &'a [Option<String>],
-    /// Pairs written.
-    pairs: usize,
-    /// Jobs with at least one pair.
-    jobs_matched: usize,
-    last_job: Option<usize>,
-}
-
-impl<'a> PairsOut<'a> {
-    fn new(a: &MatchArgs, ids: &'a [String], slot_names: &'a [Option<String>]) -> Self {
-        PairsOut {
-            format: a.format,
-            names_in_text: a.names,
-            ids,
-            slot_names,
-            pairs: 0,
-            jobs_matched: 0,
-            last_job: None,
-        }
-    }
-
-    /// One `<job> <slot>` line. Written piece by piece into the (buffered)
-    /// output, numbers by `itoa`: a pool's millions of matching pairs made
-    /// `writeln!`'s formatting machinery cost more than finding them.
-    fn pair(&mut self, out: &mut impl Write, j: usize, m: usize) -> std::io::Result<()> {
-        self.pairs += 1;
-        if self.last_job != Some(j) {
-            self.last_job = Some(j);
-            self.jobs_matched += 1;
-        }
-        let mut number = itoa::Buffer::new();
-        if self.names_in_text {
-            out.write_all(self.ids[j].as_bytes())?;
-            out.write_all(b" ")?;
-            match self.slot_names.get(m) {
-                Some(Some(name)) => out.write_all(name.as_bytes())?,
-                _ => {
-                    out.write_all(b"#")?;
-                    out.write_all(number.format(m).as_bytes())?;
-                }
-            }
-        } else {
-            out.write_all(number.format(j).as_bytes())?;
-            out.write_all(b" ")?;
-            out.write_all(number.format(m).as_bytes())?;
-        }
-        out.write_all(b"\n")
-    }
-
-    /// Job `j` and its candidates (JSON only), every job in queue order.
-    fn job(&mut self, out: &mut dyn Write, j: usize, cands: &[Candidate]) -> std::io::Result<()> {
-        self.pairs += cands.len();
-        self.jobs_matched += usize::from(!cands.is_empty());
-        let v = job_json(j, &self.ids[j], cands, self.slot_names);
-        let sep = if self.last_job.is_none() {
-            "[\n"
-        } else {
-            ",\n"
-        };
-        self.last_job = Some(j);
-        write!(out, "{sep}{v}")
-    }
-
-    fn finish(&mut self, out: &mut dyn Write) -> std::io::Result<()> {
-        if self.format == Format::Json {
-            let open = if self.last_job.is_none() { "[" } else { "" };
-            writeln!(out, "{open}\n]")?;
-        }
-        Ok(())
-    }
 }
 
 /// What the one-line summary on standard error says.

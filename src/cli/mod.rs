@@ -14,6 +14,7 @@ mod long_form;
 mod match_cmd;
 mod match_output;
 mod negotiate_cmd;
+mod pairs_out;
 mod query_cmd;
 
 use clap::{Parser, Subcommand};
