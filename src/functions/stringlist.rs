@@ -40,19 +40,40 @@ pub(crate) fn items<'a>(s: &'a str, delims: &str) -> Vec<&'a str> {
 /// A test for membership in a set of delimiter characters that costs the same
 /// however many there are (a long delimiter string made every split quadratic).
 pub(crate) fn delimiter_test(delims: &str) -> impl Fn(char) -> bool {
-    let mut ascii = [false; 128];
-    let mut others = ahash::AHashSet::new();
-    for ch in delims.chars() {
-        match usize::try_from(u32::from(ch)) {
-            Ok(i) if i < 128 => ascii[i] = true,
-            _ => {
-                others.insert(ch);
+    let set = Delimiters::new(delims);
+    move |ch| set.contains(ch)
+}
+
+/// A set of delimiter characters: ASCII ones as bits of a word, which costs
+/// nothing to make (matching calls a `stringListX` builtin once per slot and
+/// value of the other side), others in a hash set made only when there are any.
+struct Delimiters {
+    ascii: u128,
+    others: Option<ahash::AHashSet<char>>,
+}
+
+impl Delimiters {
+    fn new(delims: &str) -> Delimiters {
+        let mut set = Delimiters {
+            ascii: 0,
+            others: None,
+        };
+        for ch in delims.chars() {
+            if ch.is_ascii() {
+                set.ascii |= 1 << u32::from(ch);
+            } else {
+                set.others.get_or_insert_with(Default::default).insert(ch);
             }
         }
+        set
     }
-    move |ch| match usize::try_from(u32::from(ch)) {
-        Ok(i) if i < 128 => ascii[i],
-        _ => !others.is_empty() && others.contains(&ch),
+
+    fn contains(&self, ch: char) -> bool {
+        if ch.is_ascii() {
+            self.ascii >> u32::from(ch) & 1 != 0
+        } else {
+            self.others.as_ref().is_some_and(|o| o.contains(&ch))
+        }
     }
 }
 
@@ -150,19 +171,28 @@ fn lists_intersect(c: &mut dyn Call) -> Result<Value, Fail> {
         return Ok(Value::Error);
     };
     let delims = match vals.get(2) {
-        None => DEFAULT_DELIMS.to_string(),
-        Some(Value::Str(d)) if d.is_empty() => DEFAULT_DELIMS.to_string(),
-        Some(Value::Str(d)) => d.to_string(),
+        None => DEFAULT_DELIMS,
+        Some(Value::Str(d)) if d.is_empty() => DEFAULT_DELIMS,
+        Some(Value::Str(d)) => d.as_str(),
         Some(_) => return Ok(Value::Error),
     };
-    let is_delim = delimiter_test(&delims);
-    let right: ahash::AHashSet<&str> = b.split(&is_delim).filter(|x| !x.is_empty()).collect();
-    Ok(Value::Bool(
-        a.split(&is_delim)
-            .filter(|x| !x.is_empty())
-            .any(|x| right.contains(x)),
-    ))
+    let is_delim = delimiter_test(delims);
+    let right: smallvec::SmallVec<[&str; SCAN_ITEMS]> =
+        b.split(&is_delim).filter(|x| !x.is_empty()).collect();
+    let mut left = a.split(&is_delim).filter(|x| !x.is_empty());
+    // A few items are looked through; past that, a hash set keeps a long
+    // list's intersection linear.
+    Ok(Value::Bool(if right.len() <= SCAN_ITEMS {
+        left.any(|x| right.contains(&x))
+    } else {
+        let right: ahash::AHashSet<&str> = right.into_iter().collect();
+        left.any(|x| right.contains(x))
+    }))
 }
+
+/// The most items of the second list `stringListsIntersect` looks through one
+/// by one for each item of the first.
+const SCAN_ITEMS: usize = 16;
 
 /// The list text and delimiters of a `stringListX(list[, delims])` call, strictly
 /// strings; `None` gives error.
