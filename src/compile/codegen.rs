@@ -26,6 +26,9 @@ use classad_vm::{Instr, Op, Program, SlotTable, Str, Value};
 use std::sync::Arc;
 
 mod each_context;
+mod node_map;
+
+use node_map::NodeMap;
 
 /// Names that resolve to an ad or a value in HTCondor's scope walk rather than to an
 /// attribute (context and match-ad names, and the special names).
@@ -98,7 +101,7 @@ fn compile_inner(
     cache_targets: bool,
     overlay: Option<Overlay>,
 ) -> Program {
-    let (max_depth, nodes) = measure(e, e.id);
+    let (max_depth, nodes, (lo, hi)) = measure(e, e.id);
     if max_depth > MAX_DEPTH {
         // The machine hands every evaluation whose depth bound passes the limit
         // to the reference evaluator (see `Machine::eval`, `Machine::load`), so
@@ -117,7 +120,7 @@ fn compile_inner(
             paths: Vec::new(),
         };
     }
-    let mut site_depth = ahash::AHashMap::with_capacity(nodes as usize);
+    let mut site_depth = NodeMap::covering(lo, hi, nodes);
     ancestors_depth(e, e.id, 0, &mut site_depth);
     let my = facts.as_ref().map(|f| f.ad.clone());
     let mut g = Gen {
@@ -132,8 +135,8 @@ fn compile_inner(
         max_reg: 1,
         extra_depth: 0,
         extra_nodes: 0,
-        known: ahash::AHashMap::with_capacity(nodes as usize),
-        subtree_memo: ahash::AHashMap::new(),
+        known: NodeMap::covering(lo, hi, nodes),
+        subtree_memo: NodeMap::covering(lo, hi, nodes),
         target_only: Vec::new(),
         cache_targets,
         sets: Vec::new(),
@@ -319,11 +322,13 @@ const MAX_DEPTH: u32 = crate::eval::evaluator::MAX_DEPTH;
 /// largest number of counted nodes on a path from `id` down: every node on the
 /// path above a node is an operation, so a node `k` edges down adds `k`, plus one
 /// when it is an operation itself (an argument-less call or empty list included).
-fn measure(e: &ExprRef, id: NodeId) -> (u32, u32) {
+fn measure(e: &ExprRef, id: NodeId) -> (u32, u32, (NodeId, NodeId)) {
     let (mut depth, mut nodes) = (0u32, 0u32);
+    let (mut lo, mut hi) = (id, id);
     let mut stack = vec![(id, 0u32)];
     while let Some((id, above)) = stack.pop() {
         nodes = nodes.saturating_add(1);
+        (lo, hi) = (lo.min(id), hi.max(id));
         let node = e.tree.node(id);
         let leaf = matches!(node, Node::Lit(_) | Node::Attr { scope: None, .. });
         // A list subscript evaluates its element a level below itself
@@ -332,7 +337,7 @@ fn measure(e: &ExprRef, id: NodeId) -> (u32, u32) {
         depth = depth.max(above + u32::from(!leaf) + element);
         node.for_each_child(|c| stack.push((c, above + 1)));
     }
-    (depth, nodes)
+    (depth, nodes, (lo, hi))
 }
 
 /// The questions `Gen` asks about whole subtrees (memoized per node).
@@ -349,7 +354,7 @@ struct Gen<'a> {
     my: Option<&'a ClassAd>,
     facts: Option<&'a mut MyFacts>,
     /// The depth each node's ancestors consume (see `ancestors_depth`).
-    site_depth: ahash::AHashMap<NodeId, u32>,
+    site_depth: NodeMap<u32>,
     slots: &'a mut SlotTable,
     code: Vec<Instr>,
     consts: Vec<Value>,
@@ -360,11 +365,12 @@ struct Gen<'a> {
     extra_depth: u32,
     extra_nodes: u32,
     /// Compile-time values of nodes, by id (see `known`).
-    known: ahash::AHashMap<NodeId, Option<Value>>,
+    known: NodeMap<Option<Option<Value>>>,
     /// `pure`, `target_only` and `has_call` of nodes, by id: each asks about a
     /// whole subtree and is asked at every node, which without memos is
     /// quadratic in a chain's length.
-    subtree_memo: ahash::AHashMap<(SubtreeQuestion, NodeId), bool>,
+    /// Two bits a question (see [`Gen::memoized`]).
+    subtree_memo: NodeMap<u8>,
     /// Subexpressions cached per TARGET (see `target_cached`).
     target_only: Vec<classad_vm::TargetOnly>,
     /// Whether to cache TARGET-only subexpressions.
@@ -658,11 +664,14 @@ impl Gen<'_> {
         id: NodeId,
         compute: fn(&mut Self, NodeId) -> bool,
     ) -> bool {
-        if let Some(&answer) = self.subtree_memo.get(&(question, id)) {
-            return answer;
+        // Bit 2q: question q was answered; bit 2q + 1: its answer.
+        let asked = 1u8 << (2 * question as u8);
+        let memo = *self.subtree_memo.get(id);
+        if memo & asked != 0 {
+            return memo & (asked << 1) != 0;
         }
         let answer = compute(self, id);
-        self.subtree_memo.insert((question, id), answer);
+        *self.subtree_memo.get_mut(id) |= asked | if answer { asked << 1 } else { 0 };
         answer
     }
 
@@ -870,7 +879,7 @@ impl Gen<'_> {
                 let v = super::fields::closed_field_value(&owner, records.as_deref()?, &cur)?;
                 // What evaluating the field costs HTCondor, bounded above.
                 let bound = super::fields::CLOSED_FIELD_BOUND;
-                let site = self.site_depth.get(&id).copied().unwrap_or(0);
+                let site = *self.site_depth.get(id);
                 self.extra_depth =
                     (self.extra_depth).max(site.saturating_add(rest.len() as u32 + 1 + bound));
                 self.extra_nodes = self.extra_nodes.saturating_add(bound);
@@ -1282,17 +1291,18 @@ impl Gen<'_> {
     /// subtrees, MY's constant attributes, and operators over those. Computed with
     /// the same operator functions the machine runs, so folding is exact.
     fn known(&mut self, id: NodeId) -> Option<Value> {
-        if let Some(v) = self.known.get(&id) {
+        if let Some(v) = self.known.get(id) {
             return v.clone();
         }
         let v = self.compute_known(id);
-        self.known.insert(id, v.clone());
+        *self.known.get_mut(id) = Some(v.clone());
         v
     }
 
     fn compute_known(&mut self, id: NodeId) -> Option<Value> {
         use classad_vm::ops;
-        let node = self.e.tree.node(id).clone();
+        let e = self.e;
+        let node = e.tree.node(id);
         if matches!(
             node,
             Node::Attr { scope: Some(_), .. } | Node::Binary(BinOp::Subscript, ..)
@@ -1302,24 +1312,24 @@ impl Gen<'_> {
             }
         }
         match node {
-            Node::Lit(Value::RelTime(r)) => Some(Value::Real(r)),
-            Node::Lit(v) => Some(v),
+            Node::Lit(Value::RelTime(r)) => Some(Value::Real(*r)),
+            Node::Lit(v) => Some(v.clone()),
             Node::Attr {
                 scope: None,
                 name,
                 absolute: false,
             } => {
-                if let Some(v) = self.overlay_value(&name) {
+                if let Some(v) = self.overlay_value(name) {
                     return Some(v);
                 }
-                let site = self.site_depth.get(&id).copied().unwrap_or(0);
-                self.my_known(&name, site)
+                let site = *self.site_depth.get(id);
+                self.my_known(name, site)
             }
             Node::Attr {
                 scope: Some(s),
                 name,
                 ..
-            } => match self.e.tree.node(s) {
+            } => match e.tree.node(*s) {
                 Node::Attr {
                     scope: None,
                     name: b,
@@ -1327,11 +1337,11 @@ impl Gen<'_> {
                 } if (b.eq_ignore_ascii_case("MY") || b.eq_ignore_ascii_case("self"))
                     && self.my.is_some()
                     && !self.my_has(b)
-                    && !is_scope_name(&name) =>
+                    && !is_scope_name(name) =>
                 {
-                    if self.my_has(&name) {
-                        let site = self.site_depth.get(&id).copied().unwrap_or(0) + 1;
-                        self.my_known(&name, site)
+                    if self.my_has(name) {
+                        let site = *self.site_depth.get(id) + 1;
+                        self.my_known(name, site)
                     } else {
                         Some(Value::Undefined)
                     }
@@ -1339,9 +1349,9 @@ impl Gen<'_> {
                 _ => None,
             },
             _ if self.pure(id) => self.fold(id),
-            Node::Paren(a) => self.known(a),
+            Node::Paren(a) => self.known(*a),
             Node::Unary(op, a) => {
-                let v = self.known(a)?;
+                let v = self.known(*a)?;
                 Some(match op {
                     UnOp::Neg => ops::neg(&v),
                     UnOp::Plus => ops::plus(&v),
@@ -1350,71 +1360,71 @@ impl Gen<'_> {
                 })
             }
             Node::Binary(BinOp::And, a, b) => {
-                let x = self.known(a)?;
+                let x = self.known(*a)?;
                 if matches!(x, Value::Error) {
                     return Some(Value::Error);
                 }
                 if x.as_bool_equiv() == Some(false) {
                     return Some(Value::Bool(false));
                 }
-                Some(ops::and(&x, &self.known(b)?))
+                Some(ops::and(&x, &self.known(*b)?))
             }
             Node::Binary(BinOp::Or, a, b) => {
-                let x = self.known(a)?;
+                let x = self.known(*a)?;
                 if matches!(x, Value::Error) {
                     return Some(Value::Error);
                 }
                 if x.as_bool_equiv() == Some(true) {
                     return Some(Value::Bool(true));
                 }
-                Some(ops::or(&x, &self.known(b)?))
+                Some(ops::or(&x, &self.known(*b)?))
             }
             Node::Binary(BinOp::Elvis, a, b) => {
-                let x = self.known(a)?;
+                let x = self.known(*a)?;
                 if x.is_undefined() {
-                    self.known(b)
+                    self.known(*b)
                 } else {
                     Some(x)
                 }
             }
             Node::Binary(op @ (BinOp::Is | BinOp::Isnt), a, b) => {
-                let (x, y) = (self.known(a)?, self.known(b)?);
+                let (x, y) = (self.known(*a)?, self.known(*b)?);
                 if matches!(x, Value::List(_) | Value::Ad(_))
                     || matches!(y, Value::List(_) | Value::Ad(_))
                 {
                     // Identity of compounds depends on their representation.
                     return None;
                 }
-                Some(ops::compare(comparison(op)?, &x, &y))
+                Some(ops::compare(comparison(*op)?, &x, &y))
             }
             Node::Binary(BinOp::Subscript, ..) => None,
             Node::Binary(op, a, b) => {
-                let (x, y) = (self.known(a)?, self.known(b)?);
+                let (x, y) = (self.known(*a)?, self.known(*b)?);
                 if matches!(x, Value::List(_) | Value::Ad(_))
                     || matches!(y, Value::List(_) | Value::Ad(_))
                 {
                     return None;
                 }
-                crate::eval::evaluator::strict_binary(op, &x, &y)
+                crate::eval::evaluator::strict_binary(*op, &x, &y)
             }
             Node::Ternary(c, a, b) => {
-                let cond = self.known(c)?;
+                let cond = self.known(*c)?;
                 match cond {
                     Value::Undefined => Some(Value::Undefined),
                     Value::Error => Some(Value::Error),
                     _ => match cond.as_bool_equiv() {
                         // Both branches are evaluated first (see the evaluator).
                         None => {
-                            self.known(a)?;
-                            self.known(b)?;
+                            self.known(*a)?;
+                            self.known(*b)?;
                             Some(Value::Error)
                         }
-                        Some(true) => self.known(a),
-                        Some(false) => self.known(b),
+                        Some(true) => self.known(*a),
+                        Some(false) => self.known(*b),
                     },
                 }
             }
-            Node::Call { name, args } => self.known_call(&name, &args),
+            Node::Call { name, args } => self.known_call(name, args),
             _ => None,
         }
     }
@@ -1677,8 +1687,8 @@ fn binary_op(op: BinOp) -> Op {
 }
 
 /// The depth each node's ancestors consume, as `Gen::node` counts it.
-fn ancestors_depth(e: &ExprRef, id: NodeId, depth: u32, out: &mut ahash::AHashMap<NodeId, u32>) {
-    out.insert(id, depth);
+fn ancestors_depth(e: &ExprRef, id: NodeId, depth: u32, out: &mut NodeMap<u32>) {
+    *out.get_mut(id) = depth;
     let d = depth + 1;
     match e.tree.node(id) {
         Node::Lit(_) | Node::Attr { scope: None, .. } => {}

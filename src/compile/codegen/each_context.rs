@@ -198,8 +198,9 @@ impl Gen<'_> {
         }
         // What is known of a node, and the answers about its subtree, hold for
         // one record: each record starts afresh, and the outer ones come back.
-        let outer_known = std::mem::take(&mut self.known);
-        let outer_memo = std::mem::take(&mut self.subtree_memo);
+        let (known, memo) = (self.known.fresh(), self.subtree_memo.fresh());
+        let outer_known = std::mem::replace(&mut self.known, known);
+        let outer_memo = std::mem::replace(&mut self.subtree_memo, memo);
         let n = records.len();
         for (i, record) in records.into_iter().enumerate() {
             self.overlay = Some(record);
@@ -214,7 +215,7 @@ impl Gen<'_> {
         self.emit(Op::List, dst, first, n as u32);
         // HTCondor evaluates `expr` once per record (the tree counts it once),
         // after looking the list up in MY one level down.
-        let (_, nodes) = measure(self.e, expr);
+        let (_, nodes, _) = measure(self.e, expr);
         let more = nodes.saturating_mul(n.saturating_sub(1) as u32);
         self.extra_nodes = self.extra_nodes.saturating_add(more).saturating_add(1);
         self.extra_depth = self.extra_depth.max(d + 2);
