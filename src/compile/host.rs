@@ -34,6 +34,40 @@ impl classad_vm::Host for VmHost {
         by_index(native).is_some_and(|b| b.name == "time")
     }
 
+    fn pure_call(&self, native: u32) -> bool {
+        // By builtin, worked out once: asked at every call.
+        static PURE: std::sync::OnceLock<Vec<bool>> = std::sync::OnceLock::new();
+        let pure = PURE.get_or_init(|| {
+            let listed =
+                |list: &[&str], name: &str| list.iter().any(|s| s.eq_ignore_ascii_case(name));
+            (0..)
+                .map_while(by_index)
+                .map(|b| {
+                    !listed(&crate::functions::IMPURE_BUILTINS, b.name)
+                        && !listed(&crate::functions::SCOPED_BUILTINS, b.name)
+                })
+                .collect()
+        });
+        pure.get(native as usize).copied().unwrap_or(false)
+    }
+
+    fn identity(&self, v: &Value) -> Option<[u64; 2]> {
+        // A list literal evaluated with no ad (an attribute's list of
+        // literals): its value is its tree's node, shared by every ad of a
+        // file that spells the list alike.
+        match crate::eval::compound::as_list(v)? {
+            crate::eval::compound::ListVal::Lazy {
+                list,
+                scope: None,
+                copied,
+            } => Some([
+                Arc::as_ptr(&list.tree) as u64,
+                u64::from(list.id) << 1 | u64::from(*copied),
+            ]),
+            _ => None,
+        }
+    }
+
     fn list(&mut self, items: &[Value]) -> Result<Value, Halt> {
         // As `evalInEachContext` lists its values: error past the memory budget.
         Ok(crate::eval::compound::values_list(items.to_vec()))

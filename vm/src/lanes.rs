@@ -291,11 +291,11 @@ impl Machine {
                 }
                 Op::Call => {
                     let (first, argc) = (y, z & 0xff);
-                    let args = &mut st.args;
+                    let (args, calls) = (&mut st.args, &mut self.calls);
                     per_lane!(|lane| {
                         args.clear();
                         args.extend((first..first + argc).map(|a| regs[r(a)][lane].clone()));
-                        host.call(z >> 8, args).ok()
+                        calls.call(host, z >> 8, args).ok()
                     })
                 }
                 Op::Index => {

@@ -7,6 +7,7 @@
 //! [`machine::Host`].
 
 pub mod ad;
+mod call_memo;
 mod closed;
 pub mod columns;
 pub mod inline;

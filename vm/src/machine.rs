@@ -47,6 +47,19 @@ pub trait Host {
         let _ = native;
         false
     }
+    /// True when builtin `native`'s value depends on its arguments' values
+    /// alone (not the clock, chance or a scope), so that the machine may answer
+    /// a call from an earlier call on the same values.
+    fn pure_call(&self, native: u32) -> bool {
+        let _ = native;
+        false
+    }
+    /// Two words that only lists or records with the same value have (the
+    /// address of what they share, which `v` keeps alive), or `None`.
+    fn identity(&self, v: &Value) -> Option<[u64; 2]> {
+        let _ = v;
+        None
+    }
 }
 
 /// A host for the crate's unit tests of hand-written programs: no builtin, no
@@ -122,6 +135,8 @@ pub struct Machine {
     pub(crate) closed: ahash::AHashMap<(usize, u32), Option<crate::closed::Closed>>,
     /// While a closed value is computed: the names looked up in the other side.
     pub(crate) recording: Option<smallvec::SmallVec<[u32; 4]>>,
+    /// Builtins' values by their arguments (see [`crate::call_memo`]).
+    pub(crate) calls: crate::call_memo::CallMemo,
 }
 
 /// The two ads of an evaluation: side 0 is the ad the top-level expression belongs
@@ -164,6 +179,7 @@ impl Machine {
     pub fn clear_cache(&mut self) {
         self.target_cache.clear();
         self.closed.clear();
+        self.calls.clear();
         self.cache_kept = 0;
     }
 
@@ -619,7 +635,7 @@ impl Machine {
                     let first = usize::from(ins.y);
                     let argc = (ins.z & 0xff) as usize;
                     let args = frame.get(first..first + argc).ok_or(Halt::NeedReference)?;
-                    let v = host.call(ins.z >> 8, args)?;
+                    let v = self.calls.call(host, ins.z >> 8, args)?;
                     r!(ins.x) = v;
                 }
                 Op::TargetCached => {

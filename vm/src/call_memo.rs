@@ -1,0 +1,274 @@
+//! Calls of builtins answered by an earlier call on the same values.
+//!
+//! Matching calls a builtin such as `stringListMember(MY.GLIDEIN_Site,
+//! TARGET.DESIRED_Sites)` once per slot and job, yet a pool holds few distinct
+//! arguments. A call whose builtin depends on its arguments' values alone
+//! ([`Host::pure_call`]) is looked up here first.
+//!
+//! Exact by construction: scalars are keyed by their bits and strings by their
+//! text; lists and records by the identity of what they share ([`Host::identity`]:
+//! a list literal's tree), and every entry keeps its arguments alive, so an
+//! address in a key cannot be reused by another value while the entry lasts.
+//! Two calls with equal keys are calls on the same values.
+
+use crate::machine::{Halt, Host};
+use crate::value::Value;
+use smallvec::SmallVec;
+
+/// Entries kept before the memo is emptied: a bound on the memory it holds.
+const MAX_ENTRIES: usize = 4096;
+/// Calls of a builtin over which the memo judges whether it pays.
+const WINDOW: u32 = 1024;
+/// Windows of calls made directly after a window that did not pay, before the
+/// memo tries again.
+const SKIPPED_WINDOWS: u32 = 8;
+
+/// An earlier call and its value.
+struct Entry {
+    native: u32,
+    /// Kept whole: compared with a new call's, and alive for their addresses.
+    args: SmallVec<[Value; 3]>,
+    value: Value,
+    hash: u64,
+}
+
+/// Per builtin: its calls through the memo and those answered from it, in the
+/// current window; and how many calls are left to make directly.
+#[derive(Clone, Copy, Default)]
+struct Trial {
+    calls: u32,
+    hits: u32,
+    skip: u32,
+}
+
+/// The memo of one machine.
+#[derive(Default)]
+pub(crate) struct CallMemo {
+    /// Found by a hash of the call's arguments, without making a key: a hit
+    /// costs a hash and a comparison.
+    entries: hashbrown::HashTable<Entry>,
+    hasher: ahash::RandomState,
+    /// By builtin: a window of [`WINDOW`] calls answered from the memo less
+    /// than a quarter of the time (a miss costs a key and an entry) makes the
+    /// next [`SKIPPED_WINDOWS`] windows' calls direct; then it tries again.
+    trials: Vec<Trial>,
+}
+
+impl std::fmt::Debug for CallMemo {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "CallMemo({} entries)", self.entries.len())
+    }
+}
+
+impl CallMemo {
+    /// Builtin `native` on `args`, through the memo when the host allows it.
+    pub(crate) fn call(
+        &mut self,
+        host: &mut dyn Host,
+        native: u32,
+        args: &[Value],
+    ) -> Result<Value, Halt> {
+        if !self.worth_trying(native) || !host.pure_call(native) {
+            return host.call(native, args);
+        }
+        let Some(hash) = self.hash(native, args, host) else {
+            return host.call(native, args);
+        };
+        let trial = &mut self.trials[native as usize];
+        trial.calls += 1;
+        let hit = self
+            .entries
+            .find(hash, |e| {
+                e.native == native && same_args(&e.args, args, host)
+            })
+            .map(|e| e.value.clone());
+        trial.hits += u32::from(hit.is_some());
+        if trial.calls == WINDOW {
+            if trial.hits * 4 < trial.calls {
+                trial.skip = SKIPPED_WINDOWS * WINDOW;
+            }
+            (trial.calls, trial.hits) = (0, 0);
+        }
+        if let Some(v) = hit {
+            return Ok(v);
+        }
+        let value = host.call(native, args)?;
+        if self.entries.len() >= MAX_ENTRIES {
+            self.entries.clear();
+        }
+        let entry = Entry {
+            native,
+            args: args.iter().cloned().collect(),
+            value: value.clone(),
+            hash,
+        };
+        self.entries.insert_unique(hash, entry, |e| e.hash);
+        Ok(value)
+    }
+
+    /// A hash of a call on `args` that calls on the same values share; `None`
+    /// when an argument has no identity.
+    fn hash(&self, native: u32, args: &[Value], host: &dyn Host) -> Option<u64> {
+        use std::hash::{BuildHasher, Hash, Hasher};
+        let mut h = self.hasher.build_hasher();
+        native.hash(&mut h);
+        for a in args {
+            std::mem::discriminant(a).hash(&mut h);
+            match a {
+                Value::Undefined | Value::Error => {}
+                Value::Bool(b) => b.hash(&mut h),
+                Value::Int(i) => i.hash(&mut h),
+                Value::Real(r) | Value::RelTime(r) => r.to_bits().hash(&mut h),
+                Value::Str(s) => s.as_str().hash(&mut h),
+                Value::AbsTime(t) => (t.secs, t.offset).hash(&mut h),
+                Value::List(_) | Value::Ad(_) => host.identity(a)?.hash(&mut h),
+            }
+        }
+        Some(h.finish())
+    }
+
+    /// False while builtin `native`'s calls are made directly.
+    fn worth_trying(&mut self, native: u32) -> bool {
+        let i = native as usize;
+        if self.trials.len() <= i {
+            self.trials.resize(i + 1, Trial::default());
+        }
+        let t = &mut self.trials[i];
+        if t.skip > 0 {
+            t.skip -= 1;
+            return false;
+        }
+        true
+    }
+
+    /// Forgets every entry (and lets every builtin try again).
+    pub(crate) fn clear(&mut self) {
+        self.entries.clear();
+        self.trials.clear();
+    }
+}
+
+/// True when `a` and `b` are the same values: scalars bit for bit, strings
+/// text for text, lists and records by their identities.
+fn same_args(a: &[Value], b: &[Value], host: &dyn Host) -> bool {
+    a.len() == b.len()
+        && a.iter().zip(b).all(|(x, y)| match (x, y) {
+            (Value::Undefined, Value::Undefined) | (Value::Error, Value::Error) => true,
+            (Value::Bool(p), Value::Bool(q)) => p == q,
+            (Value::Int(p), Value::Int(q)) => p == q,
+            (Value::Real(p), Value::Real(q)) | (Value::RelTime(p), Value::RelTime(q)) => {
+                p.to_bits() == q.to_bits()
+            }
+            (Value::Str(p), Value::Str(q)) => p.as_str() == q.as_str(),
+            (Value::AbsTime(p), Value::AbsTime(q)) => (p.secs, p.offset) == (q.secs, q.offset),
+            (Value::List(_), Value::List(_)) | (Value::Ad(_), Value::Ad(_)) => {
+                host.identity(x).is_some() && host.identity(x) == host.identity(y)
+            }
+            _ => false,
+        })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Counts its calls; `size` of a string, pure unless `impure`.
+    #[derive(Default)]
+    struct Counting {
+        calls: usize,
+        impure: bool,
+    }
+
+    impl Host for Counting {
+        fn call(&mut self, _: u32, args: &[Value]) -> Result<Value, Halt> {
+            self.calls += 1;
+            match &args[0] {
+                Value::Str(s) => Ok(Value::Int(s.as_str().len() as i64)),
+                _ => Err(Halt::NeedReference),
+            }
+        }
+        fn index(&mut self, _: &Value, _: &Value) -> Result<Value, Halt> {
+            Err(Halt::NeedReference)
+        }
+        fn pure_call(&self, _: u32) -> bool {
+            !self.impure
+        }
+    }
+
+    #[test]
+    fn the_same_value_is_answered_from_the_memo() {
+        let (mut memo, mut host) = (CallMemo::default(), Counting::default());
+        let s = Value::str("abc");
+        for _ in 0..3 {
+            assert!(matches!(
+                memo.call(&mut host, 0, std::slice::from_ref(&s)),
+                Ok(Value::Int(3))
+            ));
+        }
+        assert_eq!(host.calls, 1);
+        // Equal text in another string is the same key; other text is not.
+        assert!(matches!(
+            memo.call(&mut host, 0, &[Value::str("abc")]),
+            Ok(Value::Int(3))
+        ));
+        assert_eq!(host.calls, 1);
+        let t = Value::str("abcd");
+        assert!(matches!(memo.call(&mut host, 0, &[t]), Ok(Value::Int(4))));
+        assert_eq!(host.calls, 2);
+    }
+
+    #[test]
+    fn impure_builtins_and_failures_are_always_called() {
+        let (mut memo, mut host) = (
+            CallMemo::default(),
+            Counting {
+                impure: true,
+                ..Counting::default()
+            },
+        );
+        let s = Value::str("abc");
+        memo.call(&mut host, 0, std::slice::from_ref(&s)).unwrap();
+        memo.call(&mut host, 0, &[s]).unwrap();
+        assert_eq!(host.calls, 2);
+        host.impure = false;
+        assert!(memo.call(&mut host, 1, &[Value::Int(1)]).is_err());
+        assert!(memo.call(&mut host, 1, &[Value::Int(1)]).is_err());
+        assert_eq!(host.calls, 4);
+    }
+
+    #[test]
+    fn a_builtin_that_seldom_repeats_is_called_directly_for_a_while() {
+        let (mut memo, mut host) = (CallMemo::default(), Counting::default());
+        let mut unique = (0..).map(|i: u32| Value::str(i.to_string()));
+        for s in unique.by_ref().take(WINDOW as usize) {
+            memo.call(&mut host, 0, &[s]).unwrap();
+        }
+        let kept = memo.entries.len();
+        assert_eq!(kept, WINDOW as usize);
+        // Direct calls now: nothing is kept, a repeat is called again.
+        let s = Value::str("again");
+        for _ in 0..SKIPPED_WINDOWS * WINDOW {
+            memo.call(&mut host, 0, std::slice::from_ref(&s)).unwrap();
+        }
+        assert_eq!(memo.entries.len(), kept);
+        assert_eq!(host.calls, ((1 + SKIPPED_WINDOWS) * WINDOW) as usize);
+        // Then the memo tries again.
+        memo.call(&mut host, 0, std::slice::from_ref(&s)).unwrap();
+        memo.call(&mut host, 0, std::slice::from_ref(&s)).unwrap();
+        assert_eq!(host.calls, ((1 + SKIPPED_WINDOWS) * WINDOW) as usize + 1);
+    }
+
+    #[test]
+    fn the_memo_stays_bounded() {
+        let (mut memo, mut host) = (CallMemo::default(), Counting::default());
+        let strings: Vec<Value> = (0..MAX_ENTRIES + 10)
+            .map(|i| Value::str(i.to_string()))
+            .collect();
+        // Each asked twice, so the trial keeps the memo on.
+        for s in &strings {
+            memo.call(&mut host, 0, std::slice::from_ref(s)).unwrap();
+            memo.call(&mut host, 0, std::slice::from_ref(s)).unwrap();
+        }
+        assert!(memo.entries.len() <= MAX_ENTRIES);
+    }
+}
