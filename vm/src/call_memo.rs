@@ -16,12 +16,12 @@ use crate::value::Value;
 use smallvec::SmallVec;
 
 /// Entries kept before the memo is emptied: a bound on the memory it holds.
-const MAX_ENTRIES: usize = 4096;
+const MAX_ENTRIES: usize = 16384;
 /// Calls of a builtin over which the memo judges whether it pays.
 const WINDOW: u32 = 1024;
 /// Windows of calls made directly after a window that did not pay, before the
 /// memo tries again.
-const SKIPPED_WINDOWS: u32 = 8;
+const SKIPPED_WINDOWS: u32 = 4;
 
 /// An earlier call and its value.
 struct Entry {
@@ -49,8 +49,11 @@ pub(crate) struct CallMemo {
     entries: hashbrown::HashTable<Entry>,
     hasher: ahash::RandomState,
     /// By builtin: a window of [`WINDOW`] calls answered from the memo less
-    /// than a quarter of the time (a miss costs a key and an entry) makes the
-    /// next [`SKIPPED_WINDOWS`] windows' calls direct; then it tries again.
+    /// than one time in 16 (a miss costs a key and an entry) makes the next
+    /// [`SKIPPED_WINDOWS`] windows' calls direct; then it tries again. Lenient,
+    /// because a pool's distinct arguments come first: a slot's
+    /// `stringListMember(TARGET.Owner, MY.AllowedUsers)` misses for every slot
+    /// before the owners repeat.
     trials: Vec<Trial>,
 }
 
@@ -84,7 +87,7 @@ impl CallMemo {
             .map(|e| e.value.clone());
         trial.hits += u32::from(hit.is_some());
         if trial.calls == WINDOW {
-            if trial.hits * 4 < trial.calls {
+            if trial.hits * 16 < trial.calls {
                 trial.skip = SKIPPED_WINDOWS * WINDOW;
             }
             (trial.calls, trial.hits) = (0, 0);
