@@ -1,7 +1,8 @@
 //! Matching a compiled pool allocates nothing once the machine is warm: every pair
 //! of the generated pools (the shapes of expression `gen_pool.py` writes, as in the
-//! benchmark pool), both Requirements and both Ranks, pair by pair and in blocks of
-//! lanes, counted by an allocator that tallies this thread's allocations.
+//! benchmark pool, and every shape family of `classad gen-pool`), both
+//! Requirements and both Ranks, pair by pair and in blocks of lanes, counted by an
+//! allocator that tallies this thread's allocations.
 
 use classad::ad::{read_ads, ClassAd};
 use classad::compile::host::VmHost;
@@ -195,4 +196,55 @@ fn the_counter_sees_allocations() {
     let before = allocations();
     let v = std::hint::black_box(vec![1u8; 10]);
     assert!(allocations() > before, "{v:?}");
+}
+
+/// The pools of every shape family `classad gen-pool` writes (lists and
+/// records held in attributes, arithmetic, string builtins, a pilot's
+/// `evalInEachContext` over its catalogs, and all of them mixed): once warm,
+/// matching them allocates nothing in any tier. Builtins on values the pool
+/// repeats, and the lists `evalInEachContext` makes, come from the machine's
+/// memo of calls (without it, glidein and mix allocate on every pass).
+#[test]
+fn warm_pools_of_every_shape_allocate_nothing() {
+    use classad::generate::shapes::{Family, ShapeSpec};
+    for family in Family::ALL {
+        let spec = ShapeSpec {
+            family,
+            jobs: 96,
+            machines: 96,
+            seed: 3,
+        };
+        let generated = spec.generate();
+        let (jobs, machines) = (generated.job_ads(), generated.machine_ads());
+        let pool = CompiledPool::new(&jobs, &machines);
+        let mut vm = Machine::new();
+        let req = pool.slots.get("Requirements").unwrap();
+        let job_ads: Vec<&CompiledAd> = pool.jobs.iter().map(|j| &j.vm).collect();
+        let machine_ads: Vec<&CompiledAd> = pool.machines.iter().map(|m| &m.vm).collect();
+        let given = (req, &job_ads[..], &machine_ads[..]);
+        let mut stores = [ColumnStore::new(), ColumnStore::new()];
+        let mut out = Vec::with_capacity(LANES);
+        pool.all_pairs(&mut vm);
+        // Each tier warm, then counted.
+        let warm = every_verdict(given, &mut vm, &mut stores);
+        let before = allocations();
+        let again = every_verdict(given, &mut vm, &mut stores);
+        let verdicts = allocations() - before;
+        assert_eq!(warm, again, "{family:?}");
+        let warm = every_block(given, &mut vm, &mut out);
+        let before = allocations();
+        let again = every_block(given, &mut vm, &mut out);
+        let lanes = allocations() - before;
+        assert_eq!(warm, again, "{family:?}");
+        let warm = every_pair(&pool, &mut vm);
+        let before = allocations();
+        let again = every_pair(&pool, &mut vm);
+        let pairs = allocations() - before;
+        assert_eq!(warm.to_bits(), again.to_bits(), "{family:?}");
+        assert_eq!(
+            (verdicts, lanes, pairs),
+            (0, 0, 0),
+            "{family:?}: allocations in verdicts, lanes, pair by pair"
+        );
+    }
 }

@@ -52,11 +52,12 @@ impl classad_vm::Host for VmHost {
     }
 
     fn identity(&self, v: &Value) -> Option<[u64; 2]> {
-        // A list literal evaluated with no ad (an attribute's list of
-        // literals): its value is its tree's node, shared by every ad of a
-        // file that spells the list alike.
+        use crate::eval::compound::ListVal;
         match crate::eval::compound::as_list(v)? {
-            crate::eval::compound::ListVal::Lazy {
+            // A list literal evaluated with no ad (an attribute's list of
+            // literals): its value is its tree's node, shared by every ad of
+            // a file that spells the list alike.
+            ListVal::Lazy {
                 list,
                 scope: None,
                 copied,
@@ -64,6 +65,12 @@ impl classad_vm::Host for VmHost {
                 Arc::as_ptr(&list.tree) as u64,
                 u64::from(list.id) << 1 | u64::from(*copied),
             ]),
+            // A list of values never changes: the object is its identity
+            // (the machine's memo makes one object of equal lists it builds).
+            ListVal::Values(_) => match v {
+                Value::List(h) => Some([h.addr() as u64, u64::MAX]),
+                _ => None,
+            },
             _ => None,
         }
     }

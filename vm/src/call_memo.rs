@@ -3,7 +3,10 @@
 //! Matching calls a builtin such as `stringListMember(MY.GLIDEIN_Site,
 //! TARGET.DESIRED_Sites)` once per slot and job, yet a pool holds few distinct
 //! arguments. A call whose builtin depends on its arguments' values alone
-//! ([`Host::pure_call`]) is looked up here first.
+//! ([`Host::pure_call`]) is looked up here first, and so is the list
+//! `Op::List` makes of its items (`evalInEachContext`'s values): equal items
+//! make one list, so that matching a warm pool allocates nothing, and calls on
+//! that list share its identity.
 //!
 //! Exact by construction: scalars are keyed by their bits and strings by their
 //! text; lists and records by the identity of what they share ([`Host::identity`]:
@@ -17,6 +20,8 @@ use smallvec::SmallVec;
 
 /// Entries kept before the memo is emptied: a bound on the memory it holds.
 const MAX_ENTRIES: usize = 16384;
+/// The memo's name for `Op::List`, which no builtin has.
+const LIST: u32 = u32::MAX;
 /// Calls of a builtin over which the memo judges whether it pays.
 const WINDOW: u32 = 1024;
 /// Windows of calls made directly after a window that did not pay, before the
@@ -55,6 +60,8 @@ pub(crate) struct CallMemo {
     /// `stringListMember(TARGET.Owner, MY.AllowedUsers)` misses for every slot
     /// before the owners repeat.
     trials: Vec<Trial>,
+    /// The trial of `Op::List`.
+    list_trial: Trial,
 }
 
 impl std::fmt::Debug for CallMemo {
@@ -71,20 +78,41 @@ impl CallMemo {
         native: u32,
         args: &[Value],
     ) -> Result<Value, Halt> {
-        if !self.worth_trying(native) || !host.pure_call(native) {
+        if !host.pure_call(native) {
             return host.call(native, args);
         }
+        self.through(native, args, host, |h, a| h.call(native, a))
+    }
+
+    /// The list of `items` (`Op::List`) through the memo: the same values make
+    /// the same list (one value, whose identity the calls on it share).
+    pub(crate) fn list(&mut self, host: &mut dyn Host, items: &[Value]) -> Result<Value, Halt> {
+        self.through(LIST, items, host, |h, a| h.list(a))
+    }
+
+    /// `make(host, args)`, the value of `native` (or [`LIST`]) on `args`,
+    /// answered from the memo when it holds it.
+    fn through(
+        &mut self,
+        native: u32,
+        args: &[Value],
+        host: &mut dyn Host,
+        make: impl FnOnce(&mut dyn Host, &[Value]) -> Result<Value, Halt>,
+    ) -> Result<Value, Halt> {
+        if !self.worth_trying(native) {
+            return make(host, args);
+        }
         let Some(hash) = self.hash(native, args, host) else {
-            return host.call(native, args);
+            return make(host, args);
         };
-        let trial = &mut self.trials[native as usize];
-        trial.calls += 1;
         let hit = self
             .entries
             .find(hash, |e| {
                 e.native == native && same_args(&e.args, args, host)
             })
             .map(|e| e.value.clone());
+        let trial = self.trial(native);
+        trial.calls += 1;
         trial.hits += u32::from(hit.is_some());
         if trial.calls == WINDOW {
             if trial.hits * 16 < trial.calls {
@@ -95,7 +123,7 @@ impl CallMemo {
         if let Some(v) = hit {
             return Ok(v);
         }
-        let value = host.call(native, args)?;
+        let value = make(host, args)?;
         if self.entries.len() >= MAX_ENTRIES {
             self.entries.clear();
         }
@@ -107,6 +135,18 @@ impl CallMemo {
         };
         self.entries.insert_unique(hash, entry, |e| e.hash);
         Ok(value)
+    }
+
+    /// The trial of builtin `native` (or of [`LIST`]).
+    fn trial(&mut self, native: u32) -> &mut Trial {
+        if native == LIST {
+            return &mut self.list_trial;
+        }
+        let i = native as usize;
+        if self.trials.len() <= i {
+            self.trials.resize(i + 1, Trial::default());
+        }
+        &mut self.trials[i]
     }
 
     /// A hash of a call on `args` that calls on the same values share; `None`
@@ -132,11 +172,7 @@ impl CallMemo {
 
     /// False while builtin `native`'s calls are made directly.
     fn worth_trying(&mut self, native: u32) -> bool {
-        let i = native as usize;
-        if self.trials.len() <= i {
-            self.trials.resize(i + 1, Trial::default());
-        }
-        let t = &mut self.trials[i];
+        let t = self.trial(native);
         if t.skip > 0 {
             t.skip -= 1;
             return false;
@@ -148,6 +184,7 @@ impl CallMemo {
     pub(crate) fn clear(&mut self) {
         self.entries.clear();
         self.trials.clear();
+        self.list_trial = Trial::default();
     }
 }
 
@@ -196,6 +233,32 @@ mod tests {
         fn pure_call(&self, _: u32) -> bool {
             !self.impure
         }
+        fn list(&mut self, items: &[Value]) -> Result<Value, Halt> {
+            self.calls += 1;
+            Ok(Value::List(crate::value::Host::new(items.len())))
+        }
+    }
+
+    #[test]
+    fn equal_items_make_one_list() {
+        let (mut memo, mut host) = (CallMemo::default(), Counting::default());
+        let addr = |v: Value| match v {
+            Value::List(h) => h.addr(),
+            _ => unreachable!(),
+        };
+        let a = [Value::str("x"), Value::Int(1)];
+        let first = addr(memo.list(&mut host, &a).unwrap());
+        let again = addr(
+            memo.list(&mut host, &[Value::str("x"), Value::Int(1)])
+                .unwrap(),
+        );
+        let other = addr(
+            memo.list(&mut host, &[Value::str("x"), Value::Real(1.0)])
+                .unwrap(),
+        );
+        assert_eq!(first, again);
+        assert_ne!(first, other);
+        assert_eq!(host.calls, 2);
     }
 
     #[test]

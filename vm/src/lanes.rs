@@ -314,11 +314,11 @@ impl Machine {
                 }
                 Op::List => {
                     let (first, n) = (y, z);
-                    let args = &mut st.args;
+                    let (args, calls) = (&mut st.args, &mut self.calls);
                     per_lane!(|lane| {
                         args.clear();
                         args.extend((first..first + n).map(|a| regs[r(a)][lane].clone()));
-                        host.list(args).ok()
+                        calls.list(host, args).ok()
                     })
                 }
                 // Lanes read literals only, so nothing is being evaluated that an

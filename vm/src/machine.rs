@@ -694,7 +694,7 @@ impl Machine {
                     let items = frame
                         .get(first..first + ins.z as usize)
                         .ok_or(Halt::NeedReference)?;
-                    let v = host.list(items)?;
+                    let v = self.calls.list(host, items)?;
                     r!(ins.x) = v;
                 }
                 Op::FreshEnter => {

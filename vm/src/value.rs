@@ -97,6 +97,12 @@ impl Host {
         self.0.downcast_ref::<T>()
     }
 
+    /// The address of the object: the same for every handle of it, and no
+    /// other object's while it lives.
+    pub fn addr(&self) -> usize {
+        Arc::as_ptr(&self.0) as *const () as usize
+    }
+
     /// True when both handles point at the same object.
     pub fn ptr_eq(&self, other: &Host) -> bool {
         Arc::ptr_eq(&self.0, &other.0)
