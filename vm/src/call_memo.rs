@@ -56,9 +56,9 @@ pub(crate) struct CallMemo {
     /// By builtin: a window of [`WINDOW`] calls answered from the memo less
     /// than one time in 16 (a miss costs a key and an entry) makes the next
     /// [`SKIPPED_WINDOWS`] windows' calls direct; then it tries again. Lenient,
-    /// because a pool's distinct arguments come first: a slot's
-    /// `stringListMember(TARGET.Owner, MY.AllowedUsers)` misses for every slot
-    /// before the owners repeat.
+    /// because a pool's distinct arguments come first: a job's
+    /// `stringListIMember(MY.Owner, TARGET.AllowedUsers)` misses for every
+    /// slot's list before the owners repeat.
     trials: Vec<Trial>,
     /// The trial of `Op::List`.
     list_trial: Trial,
