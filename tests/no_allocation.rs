@@ -60,6 +60,16 @@ fn ads(path: &str) -> Vec<Arc<ClassAd>> {
         .collect()
 }
 
+/// The pool's Requirements slot and its jobs' and machines' compiled ads, as
+/// the tiers take them.
+fn views(pool: &CompiledPool) -> (u32, Vec<&CompiledAd>, Vec<&CompiledAd>) {
+    (
+        pool.slots.get("Requirements").unwrap(),
+        pool.jobs.iter().map(|j| &j.vm).collect(),
+        pool.machines.iter().map(|m| &m.vm).collect(),
+    )
+}
+
 /// Every pair: the symmetric match and both Ranks; returns a checksum so that
 /// nothing is optimised away.
 fn every_pair(pool: &CompiledPool, vm: &mut Machine) -> f64 {
@@ -124,9 +134,7 @@ fn evaluating_blocks_of_lanes_allocates_nothing() {
         let pool = CompiledPool::new(&jobs, &machines);
         let mut vm = Machine::new();
         let mut out = Vec::with_capacity(LANES);
-        let req = pool.slots.get("Requirements").unwrap();
-        let job_ads: Vec<&CompiledAd> = pool.jobs.iter().map(|j| &j.vm).collect();
-        let machine_ads: Vec<&CompiledAd> = pool.machines.iter().map(|m| &m.vm).collect();
+        let (req, job_ads, machine_ads) = views(&pool);
         let given = (req, &job_ads[..], &machine_ads[..]);
         // Fill the cache of machine-only values the lanes read.
         pool.all_pairs(&mut vm);
@@ -174,9 +182,7 @@ fn verdicts_of_blocks_allocate_nothing() {
         let machines = ads(&format!("{name}.machines.ads"));
         let pool = CompiledPool::new(&jobs, &machines);
         let mut vm = Machine::new();
-        let req = pool.slots.get("Requirements").unwrap();
-        let job_ads: Vec<&CompiledAd> = pool.jobs.iter().map(|j| &j.vm).collect();
-        let machine_ads: Vec<&CompiledAd> = pool.machines.iter().map(|m| &m.vm).collect();
+        let (req, job_ads, machine_ads) = views(&pool);
         let given = (req, &job_ads[..], &machine_ads[..]);
         let mut stores = [ColumnStore::new(), ColumnStore::new()];
         // The first pass sizes the stores, learns the strings and fills the cache
@@ -218,9 +224,7 @@ fn warm_pools_of_every_shape_allocate_nothing() {
         let (jobs, machines) = (generated.job_ads(), generated.machine_ads());
         let pool = CompiledPool::new(&jobs, &machines);
         let mut vm = Machine::new();
-        let req = pool.slots.get("Requirements").unwrap();
-        let job_ads: Vec<&CompiledAd> = pool.jobs.iter().map(|j| &j.vm).collect();
-        let machine_ads: Vec<&CompiledAd> = pool.machines.iter().map(|m| &m.vm).collect();
+        let (req, job_ads, machine_ads) = views(&pool);
         let given = (req, &job_ads[..], &machine_ads[..]);
         let mut stores = [ColumnStore::new(), ColumnStore::new()];
         let mut out = Vec::with_capacity(LANES);
