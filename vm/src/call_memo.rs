@@ -20,6 +20,13 @@ use smallvec::SmallVec;
 
 /// Entries kept before the memo is emptied: a bound on the memory it holds.
 const MAX_ENTRIES: usize = 16384;
+/// The most bytes of text an entry holds, its arguments' and its value's
+/// together. A call on longer strings is made directly (a long text is not
+/// hashed), and a value longer than the rest is not kept, nor a builtin's list
+/// or record (of a size unknown here): so an entry, which keeps its arguments
+/// and value alive, holds at most this much, and the memo at most
+/// [`MAX_ENTRIES`] times as much.
+const MAX_ENTRY_BYTES: usize = 256;
 /// The memo's name for `Op::List`, which no builtin has.
 const LIST: u32 = u32::MAX;
 /// Calls of a builtin over which the memo judges whether it pays.
@@ -102,7 +109,7 @@ impl CallMemo {
         if !self.worth_trying(native) {
             return make(host, args);
         }
-        let Some(hash) = self.hash(native, args, host) else {
+        let Some((hash, bytes)) = self.hash(native, args, host) else {
             return make(host, args);
         };
         let hit = self
@@ -124,6 +131,14 @@ impl CallMemo {
             return Ok(v);
         }
         let value = make(host, args)?;
+        let kept = match &value {
+            Value::Str(s) => bytes + s.as_str().len() <= MAX_ENTRY_BYTES,
+            Value::List(_) | Value::Ad(_) => native == LIST,
+            _ => true,
+        };
+        if !kept {
+            return Ok(value);
+        }
         if self.entries.len() >= MAX_ENTRIES {
             self.entries.clear();
         }
@@ -149,12 +164,14 @@ impl CallMemo {
         &mut self.trials[i]
     }
 
-    /// A hash of a call on `args` that calls on the same values share; `None`
-    /// when an argument has no identity.
-    fn hash(&self, native: u32, args: &[Value], host: &dyn Host) -> Option<u64> {
+    /// A hash of a call on `args` that calls on the same values share, and the
+    /// bytes of text in `args`; `None` when an argument has no identity or the
+    /// text passes [`MAX_ENTRY_BYTES`].
+    fn hash(&self, native: u32, args: &[Value], host: &dyn Host) -> Option<(u64, usize)> {
         use std::hash::{BuildHasher, Hash, Hasher};
         let mut h = self.hasher.build_hasher();
         native.hash(&mut h);
+        let mut bytes = 0;
         for a in args {
             std::mem::discriminant(a).hash(&mut h);
             match a {
@@ -162,12 +179,18 @@ impl CallMemo {
                 Value::Bool(b) => b.hash(&mut h),
                 Value::Int(i) => i.hash(&mut h),
                 Value::Real(r) | Value::RelTime(r) => r.to_bits().hash(&mut h),
-                Value::Str(s) => s.as_str().hash(&mut h),
+                Value::Str(s) => {
+                    bytes += s.as_str().len();
+                    if bytes > MAX_ENTRY_BYTES {
+                        return None;
+                    }
+                    s.as_str().hash(&mut h)
+                }
                 Value::AbsTime(t) => (t.secs, t.offset).hash(&mut h),
                 Value::List(_) | Value::Ad(_) => host.identity(a)?.hash(&mut h),
             }
         }
-        Some(h.finish())
+        Some((h.finish(), bytes))
     }
 
     /// False while builtin `native`'s calls are made directly.
@@ -220,10 +243,13 @@ mod tests {
     }
 
     impl Host for Counting {
-        fn call(&mut self, _: u32, args: &[Value]) -> Result<Value, Halt> {
+        /// Builtin 0 is `size`; 2 repeats its string twice; 3 makes a list.
+        fn call(&mut self, native: u32, args: &[Value]) -> Result<Value, Halt> {
             self.calls += 1;
-            match &args[0] {
-                Value::Str(s) => Ok(Value::Int(s.as_str().len() as i64)),
+            match (native, &args[0]) {
+                (2, Value::Str(s)) => Ok(Value::str(s.as_str().repeat(2))),
+                (3, _) => Ok(Value::List(crate::value::Host::new(0u8))),
+                (_, Value::Str(s)) => Ok(Value::Int(s.as_str().len() as i64)),
                 _ => Err(Halt::NeedReference),
             }
         }
@@ -237,6 +263,33 @@ mod tests {
             self.calls += 1;
             Ok(Value::List(crate::value::Host::new(items.len())))
         }
+    }
+
+    #[test]
+    fn long_texts_are_neither_hashed_nor_kept() {
+        let (mut memo, mut host) = (CallMemo::default(), Counting::default());
+        let long = Value::str("x".repeat(MAX_ENTRY_BYTES + 1));
+        for _ in 0..2 {
+            memo.call(&mut host, 0, std::slice::from_ref(&long))
+                .unwrap();
+        }
+        assert_eq!((host.calls, memo.entries.len()), (2, 0));
+        // At the bound, kept.
+        let edge = Value::str("x".repeat(MAX_ENTRY_BYTES));
+        for _ in 0..2 {
+            memo.call(&mut host, 0, std::slice::from_ref(&edge))
+                .unwrap();
+        }
+        assert_eq!((host.calls, memo.entries.len()), (3, 1));
+        // A value that would pass the bound, and a builtin's list: not kept.
+        let half = Value::str("x".repeat(MAX_ENTRY_BYTES / 2));
+        for native in [2, 3] {
+            for _ in 0..2 {
+                memo.call(&mut host, native, std::slice::from_ref(&half))
+                    .unwrap();
+            }
+        }
+        assert_eq!((host.calls, memo.entries.len()), (7, 1));
     }
 
     #[test]

@@ -28,11 +28,11 @@
 //! | `Index` | `x`=dst, `y`=a, `z`=b | `a[b]`: list subscript or ad lookup (host) |
 //! | `SelectPath` | `x`=dst, `y`=the depth where the chain sits, `z`=index into the program's `paths` | `r[x]` = a selection chain through MY's or TARGET's record literals ([`crate::program::PathSelect`]); what it cannot resolve stops the machine with [`crate::machine::Halt::NeedReference`] |
 //! | `Member` | `x`=dst, `y`=src, `z`=set | `r[x]` = whether `r[y]` is in the program's constant collection `sets[z]` ([`crate::sets::ConstSet::contains`]) |
-//! | `Call` | `x`=dst, `y`=first arg register, `z`=native id << 8 \| argc | a builtin on argument values (host) |
+//! | `Call` | `x`=dst, `y`=first arg register, `z`=native id << 8 \| argc | a builtin on argument values (host; a pure builtin's value may come from the machine's memo of earlier calls on the same values, `call_memo`) |
 //! | `TargetCached` | `x`=dst, `y`=the depth where the subexpression sits, `z`=index into the program's `target_only` table | the value of a subexpression that depends only on TARGET: computed once per TARGET ad and kept in the machine's cache (only when every attribute it read was a literal) |
 //! | `InlineEnter` | `x`=dst, `y`=length, `z`=slot | starts the code of MY's attribute `z`, compiled in place of a load: when that attribute is being evaluated (a circular reference), `r[x]` = undefined and execution skips the `y` instructions that follow (up to and including the matching `InlineLeave`), as a load would find the cycle; otherwise the attribute counts as being evaluated until `InlineLeave` |
 //! | `InlineLeave` | `z`=slot | ends the inlined code of MY's attribute `z` |
-//! | `List` | `x`=dst, `y`=first register, `z`=count | `r[x]` = the list of the values in `z` registers from `y` (host), as `evalInEachContext` lists its results |
+//! | `List` | `x`=dst, `y`=first register, `z`=count | `r[x]` = the list of the values in `z` registers from `y` (host, through the same memo: equal items make one list), as `evalInEachContext` lists its results |
 //! | `FreshEnter` | `x`=flag | starts code that HTCondor evaluates as a fresh evaluation of its own (`evalInEachContext`'s expression in each record), which the machine models only while it reads no attribute that is code (that would be evaluated with nothing being evaluated around it): `r[x]` keeps whether code was read before |
 //! | `FreshLeave` | `x`=flag | ends it: when code was read since `FreshEnter`, the machine stops with [`crate::machine::Halt::NeedReference`] |
 //! | `Fail` | — | the evaluation fails here, as HTCondor's would (the compiler proved it reaches HTCondor's step limit: a MY attribute that must evaluate more than 10,000,000 nodes); the machine stops with [`crate::machine::Halt::Fail`] |
