@@ -443,6 +443,44 @@ mod tests {
     use super::super::testing::{eval, s};
     use classad_vm::Value;
 
+    #[test]
+    fn delimiter_sets_hold_ascii_and_other_characters() {
+        let set = super::Delimiters::new(", \u{e9}\u{2192}");
+        for (ch, inside) in [
+            (',', true),
+            (' ', true),
+            ('\u{e9}', true),
+            ('\u{2192}', true),
+            ('e', false),
+            ('\0', false),
+            ('\u{7f}', false),
+            ('\u{e8}', false),
+        ] {
+            assert_eq!(set.contains(ch), inside, "{ch:?}");
+        }
+        assert!(super::Delimiters::new("").others.is_none());
+        assert!(!super::Delimiters::new("").contains('a'));
+    }
+
+    #[test]
+    fn intersections_of_short_and_long_second_lists() {
+        // Up to `SCAN_ITEMS` items of the second list are scanned, more hashed.
+        for n in [1, super::SCAN_ITEMS, super::SCAN_ITEMS + 1, 40] {
+            let long: Vec<String> = (0..n).map(|i| format!("i{i}")).collect();
+            let long = s(&long.join(","));
+            let last = format!("x,i{}", n - 1);
+            assert_eq!(
+                eval("stringListsIntersect", vec![s(&last), long.clone()]),
+                "true"
+            );
+            assert_eq!(
+                eval("stringListsIntersect", vec![s("x,y"), long.clone()]),
+                "false"
+            );
+            assert_eq!(eval("stringListsIntersect", vec![s("I0"), long]), "false");
+        }
+    }
+
     // Expected results from HTCondor 25.14.1.
     #[test]
     fn split_cases() {
