@@ -196,36 +196,45 @@ fn is_time(v: &Value) -> bool {
 /// `x op y` on two integers, as [`arith`] computes it (HTCondor's wrapping and
 /// division rules).
 pub fn int_arith(op: Arith, x: i64, y: i64) -> Value {
+    int_arith_checked(op, x, y).map_or(Value::Error, Value::Int)
+}
+
+/// [`int_arith`]'s integer, `None` where it is an error (division by zero):
+/// for callers that keep numbers apart from values (the bit-mask tier).
+#[inline]
+pub fn int_arith_checked(op: Arith, x: i64, y: i64) -> Option<i64> {
     match op {
-        Arith::Add => Value::Int(x.wrapping_add(y)),
-        Arith::Sub => Value::Int(x.wrapping_sub(y)),
-        Arith::Mul => Value::Int(x.wrapping_mul(y)),
+        Arith::Add => Some(x.wrapping_add(y)),
+        Arith::Sub => Some(x.wrapping_sub(y)),
+        Arith::Mul => Some(x.wrapping_mul(y)),
         // HTCondor special-cases MIN / -1 to INT64_MAX (not the wrapped MIN) to dodge
         // SIGFPE, and MIN % -1 to 0.
-        Arith::Div if y == 0 => Value::Error,
-        Arith::Div if x == i64::MIN && y == -1 => Value::Int(i64::MAX),
-        Arith::Div => Value::Int(x / y),
-        Arith::Mod if y == 0 => Value::Error,
-        Arith::Mod => Value::Int(x.wrapping_rem(y)),
+        Arith::Div if y == 0 => None,
+        Arith::Div if x == i64::MIN && y == -1 => Some(i64::MAX),
+        Arith::Div => Some(x / y),
+        Arith::Mod if y == 0 => None,
+        Arith::Mod => Some(x.wrapping_rem(y)),
     }
 }
 
 /// `x op y` on two reals (an integer among the operands of [`arith`] promoted
 /// with `as f64`), as [`arith`] computes it.
 pub fn real_arith(op: Arith, x: f64, y: f64) -> Value {
+    real_arith_checked(op, x, y).map_or(Value::Error, Value::Real)
+}
+
+/// [`real_arith`]'s real, `None` where it is an error (`%` on reals, +inf).
+#[inline]
+pub fn real_arith_checked(op: Arith, x: f64, y: f64) -> Option<f64> {
     let r = match op {
         Arith::Add => x + y,
         Arith::Sub => x - y,
         Arith::Mul => x * y,
         Arith::Div => x / y,
-        Arith::Mod => return Value::Error,
+        Arith::Mod => return None,
     };
     // HTCondor compares the result with HUGE_VAL: +inf is an error, -inf and NaN pass.
-    if r == f64::INFINITY {
-        Value::Error
-    } else {
-        Value::Real(r)
-    }
+    (r != f64::INFINITY).then_some(r)
 }
 
 fn time_arith(op: Arith, a: &Value, b: &Value) -> Value {

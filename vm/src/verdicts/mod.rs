@@ -288,21 +288,26 @@ impl Machine {
                             let a = Reader::new(&ra, &nums[ia], block, known);
                             let op = arith_of(ins.op);
                             let both = a.numbers() & b.numbers();
-                            compute(active, &mut computed, |l| {
-                                // Two numbers as `ops::arith` computes them
-                                // once it has found both numbers; the rest by it.
-                                if both >> l & 1 == 0 {
-                                    return Some(ops::arith(
-                                        op,
-                                        a.lane(l).value()?,
-                                        b.lane(l).value()?,
-                                    ));
-                                }
-                                Some(match (a.number(l), b.number(l)) {
-                                    (Num::Int(x), Num::Int(y)) => ops::int_arith(op, x, y),
-                                    (x, y) => ops::real_arith(op, x.real(), y.real()),
+                            if active & !both == 0 {
+                                let (v, num) = arith_numbers(op, &a, &b, active, &mut computed);
+                                (v, num, 0, 0)
+                            } else {
+                                compute(active, &mut computed, |l| {
+                                    // Two numbers as `ops::arith` computes them
+                                    // once it has found both numbers; the rest by it.
+                                    if both >> l & 1 == 0 {
+                                        return Some(ops::arith(
+                                            op,
+                                            a.lane(l).value()?,
+                                            b.lane(l).value()?,
+                                        ));
+                                    }
+                                    Some(match (a.number(l), b.number(l)) {
+                                        (Num::Int(x), Num::Int(y)) => ops::int_arith(op, x, y),
+                                        (x, y) => ops::real_arith(op, x.real(), y.real()),
+                                    })
                                 })
-                            })
+                            }
                         }
                     };
                     escaped |= out;
@@ -594,6 +599,40 @@ fn compute(
         }
     });
     (v, num, other, out)
+}
+
+/// `a op b` in `lanes`, every one of which holds two numbers: the numbers'
+/// arithmetic (`ops::int_arith_checked` and `real_arith_checked`, which the
+/// machine's `ops::arith` computes with) with no value made per lane. The
+/// results' classes and the lanes holding a number (the rest are errors).
+fn arith_numbers(
+    op: Arith,
+    a: &Reader<'_>,
+    b: &Reader<'_>,
+    lanes: u64,
+    nums: &mut NumLanes,
+) -> (Logic, u64) {
+    let (mut v, mut num) = (Logic::default(), 0u64);
+    for_each_lane(lanes, |l| {
+        let bit = 1u64 << l;
+        let n = match (a.number(l), b.number(l)) {
+            (Num::Int(x), Num::Int(y)) => ops::int_arith_checked(op, x, y).map(Num::Int),
+            (x, y) => ops::real_arith_checked(op, x.real(), y.real()).map(Num::Real),
+        };
+        match n {
+            Some(n) => {
+                nums[l] = n;
+                num |= bit;
+                if n.is_true() {
+                    v.t |= bit;
+                } else {
+                    v.f |= bit;
+                }
+            }
+            None => v.e |= bit,
+        }
+    });
+    (v, num)
 }
 
 /// The operation of an arithmetic instruction.

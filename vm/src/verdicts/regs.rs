@@ -118,6 +118,15 @@ impl Num {
         }
     }
 
+    /// True when the number is as a boolean (`Value::as_bool_equiv`): not zero.
+    #[inline]
+    pub(super) fn is_true(self) -> bool {
+        match self {
+            Num::Int(i) => i != 0,
+            Num::Real(r) => r != 0.0,
+        }
+    }
+
     pub(super) fn value(self) -> Value {
         match self {
             Num::Int(i) => Value::Int(i),

@@ -138,6 +138,29 @@ fn arithmetic_and_comparisons_agree_with_the_machine() {
     }
 }
 
+/// Blocks whose every lane holds two numbers take the tier's arithmetic on
+/// numbers alone (`arith_numbers`): the edges of integer division and
+/// remainder, overflow, and reals' infinity and NaN agree with the machine.
+#[test]
+fn blocks_of_numbers_alone_agree_with_the_machine() {
+    let mut numbers: Vec<Value> = [0, 1, 2, -1, -7, i64::MAX, i64::MIN]
+        .into_iter()
+        .map(Value::Int)
+        .collect();
+    numbers.extend([f64::NAN, -0.0, 0.0, 2.5, 1e308].map(Value::Real));
+    let ads = pairs_of(&numbers);
+    let grid = grid();
+    let mut vm = Machine::new();
+    for op in [Op::Add, Op::Sub, Op::Mul, Op::Div, Op::Mod] {
+        for cmp in Cmp::ALL {
+            for k in 0..grid.len() {
+                let what = format!("{op:?} {cmp:?} k{k} on numbers");
+                assert_agrees(&mut vm, program(op, cmp, k, true), &ads, &what);
+            }
+        }
+    }
+}
+
 /// Integers and reals are computed on the tier: only lanes holding values
 /// the tier keeps by class alone (a string, a time) leave it.
 #[test]
