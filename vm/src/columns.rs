@@ -46,16 +46,14 @@ pub(crate) struct Column {
     /// The strings' identities, ignoring ASCII case and exact, in the lanes of
     /// `str`.
     ids: [Ids; LANES],
-    /// The lanes holding each identity, sorted by identity: a constant string
-    /// finds its lanes by a binary search.
-    by_folded: Vec<(u32, u64)>,
-    by_exact: Vec<(u32, u64)>,
-    /// The lanes of `int | boolean` by integer, and of `int | real | boolean` by
-    /// real (NaN aside): a comparison with a constant is two binary searches.
-    by_int: Sorted<i64>,
-    by_real: Sorted<f64>,
-    /// Lanes holding NaN, which compares unequal to everything.
-    nan: u64,
+    /// The lanes sorted by their numbers and strings, made when a comparison
+    /// with a constant first needs them, and dropped when a lane is set: many
+    /// columns are only read lane by lane, or by class, and sorting every
+    /// column cost more than all their comparisons.
+    index: std::cell::OnceCell<Index>,
+    /// The buffers of the last index dropped, for the next (so that a warm
+    /// pool allocates nothing).
+    spare: Spare,
     /// Lanes of a TARGET attribute that is code, holding its closed value
     /// (module `closed`): by the names they read in the other side, and the
     /// most depth and steps any of them took. `closed_tried`: filled already.
@@ -87,11 +85,8 @@ impl Column {
             ints: [0; LANES],
             reals: [0.0; LANES],
             ids: [Ids::default(); LANES],
-            by_folded: Vec::new(),
-            by_exact: Vec::new(),
-            by_int: Sorted::default(),
-            by_real: Sorted::default(),
-            nan: 0,
+            index: std::cell::OnceCell::new(),
+            spare: Spare::default(),
             closed: 0,
             closed_by_names: smallvec::SmallVec::new(),
             closed_depth: 0,
@@ -103,6 +98,7 @@ impl Column {
 
     /// Puts `v` in lane `l` (`None`: not known here).
     fn set(&mut self, l: usize, v: Option<&Value>, ids: &StringIds) {
+        self.drop_index();
         let bit = 1u64 << l;
         let Some(v) = v else {
             self.escape |= bit;
@@ -171,7 +167,7 @@ impl Column {
                     };
                     let ints = lanes & integral;
                     if ints != 0 {
-                        bulk(ints, self.by_int.lanes(cmp, kv));
+                        bulk(ints, self.indexes().by_int.lanes(cmp, kv));
                     }
                     let reals = lanes & self.real;
                     if reals != 0 {
@@ -231,13 +227,14 @@ impl Column {
     /// The lanes whose string is `s` (exactly, or ignoring case), given its
     /// identities.
     fn lanes_with(&self, s: Ids, exact: bool) -> u64 {
-        let (index, id) = if exact {
-            (&self.by_exact, s.exact)
+        let index = self.indexes();
+        let (by, id) = if exact {
+            (&index.by_exact, s.exact)
         } else {
-            (&self.by_folded, s.folded)
+            (&index.by_folded, s.folded)
         };
-        match index.binary_search_by_key(&id, |&(i, _)| i) {
-            Ok(i) if id != Ids::NONE => index[i].1,
+        match by.binary_search_by_key(&id, |&(i, _)| i) {
+            Ok(i) if id != Ids::NONE => by[i].1,
             _ => 0,
         }
     }
@@ -245,46 +242,33 @@ impl Column {
     /// The lanes (of `int | real | boolean`) whose number, as a real, `cmp k`,
     /// with C's rules for NaN (only `!=` holds).
     fn reals_where(&self, cmp: Cmp, k: f64) -> u64 {
+        let index = self.indexes();
         let ne = matches!(cmp, Cmp::Ne | Cmp::Isnt);
         if k.is_nan() {
-            return if ne { self.by_real.all() | self.nan } else { 0 };
+            return if ne {
+                index.by_real.all() | index.nan
+            } else {
+                0
+            };
         }
-        self.by_real.lanes(cmp, k) | if ne { self.nan } else { 0 }
+        index.by_real.lanes(cmp, k) | if ne { index.nan } else { 0 }
     }
 
-    /// Indexes the lanes by their numbers and by their strings' identities.
-    fn index(&mut self) {
-        let integral = self.int | self.boolean;
-        self.by_int.index(&self.ints, integral);
-        let mut nan = 0;
-        for_each_lane(self.real, |l| {
-            if self.reals[l].is_nan() {
-                nan |= 1 << l;
-            }
-        });
-        self.nan = nan;
-        self.by_real
-            .index(&self.reals, (integral | self.real) & !self.nan);
-        self.index_ids();
+    /// The column's index of its current values, made now if not yet.
+    #[inline]
+    fn indexes(&self) -> &Index {
+        self.index.get_or_init(|| {
+            let mut index = self.spare.0.take();
+            index.make(self);
+            index
+        })
     }
 
-    /// Indexes the lanes by their strings' identities.
-    fn index_ids(&mut self) {
-        for (index, exact) in [(&mut self.by_folded, false), (&mut self.by_exact, true)] {
-            index.clear();
-            let ids = &self.ids;
-            for_each_lane(self.str, |l| {
-                let id = if exact { ids[l].exact } else { ids[l].folded };
-                index.push((id, 1 << l));
-            });
-            index.sort_unstable_by_key(|&(id, _)| id);
-            index.dedup_by(|later, first| {
-                let same = later.0 == first.0;
-                if same {
-                    first.1 |= later.1;
-                }
-                same
-            });
+    /// Drops the index (of values about to change), keeping its buffers.
+    #[inline]
+    fn drop_index(&mut self) {
+        if let Some(index) = self.index.take() {
+            *self.spare.0.get_mut() = index;
         }
     }
 
@@ -292,7 +276,7 @@ impl Column {
     /// a scalar, which no value of another type is identical to.
     fn identical(&self, k: &Value, lanes: u64, ids: &StringIds) -> Option<u64> {
         Some(match k {
-            Value::Int(kv) => self.by_int.lanes(Cmp::Eq, *kv) & lanes & self.int,
+            Value::Int(kv) => self.indexes().by_int.lanes(Cmp::Eq, *kv) & lanes & self.int,
             Value::Real(kv) => self.reals_where(Cmp::Eq, *kv) & lanes & self.real,
             Value::Undefined => lanes & self.logic.u,
             Value::Error => lanes & self.logic.e,
@@ -349,6 +333,64 @@ impl Column {
         }
         for_each_lane(rest, |l| *out.mask_of(&set.contains(value(l))) |= 1 << l);
         (out, escaped)
+    }
+}
+
+/// The buffers of a column's last index (`Cell` has no `Debug` for them).
+#[derive(Default)]
+struct Spare(std::cell::Cell<Index>);
+
+impl std::fmt::Debug for Spare {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str("Spare")
+    }
+}
+
+/// A column's lanes sorted by their values (see `Column::indexes`).
+#[derive(Debug, Default)]
+struct Index {
+    /// The lanes holding each identity, sorted by identity: a constant string
+    /// finds its lanes by a binary search.
+    by_folded: Vec<(u32, u64)>,
+    by_exact: Vec<(u32, u64)>,
+    /// The lanes of `int | boolean` by integer, and of `int | real | boolean` by
+    /// real (NaN aside): a comparison with a constant is two binary searches.
+    by_int: Sorted<i64>,
+    by_real: Sorted<f64>,
+    /// Lanes holding NaN, which compares unequal to everything.
+    nan: u64,
+}
+
+impl Index {
+    /// Indexes `col`'s lanes by their numbers and by their strings' identities.
+    fn make(&mut self, col: &Column) {
+        let integral = col.int | col.boolean;
+        self.by_int.index(&col.ints, integral);
+        let mut nan = 0;
+        for_each_lane(col.real, |l| {
+            if col.reals[l].is_nan() {
+                nan |= 1 << l;
+            }
+        });
+        self.nan = nan;
+        self.by_real
+            .index(&col.reals, (integral | col.real) & !self.nan);
+        for (index, exact) in [(&mut self.by_folded, false), (&mut self.by_exact, true)] {
+            index.clear();
+            let ids = &col.ids;
+            for_each_lane(col.str, |l| {
+                let id = if exact { ids[l].exact } else { ids[l].folded };
+                index.push((id, 1 << l));
+            });
+            index.sort_unstable_by_key(|&(id, _)| id);
+            index.dedup_by(|later, first| {
+                let same = later.0 == first.0;
+                if same {
+                    first.1 |= later.1;
+                }
+                same
+            });
+        }
     }
 }
 
@@ -656,7 +698,8 @@ impl<'a> TargetBlock<'a> {
         for (l, &ad) in self.targets.iter().enumerate() {
             col.set(l, value(ad), &store.ids);
         }
-        col.index();
+        // Stale even when no lane is set.
+        col.drop_index();
         store.used += 1;
         store.used - 1
     }
@@ -728,14 +771,10 @@ impl<'a> TargetBlock<'a> {
         col.closed_cost = col.closed_cost.max(cost);
     }
 
-    /// Indexes column `c` again after its closed values were filled in, and
-    /// marks it filled.
+    /// Marks column `c` filled once its closed values are in (its index,
+    /// stale since, is made again when next needed).
     pub(crate) fn closed_filled(&mut self, c: usize) {
-        let col = &mut self.store.cols[c];
-        if col.closed != 0 {
-            col.index();
-        }
-        col.closed_tried = true;
+        self.store.cols[c].closed_tried = true;
     }
 
     /// Column `i`.
@@ -761,6 +800,39 @@ mod tests {
             let want: Vec<u8> = chunk.iter().map(u8::to_ascii_lowercase).collect();
             assert_eq!(fold_ascii(x).to_le_bytes().to_vec(), want);
         }
+    }
+
+    /// A column's index is made when first needed, and made again once a lane
+    /// is set: a closed value filled in after a comparison is compared next
+    /// in bulk, as every other lane.
+    #[test]
+    fn the_index_follows_lanes_filled_after_a_comparison() {
+        let code = || Attr::Code(std::sync::Arc::new(crate::program::Program::default()));
+        let mut ads = [CompiledAd::new(), CompiledAd::new(), CompiledAd::new()];
+        ads[0].set(0, Attr::Value(Value::Int(3)));
+        ads[1].set(0, code());
+        ads[2].set(0, Attr::Value(Value::Str(Str::from("x"))));
+        let targets: Vec<&CompiledAd> = ads.iter().collect();
+        let mut store = ColumnStore::new();
+        let mut block = store.block(&targets);
+        let c = block.slot(0);
+        // The lanes' values, for those not compared in bulk (a string against
+        // a number, a number against a string).
+        let values = [Value::Int(3), Value::Int(7), Value::Str(Str::from("x"))];
+        let eq = |block: &TargetBlock<'_>, values: &[Value; 3], k: &Value| {
+            let ids = block.ids();
+            block.col(c).compare(Cmp::Eq, k, 0b111, ids, |l| &values[l])
+        };
+        let seven = Value::Int(7);
+        assert_eq!(eq(&block, &values, &seven).0.t, 0);
+        assert_eq!(eq(&block, &values, &seven).1, 0b010, "lane 1 is code");
+        block.fill_closed(c, 1, &seven, (&[], 0, 0));
+        block.closed_filled(c);
+        let (v, out) = eq(&block, &values, &seven);
+        assert_eq!((v.t, out), (0b010, 0));
+        assert_eq!(eq(&block, &values, &Value::Int(3)).0.t, 0b001);
+        let x = Value::Str(Str::from("X"));
+        assert_eq!(eq(&block, &values, &x).0.t, 0b100, "ignoring case");
     }
 
     #[test]
