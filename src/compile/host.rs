@@ -75,6 +75,21 @@ impl classad_vm::Host for VmHost {
         }
     }
 
+    fn list_bytes(&self, v: &Value) -> Option<usize> {
+        use crate::eval::compound::ListVal;
+        match crate::eval::compound::as_list(v)? {
+            ListVal::Values(items) => items
+                .iter()
+                .map(|x| match x {
+                    Value::Str(s) => Some(8 + s.as_str().len()),
+                    Value::List(_) | Value::Ad(_) => None,
+                    _ => Some(8),
+                })
+                .sum(),
+            _ => None,
+        }
+    }
+
     fn list(&mut self, items: &[Value]) -> Result<Value, Halt> {
         // As `evalInEachContext` lists its values: error past the memory budget.
         Ok(crate::eval::compound::values_list(items.to_vec()))
@@ -199,5 +214,32 @@ impl Call for ValuesCall<'_> {
 
     fn evaluator(&mut self) -> Option<&mut Evaluator> {
         None
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::eval::compound::values_list;
+    use classad_vm::Host;
+
+    /// The memo keeps a builtin's list only when its size is known: lists of
+    /// scalars, by their text and a word per item.
+    #[test]
+    fn list_bytes_counts_lists_of_scalars_only() {
+        let host = VmHost;
+        let split = values_list(vec![Value::str("ab"), Value::Int(1)]);
+        assert_eq!(host.list_bytes(&split), Some(8 + 2 + 8));
+        let nested = values_list(vec![split.clone()]);
+        assert_eq!(host.list_bytes(&nested), None);
+        assert_eq!(host.list_bytes(&Value::str("ab")), None);
+        let e = crate::syntax::parser::parse_expr("{ 1, 2 }").unwrap();
+        let literal = crate::eval::eval_alone(&e, crate::eval::Semantics::Htcondor).unwrap();
+        assert!(matches!(literal, Value::List(_)));
+        assert_eq!(
+            host.list_bytes(&literal),
+            None,
+            "a literal's size is its tree's"
+        );
     }
 }

@@ -22,10 +22,10 @@ use smallvec::SmallVec;
 const MAX_ENTRIES: usize = 16384;
 /// The most bytes of text an entry holds, its arguments' and its value's
 /// together. A call on longer strings is made directly (a long text is not
-/// hashed), and a value longer than the rest is not kept, nor a builtin's list
-/// or record (of a size unknown here): so an entry, which keeps its arguments
-/// and value alive, holds at most this much, and the memo at most
-/// [`MAX_ENTRIES`] times as much.
+/// hashed), and a value longer than the rest is not kept, nor a builtin's
+/// record, nor its list unless [`Host::list_bytes`] knows it to fit: so an
+/// entry, which keeps its arguments and value alive, holds at most this much,
+/// and the memo at most [`MAX_ENTRIES`] times as much.
 const MAX_ENTRY_BYTES: usize = 256;
 /// The memo's name for `Op::List`, which no builtin has.
 const LIST: u32 = u32::MAX;
@@ -133,7 +133,12 @@ impl CallMemo {
         let value = make(host, args)?;
         let kept = match &value {
             Value::Str(s) => bytes + s.as_str().len() <= MAX_ENTRY_BYTES,
-            Value::List(_) | Value::Ad(_) => native == LIST,
+            _ if native == LIST => true,
+            // A builtin's list (`split`'s) when its size is known and small.
+            Value::List(_) => host
+                .list_bytes(&value)
+                .is_some_and(|b| bytes + b <= MAX_ENTRY_BYTES),
+            Value::Ad(_) => false,
             _ => true,
         };
         if !kept {
@@ -263,7 +268,16 @@ mod tests {
             self.calls += 1;
             Ok(Value::List(crate::value::Host::new(items.len())))
         }
+        /// Builtin 3's lists hold `LIST_BYTES`.
+        fn list_bytes(&self, v: &Value) -> Option<usize> {
+            match v {
+                Value::List(h) => h.downcast::<u8>().map(|_| LIST_BYTES),
+                _ => None,
+            }
+        }
     }
+
+    const LIST_BYTES: usize = 100;
 
     #[test]
     fn long_texts_are_neither_hashed_nor_kept() {
@@ -281,8 +295,9 @@ mod tests {
                 .unwrap();
         }
         assert_eq!((host.calls, memo.entries.len()), (3, 1));
-        // A value that would pass the bound, and a builtin's list: not kept.
-        let half = Value::str("x".repeat(MAX_ENTRY_BYTES / 2));
+        // A value that would pass the bound, and a builtin's list that would:
+        // not kept.
+        let half = Value::str("x".repeat(MAX_ENTRY_BYTES - LIST_BYTES + 1));
         for native in [2, 3] {
             for _ in 0..2 {
                 memo.call(&mut host, native, std::slice::from_ref(&half))
@@ -290,6 +305,26 @@ mod tests {
             }
         }
         assert_eq!((host.calls, memo.entries.len()), (7, 1));
+    }
+
+    /// A builtin's list (`split`'s) is kept when the host knows its size and
+    /// the entry stays within the bound: the benchmark pool splits a string
+    /// per pair.
+    #[test]
+    fn small_builtin_lists_are_kept() {
+        let (mut memo, mut host) = (CallMemo::default(), Counting::default());
+        let short = Value::str("x".repeat(MAX_ENTRY_BYTES - LIST_BYTES));
+        for _ in 0..3 {
+            memo.call(&mut host, 3, std::slice::from_ref(&short))
+                .unwrap();
+        }
+        assert_eq!((host.calls, memo.entries.len()), (1, 1));
+        let longer = Value::str("x".repeat(MAX_ENTRY_BYTES - LIST_BYTES + 1));
+        for _ in 0..2 {
+            memo.call(&mut host, 3, std::slice::from_ref(&longer))
+                .unwrap();
+        }
+        assert_eq!((host.calls, memo.entries.len()), (3, 1));
     }
 
     #[test]

@@ -60,6 +60,13 @@ pub trait Host {
         let _ = v;
         None
     }
+    /// The bytes list `v` holds, when a builtin made it of scalars alone: its
+    /// strings' text and a word per item. `None` for anything else, whose
+    /// size is not known here (the machine's memo keeps no such value).
+    fn list_bytes(&self, v: &Value) -> Option<usize> {
+        let _ = v;
+        None
+    }
 }
 
 /// A host for the crate's unit tests of hand-written programs: no builtin, no
