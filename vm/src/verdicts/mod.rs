@@ -23,7 +23,7 @@ use crate::machine::{Host, Machine, STEP_BOUND};
 use crate::ops::{self, Arith, Cmp};
 use crate::program::{Program, TargetOnly};
 use crate::value::Value;
-use regs::{Known, Num, NumLanes, Reader, Reg};
+use regs::{Known, Num, NumLanes, Numbers, Reader, Reg};
 
 mod regs;
 
@@ -612,10 +612,31 @@ fn arith_numbers(
     lanes: u64,
     nums: &mut NumLanes,
 ) -> (Logic, u64) {
+    // Each operand's numbers read straight from where they all are (a column,
+    // the number lanes), else lane by lane by the reader: one loop for each.
+    use regs::Source::{Column as C, Nums as N};
+    match (a.source(lanes), b.source(lanes)) {
+        (Some(C(x)), Some(C(y))) => arith_lanes(op, x, y, lanes, nums),
+        (Some(C(x)), Some(N(y))) => arith_lanes(op, x, y, lanes, nums),
+        (Some(N(x)), Some(C(y))) => arith_lanes(op, x, y, lanes, nums),
+        (Some(N(x)), Some(N(y))) => arith_lanes(op, x, y, lanes, nums),
+        _ => arith_lanes(op, a, b, lanes, nums),
+    }
+}
+
+/// [`arith_numbers`] on numbers read through `a` and `b`.
+#[inline(always)]
+fn arith_lanes<A: Numbers + ?Sized, B: Numbers + ?Sized>(
+    op: Arith,
+    a: &A,
+    b: &B,
+    lanes: u64,
+    nums: &mut NumLanes,
+) -> (Logic, u64) {
     let (mut v, mut num) = (Logic::default(), 0u64);
     for_each_lane(lanes, |l| {
         let bit = 1u64 << l;
-        let n = match (a.number(l), b.number(l)) {
+        let n = match (a.at(l), b.at(l)) {
             (Num::Int(x), Num::Int(y)) => ops::int_arith_checked(op, x, y).map(Num::Int),
             (x, y) => ops::real_arith_checked(op, x.real(), y.real()).map(Num::Real),
         };

@@ -210,6 +210,17 @@ impl<'v> Reader<'v> {
         }
     }
 
+    /// Where the numbers of `lanes` (each holding one) are, when in one
+    /// place: all in the column, or all in the number lanes.
+    #[inline]
+    pub(super) fn source(&self, lanes: u64) -> Option<Source<'v>> {
+        match self.col {
+            Some(col) if lanes & !self.reg.raw == 0 => Some(Source::Column(col)),
+            _ if lanes & !self.reg.num == 0 => Some(Source::Nums(self.nums)),
+            _ => None,
+        }
+    }
+
     /// Lane `l`'s value: exact by construction, as each source holds it.
     pub(super) fn lane(&self, l: usize) -> Operand<'v> {
         let bit = 1u64 << l;
@@ -248,5 +259,43 @@ impl<'v> Reader<'v> {
         } else {
             return Operand::Unknown;
         })
+    }
+}
+
+/// The numbers of some lanes of a register, in one place (see
+/// [`Reader::source`]).
+pub(super) enum Source<'v> {
+    Column(&'v Column),
+    Nums(&'v NumLanes),
+}
+
+/// Lane by lane numbers, as [`Reader::number`] reads them.
+pub(super) trait Numbers {
+    /// Lane `l`'s number (`l` must hold one).
+    fn at(&self, l: usize) -> Num;
+}
+
+impl Numbers for Reader<'_> {
+    #[inline(always)]
+    fn at(&self, l: usize) -> Num {
+        self.number(l)
+    }
+}
+
+impl Numbers for Column {
+    #[inline(always)]
+    fn at(&self, l: usize) -> Num {
+        if self.int >> l & 1 != 0 {
+            Num::Int(self.ints[l])
+        } else {
+            Num::Real(self.reals[l])
+        }
+    }
+}
+
+impl Numbers for NumLanes {
+    #[inline(always)]
+    fn at(&self, l: usize) -> Num {
+        self[l]
     }
 }

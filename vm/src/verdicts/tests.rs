@@ -156,8 +156,34 @@ fn blocks_of_numbers_alone_agree_with_the_machine() {
             for k in 0..grid.len() {
                 let what = format!("{op:?} {cmp:?} k{k} on numbers");
                 assert_agrees(&mut vm, program(op, cmp, k, true), &ads, &what);
+                let what = format!("{op:?} {cmp:?} k{k} chained");
+                assert_agrees(&mut vm, chained(op, cmp, k), &ads, &what);
             }
         }
+    }
+}
+
+/// `op` on two columns, then on a computed number and a column, a column
+/// and a computed number, and two computed numbers, compared with constant
+/// `k`: each way the tier reads two operands' numbers.
+fn chained(op: Op, cmp: Cmp, k: usize) -> Program {
+    let code = vec![
+        Instr::new(Op::LoadTarget, 0, 0, 0),
+        Instr::new(Op::LoadTarget, 1, 0, 1),
+        Instr::new(op, 2, 0, 1),
+        Instr::new(op, 3, 2, 1),
+        Instr::new(op, 4, 1, 3),
+        Instr::new(op, 5, 3, 4),
+        Instr::new(Op::CmpK, 6, k as u16, 5 | u32::from(cmp.code()) << 8),
+        Instr::new(Op::Ret, 0, 0, 6),
+    ];
+    Program {
+        code,
+        consts: grid(),
+        nregs: 7,
+        nodes: 12,
+        max_depth: 5,
+        ..Program::default()
     }
 }
 
