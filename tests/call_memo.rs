@@ -1,8 +1,10 @@
 //! The machine answers a pure builtin's call from an earlier call on the same
-//! values (`classad_vm`'s call memo). Its keys must tell apart every pair of
-//! values a builtin tells apart: `1`, `1.0`, `true` and `"1"`; `"abc"` and
-//! `"ABC"`; lists spelled alike in many ads (one shared tree) and lists
-//! spelled otherwise. Pools read from one file, so that equal strings and lists
+//! values (`classad_vm`'s call memo), and a TARGET-only subexpression for an
+//! ad of a block from an earlier ad whose attributes it reads hold the same
+//! values (the slots' `string(TARGET.X) == "1"` here). Both must tell apart
+//! every pair of values a builtin tells apart: `1`, `1.0`, `true` and `"1"`;
+//! `0.0` and `-0.0`; `"abc"` and `"ABC"`; lists spelled alike in many ads (one
+//! shared tree) and lists spelled otherwise. Pools read from one file, so that equal strings and lists
 //! share their text and trees as a real pool's do; enough pairs that builtins
 //! whose arguments seldom repeat pass the memo's trial and are called directly.
 
@@ -13,7 +15,7 @@ use std::sync::Arc;
 use tiers::assert_matches_reference;
 
 /// What job `i`'s `X` is: cycling through values of every kind, with repeats.
-const XS: [Option<&str>; 14] = [
+const XS: [Option<&str>; 16] = [
     Some("1"),
     Some("1.0"),
     Some("true"),
@@ -28,6 +30,8 @@ const XS: [Option<&str>; 14] = [
     Some("{ 2, 1 }"),
     Some("undefined"),
     Some("error"),
+    Some("0.0"),
+    Some("-0.0"),
 ];
 
 fn pool(text: &str) -> Vec<Arc<ClassAd>> {
@@ -70,6 +74,8 @@ fn calls_on_the_same_values_agree_with_the_reference_and_others_do_not_mix() {
     for requirements in [
         "string(TARGET.X) == \"1\"",
         "string(TARGET.X) =?= string(1.0)",
+        "string(TARGET.X) == \"-0.0\" || TARGET.X == 1",
+        "strcat(TARGET.X, TARGET.Name) == \"1job0\" || string(TARGET.X) == \"0.0\"",
         "strcmp(TARGET.X, \"abc\") == 0",
         "toLower(TARGET.X) =?= \"abc\"",
         "size(TARGET.X) == 2",

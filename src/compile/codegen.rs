@@ -645,8 +645,7 @@ impl Gen<'_> {
         self.my_scalars_in(id, &mut folded);
         let key = subexpression_key(&self.e.child(id), &folded);
         let i = self.target_only.len() as u32;
-        self.target_only
-            .push(classad_vm::TargetOnly { key, code: sub });
+        self.target_only.push(classad_vm::TargetOnly::new(key, sub));
         // The sub's depths count from its own root; `y` says where that root sits.
         self.emit(Op::TargetCached, dst, site(depth), i);
     }

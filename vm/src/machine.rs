@@ -247,28 +247,29 @@ impl Machine {
         self.target_cache.len() + self.closed.len()
     }
 
-    /// Computes a TARGET-only subexpression of a program of `my` for `target`,
-    /// on its own, and caches its value as evaluating the program would (unless
-    /// cached already, or the value read an attribute that is not a literal).
-    pub(crate) fn prime_target_only(
+    /// Computes a TARGET-only subexpression of a program of `my` for `target`
+    /// on its own, and caches its value as evaluating the program would
+    /// (unless the value read an attribute that is not a literal): the value,
+    /// or `None` when it is not cached. (The caller has found no value cached.)
+    pub(crate) fn target_only_value(
         &mut self,
         sub: &crate::program::TargetOnly,
         my: &CompiledAd,
         target: &CompiledAd,
         host: &mut dyn Host,
-    ) {
-        let key = (target as *const CompiledAd as usize, sub.key);
-        if self.target_cache.contains_key(&key) {
-            return;
-        }
+    ) -> Option<Value> {
         self.reset();
         self.read_code = false;
-        if let Ok((v, _)) = self.run(&sub.code, 0, Sides::new(my, Some(target)), host) {
-            if !self.read_code {
-                self.target_cache.insert(key, v);
-            }
-        }
+        let r = self.run(&sub.code, 0, Sides::new(my, Some(target)), host);
         self.reset();
+        match r {
+            Ok((v, _)) if !self.read_code => {
+                let key = (target as *const CompiledAd as usize, sub.key);
+                self.target_cache.insert(key, v.clone());
+                Some(v)
+            }
+            _ => None,
+        }
     }
 
     pub(crate) fn reset(&mut self) {

@@ -216,6 +216,54 @@ pub struct TargetOnly {
     pub key: u64,
     /// Its code, run with the same MY and TARGET as the program containing it.
     pub code: Program,
+    /// The TARGET attributes its code reads (how many, and which), when it
+    /// reads them only by name (`LoadTarget`, `CmpTK`) and otherwise only
+    /// computes on values: its value is then a function of those attributes'
+    /// values, where they are literals (see `verdicts::target_only`).
+    inputs: Option<(u8, [u32; MAX_INPUTS])>,
+}
+
+/// The most TARGET attributes [`TargetOnly`] lists as its inputs.
+pub(crate) const MAX_INPUTS: usize = 2;
+
+impl TargetOnly {
+    /// Subexpression `key`, compiled to `code`.
+    pub fn new(key: u64, code: Program) -> TargetOnly {
+        let inputs = Self::inputs_of(&code);
+        TargetOnly { key, code, inputs }
+    }
+
+    /// The TARGET attributes the code reads, when it reads nothing else and
+    /// does nothing but compute on values (with builtins: the caller checks
+    /// that they are pure).
+    pub(crate) fn inputs(&self) -> Option<&[u32]> {
+        self.inputs
+            .as_ref()
+            .map(|(n, slots)| &slots[..usize::from(*n)])
+    }
+
+    fn inputs_of(code: &Program) -> Option<(u8, [u32; MAX_INPUTS])> {
+        use crate::instr::Op::*;
+        let (mut n, mut slots) = (0usize, [0; MAX_INPUTS]);
+        for ins in &code.code {
+            let slot = match ins.op {
+                LoadTarget => ins.z,
+                CmpTK => ins.z & 0xff_ffff,
+                Const | Move | Neg | Plus | Not | BitNot | Add | Sub | Mul | Div | Mod | Lt
+                | Le | Gt | Ge | Eq | Ne | Is | Isnt | CmpK | BitAnd | BitOr | BitXor | Shl
+                | Shr | UShr | And | Or | JumpIfFalse | JumpIfTrue | JumpIfDefined | Test
+                | TestTernary | JumpIfNot | Jump | Member | Call | List | Ret => continue,
+                // MY's attributes, paths, nested caches, inlined code, the
+                // reference evaluator: what they read is not listed here.
+                _ => return None,
+            };
+            if !slots[..n].contains(&slot) {
+                *slots.get_mut(n)? = slot;
+                n += 1;
+            }
+        }
+        Some((n as u8, slots))
+    }
 }
 
 impl fmt::Display for Program {
@@ -261,5 +309,48 @@ impl fmt::Display for Program {
             write!(f, "; sub{i} (key {:#x}):\n{}", t.key, t.code)?;
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::instr::Op;
+
+    fn sub(code: &[Instr]) -> TargetOnly {
+        TargetOnly::new(
+            1,
+            Program {
+                code: code.to_vec(),
+                ..Program::default()
+            },
+        )
+    }
+
+    /// A subexpression's inputs are the TARGET attributes it reads by name,
+    /// when it does nothing else that reads an ad.
+    #[test]
+    fn inputs_are_the_attributes_read_by_name() {
+        let load = |slot: u32| Instr::new(Op::LoadTarget, 0, 0, slot);
+        let cmp = |slot: u32| Instr::new(Op::CmpTK, 1, 0, slot | 4 << 24);
+        let call = Instr::new(Op::Call, 2, 0, 7 << 8 | 2);
+        let ret = Instr::new(Op::Ret, 0, 0, 2);
+        assert_eq!(
+            sub(&[load(3), cmp(5), call, ret]).inputs(),
+            Some(&[3, 5][..])
+        );
+        assert_eq!(sub(&[load(3), cmp(3), ret]).inputs(), Some(&[3][..]));
+        assert_eq!(sub(&[ret]).inputs(), Some(&[][..]));
+        assert_eq!(sub(&[load(1), load(2), load(3), ret]).inputs(), None);
+        for other in [
+            Op::LoadMy,
+            Op::SelectPath,
+            Op::TargetCached,
+            Op::Index,
+            Op::Reference,
+        ] {
+            let reads = Instr::new(other, 0, 0, 0);
+            assert_eq!(sub(&[load(3), reads, ret]).inputs(), None, "{other:?}");
+        }
     }
 }

@@ -21,11 +21,12 @@ use crate::lanes::{lane_depth, LANES, MAX_DEPTH};
 use crate::logic::{for_each_lane, Logic, Verdicts};
 use crate::machine::{Host, Machine, STEP_BOUND};
 use crate::ops::{self, Arith, Cmp};
-use crate::program::{Program, TargetOnly};
+use crate::program::Program;
 use crate::value::Value;
 use regs::{Known, Num, NumLanes, Numbers, Reader, Reg};
 
 mod regs;
+mod target_only;
 
 /// State of [`Machine::verdicts`], kept between calls.
 #[derive(Debug, Default)]
@@ -481,28 +482,6 @@ impl Machine {
             .iter()
             .filter(|(names, _)| !Closed::holds_against(names, my))
             .fold(0, |out, (_, lanes)| out | lanes)
-    }
-
-    /// The column of a TARGET-only subexpression's values: computed first for
-    /// every ad of the block that the cache lacks.
-    fn cached_column(
-        &mut self,
-        block: &mut TargetBlock<'_>,
-        sub: &TargetOnly,
-        my: &CompiledAd,
-        host: &mut dyn Host,
-    ) -> usize {
-        let src = ColSrc::Cached(sub.key);
-        if let Some(c) = block.find(src) {
-            return c;
-        }
-        for target in block.targets {
-            self.prime_target_only(sub, my, target, host);
-        }
-        let cache = &self.target_cache;
-        block.build(src, |ad| {
-            cache.get(&(ad as *const CompiledAd as usize, sub.key))
-        })
     }
 }
 
