@@ -118,6 +118,7 @@ fn compile_inner(
             sets: Vec::new(),
             fail_needs_reference: false,
             paths: Vec::new(),
+            lane_depth: Default::default(),
         };
     }
     let mut site_depth = NodeMap::covering(lo, hi, nodes);
@@ -163,6 +164,7 @@ fn compile_inner(
         sets: g.sets,
         fail_needs_reference: g.fail_needs_reference,
         paths: g.paths,
+        lane_depth: Default::default(),
     }
 }
 

@@ -342,6 +342,11 @@ impl Machine {
 /// reading literals only (as the machine computes it): `None` when `p` is too
 /// long for the lanes' share of the step budget.
 pub(crate) fn lane_depth(p: &Program) -> Option<u32> {
+    p.lane_depth.get_or(|| work_out_lane_depth(p))
+}
+
+/// [`lane_depth`], from the code.
+fn work_out_lane_depth(p: &Program) -> Option<u32> {
     // Both Requirements of a match share the machine's step budget (10% of it here
     // each leaves ample room for the literal loads).
     if u64::from(p.nodes) > crate::machine::STEP_BOUND / 10 {

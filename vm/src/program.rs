@@ -35,6 +35,29 @@ pub struct Program {
     pub fail_needs_reference: bool,
     /// Selection chains through record literals that `SelectPath` resolves.
     pub paths: Vec<PathSelect>,
+    /// The depth the block tiers' lanes reach in the program, worked out on
+    /// first use (see [`LaneDepth`]).
+    pub lane_depth: LaneDepth,
+}
+
+/// A program's [`crate::lanes::lane_depth`], worked out the first time a block
+/// tier runs it rather than on every run: a pass over the whole code, once per
+/// ad and block. A program is not changed once run; a clone (which may be)
+/// works it out again.
+#[derive(Debug, Default)]
+pub struct LaneDepth(std::sync::OnceLock<Option<u32>>);
+
+impl Clone for LaneDepth {
+    fn clone(&self) -> LaneDepth {
+        LaneDepth::default()
+    }
+}
+
+impl LaneDepth {
+    /// The value, worked out by `f` the first time.
+    pub(crate) fn get_or(&self, f: impl FnOnce() -> Option<u32>) -> Option<u32> {
+        *self.0.get_or_init(f)
+    }
 }
 
 /// A selection chain `MY.a.b.c` or `TARGET.a.b.c` through the record literals of
@@ -325,6 +348,23 @@ mod tests {
                 ..Program::default()
             },
         )
+    }
+
+    /// The lanes' depth is worked out once per program, and again for a clone
+    /// (which its owner may change).
+    #[test]
+    fn lane_depth_is_worked_out_once_and_again_for_a_clone() {
+        let mut p = sub(&[
+            Instr::new(Op::LoadTarget, 0, 6, 0),
+            Instr::new(Op::Ret, 0, 0, 0),
+        ])
+        .code;
+        assert_eq!(crate::lanes::lane_depth(&p), Some(7));
+        let mut copy = p.clone();
+        copy.code[0].y = 9;
+        assert_eq!(crate::lanes::lane_depth(&copy), Some(10));
+        p.code[0].y = 9;
+        assert_eq!(crate::lanes::lane_depth(&p), Some(7), "worked out once");
     }
 
     /// A subexpression's inputs are the TARGET attributes it reads by name,
