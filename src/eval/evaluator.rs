@@ -11,8 +11,9 @@ use classad_vm::ops::{self, Arith, Bit, Cmp};
 use classad_vm::Value;
 use std::sync::Arc;
 
-/// HTCondor's limit on nested operations and attribute dereferences.
-pub const MAX_DEPTH: u32 = 400;
+/// HTCondor's limit on nested operations and attribute dereferences (the
+/// machine's too: defined once, in `classad_vm::limits`).
+pub use classad_vm::limits::MAX_DEPTH;
 /// HTCondor's bound on `a.b.c...` selection chains: a longer chain is an error.
 pub const MAX_SELECT_CHAIN: usize = 400;
 /// HTCondor's budget of node evaluations for one top-level evaluation.

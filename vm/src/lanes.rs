@@ -22,8 +22,7 @@ use crate::value::Value;
 /// The most targets one call evaluates.
 pub const LANES: usize = 64;
 
-/// HTCondor's nesting limit (as in the machine).
-pub(crate) const MAX_DEPTH: u32 = 400;
+pub(crate) use crate::limits::MAX_DEPTH;
 
 /// The registers and jump bookkeeping of lane evaluations, kept between calls.
 #[derive(Debug, Default)]

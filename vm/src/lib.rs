@@ -13,6 +13,7 @@ pub mod columns;
 pub mod inline;
 pub mod instr;
 pub mod lanes;
+pub mod limits;
 pub mod logic;
 pub mod machine;
 pub mod ops;

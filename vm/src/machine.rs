@@ -13,6 +13,7 @@
 
 use crate::ad::{Attr, CompiledAd};
 use crate::instr::{Instr, Op};
+use crate::limits::MAX_DEPTH;
 use crate::ops::{self, Arith, Bit, Cmp};
 use crate::program::{Program, Reached};
 use crate::value::Value;
@@ -84,8 +85,6 @@ impl Host for NoBuiltins {
     }
 }
 
-/// HTCondor's nesting limit.
-const MAX_DEPTH: u32 = 400;
 /// How many attribute loads the machine nests before it leaves the evaluation to
 /// the reference evaluator. Each load runs the attribute's program one level down
 /// the Rust stack (about 12 KB a level, mostly the dispatch loop's frame), so a
