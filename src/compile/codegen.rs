@@ -684,17 +684,7 @@ impl Gen<'_> {
         if !matches!(self.e.tree.node(id), Node::Attr { .. }) {
             return None;
         }
-        self.known(id).filter(|v| {
-            matches!(
-                v,
-                Value::Undefined
-                    | Value::Error
-                    | Value::Bool(_)
-                    | Value::Int(_)
-                    | Value::Real(_)
-                    | Value::Str(_)
-            )
-        })
+        self.known(id).filter(Value::is_scalar)
     }
 
     /// Writes, for each name in the subtree in order, the value of MY's

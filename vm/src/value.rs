@@ -177,6 +177,20 @@ impl Value {
         }
     }
 
+    /// True for a value that is all it says: undefined, error, a boolean, a
+    /// number or a string (not a list, a record or a time).
+    pub fn is_scalar(&self) -> bool {
+        matches!(
+            self,
+            Value::Undefined
+                | Value::Error
+                | Value::Bool(_)
+                | Value::Int(_)
+                | Value::Real(_)
+                | Value::Str(_)
+        )
+    }
+
     /// HTCondor's "boolean equivalent": booleans, and numbers compared with zero.
     /// `None` for every other type (strings, lists, times, undefined, error).
     pub fn as_bool_equiv(&self) -> Option<bool> {
@@ -231,5 +245,24 @@ mod tests {
         // A register is a tag plus a 16-byte payload today (fat `Arc`s for strings and
         // compounds); the VM issue narrows it to 16 bytes. Guard against growth.
         assert!(std::mem::size_of::<Value>() <= 24);
+    }
+
+    #[test]
+    fn scalars_are_all_they_say() {
+        for v in [
+            Value::Undefined,
+            Value::Error,
+            Value::Bool(false),
+            Value::Int(1),
+            Value::Real(-0.0),
+            Value::str("x"),
+        ] {
+            assert!(v.is_scalar(), "{v:?}");
+        }
+        let list = Value::List(Host::new(0u8));
+        let time = Value::AbsTime(AbsTime { secs: 0, offset: 0 });
+        for v in [list, time, Value::RelTime(1.0)] {
+            assert!(!v.is_scalar(), "{v:?}");
+        }
     }
 }

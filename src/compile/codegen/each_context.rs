@@ -130,14 +130,7 @@ impl Gen<'_> {
             let mut fields = Vec::with_capacity(attrs.len());
             for (name, value) in attrs {
                 let value = match list.tree.node(*value) {
-                    Node::Lit(
-                        v @ (Value::Undefined
-                        | Value::Error
-                        | Value::Bool(_)
-                        | Value::Int(_)
-                        | Value::Real(_)
-                        | Value::Str(_)),
-                    ) => v.clone(),
+                    Node::Lit(v) if v.is_scalar() => v.clone(),
                     _ => return None,
                 };
                 if is_scope_name(name) {

@@ -121,24 +121,11 @@ fn inputs_of<'a>(target: &'a CompiledAd, slots: &[u32]) -> Option<Inputs<'a>> {
     for (input, &slot) in inputs.iter_mut().zip(slots) {
         *input = match target.get(slot) {
             Attr::Absent => &Value::Undefined,
-            Attr::Value(v) if is_scalar(v) => v,
+            Attr::Value(v) if v.is_scalar() => v,
             _ => return None,
         };
     }
     Some(inputs)
-}
-
-/// Values that [`same_inputs`] compares by what they are.
-fn is_scalar(v: &Value) -> bool {
-    matches!(
-        v,
-        Value::Undefined
-            | Value::Error
-            | Value::Bool(_)
-            | Value::Int(_)
-            | Value::Real(_)
-            | Value::Str(_)
-    )
 }
 
 /// True when every input is the same value: the same type, and equal text,
