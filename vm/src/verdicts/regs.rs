@@ -199,13 +199,7 @@ impl<'v> Reader<'v> {
     pub(super) fn number(&self, l: usize) -> Num {
         let bit = 1u64 << l;
         match self.col {
-            Some(col) if self.reg.raw & bit != 0 => {
-                if col.int & bit != 0 {
-                    Num::Int(col.ints[l])
-                } else {
-                    Num::Real(col.reals[l])
-                }
-            }
+            Some(col) if self.reg.raw & bit != 0 => col.at(l),
             _ => self.nums[l],
         }
     }
