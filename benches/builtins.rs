@@ -8,7 +8,8 @@
 //! elements stopped being copied per read).
 
 use classad::ad::{read_ads, ClassAd};
-use classad::eval::{eval_in_with, Engine, Semantics};
+use classad::engine::{eval_in_with, Engine};
+use classad::eval::Semantics;
 use classad::syntax::ast::ExprRef;
 use classad::syntax::parse_expr;
 use criterion::{criterion_group, criterion_main, Criterion};

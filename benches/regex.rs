@@ -4,7 +4,8 @@
 //! pattern defeats the cache), plus a runaway pattern that stops at PCRE2's match
 //! limit.
 
-use classad::eval::{eval_alone_with, Engine, Semantics};
+use classad::engine::{eval_alone_with, Engine};
+use classad::eval::Semantics;
 use classad::syntax::parse_expr;
 use criterion::{criterion_group, criterion_main, Criterion};
 use std::hint::black_box;

@@ -25,6 +25,8 @@
 //! The modules: `src/syntax` (lexer, parser, printers), `src/ad` (ads and ad files),
 //! `src/eval` (the reference evaluator: a plain tree walk, the executable specification),
 //! `src/functions` (every builtin), `src/compile` (AST to bytecode, per ad),
+//! `src/engine.rs` (the choice between the machine and the reference evaluator, above
+//! both; `tests/layers.rs` holds the layers apart),
 //! `src/matching` (symmetric match, rank, compiled pools, autoclusters, the batch
 //! matcher, and `analysis`: `analyze_jobs` and `analyze_slots`, the match
 //! analysis of `classad analyze` as a library), `src/negotiate` (the negotiation cycle), `src/generate` (the pool
@@ -81,6 +83,7 @@ pub mod ad;
 pub mod calendar;
 pub mod cli;
 pub mod compile;
+pub mod engine;
 pub mod eval;
 pub mod functions;
 pub mod generate;

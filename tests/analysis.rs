@@ -7,7 +7,8 @@
 //! and on the conformance pools, with both engines.
 
 use classad::ad::{read_ads, ClassAd};
-use classad::eval::{eval_attr, eval_in, Engine, Semantics};
+use classad::engine::Engine;
+use classad::eval::{eval_attr, eval_in, Semantics};
 use classad::generate::{Pool, PoolSpec, Syntax};
 use classad::matching::analysis::steps::{Matched, Steps};
 use classad::matching::analysis::{

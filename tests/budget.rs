@@ -4,8 +4,9 @@
 //! survives strings doubled past a gigabyte.
 
 use classad::ad::read_ads;
+use classad::engine::{eval_in_with, Engine};
 use classad::eval::display::unparse_value;
-use classad::eval::{eval_in_with, Engine, Semantics};
+use classad::eval::Semantics;
 use classad::limits::with_max_value_bytes;
 use classad::syntax::ast::ExprRef;
 use classad::syntax::parse_expr;

@@ -7,8 +7,9 @@ use classad::ad::json::{parse_json_ads, unparse_ad_json};
 use classad::ad::read::detect;
 use classad::ad::xml::{parse_xml_ads, write_ads_xml};
 use classad::ad::{read_ads, read_ads_as, ClassAd, Format};
+use classad::engine::{eval_alone_with, eval_in_with, Engine};
 use classad::eval::display::unparse_value;
-use classad::eval::{eval_alone_with, eval_in_with, Engine, Semantics};
+use classad::eval::Semantics;
 use classad::matching::{rank, symmetric_match, CompiledPool};
 use classad::syntax::ast::ExprRef;
 use classad::syntax::{

@@ -8,7 +8,8 @@
 use classad::ad::json::unparse_ad_json;
 use classad::ad::{read_ads, ClassAd};
 use classad::compile::{compile_ad, compile_expr};
-use classad::eval::{eval_in_with, Engine, Semantics};
+use classad::engine::{eval_in_with, Engine};
+use classad::eval::Semantics;
 use classad::matching::CompiledPool;
 use classad::syntax::ast::ExprRef;
 use classad::syntax::{

@@ -15,9 +15,10 @@
 mod gen;
 
 use classad::ad::ClassAd;
+use classad::engine::{eval_alone_with, eval_in_with, Engine};
 use classad::eval::display::unparse_value;
 use classad::eval::independent::IndependentParts;
-use classad::eval::{eval_alone, eval_alone_with, eval_in, eval_in_with, Engine, Fail, Semantics};
+use classad::eval::{eval_alone, eval_in, Fail, Semantics};
 use classad::matching::{rank, symmetric_match, CompiledPool};
 use classad::syntax::ast::{BinOp, Expr, ExprRef, Node, UnOp};
 use classad::syntax::{parse_classad, parse_expr};

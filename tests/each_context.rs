@@ -6,8 +6,9 @@
 mod tiers;
 
 use classad::ad::ClassAd;
+use classad::engine::{eval_in_with, Engine};
 use classad::eval::display::unparse_value;
-use classad::eval::{eval_in_with, Engine, Semantics};
+use classad::eval::Semantics;
 use classad::syntax::ast::ExprRef;
 use classad::syntax::parse_expr;
 use std::sync::Arc;

@@ -12,8 +12,9 @@
 //!   has spent.
 
 use classad::ad::{read_ads, ClassAd};
+use classad::engine::{eval_in_with, Engine};
 use classad::eval::display::unparse_value;
-use classad::eval::{eval_in_with, Engine, Semantics};
+use classad::eval::Semantics;
 use classad::syntax::{ast::ExprRef, parse_expr};
 use std::sync::Arc;
 

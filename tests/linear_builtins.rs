@@ -5,7 +5,8 @@
 //! `join(",", split(S))` allocated n² elements.
 
 use classad::ad::read_ads;
-use classad::eval::{eval_in_with, Engine, Semantics};
+use classad::engine::{eval_in_with, Engine};
+use classad::eval::Semantics;
 use classad::syntax::ast::ExprRef;
 use classad::syntax::parse_expr;
 use std::alloc::{GlobalAlloc, Layout, System};

@@ -104,7 +104,7 @@ pub fn run(a: AnalyzeArgs) -> Result<ExitCode, Failure> {
 fn run_on_threads(a: &AnalyzeArgs) -> Result<ExitCode, Failure> {
     let policy = load_policy(a.config.as_deref())?;
     let slots = load_nonempty(&a.machines, "slot")?;
-    let engine = a.engine.map(crate::eval::Engine::from);
+    let engine = a.engine.map(crate::engine::Engine::from);
     let wanted: Vec<Wanted> = a
         .wanted
         .iter()

@@ -8,7 +8,8 @@ use super::negotiate_cmd::Format;
 use super::pairs_out::PairsOut;
 use super::Failure;
 use crate::ad::{read_ads, ClassAd};
-use crate::eval::{Engine, Semantics};
+use crate::engine::Engine;
+use crate::eval::Semantics;
 use crate::matching::batch::{best_first, BatchMatcher, Candidate, CompiledSlots};
 use crate::matching::config::Config;
 use crate::matching::{

@@ -88,11 +88,11 @@ pub enum EngineArg {
     Reference,
 }
 
-impl From<EngineArg> for crate::eval::Engine {
-    fn from(e: EngineArg) -> crate::eval::Engine {
+impl From<EngineArg> for crate::engine::Engine {
+    fn from(e: EngineArg) -> crate::engine::Engine {
         match e {
-            EngineArg::Vm => crate::eval::Engine::Vm,
-            EngineArg::Reference => crate::eval::Engine::Reference,
+            EngineArg::Vm => crate::engine::Engine::Vm,
+            EngineArg::Reference => crate::engine::Engine::Reference,
         }
     }
 }

@@ -180,7 +180,7 @@ impl Cycle {
 #[derive(Clone, Copy, Debug)]
 pub struct Evaluation {
     /// The evaluator.
-    pub engine: crate::eval::Engine,
+    pub engine: crate::engine::Engine,
     /// Once per match class (true) or per job.
     pub autocluster: bool,
 }
@@ -200,7 +200,7 @@ pub fn cycle_from_files(
     drop(slots);
     let mut sig = SignificantAttributes::compute(&table.ads, &knobs.policy);
     sig.add_class_names(&crate::negotiate::class_names(&table, knobs));
-    if how.engine == crate::eval::Engine::Vm && how.autocluster {
+    if how.engine == crate::engine::Engine::Vm && how.autocluster {
         // The queue is read in parts, each part's ads dropped once clustered,
         // while the slots compile.
         let (compiled, queue) = rayon::join(
@@ -249,11 +249,11 @@ pub fn cycle_from_files(
     let autoclusters = clusters.len();
     let classes = clusters.class_count();
     let mut outcome = match how.engine {
-        crate::eval::Engine::Vm => {
+        crate::engine::Engine::Vm => {
             let compiled = CompiledSlots::new(&table.ads, &knobs.policy);
             negotiate_prepared(&table, &facts, clusters, compiled, knobs, priorities)
         }
-        crate::eval::Engine::Reference => {
+        crate::engine::Engine::Reference => {
             let t = Instant::now();
             let reps = clusters.representatives();
             let pairs = ClassPairs::from_reference(reps, &table.ads, &knobs.policy);

@@ -26,7 +26,7 @@
 //! ```
 //!
 //! Whole pools are compiled once and matched many times with
-//! [`crate::matching::CompiledPool`]; [`crate::eval::eval_in_with`] picks the engine
+//! [`crate::matching::CompiledPool`]; [`crate::engine::eval_in_with`] picks the engine
 //! for one evaluation.
 
 mod codegen;

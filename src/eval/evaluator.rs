@@ -1043,13 +1043,7 @@ mod tests {
         let e =
             crate::syntax::ast::ExprRef::root_of(Arc::new(crate::syntax::parse_expr("x").unwrap()));
         let before = ad_reads();
-        let r = crate::eval::eval_in_with(
-            crate::eval::Engine::Reference,
-            &e,
-            &my,
-            None,
-            Semantics::Htcondor,
-        );
+        let r = crate::eval::eval_in(&e, &my, None, Semantics::Htcondor);
         let reads = ad_reads() - before;
         // HTCondor never ends it; ours fails as a whole.
         assert!(r.is_err(), "{r:?}");

@@ -242,6 +242,7 @@ mod env_args;
 mod introspect;
 mod lists;
 mod math;
+pub(crate) mod on_values;
 mod pcre;
 mod regex;
 pub(crate) mod stringlist;

@@ -1,7 +1,7 @@
 //! Helpers for the builtins' unit tests: builtins run over argument values, as
 //! compiled code runs them.
 
-use crate::compile::host::ValuesCall;
+use super::on_values::ValuesCall;
 use crate::eval::{Evaluator, Fail};
 use classad_vm::Value;
 

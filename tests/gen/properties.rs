@@ -3,8 +3,9 @@
 
 use super::Sides;
 use classad::ad::ClassAd;
+use classad::engine::{eval_alone_with, eval_in_with, Engine};
 use classad::eval::display::unparse_value;
-use classad::eval::{eval_alone_with, eval_in_with, Engine, Fail, Semantics};
+use classad::eval::{Fail, Semantics};
 use classad::matching::{rank, symmetric_match, CompiledPool};
 use classad::syntax::ast::ExprRef;
 use classad::syntax::{parse_classad, parse_expr};

@@ -36,8 +36,9 @@
 mod gen;
 
 use classad::ad::ClassAd;
+use classad::engine::{eval_alone_with, eval_in_with, Engine};
 use classad::eval::display::unparse_value;
-use classad::eval::{eval_alone_with, eval_in_with, Engine, Fail, Semantics};
+use classad::eval::{Fail, Semantics};
 use classad::matching::{rank, symmetric_match, CompiledPool};
 use classad::syntax::ast::ExprRef;
 use classad::syntax::unparse::unparse_node;

@@ -6,8 +6,9 @@
 use crate::ad::classad_ad;
 use crate::boundary::*;
 use crate::output::classad_string;
+use classad::engine::{eval_alone_with, eval_in_with, Engine};
 use classad::eval::display::unparse_value;
-use classad::eval::{eval_alone_with, eval_in_with, Engine, Semantics};
+use classad::eval::Semantics;
 use classad::matching::symmetric_match;
 use classad::syntax::ast::ExprRef;
 use classad::syntax::parse_expr;

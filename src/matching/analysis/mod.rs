@@ -53,7 +53,8 @@ pub mod truth;
 
 use super::Autoclusters;
 use crate::ad::ClassAd;
-use crate::eval::{eval_attr, eval_in, Engine, Semantics};
+use crate::engine::Engine;
+use crate::eval::{eval_attr, eval_in, Semantics};
 use crate::syntax::ast::ExprRef;
 use crate::syntax::unparse_node;
 use attributes::{own_attributes, target_attributes, target_name, Shown};

@@ -1,0 +1,87 @@
+//! The crate's layers: the language (syntax, ads, the reference evaluator and the
+//! builtins) knows nothing of the machine's front end, and neither knows of the
+//! engine choice or of matching, which sit above both.
+//!
+//! Read from the sources, so a new reference from a lower layer to a higher one
+//! (as `eval` once called `compile` to pick an engine) fails here, not in review.
+
+use std::path::{Path, PathBuf};
+
+/// The modules of `src/` each layer may not name, lowest layer first.
+const LAYERS: &[(&[&str], &[&str])] = &[
+    (
+        &[
+            "syntax",
+            "ad",
+            "eval",
+            "functions",
+            "calendar.rs",
+            "limits.rs",
+        ],
+        &[
+            "compile",
+            "engine",
+            "matching",
+            "negotiate",
+            "cli",
+            "generate",
+        ],
+    ),
+    (
+        &["compile"],
+        &["engine", "matching", "negotiate", "cli", "generate"],
+    ),
+];
+
+fn rust_files(p: &Path, out: &mut Vec<PathBuf>) {
+    if p.is_dir() {
+        for e in std::fs::read_dir(p).unwrap() {
+            rust_files(&e.unwrap().path(), out);
+        }
+    } else if p.extension().is_some_and(|x| x == "rs") {
+        out.push(p.to_path_buf());
+    }
+}
+
+/// The lines of `text` that are code outside unit tests: comments are skipped, and
+/// everything from the unit-test module on (tests may use the whole crate).
+fn code_lines(text: &str) -> impl Iterator<Item = (usize, &str)> {
+    text.lines()
+        .enumerate()
+        .take_while(|(_, l)| l.trim() != "#[cfg(test)]")
+        .filter(|(_, l)| !l.trim_start().starts_with("//"))
+        .map(|(i, l)| (i + 1, l))
+}
+
+#[test]
+fn lower_layers_never_name_higher_ones() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut bad = Vec::new();
+    for (modules, above) in LAYERS {
+        for m in *modules {
+            let mut files = Vec::new();
+            rust_files(&src.join(m), &mut files);
+            assert!(!files.is_empty(), "no sources for {m}");
+            for f in files {
+                let text = std::fs::read_to_string(&f).unwrap();
+                for (n, line) in code_lines(&text) {
+                    for a in *above {
+                        if line.contains(&format!("crate::{a}::"))
+                            || line.contains(&format!("crate::{a};"))
+                        {
+                            bad.push(format!("{}:{n}: names {a}: {}", f.display(), line.trim()));
+                        }
+                    }
+                }
+            }
+        }
+    }
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+}
+
+#[test]
+fn code_lines_skip_comments_and_unit_tests() {
+    let text = "use crate::eval;\n// crate::compile::x\n#[cfg(test)]\nuse crate::compile::y;\n";
+    let lines: Vec<_> = code_lines(text).map(|(n, _)| n).collect();
+    assert_eq!(lines, vec![1]);
+}
