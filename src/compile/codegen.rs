@@ -550,7 +550,7 @@ impl Gen<'_> {
     /// other operand is a TARGET attribute; false (nothing emitted) otherwise. `d`
     /// is the depth the operands sit at.
     fn compare_with_constant(&mut self, op: BinOp, a: NodeId, b: NodeId, dst: u16, d: u32) -> bool {
-        let Some(cmp) = comparison(op) else {
+        let Some(cmp) = op.comparison() else {
             return false;
         };
         let plain = |v: &Option<Value>| {
@@ -1386,7 +1386,7 @@ impl Gen<'_> {
                     // Identity of compounds depends on their representation.
                     return None;
                 }
-                Some(ops::compare(comparison(*op)?, &x, &y))
+                Some(ops::compare(op.comparison()?, &x, &y))
             }
             Node::Binary(BinOp::Subscript, ..) => None,
             Node::Binary(op, a, b) => {
@@ -1580,7 +1580,7 @@ fn logical(my: Option<&ClassAd>, e: &ExprRef, id: NodeId, fuel: u32) -> bool {
     match e.tree.node(id) {
         Node::Paren(a) => logical(my, e, *a, fuel),
         Node::Unary(UnOp::Not, _) => true,
-        Node::Binary(op, ..) => comparison(*op).is_some() || matches!(op, BinOp::And | BinOp::Or),
+        Node::Binary(op, ..) => op.comparison().is_some() || matches!(op, BinOp::And | BinOp::Or),
         Node::Attr {
             scope: None,
             name,
@@ -1634,47 +1634,10 @@ fn site(depth: u32) -> u16 {
 }
 
 /// The VM comparison of a comparison operator.
-fn comparison(op: BinOp) -> Option<classad_vm::ops::Cmp> {
-    use classad_vm::ops::Cmp;
-    Some(match op {
-        BinOp::Lt => Cmp::Lt,
-        BinOp::Le => Cmp::Le,
-        BinOp::Gt => Cmp::Gt,
-        BinOp::Ge => Cmp::Ge,
-        BinOp::Eq => Cmp::Eq,
-        BinOp::Ne => Cmp::Ne,
-        BinOp::Is => Cmp::Is,
-        BinOp::Isnt => Cmp::Isnt,
-        _ => return None,
-    })
-}
-
+/// The instruction of a binary operator; `?:` compiles to a jump and a subscript
+/// to `Index` before they get here.
 fn binary_op(op: BinOp) -> Op {
-    match op {
-        BinOp::Mul => Op::Mul,
-        BinOp::Div => Op::Div,
-        BinOp::Mod => Op::Mod,
-        BinOp::Add => Op::Add,
-        BinOp::Sub => Op::Sub,
-        BinOp::Shl => Op::Shl,
-        BinOp::Shr => Op::Shr,
-        BinOp::UShr => Op::UShr,
-        BinOp::Lt => Op::Lt,
-        BinOp::Le => Op::Le,
-        BinOp::Gt => Op::Gt,
-        BinOp::Ge => Op::Ge,
-        BinOp::Eq => Op::Eq,
-        BinOp::Ne => Op::Ne,
-        BinOp::Is => Op::Is,
-        BinOp::Isnt => Op::Isnt,
-        BinOp::BitAnd => Op::BitAnd,
-        BinOp::BitXor => Op::BitXor,
-        BinOp::BitOr => Op::BitOr,
-        BinOp::And => Op::And,
-        BinOp::Or => Op::Or,
-        // `?:` compiles to a jump before it gets here.
-        BinOp::Elvis | BinOp::Subscript => Op::Index,
-    }
+    op.binary().map_or(Op::Index, Op::of_binary)
 }
 
 /// The depth each node's ancestors consume, as `Gen::node` counts it.

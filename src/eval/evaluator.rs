@@ -7,7 +7,7 @@ use super::compound::{
 use super::scope::{frame_identity, Found, Frame, Scope, ScopeIdentity};
 use super::Fail;
 use crate::syntax::ast::{BinOp, ExprRef, Node, NodeId, UnOp};
-use classad_vm::ops::{self, Arith, Bit, Cmp};
+use classad_vm::ops::{self, Binary, Cmp};
 use classad_vm::Value;
 use std::sync::Arc;
 
@@ -351,25 +351,9 @@ impl Evaluator {
             BinOp::And => ops::and(&x, &y),
             BinOp::Or => ops::or(&x, &y),
             BinOp::Subscript => self.subscript(&x, &y)?,
-            BinOp::Mul
-            | BinOp::Div
-            | BinOp::Mod
-            | BinOp::Add
-            | BinOp::Sub
-            | BinOp::Shl
-            | BinOp::Shr
-            | BinOp::UShr
-            | BinOp::BitAnd
-            | BinOp::BitOr
-            | BinOp::BitXor
-            | BinOp::Lt
-            | BinOp::Le
-            | BinOp::Gt
-            | BinOp::Ge
-            | BinOp::Eq
-            | BinOp::Ne => strict_binary(op, &x, &y).unwrap_or(Value::Error),
             BinOp::Is => identity(Cmp::Is, &x, &y),
             BinOp::Isnt => identity(Cmp::Isnt, &x, &y),
+            _ => strict_binary(op, &x, &y).unwrap_or(Value::Error),
         })
     }
 
@@ -980,28 +964,10 @@ fn attr_key(scope: &Scope, e: &ExprRef) -> AttrKey {
 /// The strict binary operators (arithmetic, bitwise, ordinary comparisons) on two
 /// values; `None` for the others, whose rules need more than the two values.
 pub fn strict_binary(op: BinOp, x: &Value, y: &Value) -> Option<Value> {
-    Some(match op {
-        BinOp::Mul => ops::arith(Arith::Mul, x, y),
-        BinOp::Div => ops::arith(Arith::Div, x, y),
-        BinOp::Mod => ops::arith(Arith::Mod, x, y),
-        BinOp::Add => ops::arith(Arith::Add, x, y),
-        BinOp::Sub => ops::arith(Arith::Sub, x, y),
-        BinOp::Shl => ops::bitwise(Bit::Shl, x, y),
-        BinOp::Shr => ops::bitwise(Bit::Shr, x, y),
-        BinOp::UShr => ops::bitwise(Bit::UShr, x, y),
-        BinOp::BitAnd => ops::bitwise(Bit::And, x, y),
-        BinOp::BitOr => ops::bitwise(Bit::Or, x, y),
-        BinOp::BitXor => ops::bitwise(Bit::Xor, x, y),
-        BinOp::Lt => ops::compare(Cmp::Lt, x, y),
-        BinOp::Le => ops::compare(Cmp::Le, x, y),
-        BinOp::Gt => ops::compare(Cmp::Gt, x, y),
-        BinOp::Ge => ops::compare(Cmp::Ge, x, y),
-        BinOp::Eq => ops::compare(Cmp::Eq, x, y),
-        BinOp::Ne => ops::compare(Cmp::Ne, x, y),
-        BinOp::Is | BinOp::Isnt | BinOp::And | BinOp::Or | BinOp::Elvis | BinOp::Subscript => {
-            return None
-        }
-    })
+    match op.binary()? {
+        Binary::And | Binary::Or | Binary::Cmp(Cmp::Is | Cmp::Isnt) => None,
+        b => Some(b.apply(x, y)),
+    }
 }
 
 #[cfg(test)]

@@ -1,5 +1,6 @@
 //! The expression tree: nodes in a flat arena addressed by `u32` ids.
 
+use classad_vm::ops::{Arith, Binary, Bit, Cmp};
 use classad_vm::{Str, Value};
 use std::sync::Arc;
 
@@ -70,33 +71,65 @@ pub enum BinOp {
     Subscript,
 }
 
+/// What the front end knows of a binary operator, one row per operator: how
+/// HTCondor's new-syntax unparser spells it, its precedence among the binary
+/// operators (lowest, `||`, is 0; `None` for `?:` and subscripts, which the parser
+/// reads at levels of their own), and the rule it applies to two values (`None`
+/// for `?:` and subscripts).
+type Row = (&'static str, Option<u8>, Option<Binary>);
+
 impl BinOp {
+    const fn row(self) -> Row {
+        match self {
+            BinOp::Mul => ("*", Some(9), Some(Binary::Arith(Arith::Mul))),
+            BinOp::Div => ("/", Some(9), Some(Binary::Arith(Arith::Div))),
+            BinOp::Mod => ("%", Some(9), Some(Binary::Arith(Arith::Mod))),
+            BinOp::Add => ("+", Some(8), Some(Binary::Arith(Arith::Add))),
+            BinOp::Sub => ("-", Some(8), Some(Binary::Arith(Arith::Sub))),
+            BinOp::Shl => ("<<", Some(7), Some(Binary::Bit(Bit::Shl))),
+            BinOp::Shr => (">>", Some(7), Some(Binary::Bit(Bit::Shr))),
+            BinOp::UShr => (">>>", Some(7), Some(Binary::Bit(Bit::UShr))),
+            BinOp::Lt => ("<", Some(6), Some(Binary::Cmp(Cmp::Lt))),
+            BinOp::Le => ("<=", Some(6), Some(Binary::Cmp(Cmp::Le))),
+            BinOp::Gt => (">", Some(6), Some(Binary::Cmp(Cmp::Gt))),
+            BinOp::Ge => (">=", Some(6), Some(Binary::Cmp(Cmp::Ge))),
+            BinOp::Eq => ("==", Some(5), Some(Binary::Cmp(Cmp::Eq))),
+            BinOp::Ne => ("!=", Some(5), Some(Binary::Cmp(Cmp::Ne))),
+            BinOp::Is => ("is", Some(5), Some(Binary::Cmp(Cmp::Is))),
+            BinOp::Isnt => ("isnt", Some(5), Some(Binary::Cmp(Cmp::Isnt))),
+            BinOp::BitAnd => ("&", Some(4), Some(Binary::Bit(Bit::And))),
+            BinOp::BitXor => ("^", Some(3), Some(Binary::Bit(Bit::Xor))),
+            BinOp::BitOr => ("|", Some(2), Some(Binary::Bit(Bit::Or))),
+            BinOp::And => ("&&", Some(1), Some(Binary::And)),
+            BinOp::Or => ("||", Some(0), Some(Binary::Or)),
+            BinOp::Elvis => ("?:", None, None),
+            BinOp::Subscript => ("[]", None, None),
+        }
+    }
+
     /// The operator as HTCondor's new-syntax unparser spells it (without spaces).
     pub fn new_syntax(self) -> &'static str {
-        match self {
-            BinOp::Mul => "*",
-            BinOp::Div => "/",
-            BinOp::Mod => "%",
-            BinOp::Add => "+",
-            BinOp::Sub => "-",
-            BinOp::Shl => "<<",
-            BinOp::Shr => ">>",
-            BinOp::UShr => ">>>",
-            BinOp::Lt => "<",
-            BinOp::Le => "<=",
-            BinOp::Gt => ">",
-            BinOp::Ge => ">=",
-            BinOp::Eq => "==",
-            BinOp::Ne => "!=",
-            BinOp::Is => "is",
-            BinOp::Isnt => "isnt",
-            BinOp::BitAnd => "&",
-            BinOp::BitXor => "^",
-            BinOp::BitOr => "|",
-            BinOp::And => "&&",
-            BinOp::Or => "||",
-            BinOp::Elvis => "?:",
-            BinOp::Subscript => "[]",
+        self.row().0
+    }
+
+    /// Its precedence among the binary operators the parser reads by precedence,
+    /// lowest (`||`) = 0; `None` for `?:` and subscripts.
+    pub fn precedence(self) -> Option<u8> {
+        self.row().1
+    }
+
+    /// The rule it applies to its two values (which every engine shares); `None`
+    /// for `?:` and subscripts. `&&` and `||` apply theirs only when the left
+    /// operand did not decide.
+    pub fn binary(self) -> Option<Binary> {
+        self.row().2
+    }
+
+    /// The comparison it is, if it is one (`< <= > >= == != =?= =!=`).
+    pub fn comparison(self) -> Option<Cmp> {
+        match self.binary()? {
+            Binary::Cmp(c) => Some(c),
+            _ => None,
         }
     }
 }

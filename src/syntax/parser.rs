@@ -301,32 +301,34 @@ impl<'s> Parser<'s> {
         Ok(r)
     }
 
-    /// Binary precedence level of the current token, lowest (`||`) = 0.
+    /// The binary operator of the current token, with its precedence
+    /// ([`BinOp::precedence`]).
     fn binop(&self) -> Option<(u8, BinOp)> {
-        Some(match self.tok.tok {
-            Tok::OrOr => (0, BinOp::Or),
-            Tok::AndAnd => (1, BinOp::And),
-            Tok::Pipe => (2, BinOp::BitOr),
-            Tok::Caret => (3, BinOp::BitXor),
-            Tok::Amp => (4, BinOp::BitAnd),
-            Tok::EqEq => (5, BinOp::Eq),
-            Tok::Ne => (5, BinOp::Ne),
-            Tok::Is => (5, BinOp::Is),
-            Tok::Isnt => (5, BinOp::Isnt),
-            Tok::Lt => (6, BinOp::Lt),
-            Tok::Le => (6, BinOp::Le),
-            Tok::Gt => (6, BinOp::Gt),
-            Tok::Ge => (6, BinOp::Ge),
-            Tok::Shl => (7, BinOp::Shl),
-            Tok::Shr => (7, BinOp::Shr),
-            Tok::UShr => (7, BinOp::UShr),
-            Tok::Plus => (8, BinOp::Add),
-            Tok::Minus => (8, BinOp::Sub),
-            Tok::Star => (9, BinOp::Mul),
-            Tok::Slash => (9, BinOp::Div),
-            Tok::Percent => (9, BinOp::Mod),
+        let op = match self.tok.tok {
+            Tok::OrOr => BinOp::Or,
+            Tok::AndAnd => BinOp::And,
+            Tok::Pipe => BinOp::BitOr,
+            Tok::Caret => BinOp::BitXor,
+            Tok::Amp => BinOp::BitAnd,
+            Tok::EqEq => BinOp::Eq,
+            Tok::Ne => BinOp::Ne,
+            Tok::Is => BinOp::Is,
+            Tok::Isnt => BinOp::Isnt,
+            Tok::Lt => BinOp::Lt,
+            Tok::Le => BinOp::Le,
+            Tok::Gt => BinOp::Gt,
+            Tok::Ge => BinOp::Ge,
+            Tok::Shl => BinOp::Shl,
+            Tok::Shr => BinOp::Shr,
+            Tok::UShr => BinOp::UShr,
+            Tok::Plus => BinOp::Add,
+            Tok::Minus => BinOp::Sub,
+            Tok::Star => BinOp::Mul,
+            Tok::Slash => BinOp::Div,
+            Tok::Percent => BinOp::Mod,
             _ => return None,
-        })
+        };
+        Some((op.precedence()?, op))
     }
 
     // Precedence climbing keeps the Rust stack shallow: one frame per precedence

@@ -39,6 +39,7 @@
 //! | `Reference` | — | this evaluation needs the reference evaluator (a construct the compiler does not handle natively); the machine stops with [`crate::machine::Halt::NeedReference`] |
 //! | `Ret` | `z`=src | the program's value is `r[z]` |
 
+use crate::ops::{Arith, Binary, Bit, Cmp};
 use std::fmt;
 
 /// An operation code.
@@ -97,6 +98,54 @@ pub enum Op {
     Fail,
     Reference,
     Ret,
+}
+
+/// The instructions that apply a binary operator to two registers, each with its
+/// operator: the one list the compiler (`Op::of_binary`) and the machine's tiers
+/// (`Op::binary`) read.
+macro_rules! binary_instructions {
+    ($($op:ident => [$($b:tt)+]),* $(,)?) => {
+        impl Op {
+            /// The operator of a binary instruction; `None` for any other.
+            pub const fn binary(self) -> Option<Binary> {
+                match self {
+                    $(Op::$op => Some($($b)+),)*
+                    _ => None,
+                }
+            }
+
+            /// The instruction that applies `b` to two registers.
+            pub const fn of_binary(b: Binary) -> Op {
+                match b {
+                    $($($b)+ => Op::$op,)*
+                }
+            }
+        }
+    };
+}
+
+binary_instructions! {
+    Add => [Binary::Arith(Arith::Add)],
+    Sub => [Binary::Arith(Arith::Sub)],
+    Mul => [Binary::Arith(Arith::Mul)],
+    Div => [Binary::Arith(Arith::Div)],
+    Mod => [Binary::Arith(Arith::Mod)],
+    Lt => [Binary::Cmp(Cmp::Lt)],
+    Le => [Binary::Cmp(Cmp::Le)],
+    Gt => [Binary::Cmp(Cmp::Gt)],
+    Ge => [Binary::Cmp(Cmp::Ge)],
+    Eq => [Binary::Cmp(Cmp::Eq)],
+    Ne => [Binary::Cmp(Cmp::Ne)],
+    Is => [Binary::Cmp(Cmp::Is)],
+    Isnt => [Binary::Cmp(Cmp::Isnt)],
+    BitAnd => [Binary::Bit(Bit::And)],
+    BitOr => [Binary::Bit(Bit::Or)],
+    BitXor => [Binary::Bit(Bit::Xor)],
+    Shl => [Binary::Bit(Bit::Shl)],
+    Shr => [Binary::Bit(Bit::Shr)],
+    UShr => [Binary::Bit(Bit::UShr)],
+    And => [Binary::And],
+    Or => [Binary::Or],
 }
 
 /// One instruction: an opcode and three operands (see the module table).
@@ -164,6 +213,75 @@ impl fmt::Display for Instr {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Every operator of [`Binary`].
+    fn every_binary() -> Vec<Binary> {
+        let arith = [Arith::Add, Arith::Sub, Arith::Mul, Arith::Div, Arith::Mod];
+        let bit = [Bit::And, Bit::Or, Bit::Xor, Bit::Shl, Bit::Shr, Bit::UShr];
+        (arith.into_iter().map(Binary::Arith))
+            .chain(bit.into_iter().map(Binary::Bit))
+            .chain(Cmp::ALL.into_iter().map(Binary::Cmp))
+            .chain([Binary::And, Binary::Or])
+            .collect()
+    }
+
+    #[test]
+    fn every_binary_operator_has_one_instruction_and_back() {
+        let ops: Vec<Op> = every_binary().into_iter().map(Op::of_binary).collect();
+        for (b, op) in every_binary().into_iter().zip(&ops) {
+            assert_eq!(op.binary(), Some(b), "{op:?}");
+        }
+        let mut distinct = ops.clone();
+        distinct.dedup();
+        assert_eq!(distinct.len(), ops.len());
+        assert_eq!(Op::Index.binary(), None);
+        assert_eq!(Op::CmpK.binary(), None);
+    }
+
+    /// The machine's dispatch spells each binary instruction out (one arm an
+    /// instruction, for speed); here each arm is held against the shared map.
+    #[test]
+    fn the_machine_applies_each_binary_instruction_as_its_operator() {
+        use crate::ad::CompiledAd;
+        use crate::machine::{Machine, NoBuiltins, Sides};
+        use crate::program::Program;
+        use crate::value::Value;
+        let values = [
+            Value::Int(7),
+            Value::Int(-2),
+            Value::Int(0),
+            Value::Real(2.5),
+            Value::Bool(true),
+            Value::str("a"),
+            Value::Undefined,
+            Value::Error,
+        ];
+        let ad = CompiledAd::new();
+        for b in every_binary() {
+            for x in &values {
+                for y in &values {
+                    let p = Program {
+                        code: vec![
+                            Instr::new(Op::Const, 0, 0, 0),
+                            Instr::new(Op::Const, 1, 0, 1),
+                            Instr::new(Op::of_binary(b), 2, 0, 1),
+                            Instr::new(Op::Ret, 0, 0, 2),
+                        ],
+                        consts: vec![x.clone(), y.clone()],
+                        nregs: 3,
+                        max_depth: 1,
+                        nodes: 3,
+                        ..Program::default()
+                    };
+                    let got = Machine::new()
+                        .eval(&p, Sides::new(&ad, None), &mut NoBuiltins)
+                        .unwrap();
+                    let want = b.apply(x, y);
+                    assert_eq!(format!("{got:?}"), format!("{want:?}"), "{b:?} {x:?} {y:?}");
+                }
+            }
+        }
+    }
 
     #[test]
     fn instructions_are_eight_bytes() {

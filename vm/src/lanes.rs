@@ -15,7 +15,7 @@
 use crate::ad::{Attr, CompiledAd};
 use crate::instr::Op;
 use crate::machine::{Host, Machine};
-use crate::ops::{self, Arith, Bit, Cmp};
+use crate::ops::{self, Cmp};
 use crate::program::Program;
 use crate::value::Value;
 
@@ -365,31 +365,9 @@ fn work_out_lane_depth(p: &Program) -> Option<u32> {
 /// A binary operator of the machine on two values; `None` for identity of two lists
 /// (the front end's question) and for anything that is not a binary operator.
 fn binary(op: Op, a: &Value, b: &Value) -> Option<Value> {
-    Some(match op {
-        Op::Add => ops::arith(Arith::Add, a, b),
-        Op::Sub => ops::arith(Arith::Sub, a, b),
-        Op::Mul => ops::arith(Arith::Mul, a, b),
-        Op::Div => ops::arith(Arith::Div, a, b),
-        Op::Mod => ops::arith(Arith::Mod, a, b),
-        Op::Lt => ops::compare(Cmp::Lt, a, b),
-        Op::Le => ops::compare(Cmp::Le, a, b),
-        Op::Gt => ops::compare(Cmp::Gt, a, b),
-        Op::Ge => ops::compare(Cmp::Ge, a, b),
-        Op::Eq => ops::compare(Cmp::Eq, a, b),
-        Op::Ne => ops::compare(Cmp::Ne, a, b),
-        Op::Is | Op::Isnt if matches!(a, Value::List(_)) && matches!(b, Value::List(_)) => {
-            return None
-        }
-        Op::Is => ops::compare(Cmp::Is, a, b),
-        Op::Isnt => ops::compare(Cmp::Isnt, a, b),
-        Op::BitAnd => ops::bitwise(Bit::And, a, b),
-        Op::BitOr => ops::bitwise(Bit::Or, a, b),
-        Op::BitXor => ops::bitwise(Bit::Xor, a, b),
-        Op::Shl => ops::bitwise(Bit::Shl, a, b),
-        Op::Shr => ops::bitwise(Bit::Shr, a, b),
-        Op::UShr => ops::bitwise(Bit::UShr, a, b),
-        Op::And => ops::and(a, b),
-        Op::Or => ops::or(a, b),
-        _ => return None,
-    })
+    if matches!(op, Op::Is | Op::Isnt) && matches!(a, Value::List(_)) && matches!(b, Value::List(_))
+    {
+        return None;
+    }
+    Some(op.binary()?.apply(a, b))
 }

@@ -96,6 +96,41 @@ pub enum Bit {
     UShr,
 }
 
+/// A binary operator that is a function of its two operand values, by family.
+///
+/// The one map every engine shares: the front end's operators name their
+/// [`Binary`], and an instruction its own (`Op::binary`), so the reference
+/// evaluator, the compiler and each tier of the machine apply the same rule.
+/// `?:` and subscripts are not here: their rules need more than two values.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Binary {
+    /// `+ - * / %`
+    Arith(Arith),
+    /// `& | ^ << >> >>>`
+    Bit(Bit),
+    /// `< <= > >= == != =?= =!=`
+    Cmp(Cmp),
+    /// `&&`, once its left operand did not decide
+    And,
+    /// `||`, once its left operand did not decide
+    Or,
+}
+
+impl Binary {
+    /// The operator applied to two values. Identity (`=?=`) of two lists is
+    /// answered here as of two values; a front end whose lists have
+    /// representations of their own asks that question itself first.
+    pub fn apply(self, a: &Value, b: &Value) -> Value {
+        match self {
+            Binary::Arith(op) => arith(op, a, b),
+            Binary::Bit(op) => bitwise(op, a, b),
+            Binary::Cmp(op) => compare(op, a, b),
+            Binary::And => and(a, b),
+            Binary::Or => or(a, b),
+        }
+    }
+}
+
 /// The strictness rule of every operator but `&& || ?: =?= =!=`: error wins over
 /// undefined, whichever side it is on. `None` when neither operand decides.
 pub fn strict2(a: &Value, b: &Value) -> Option<Value> {

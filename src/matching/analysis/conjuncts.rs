@@ -7,6 +7,7 @@ use crate::ad::ClassAd;
 use crate::eval::{eval_in, Semantics};
 use crate::matching::refs::References;
 use crate::syntax::ast::{BinOp, ExprRef, Node};
+use classad_vm::ops::Cmp;
 use classad_vm::{Str, Value};
 use std::sync::Arc;
 
@@ -49,54 +50,6 @@ pub fn conjuncts_inlined(ad: &ClassAd, expr: &ExprRef, inline: &[&str]) -> Vec<E
     out
 }
 
-/// A comparison, with the target's attribute on the left.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum CompareOp {
-    /// `<`
-    Lt,
-    /// `<=`
-    Le,
-    /// `>`
-    Gt,
-    /// `>=`
-    Ge,
-    /// `==`
-    Eq,
-    /// `!=`
-    Ne,
-    /// `=?=` (`is`)
-    Is,
-    /// `=!=` (`isnt`)
-    Isnt,
-}
-
-impl CompareOp {
-    fn of(op: BinOp) -> Option<CompareOp> {
-        Some(match op {
-            BinOp::Lt => CompareOp::Lt,
-            BinOp::Le => CompareOp::Le,
-            BinOp::Gt => CompareOp::Gt,
-            BinOp::Ge => CompareOp::Ge,
-            BinOp::Eq => CompareOp::Eq,
-            BinOp::Ne => CompareOp::Ne,
-            BinOp::Is => CompareOp::Is,
-            BinOp::Isnt => CompareOp::Isnt,
-            _ => return None,
-        })
-    }
-
-    /// The same comparison with its operands swapped (`k < x` is `x > k`).
-    fn swapped(self) -> CompareOp {
-        match self {
-            CompareOp::Lt => CompareOp::Gt,
-            CompareOp::Le => CompareOp::Ge,
-            CompareOp::Gt => CompareOp::Lt,
-            CompareOp::Ge => CompareOp::Le,
-            same => same,
-        }
-    }
-}
-
 /// A conjunct that compares an attribute of the target with a value fixed by the
 /// analyzed ad: `TARGET.Memory >= RequestMemory` with the job's `RequestMemory`,
 /// or `"LINUX" == TARGET.OpSys`.
@@ -108,7 +61,7 @@ pub struct Comparison {
     /// The attribute's name.
     pub attr: Str,
     /// The comparison, the attribute on the left.
-    pub op: CompareOp,
+    pub op: Cmp,
     /// The other operand's value in the analyzed ad alone.
     pub value: Value,
 }
@@ -122,7 +75,7 @@ pub fn comparison(my: &Arc<ClassAd>, e: &ExprRef) -> Option<Comparison> {
     let Node::Binary(op, a, b) = e.node() else {
         return None;
     };
-    let op = CompareOp::of(*op)?;
+    let op = op.comparison()?;
     let (a, b) = (skip_parens(&e.child(*a)), skip_parens(&e.child(*b)));
     let (target, other, op) = if let Some(attr) = target_attr(my, &a) {
         ((a, attr), b, op)

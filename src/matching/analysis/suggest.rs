@@ -29,8 +29,9 @@
 //! so measuring each conjunct on its own picks the same slot for a range, and
 //! each conjunct's suggestion is its own.
 
-use super::conjuncts::{CompareOp, Comparison};
+use super::conjuncts::Comparison;
 use super::truth::Hits;
+use classad_vm::ops::Cmp;
 use classad_vm::Value;
 
 /// What to do with a conjunct.
@@ -147,7 +148,7 @@ pub fn suggest(
 }
 
 /// The change that makes `x op k` hold for the slot's value `v`.
-fn change(op: CompareOp, v: &Value) -> Suggestion {
+fn change(op: Cmp, v: &Value) -> Suggestion {
     if !matches!(
         v,
         Value::Int(_) | Value::Real(_) | Value::Str(_) | Value::Bool(_)
@@ -155,12 +156,10 @@ fn change(op: CompareOp, v: &Value) -> Suggestion {
         return Suggestion::Remove;
     }
     match op {
-        CompareOp::Ge | CompareOp::Le | CompareOp::Eq | CompareOp::Is => {
-            Suggestion::ModifyTo(v.clone())
-        }
-        CompareOp::Gt => step(v, -1.0).map_or(Suggestion::Remove, Suggestion::ModifyTo),
-        CompareOp::Lt => step(v, 1.0).map_or(Suggestion::Remove, Suggestion::ModifyTo),
-        CompareOp::Ne | CompareOp::Isnt => Suggestion::Remove,
+        Cmp::Ge | Cmp::Le | Cmp::Eq | Cmp::Is => Suggestion::ModifyTo(v.clone()),
+        Cmp::Gt => step(v, -1.0).map_or(Suggestion::Remove, Suggestion::ModifyTo),
+        Cmp::Lt => step(v, 1.0).map_or(Suggestion::Remove, Suggestion::ModifyTo),
+        Cmp::Ne | Cmp::Isnt => Suggestion::Remove,
     }
 }
 
@@ -179,20 +178,17 @@ fn step(v: &Value, by: f64) -> Option<Value> {
 
 /// How far `x` is from satisfying `x op k` (0 when it does, or is at the edge of
 /// a strict bound).
-fn gap(op: CompareOp, x: f64, k: f64) -> f64 {
+fn gap(op: Cmp, x: f64, k: f64) -> f64 {
     match op {
-        CompareOp::Ge | CompareOp::Gt => (k - x).max(0.0),
-        CompareOp::Le | CompareOp::Lt => (x - k).max(0.0),
+        Cmp::Ge | Cmp::Gt => (k - x).max(0.0),
+        Cmp::Le | Cmp::Lt => (x - k).max(0.0),
         _ => (x - k).abs(),
     }
 }
 
 /// The comparisons a numeric distance means something for.
-fn numeric_op(op: CompareOp) -> bool {
-    matches!(
-        op,
-        CompareOp::Lt | CompareOp::Le | CompareOp::Gt | CompareOp::Ge | CompareOp::Eq
-    )
+fn numeric_op(op: Cmp) -> bool {
+    matches!(op, Cmp::Lt | Cmp::Le | Cmp::Gt | Cmp::Ge | Cmp::Eq)
 }
 
 fn number(v: &Value) -> Option<f64> {
@@ -211,7 +207,7 @@ mod tests {
     use crate::syntax::parse_expr;
     use std::sync::Arc;
 
-    fn cmp(attr: &str, op: CompareOp, value: Value) -> Option<Comparison> {
+    fn cmp(attr: &str, op: Cmp, value: Value) -> Option<Comparison> {
         Some(Comparison {
             target: ExprRef::root_of(Arc::new(parse_expr(attr).unwrap())),
             attr: attr.into(),
@@ -253,8 +249,8 @@ mod tests {
     fn a_request_beyond_every_slot_comes_down_to_the_largest() {
         let memory = [4096, 7936, 2048];
         let comparisons = [
-            cmp("TARGET.Memory", CompareOp::Ge, Value::Int(10000)),
-            cmp("TARGET.Arch", CompareOp::Eq, Value::Str("X86_64".into())),
+            cmp("TARGET.Memory", Cmp::Ge, Value::Int(10000)),
+            cmp("TARGET.Arch", Cmp::Eq, Value::Str("X86_64".into())),
         ];
         let holds = [hits(&[false, false, false]), hits(&[true, true, true])];
         let s = suggest(&comparisons, &holds, 3, |c, s| match c {
@@ -271,8 +267,8 @@ mod tests {
     #[test]
     fn the_closest_slot_weighs_numeric_gaps_against_other_failures() {
         let comparisons = [
-            cmp("TARGET.Memory", CompareOp::Gt, Value::Int(1000)),
-            cmp("TARGET.OpSys", CompareOp::Eq, Value::Str("LINUX".into())),
+            cmp("TARGET.Memory", Cmp::Gt, Value::Int(1000)),
+            cmp("TARGET.OpSys", Cmp::Eq, Value::Str("LINUX".into())),
             None,
         ];
         // Slot 0: Memory 10, LINUX. Slot 1: Memory 990, WINDOWS.
@@ -298,9 +294,9 @@ mod tests {
     #[test]
     fn what_no_value_can_fix_is_removed() {
         let comparisons = [
-            cmp("TARGET.Gpus", CompareOp::Ge, Value::Int(1)),
-            cmp("TARGET.Name", CompareOp::Ne, Value::Str("a".into())),
-            cmp("TARGET.Cpus", CompareOp::Lt, Value::Real(2.0)),
+            cmp("TARGET.Gpus", Cmp::Ge, Value::Int(1)),
+            cmp("TARGET.Name", Cmp::Ne, Value::Str("a".into())),
+            cmp("TARGET.Cpus", Cmp::Lt, Value::Real(2.0)),
             None,
         ];
         let holds = [
@@ -340,7 +336,7 @@ mod tests {
         );
         assert!(step(&Value::Int(i64::MAX), 1.0).is_none());
         assert!(matches!(
-            change(CompareOp::Gt, &Value::Str("b".into())),
+            change(Cmp::Gt, &Value::Str("b".into())),
             Suggestion::Remove
         ));
     }

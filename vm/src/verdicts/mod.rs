@@ -20,7 +20,7 @@ use crate::instr::Op;
 use crate::lanes::{lane_depth, LANES, MAX_DEPTH};
 use crate::logic::{for_each_lane, Logic, Verdicts};
 use crate::machine::{Host, Machine, STEP_BOUND};
-use crate::ops::{self, Arith, Cmp};
+use crate::ops::{self, Arith, Binary, Cmp};
 use crate::program::Program;
 use crate::value::Value;
 use regs::{Known, Num, NumLanes, Numbers, Reader, Reg};
@@ -637,26 +637,17 @@ fn arith_lanes<A: Numbers + ?Sized, B: Numbers + ?Sized>(
 
 /// The operation of an arithmetic instruction.
 fn arith_of(op: Op) -> Arith {
-    match op {
-        Op::Add => Arith::Add,
-        Op::Sub => Arith::Sub,
-        Op::Mul => Arith::Mul,
-        Op::Div => Arith::Div,
-        _ => Arith::Mod,
+    match op.binary() {
+        Some(Binary::Arith(a)) => a,
+        _ => unreachable!("{op:?} is not arithmetic"),
     }
 }
 
 /// The comparison of a comparison instruction.
 fn cmp_of(op: Op) -> Cmp {
-    match op {
-        Op::Lt => Cmp::Lt,
-        Op::Le => Cmp::Le,
-        Op::Gt => Cmp::Gt,
-        Op::Ge => Cmp::Ge,
-        Op::Eq => Cmp::Eq,
-        Op::Ne => Cmp::Ne,
-        Op::Is => Cmp::Is,
-        _ => Cmp::Isnt,
+    match op.binary() {
+        Some(Binary::Cmp(c)) => c,
+        _ => unreachable!("{op:?} is not a comparison"),
     }
 }
 
