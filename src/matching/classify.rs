@@ -143,8 +143,7 @@ struct Worked<'j> {
 /// shared, sorted name list) keeps them, found once per layout and name.
 #[derive(Default)]
 struct NameTable {
-    names: Vec<Str>,
-    index: ahash::AHashMap<Box<str>, u32>,
+    names: classad_vm::interner::Interner,
     /// Per layout (by its identity), per name: `UNKNOWN`, `ABSENT` or a position.
     layouts: ahash::AHashMap<usize, Vec<u32>>,
 }
@@ -154,17 +153,7 @@ const ABSENT: u32 = u32::MAX - 1;
 
 impl NameTable {
     fn intern(&mut self, name: &str) -> u32 {
-        self.intern_lower(name, &name.to_ascii_lowercase())
-    }
-
-    /// [`NameTable::intern`] of `name`, given its lower-case spelling `lower`.
-    fn intern_lower(&mut self, name: &str, lower: &str) -> u32 {
-        if let Some(&i) = self.index.get(lower) {
-            return i;
-        }
-        self.names.push(Str::from(name));
-        self.index.insert(lower.into(), self.names.len() as u32 - 1);
-        self.names.len() as u32 - 1
+        self.names.intern(name)
     }
 
     /// Where `job` keeps name `n` (`ABSENT` when it lacks it), given that
@@ -237,8 +226,8 @@ struct Published {
 struct PublishedClass {
     signature: String,
     key: Arc<[u8]>,
-    /// Each name as spelled, lower-cased, and what the job had there.
-    looked: Vec<(Str, Box<str>, Looked)>,
+    /// Each name as spelled, and what the job had there.
+    looked: Vec<(Str, Looked)>,
     whole: Option<usize>,
 }
 
@@ -387,7 +376,10 @@ impl<'s, 'j> PartClassifier<'s, 'j> {
             return false;
         }
         w.looked.iter_mut().all(|(n, was)| {
-            match (was, NameTable::lookup(&table.names, positions, job, *n)) {
+            match (
+                was,
+                NameTable::lookup(table.names.names(), positions, job, *n),
+            ) {
                 (None, None) => true,
                 (Some((a, id)), Some(b)) => {
                     let alike = canon.alike(*a, *id, b);
@@ -426,7 +418,10 @@ impl<'s, 'j> PartClassifier<'s, 'j> {
         }
         let mut h = ahash::AHasher::default();
         for &n in &self.probes {
-            canon.hash(NameTable::lookup(&table.names, positions, job, n), &mut h);
+            canon.hash(
+                NameTable::lookup(table.names.names(), positions, job, n),
+                &mut h,
+            );
         }
         let hash = h.finish();
         let known = self.by_hash.get(&hash).and_then(|ws| {
@@ -449,9 +444,12 @@ impl<'s, 'j> PartClassifier<'s, 'j> {
         if p.whole.is_some_and(|len| len != job.len()) {
             return false;
         }
-        p.looked.iter().all(|(name, lower, was)| {
-            let n = table.intern_lower(name, lower);
-            match (was, NameTable::lookup(&table.names, positions, job, n)) {
+        p.looked.iter().all(|(name, was)| {
+            let n = table.intern(name);
+            match (
+                was,
+                NameTable::lookup(table.names.names(), positions, job, n),
+            ) {
                 (Looked::Absent, None) => true,
                 (Looked::Literal(x), Some(b)) => {
                     matches!(b.node(), Node::Lit(y) if same_literal(x, y))
@@ -498,9 +496,9 @@ impl<'s, 'j> PartClassifier<'s, 'j> {
         let looked = found
             .looked
             .iter()
-            .map(|(name, lower, _)| {
-                let n = self.table.intern_lower(name, lower);
-                let e = NameTable::lookup(&self.table.names, positions, job, n);
+            .map(|(name, _)| {
+                let n = self.table.intern(name);
+                let e = NameTable::lookup(self.table.names.names(), positions, job, n);
                 (n, e.map(|e| (e, self.canon.id(e))))
             })
             .collect();
@@ -530,8 +528,7 @@ impl<'s, 'j> PartClassifier<'s, 'j> {
                         _ => Looked::Expr(e.tree.clone(), e.id, id),
                     },
                 };
-                let name = &self.table.names[n as usize];
-                (name.clone(), name.to_ascii_lowercase().into(), was)
+                (self.table.names.names()[n as usize].clone(), was)
             })
             .collect();
         let class = PublishedClass {
@@ -599,7 +596,7 @@ impl<'s, 'j> PartClassifier<'s, 'j> {
             .into_iter()
             .filter(|&n| seen.insert(n))
             .map(|n| {
-                let at = job.position(&self.table.names[n as usize]).ok();
+                let at = job.position(&self.table.names.names()[n as usize]).ok();
                 (n, at.map(|p| (job.at(p), self.canon.id(job.at(p)))))
             })
             .collect();
@@ -665,7 +662,7 @@ impl SignificantAttributes {
                 None => c.take_layout(job),
             };
             for &n in &reads {
-                NameTable::position(&c.table.names, &mut positions, job, n);
+                NameTable::position(c.table.names.names(), &mut positions, job, n);
             }
             last = match c.find(&mut positions, job, last) {
                 Ok(w) => {

@@ -468,13 +468,13 @@ impl Default for Ids {
 /// and every constant compared with them (so that a constant's identities, once
 /// made, never change).
 #[derive(Debug, Default)]
-pub(crate) struct StringIds(std::cell::RefCell<Interner>);
+pub(crate) struct StringIds(std::cell::RefCell<Identities>);
 
 #[derive(Debug, Default)]
-struct Interner {
-    /// By a hash of the folded text; each bucket lists the strings with that hash.
-    by_hash: ahash::AHashMap<u64, Vec<(Str, u32)>>,
-    folded: u32,
+struct Identities {
+    /// Identities ignoring case.
+    folded: crate::interner::Interner,
+    /// Exact identities.
     exact: ahash::AHashMap<Str, u32>,
     /// Programs' constant strings and their identities, by address (an entry
     /// keeps its string alive, so the address is not reused): a constant is
@@ -525,50 +525,13 @@ impl StringIds {
     }
 }
 
-impl Interner {
+impl Identities {
     fn intern(&mut self, s: &Str) -> Ids {
-        let bucket = self.by_hash.entry(folded_hash(s)).or_default();
-        let folded = match bucket.iter().find(|(t, _)| same_ignoring_case(t, s)) {
-            Some((_, id)) => *id,
-            None => {
-                let id = self.folded;
-                self.folded += 1;
-                bucket.push((s.clone(), id));
-                id
-            }
-        };
+        let folded = self.folded.intern_str(s);
         let next = self.exact.len() as u32;
         let exact = *self.exact.entry(s.clone()).or_insert(next);
         Ids { folded, exact }
     }
-}
-
-fn same_ignoring_case(a: &str, b: &str) -> bool {
-    a.len() == b.len() && a.eq_ignore_ascii_case(b)
-}
-
-/// A hash of `s` with ASCII letters folded to lower case, eight bytes at a time.
-fn folded_hash(s: &str) -> u64 {
-    const K: u64 = 0x51_7c_c1_b7_27_22_0a_95;
-    let mut h = s.len() as u64;
-    for chunk in s.as_bytes().chunks(8) {
-        let mut word = [0u8; 8];
-        word[..chunk.len()].copy_from_slice(chunk);
-        h = (h.rotate_left(5) ^ fold_ascii(u64::from_le_bytes(word))).wrapping_mul(K);
-    }
-    h
-}
-
-/// Eight bytes with `A`-`Z` made lower case (other bytes unchanged).
-fn fold_ascii(x: u64) -> u64 {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const HIGH: u64 = 0x8080_8080_8080_8080;
-    let low7 = x & !HIGH;
-    // Per byte, the high bit says: at least `A`; above `Z`.
-    let ge_a = low7 + ONES * (0x80 - u64::from(b'A'));
-    let gt_z = low7 + ONES * (0x80 - u64::from(b'Z') - 1);
-    let upper = ge_a & !gt_z & !x & HIGH;
-    x | (upper >> 2)
 }
 
 /// The most columns a block holds before a constant string gets one of its own
@@ -791,16 +754,6 @@ impl<'a> TargetBlock<'a> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn folding_lowers_ascii_letters_only() {
-        let all: Vec<u8> = (0..=255).collect();
-        for chunk in all.chunks(8) {
-            let x = u64::from_le_bytes(chunk.try_into().unwrap());
-            let want: Vec<u8> = chunk.iter().map(u8::to_ascii_lowercase).collect();
-            assert_eq!(fold_ascii(x).to_le_bytes().to_vec(), want);
-        }
-    }
 
     /// A column's index is made when first needed, and made again once a lane
     /// is set: a closed value filled in after a comparison is compared next

@@ -12,6 +12,7 @@ mod closed;
 pub mod columns;
 pub mod inline;
 pub mod instr;
+pub mod interner;
 pub mod lanes;
 pub mod limits;
 pub mod logic;

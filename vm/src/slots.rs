@@ -1,5 +1,7 @@
-//! The attribute-name interner: case-insensitive names to dense `u32` slots.
+//! The slot table: attribute names (case-insensitive, through the one
+//! [`crate::interner`]) and paths of names through records, to dense `u32` ids.
 
+use crate::interner::Interner;
 use ahash::AHashMap as HashMap;
 
 /// Maps attribute names, ignoring ASCII case as ClassAds do, to slot numbers
@@ -7,8 +9,7 @@ use ahash::AHashMap as HashMap;
 /// slot means the same attribute in every ad compiled against it.
 #[derive(Clone, Debug, Default)]
 pub struct SlotTable {
-    slots: HashMap<Box<[u8]>, u32>,
-    names: Vec<String>,
+    names: Interner,
     /// Paths of names through record literals (slots of the names, outermost
     /// first) to dense ids, apart from the attribute slots so that no attribute
     /// name can pass for a path.
@@ -34,38 +35,17 @@ impl SlotTable {
 
     /// The slot of `name`, adding it if new.
     pub fn intern(&mut self, name: &str) -> u32 {
-        if let Some(s) = self.get(name) {
-            return s;
-        }
-        let key: Box<[u8]> = name.bytes().map(|b| b.to_ascii_lowercase()).collect();
-        let s = self.names.len() as u32;
-        self.slots.insert(key, s);
-        self.names.push(name.to_string());
-        s
+        self.names.intern(name)
     }
 
     /// The slot of `name`, if it has one.
     pub fn get(&self, name: &str) -> Option<u32> {
-        // Lower-cased on the stack, in one copy and one pass over the bytes:
-        // compiling a pool looks up every name of every ad, and a heap key per
-        // lookup was a fifth of the time (pushing byte by byte, a tenth).
-        let mut buf = [0u8; 64];
-        match buf.get_mut(..name.len()) {
-            Some(key) => {
-                key.copy_from_slice(name.as_bytes());
-                key.make_ascii_lowercase();
-                self.slots.get(&*key).copied()
-            }
-            None => self
-                .slots
-                .get(name.to_ascii_lowercase().as_bytes())
-                .copied(),
-        }
+        self.names.get(name)
     }
 
     /// The name a slot was first interned under.
     pub fn name(&self, slot: u32) -> Option<&str> {
-        self.names.get(slot as usize).map(String::as_str)
+        self.names.name(slot).map(|s| s.as_str())
     }
 
     /// How many slots there are.
