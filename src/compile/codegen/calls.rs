@@ -1,0 +1,139 @@
+//! Builtin calls: arguments evaluated into registers, membership in constant
+//! lists prepared once (`Member`), and calls the machine must leave alone.
+
+use super::{site, without_arguments, Gen};
+use crate::functions::{
+    find, find_index, ERROR_ON_FAILED_ARGUMENT, IMPURE_BUILTINS, SCOPED_BUILTINS,
+};
+use crate::syntax::ast::NodeId;
+use classad_vm::{Op, Str, Value};
+
+/// The membership builtins that compile to `Member` when their list is a
+/// constant (see `const_set`).
+pub(super) const MEMBERSHIP_BUILTINS: [&str; 4] = [
+    "stringListMember",
+    "stringListIMember",
+    "member",
+    "identicalMember",
+];
+
+impl Gen<'_> {
+    pub(super) fn call(&mut self, name: &str, args: &[NodeId], dst: u16, d: u32) {
+        let Some(b) = find(name) else {
+            // An unknown function is error, its arguments unevaluated.
+            return self.konst(dst, Value::Error);
+        };
+        if b.name.eq_ignore_ascii_case("ifThenElse") {
+            return match args {
+                [c, a, e] => self.conditional(*c, *a, *e, dst, d, false),
+                _ => self.konst(dst, Value::Error),
+            };
+        }
+        if b.name.eq_ignore_ascii_case("evalInEachContext") {
+            if let Some(records) = self.each_context_records(args) {
+                return self.each_context(args[0], records, dst, d);
+            }
+        }
+        if SCOPED_BUILTINS
+            .iter()
+            .any(|s| s.eq_ignore_ascii_case(b.name))
+            || args.len() > 255
+        {
+            return self.reference();
+        }
+        let Some(native) = find_index(name) else {
+            return self.reference();
+        };
+        let impure = IMPURE_BUILTINS
+            .iter()
+            .any(|s| s.eq_ignore_ascii_case(b.name));
+        if let Some(v) = without_arguments(b.run, args.len()) {
+            if !impure {
+                // Wrong arity: the builtin answers without evaluating its arguments.
+                return self.konst(dst, v);
+            }
+            if !args.is_empty() {
+                // Whether that answer reads the clock is the builtin's business.
+                return self.reference();
+            }
+            // The clock or chance, read by the call when it runs (`time()`,
+            // `random()`): never when compiled.
+        }
+        if b.name.eq_ignore_ascii_case("size") && args.len() == 1 {
+            // `size(TARGET.AvailableGPUs)`: a list's length needs none of its
+            // elements, which may be references the machine cannot evaluate.
+            if let Some(mut path) = self.chain_select(args[0], 1) {
+                path.size = Some(native);
+                let z = self.paths.len() as u32;
+                self.paths.push(path);
+                // (One level below the call, where its argument is.)
+                self.emit(Op::SelectPath, dst, site(d + 1), z);
+                return;
+            }
+        }
+        if let Some(set) = self.const_set(b.name, args) {
+            let rx = self.reg();
+            self.node(args[0], rx, d);
+            let z = self.sets.len() as u32;
+            self.sets.push(set);
+            self.emit(Op::Member, dst, rx, z);
+            return;
+        }
+        if ERROR_ON_FAILED_ARGUMENT
+            .iter()
+            .any(|s| s.eq_ignore_ascii_case(b.name))
+        {
+            self.fail_needs_reference = true;
+        }
+        let first = self.next_reg;
+        for _ in args {
+            self.reg();
+        }
+        for (i, a) in args.iter().enumerate() {
+            self.node(*a, first + i as u16, d);
+        }
+        self.emit(Op::Call, dst, first, (native << 8) | args.len() as u32);
+    }
+
+    /// The prepared collection of a membership builtin (`stringListMember` and
+    /// `stringListIMember`, `member` and `identicalMember`) whose list argument
+    /// (and delimiters) are constants: only its first argument is then evaluated,
+    /// and the list is split once, here.
+    fn const_set(&mut self, name: &str, args: &[NodeId]) -> Option<classad_vm::ConstSet> {
+        use crate::functions::stringlist::{items, loose_text, DEFAULT_DELIMS};
+        let is = |s: &str| name.eq_ignore_ascii_case(s);
+        let [string_list, string_list_i, member, identical_member] = MEMBERSHIP_BUILTINS;
+        if is(string_list) || is(string_list_i) {
+            let list_value = self.known(*args.get(1)?)?;
+            let list = loose_text(&list_value)?;
+            let delims = match args.get(2) {
+                None => DEFAULT_DELIMS.to_string(),
+                Some(&d) => {
+                    let v = self.known(d)?;
+                    match loose_text(&v)? {
+                        t if t.is_empty() && v.is_undefined() => DEFAULT_DELIMS.to_string(),
+                        t => t,
+                    }
+                }
+            };
+            if args.len() > 3 {
+                return None;
+            }
+            let items = items(&list, &delims).into_iter().map(Str::new).collect();
+            Some(classad_vm::ConstSet::Strings {
+                items,
+                ignore_case: is(string_list_i),
+                // An undefined list reads as empty, except to an undefined value.
+                list_undefined: list_value.is_undefined(),
+            })
+        } else if (is(member) || is(identical_member)) && args.len() == 2 {
+            let list = self.known(args[1])?;
+            Some(classad_vm::ConstSet::Values {
+                items: crate::compile::host::list_values(&list)?,
+                identical: is(identical_member),
+            })
+        } else {
+            None
+        }
+    }
+}

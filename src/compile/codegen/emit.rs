@@ -1,0 +1,249 @@
+//! Emission: the walk over the tree that writes instructions, asking the
+//! analyses of the sibling modules (folding, TARGET-only caching, name
+//! resolution, inlining) what each node compiles to.
+
+use super::{is_scope_name, site, Gen};
+use crate::syntax::ast::{BinOp, Node, NodeId, UnOp};
+use classad_vm::{Instr, Op, Value};
+
+/// The instruction of a binary operator; `?:` compiles to a jump and a subscript
+/// to `Index` before they get here.
+fn binary_op(op: BinOp) -> Op {
+    op.binary().map_or(Op::Index, Op::of_binary)
+}
+
+impl Gen<'_> {
+    pub(super) fn emit(&mut self, op: Op, x: u16, y: u16, z: u32) -> usize {
+        // Registers past 255 make the whole program fall back (see compile_expr);
+        // truncating here keeps the code well-formed meanwhile.
+        self.code.push(Instr::new(op, x as u8, y, z));
+        self.code.len() - 1
+    }
+
+    fn patch(&mut self, at: usize) {
+        self.code[at].z = self.code.len() as u32;
+    }
+
+    pub(super) fn reg(&mut self) -> u16 {
+        let r = self.next_reg;
+        self.next_reg += 1;
+        self.max_reg = self.max_reg.max(self.next_reg);
+        r
+    }
+
+    pub(super) fn konst(&mut self, dst: u16, v: Value) {
+        let k = self.consts.len() as u32;
+        self.consts.push(v);
+        self.emit(Op::Const, dst, 0, k);
+    }
+
+    pub(super) fn reference(&mut self) {
+        self.emit(Op::Reference, 0, 0, 0);
+    }
+
+    /// Emits code leaving node `id`'s value in `dst`; `depth` is the depth its
+    /// ancestors consume (for the depth bound of attribute dereferences).
+    pub(super) fn node(&mut self, id: NodeId, dst: u16, depth: u32) {
+        let node = self.e.tree.node(id);
+        match node {
+            Node::Lit(Value::RelTime(r)) => return self.konst(dst, Value::Real(*r)),
+            Node::Lit(v) => return self.konst(dst, v.clone()),
+            Node::Attr {
+                scope: None,
+                name,
+                absolute: false,
+            } => return self.name(name, dst, depth),
+            _ => {}
+        }
+        if let Some(v) = self.known(id) {
+            return self.konst(dst, v);
+        }
+        if self.cache_targets
+            && self.my.is_some()
+            && self.target_only(id)
+            && (self.has_call(id) || (self.tree_has_chain() && self.has_chain(id)))
+        {
+            return self.target_cached(id, dst, depth);
+        }
+        let d = depth + 1;
+        let saved = self.next_reg;
+        match node {
+            Node::Lit(_) | Node::Attr { scope: None, .. } => self.reference(),
+            Node::Binary(BinOp::Subscript, a, b) if self.target_key(*a, *b).is_some() => {
+                let key = self.target_key(*a, *b).unwrap_or_default();
+                let slot = self.slots.intern(&key);
+                self.emit(Op::LoadTarget, dst, site(d), slot);
+            }
+            Node::Attr { scope: Some(_), .. } | Node::Binary(BinOp::Subscript, ..)
+                if self.try_path(id, dst, d) => {}
+            Node::Attr {
+                scope: Some(s),
+                name,
+                ..
+            } => self.select(*s, name, dst, d),
+            Node::Paren(a) => self.node(*a, dst, d),
+            Node::Unary(op, a) => {
+                let r = self.reg();
+                self.node(*a, r, d);
+                let op = match op {
+                    UnOp::Neg => Op::Neg,
+                    UnOp::Plus => Op::Plus,
+                    UnOp::Not => Op::Not,
+                    UnOp::BitNot => Op::BitNot,
+                };
+                self.emit(op, dst, 0, u32::from(r));
+            }
+            Node::Binary(op @ (BinOp::And | BinOp::Or), a, b)
+                if self.neutral_operand(*op, *a, *b).is_some() =>
+            {
+                let x = self.neutral_operand(*op, *a, *b).unwrap_or(*a);
+                self.node(x, dst, d);
+            }
+            Node::Binary(op @ (BinOp::And | BinOp::Or), a, b) => {
+                let is_and = *op == BinOp::And;
+                let rb = self.reg();
+                self.node(*a, dst, d);
+                // A deciding left side is stored as `false`/`true` by the jump.
+                let skip = self.emit(
+                    if is_and {
+                        Op::JumpIfFalse
+                    } else {
+                        Op::JumpIfTrue
+                    },
+                    dst,
+                    0,
+                    0,
+                );
+                self.node(*b, rb, d);
+                self.emit(
+                    if is_and { Op::And } else { Op::Or },
+                    dst,
+                    dst,
+                    u32::from(rb),
+                );
+                self.patch(skip);
+            }
+            Node::Binary(op, a, b) if self.compare_with_constant(*op, *a, *b, dst, d) => {}
+            Node::Binary(BinOp::Elvis, a, b) => {
+                self.node(*a, dst, d);
+                let end = self.emit(Op::JumpIfDefined, dst, 0, 0);
+                self.node(*b, dst, d);
+                self.patch(end);
+            }
+            Node::Binary(op, a, b) => {
+                let (ra, rb) = (self.reg(), self.reg());
+                self.node(*a, ra, d);
+                self.node(*b, rb, d);
+                self.emit(binary_op(*op), dst, ra, u32::from(rb));
+            }
+            Node::Ternary(c, a, b) => self.conditional(*c, *a, *b, dst, d, true),
+            Node::Call { name, args } => self.call(name, args, dst, d),
+            Node::List(_) | Node::Record(_) => self.reference(),
+        }
+        self.next_reg = saved;
+    }
+
+    /// A comparison with a constant operand as one `CmpK`, or `CmpTK` when the
+    /// other operand is a TARGET attribute; false (nothing emitted) otherwise. `d`
+    /// is the depth the operands sit at.
+    fn compare_with_constant(&mut self, op: BinOp, a: NodeId, b: NodeId, dst: u16, d: u32) -> bool {
+        let Some(cmp) = op.comparison() else {
+            return false;
+        };
+        let plain = |v: &Option<Value>| {
+            v.as_ref()
+                .is_some_and(|v| !matches!(v, Value::List(_) | Value::Ad(_)))
+        };
+        let (x, cmp, k) = if let Some(k) = Some(self.known(b)).filter(plain) {
+            (a, cmp, k)
+        } else if let Some(k) = Some(self.known(a))
+            .filter(plain)
+            .filter(|k| !matches!(k, Some(Value::Undefined | Value::Error)))
+        {
+            // Swapping is exact for a plain constant (see `Cmp::swapped`).
+            (b, cmp.swapped(), k)
+        } else {
+            return false;
+        };
+        let (Some(k), Ok(ki)) = (k, u16::try_from(self.consts.len())) else {
+            return false;
+        };
+        self.consts.push(k);
+        if let Some((slot, site)) = self.target_attr(x, d) {
+            if slot < 1 << 24 {
+                // The load's own depth, which the instruction does not carry.
+                self.extra_depth = self.extra_depth.max(site + 1);
+                let z = slot | (u32::from(cmp.code()) << 24);
+                self.emit(Op::CmpTK, dst, ki, z);
+                return true;
+            }
+        }
+        let rx = self.reg();
+        self.node(x, rx, d);
+        self.emit(
+            Op::CmpK,
+            dst,
+            ki,
+            u32::from(rx) | (u32::from(cmp.code()) << 8),
+        );
+        true
+    }
+
+    /// The slot and load site of node `id` when it is a plain load of a TARGET
+    /// attribute (`TARGET.x`, or a name MY lacks), sitting at depth `d`: exactly the
+    /// cases where [`Gen::node`] would emit a lone `LoadTarget`.
+    fn target_attr(&mut self, id: NodeId, d: u32) -> Option<(u32, u32)> {
+        self.my?;
+        let (name, site) = match self.e.tree.node(id) {
+            Node::Attr {
+                scope: None,
+                name,
+                absolute: false,
+            } if !name.eq_ignore_ascii_case("CurrentTime") && !self.overlay_has(name) => (name, d),
+            Node::Attr {
+                scope: Some(s),
+                name,
+                absolute: false,
+            } => match self.e.tree.node(*s) {
+                Node::Attr {
+                    scope: None,
+                    name: b,
+                    absolute: false,
+                } if (b.eq_ignore_ascii_case("TARGET") || b.eq_ignore_ascii_case("other"))
+                    && !self.my_has(b) =>
+                {
+                    (name, d + 1)
+                }
+                _ => return None,
+            },
+            _ => return None,
+        };
+        if self.my_has(name) || is_scope_name(name) {
+            return None;
+        }
+        let name = name.clone();
+        Some((self.slots.intern(&name), site))
+    }
+
+    /// `c ? a : b` (`ternary`) or `ifThenElse(c, a, b)`.
+    pub(super) fn conditional(
+        &mut self,
+        c: NodeId,
+        a: NodeId,
+        b: NodeId,
+        dst: u16,
+        d: u32,
+        ternary: bool,
+    ) {
+        let rc = self.reg();
+        self.node(c, rc, d);
+        let test = self.emit(if ternary { Op::TestTernary } else { Op::Test }, dst, rc, 0);
+        let to_else = self.emit(Op::JumpIfNot, rc, 0, 0);
+        self.node(a, dst, d);
+        let end = self.emit(Op::Jump, 0, 0, 0);
+        self.patch(to_else);
+        self.node(b, dst, d);
+        self.patch(end);
+        self.patch(test);
+    }
+}

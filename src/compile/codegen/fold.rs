@@ -1,0 +1,285 @@
+//! Constant folding: the compile-time value of a subtree, when MY's constants
+//! and literals decide it, computed by the reference evaluator's own rules.
+
+use super::{is_scope_name, Gen, SubtreeQuestion};
+use crate::ad::ClassAd;
+use crate::eval::Evaluator;
+use crate::functions::{find_index, IMPURE_BUILTINS, SCOPED_BUILTINS};
+use crate::syntax::ast::{BinOp, ExprRef, Node, NodeId, UnOp};
+use classad_vm::Value;
+
+/// True when node `id` of `e` always gives a boolean, undefined or error (a
+/// comparison, a logical operator, or MY's attribute whose expression does), so
+/// `true && x` is `x`. `fuel` bounds the walk through MY's attributes.
+pub(super) fn logical(my: Option<&ClassAd>, e: &ExprRef, id: NodeId, fuel: u32) -> bool {
+    let attr = |name: &str| {
+        fuel > 0
+            && my
+                .and_then(|m| m.get(name))
+                .is_some_and(|a| logical(my, &a.to_expr_ref(), a.id, fuel - 1))
+    };
+    match e.tree.node(id) {
+        Node::Paren(a) => logical(my, e, *a, fuel),
+        Node::Unary(UnOp::Not, _) => true,
+        Node::Binary(op, ..) => op.comparison().is_some() || matches!(op, BinOp::And | BinOp::Or),
+        Node::Attr {
+            scope: None,
+            name,
+            absolute: false,
+        } => !is_scope_name(name) && attr(name),
+        Node::Attr {
+            scope: Some(s),
+            name,
+            absolute: false,
+        } => match e.tree.node(*s) {
+            Node::Attr {
+                scope: None,
+                name: b,
+                absolute: false,
+            } => {
+                (b.eq_ignore_ascii_case("MY") || b.eq_ignore_ascii_case("self"))
+                    && my.is_some_and(|m| m.get(b).is_none())
+                    && !is_scope_name(name)
+                    && attr(name)
+            }
+            _ => false,
+        },
+        _ => false,
+    }
+}
+
+impl Gen<'_> {
+    /// For `a && b` (`a || b`) where one side is the constant `true` (`false`) and
+    /// the other always gives a boolean, undefined or error: that other side, which
+    /// is then the whole value.
+    pub(super) fn neutral_operand(&mut self, op: BinOp, a: NodeId, b: NodeId) -> Option<NodeId> {
+        if self.overlay.is_some() {
+            // (`logical` reads names as MY's, not the record's.)
+            return None;
+        }
+        let unit = op == BinOp::And;
+        let is_unit = |v: Option<Value>| matches!(v, Some(Value::Bool(x)) if x == unit);
+        let my = self.my;
+        if is_unit(self.known(a)) && logical(my, self.e, b, 8) {
+            Some(b)
+        } else if is_unit(self.known(b)) && logical(my, self.e, a, 8) {
+            Some(a)
+        } else {
+            None
+        }
+    }
+
+    /// The value of node `id` when it is the same in every evaluation: pure
+    /// subtrees, MY's constant attributes, and operators over those. Computed with
+    /// the same operator functions the machine runs, so folding is exact.
+    pub(super) fn known(&mut self, id: NodeId) -> Option<Value> {
+        if let Some(v) = self.known.get(id) {
+            return v.clone();
+        }
+        let v = self.compute_known(id);
+        *self.known.get_mut(id) = Some(v.clone());
+        v
+    }
+
+    fn compute_known(&mut self, id: NodeId) -> Option<Value> {
+        use classad_vm::ops;
+        let e = self.e;
+        let node = e.tree.node(id);
+        if matches!(
+            node,
+            Node::Attr { scope: Some(_), .. } | Node::Binary(BinOp::Subscript, ..)
+        ) {
+            if let Some(v) = self.my_chain_literal(id) {
+                return Some(v);
+            }
+        }
+        match node {
+            Node::Lit(Value::RelTime(r)) => Some(Value::Real(*r)),
+            Node::Lit(v) => Some(v.clone()),
+            Node::Attr {
+                scope: None,
+                name,
+                absolute: false,
+            } => {
+                if let Some(v) = self.overlay_value(name) {
+                    return Some(v);
+                }
+                let site = *self.site_depth.get(id);
+                self.my_known(name, site)
+            }
+            Node::Attr {
+                scope: Some(s),
+                name,
+                ..
+            } => match e.tree.node(*s) {
+                Node::Attr {
+                    scope: None,
+                    name: b,
+                    absolute: false,
+                } if (b.eq_ignore_ascii_case("MY") || b.eq_ignore_ascii_case("self"))
+                    && self.my.is_some()
+                    && !self.my_has(b)
+                    && !is_scope_name(name) =>
+                {
+                    if self.my_has(name) {
+                        let site = *self.site_depth.get(id) + 1;
+                        self.my_known(name, site)
+                    } else {
+                        Some(Value::Undefined)
+                    }
+                }
+                _ => None,
+            },
+            _ if self.pure(id) => self.fold(id),
+            Node::Paren(a) => self.known(*a),
+            Node::Unary(op, a) => {
+                let v = self.known(*a)?;
+                Some(match op {
+                    UnOp::Neg => ops::neg(&v),
+                    UnOp::Plus => ops::plus(&v),
+                    UnOp::Not => ops::not(&v),
+                    UnOp::BitNot => ops::bit_not(&v),
+                })
+            }
+            Node::Binary(BinOp::And, a, b) => {
+                let x = self.known(*a)?;
+                if matches!(x, Value::Error) {
+                    return Some(Value::Error);
+                }
+                if x.as_bool_equiv() == Some(false) {
+                    return Some(Value::Bool(false));
+                }
+                Some(ops::and(&x, &self.known(*b)?))
+            }
+            Node::Binary(BinOp::Or, a, b) => {
+                let x = self.known(*a)?;
+                if matches!(x, Value::Error) {
+                    return Some(Value::Error);
+                }
+                if x.as_bool_equiv() == Some(true) {
+                    return Some(Value::Bool(true));
+                }
+                Some(ops::or(&x, &self.known(*b)?))
+            }
+            Node::Binary(BinOp::Elvis, a, b) => {
+                let x = self.known(*a)?;
+                if x.is_undefined() {
+                    self.known(*b)
+                } else {
+                    Some(x)
+                }
+            }
+            Node::Binary(op @ (BinOp::Is | BinOp::Isnt), a, b) => {
+                let (x, y) = (self.known(*a)?, self.known(*b)?);
+                if matches!(x, Value::List(_) | Value::Ad(_))
+                    || matches!(y, Value::List(_) | Value::Ad(_))
+                {
+                    // Identity of compounds depends on their representation.
+                    return None;
+                }
+                Some(ops::compare(op.comparison()?, &x, &y))
+            }
+            Node::Binary(BinOp::Subscript, ..) => None,
+            Node::Binary(op, a, b) => {
+                let (x, y) = (self.known(*a)?, self.known(*b)?);
+                if matches!(x, Value::List(_) | Value::Ad(_))
+                    || matches!(y, Value::List(_) | Value::Ad(_))
+                {
+                    return None;
+                }
+                crate::eval::evaluator::strict_binary(*op, &x, &y)
+            }
+            Node::Ternary(c, a, b) => {
+                let cond = self.known(*c)?;
+                match cond {
+                    Value::Undefined => Some(Value::Undefined),
+                    Value::Error => Some(Value::Error),
+                    _ => match cond.as_bool_equiv() {
+                        // Both branches are evaluated first (see the evaluator).
+                        None => {
+                            self.known(*a)?;
+                            self.known(*b)?;
+                            Some(Value::Error)
+                        }
+                        Some(true) => self.known(*a),
+                        Some(false) => self.known(*b),
+                    },
+                }
+            }
+            Node::Call { name, args } => self.known_call(name, args),
+            _ => None,
+        }
+    }
+
+    /// A builtin's value when every argument is known here as a plain value
+    /// (`isUndefined(MY.Missing)`, `size(MY.Text)`): the machine would call the
+    /// builtin on those same values each time (`Op::Call`), so calling it now
+    /// is exact by construction. Not the clock or chance, nor builtins that
+    /// read scopes or expressions, nor `ifThenElse` (compiled to jumps).
+    fn known_call(&mut self, name: &str, args: &[NodeId]) -> Option<Value> {
+        let listed = |list: &[&str]| list.iter().any(|s| s.eq_ignore_ascii_case(name));
+        if listed(&IMPURE_BUILTINS)
+            || listed(&SCOPED_BUILTINS)
+            || name.eq_ignore_ascii_case("ifThenElse")
+        {
+            return None;
+        }
+        let native = find_index(name)?;
+        let mut values: smallvec::SmallVec<[Value; 4]> = smallvec::SmallVec::new();
+        for &a in args {
+            let v = self.known(a)?;
+            if matches!(v, Value::List(_) | Value::Ad(_)) {
+                return None;
+            }
+            values.push(v);
+        }
+        // The very call `Op::Call` makes at run time; what it leaves to the
+        // reference evaluator is not folded.
+        classad_vm::Host::call(&mut crate::compile::host::VmHost, native, &values).ok()
+    }
+
+    /// MY's attribute `name` as a constant (see [`MyFacts::constant`]), charging the
+    /// depth and steps HTCondor would spend on it. `site` is the depth the reference
+    /// itself consumes (1 for a selection such as `MY.x`).
+    pub(super) fn my_known(&mut self, name: &str, site: u32) -> Option<Value> {
+        if !self.my_has(name) {
+            return None;
+        }
+        let (v, depth, nodes) = self.facts.as_deref_mut()?.constant(name)?;
+        self.extra_depth = self.extra_depth.max(site + 1 + depth);
+        self.extra_nodes = self.extra_nodes.saturating_add(nodes);
+        Some(v)
+    }
+
+    /// True when the subtree's value depends on nothing but itself: no names, no
+    /// clock or chance, no scope-dependent builtins.
+    pub(super) fn pure(&mut self, id: NodeId) -> bool {
+        self.memoized(SubtreeQuestion::Pure, id, Gen::compute_pure)
+    }
+
+    fn compute_pure(&mut self, id: NodeId) -> bool {
+        let e = self.e;
+        let tree = &e.tree;
+        match tree.node(id) {
+            Node::Lit(_) => true,
+            Node::Attr { .. } => false,
+            Node::Unary(_, a) | Node::Paren(a) => self.pure(*a),
+            Node::Binary(_, a, b) => self.pure(*a) && self.pure(*b),
+            Node::Ternary(a, b, c) => self.pure(*a) && self.pure(*b) && self.pure(*c),
+            Node::Call { name, args } => {
+                let impure = |list: &[&str]| list.iter().any(|s| s.eq_ignore_ascii_case(name));
+                !impure(&IMPURE_BUILTINS)
+                    && !impure(&SCOPED_BUILTINS)
+                    && args.iter().all(|a| self.pure(*a))
+            }
+            Node::List(items) => items.iter().all(|a| self.pure(*a)),
+            Node::Record(attrs) => attrs.iter().all(|(_, a)| self.pure(*a)),
+        }
+    }
+
+    /// The value of a pure subtree, computed now by the reference evaluator (so
+    /// folding is exact by construction); `None` if its evaluation fails.
+    pub(super) fn fold(&self, id: NodeId) -> Option<Value> {
+        Evaluator::new(true).eval(&self.e.child(id), None).ok()
+    }
+}
