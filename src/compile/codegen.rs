@@ -41,7 +41,7 @@ mod node_map;
 mod scopes;
 mod target_only;
 #[cfg(test)]
-mod tests;
+mod test_support;
 
 use node_map::NodeMap;
 

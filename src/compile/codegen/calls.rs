@@ -137,3 +137,68 @@ impl Gen<'_> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::test_support::*;
+
+    #[test]
+    fn membership_in_constant_lists_is_prepared_once() {
+        let my = "Groups = \"a, b ,c\"\nNums = { 1, 2.5, \"x\" }";
+        for target in [
+            "G = \"b\"",
+            "G = \"B\"",
+            "G = 2.5",
+            "G = undefined",
+            "G = error",
+            "X = 1",
+        ] {
+            for expr in [
+                "stringListMember(TARGET.G, MY.Groups)",
+                "stringListIMember(TARGET.G, Groups)",
+                "stringListMember(TARGET.G, \"a;b\", \";\")",
+                "stringListMember(TARGET.G, \"b c\", undefined)",
+                "identicalMember(TARGET.G, { 2.5, undefined, \"B\" })",
+                "member(TARGET.G, { \"B\", 1 })",
+            ] {
+                let p = compiled(expr, my, target);
+                assert!(ops(&p).contains(&Op::Member), "{expr}\n{p}");
+            }
+        }
+        // MY's list of literals is a constant set too.
+        for expr in [
+            "member(TARGET.G, MY.Nums)",
+            "identicalMember(TARGET.G, Nums)",
+        ] {
+            let p = compiled(expr, my, "G = 2.5");
+            assert!(ops(&p).contains(&Op::Member), "{expr}\n{p}");
+        }
+        // A list whose elements are names stays a call, and agrees.
+        let e = ExprRef::root_of(Arc::new(parse_expr("member(TARGET.G, MY.Names)").unwrap()));
+        let my = ad("Names = { A, 2 }\nA = 1");
+        let p = compile_expr(&e, Some(&my), &mut SlotTable::new());
+        assert!(!ops(&p).contains(&Op::Member), "{p}");
+        let p = compiled("member(1, TARGET.L)", "A = 1", "L = { 1 }");
+        assert!(!ops(&p).contains(&Op::Member), "{p}");
+    }
+
+    #[test]
+    fn membership_in_an_undefined_list_keeps_undefined_undefined() {
+        // HTCondor: both first arguments undefined give undefined; the set made of
+        // an undefined list must say so, not read the value as "" (issue 9).
+        let my = "Undef = undefined\nNone = \"\"";
+        for target in ["G = \"a\"", "G = undefined", "G = 1", "G = error", "X = 1"] {
+            for expr in [
+                "stringListMember(TARGET.G, undefined)",
+                "!stringListMember(TARGET.G, MY.Missing)",
+                "stringListIMember(TARGET.G, MY.Undef)",
+                "stringListMember(TARGET.G, Undef, \",\")",
+                "stringListIMember(TARGET.G, undefined, undefined)",
+                "stringListMember(TARGET.G, MY.None)",
+            ] {
+                let p = compiled(expr, my, target);
+                assert!(ops(&p).contains(&Op::Member), "{expr}\n{p}");
+            }
+        }
+    }
+}

@@ -214,3 +214,37 @@ impl Gen<'_> {
         self.extra_depth = self.extra_depth.max(d + 2);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::test_support::*;
+
+    #[test]
+    fn eval_in_each_context_over_my_records_compiles_in_place() {
+        let my = "catalogs = { [ Catalog = \"genomes\"; Key = \"Group\"; Scope = \"bio\"; Size = 100 ], \
+                  [ Catalog = \"lhc\"; catalog = \"cms\"; Key = \"Owner\"; Scope = \"carol\"; Size = 7 ] }\n\
+                  Site = \"ap40\"";
+        let target =
+            "Wanted = { \"genomes\", \"cms\" }\nGid = \"ap40#1\"\nGroup = \"bio\"\nOwner = \"dave\"";
+        for expr in [
+            "sum(evalInEachContext(member(Catalog, Wanted) && string(TARGET[Key]) == Scope \
+             && split(Gid, \"#\")[0] == Site ? Size : 0, catalogs))",
+            "evalInEachContext(member(Catalog, Wanted) ? Size : 0, catalogs)",
+            "evalInEachContext(TARGET[Key], { [ Key = \"Owner\" ], [ Key = \"Gid\" ] })",
+        ] {
+            let p = compiled(expr, my, target);
+            let ops = ops(&p);
+            assert!(
+                ops.contains(&Op::FreshEnter) && ops.contains(&Op::List),
+                "{expr}: {p}"
+            );
+            assert!(!ops.contains(&Op::Reference), "{expr}: {p}");
+        }
+        // An attribute reference is what HTCondor evaluates in each record.
+        let e = ExprRef::root_of(Arc::new(
+            parse_expr("evalInEachContext(Site, catalogs)").unwrap(),
+        ));
+        let p = compile_expr(&e, Some(&ad(my)), &mut SlotTable::new());
+        assert!(ops(&p).contains(&Op::Reference), "{p}");
+    }
+}

@@ -247,3 +247,26 @@ impl Gen<'_> {
         self.patch(test);
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::test_support::*;
+
+    #[test]
+    fn comparisons_with_constants_read_target_attributes_in_place() {
+        let p = compiled("TARGET.Arch == \"x86_64\"", "A = 1", "Arch = \"X86_64\"");
+        assert_eq!(ops(&p), [Op::CmpTK, Op::Ret]);
+        // A constant on the left swaps the comparison.
+        let p = compiled("4 < Cpus", "A = 1", "Cpus = 8");
+        assert_eq!(ops(&p), [Op::CmpTK, Op::Ret]);
+        let p = compiled(
+            "MY.Cpus <= TARGET.RequestCpus",
+            "Cpus = 2",
+            "RequestCpus = 1",
+        );
+        assert_eq!(ops(&p), [Op::CmpTK, Op::Ret]);
+        // TARGET's attribute may itself be an expression.
+        compiled("TARGET.Cpus >= 3", "A = 1", "Cpus = B + 1\nB = 2");
+        compiled("TARGET.Missing =?= undefined", "A = 1", "B = 1");
+    }
+}

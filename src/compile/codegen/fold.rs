@@ -283,3 +283,52 @@ impl Gen<'_> {
         Evaluator::new(true).eval(&self.e.child(id), None).ok()
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::test_support::*;
+
+    #[test]
+    fn neutral_operands_of_logic_fold_away() {
+        let p = compiled("true && TARGET.X > 1", "A = 1", "X = 3");
+        assert_eq!(ops(&p), [Op::CmpTK, Op::Ret]);
+        let p = compiled("TARGET.X > 1 || false", "A = 1", "X = 3");
+        assert_eq!(ops(&p), [Op::CmpTK, Op::Ret]);
+        // A value that is not always logical keeps its `&&`: `true && 5` is true.
+        let p = compiled("true && TARGET.X", "A = 1", "X = 5");
+        assert!(ops(&p).contains(&Op::And) || ops(&p).contains(&Op::JumpIfFalse));
+        compiled("true && TARGET.X", "A = 1", "X = \"s\"");
+    }
+
+    #[test]
+    fn identity_of_constants_folds() {
+        let p = compiled("MY.Gone =?= true", "A = 1", "X = 1");
+        assert_eq!(ops(&p), [Op::Const, Op::Ret]);
+        let p = compiled("Start =!= false", "Start = true", "X = 1");
+        assert_eq!(ops(&p), [Op::Const, Op::Ret]);
+    }
+
+    #[test]
+    fn calls_on_my_constants_fold() {
+        let my = "Text = \"a,b,c\"\nN = 2.5\nSites = \"x, y\"\nSite = \"y\"";
+        for expr in [
+            "isUndefined(MY.Missing)",
+            "size(MY.Text)",
+            "size(Text) + 1",
+            "floor(N) * 2",
+            "toUpper(substr(Text, N))",
+            "stringListMember(Site, Sites)",
+            "strcat(Text, MY.Missing)",
+            "isUndefined(MY.Missing) || MY.Missing",
+            "int(\"x\" + N)",
+        ] {
+            let p = compiled(expr, my, "Missing = 1");
+            assert_eq!(ops(&p), [Op::Const, Op::Ret], "{expr}: {p}");
+        }
+        // Not the clock, nor what reads TARGET (`Missing` is TARGET's, MY lacking it).
+        for expr in ["time() + N", "size(Missing)", "strcat(Text, Missing)"] {
+            let p = compiled(expr, my, "Missing = \"abc\"");
+            assert_ne!(ops(&p), [Op::Const, Op::Ret], "{expr}: {p}");
+        }
+    }
+}

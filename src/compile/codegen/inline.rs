@@ -123,3 +123,36 @@ impl Gen<'_> {
         true
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::test_support::*;
+
+    #[test]
+    fn my_attributes_are_inlined_unless_on_a_cycle() {
+        let my = "Start = true\nLimits = MY.Cpus > 0 && TARGET.RequestCpus <= MY.Cpus\nCpus = 4\n\
+                  Requirements = Start && (Limits)";
+        let p = compiled("Requirements", my, "RequestCpus = 2");
+        assert!(!ops(&p).contains(&Op::LoadMy), "{p}");
+        // A -> B -> A: both stay loads, and the cycle gives what HTCondor gives.
+        let cyclic = "A = B && TARGET.X > 1\nB = A || TARGET.X < 5\nR = A";
+        let p = compiled("R", cyclic, "X = 3");
+        assert!(ops(&p).contains(&Op::LoadMy), "{p}");
+        compiled("B", cyclic, "X = 3");
+        // The clock is read where HTCondor reads it, once per reference, and
+        // never when compiled; chance stays a load.
+        let p = compiled("T > 0", "T = time()", "X = 1");
+        assert_eq!(
+            ops(&p),
+            [
+                Op::InlineEnter,
+                Op::Call,
+                Op::InlineLeave,
+                Op::CmpK,
+                Op::Ret
+            ]
+        );
+        let p = compiled("T > 0", "T = random()", "X = 1");
+        assert!(ops(&p).contains(&Op::LoadMy), "{p}");
+    }
+}

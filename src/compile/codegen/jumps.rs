@@ -23,3 +23,42 @@ pub(super) fn thread_jumps(code: &mut [Instr]) {
         code[i].z = t as u32;
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::test_support::*;
+    use super::thread_jumps;
+    use classad_vm::Instr;
+
+    /// Only a jump of the same kind on the same register is followed, and a
+    /// cycle of jumps (which no compiled code has) still ends.
+    #[test]
+    fn jumps_follow_only_their_own_kind_on_their_own_register() {
+        let jump = |op, x, to| Instr::new(op, x, 0, to);
+        let mut code = vec![
+            jump(Op::JumpIfFalse, 1, 2),
+            jump(Op::JumpIfTrue, 1, 4),
+            jump(Op::JumpIfFalse, 1, 3),
+            jump(Op::JumpIfFalse, 2, 4),
+            Instr::new(Op::Ret, 0, 0, 0),
+        ];
+        thread_jumps(&mut code);
+        let targets: Vec<u32> = code.iter().map(|i| i.z).collect();
+        assert_eq!(targets, [3, 4, 3, 4, 0]);
+        let mut cycle = vec![jump(Op::JumpIfTrue, 1, 1), jump(Op::JumpIfTrue, 1, 0)];
+        thread_jumps(&mut cycle);
+    }
+
+    #[test]
+    fn a_false_conjunct_jumps_straight_to_the_end() {
+        let p = compiled(
+            "TARGET.A == 1 && TARGET.B == 2 && TARGET.C == 3",
+            "X = 1",
+            "A = 0\nB = 2\nC = 3",
+        );
+        let end = (p.code.len() - 1) as u32;
+        for i in p.code.iter().filter(|i| i.op == Op::JumpIfFalse) {
+            assert_eq!(i.z, end, "{p}");
+        }
+    }
+}

@@ -335,3 +335,47 @@ pub(super) fn without_arguments(run: crate::functions::BuiltinFn, argc: usize) -
         _ => None,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::test_support::*;
+
+    /// `A0 = A1 + A1; ... A{n} = 1`: `A{k}` evaluates about 3 * 2^(n-k) nodes.
+    fn doubling_ad(n: usize, requirements: &str) -> String {
+        let mut s: String = (0..n)
+            .map(|i| format!("A{i} = A{} + A{}\n", i + 1, i + 1))
+            .collect();
+        s.push_str(&format!("A{n} = 1\nRequirements = {requirements}\n"));
+        s
+    }
+
+    #[test]
+    fn my_attributes_past_the_step_limit_fail_without_evaluation() {
+        let my = doubling_ad(30, "A0 > 0 && TARGET.Cpus > 0");
+        // Every evaluation must evaluate A0's 3 * 2^30 nodes: it fails against any
+        // slot, as HTCondor's does at its 10,000,000th step.
+        let p = compiled("Requirements", &my, "Cpus = 1");
+        assert!(ops(&p).contains(&Op::Fail), "{p}");
+        // A8 must evaluate about 12.6 million nodes, A9 6.3 million: A9 has a value.
+        let program = |name: &str| {
+            let e = ExprRef::root_of(Arc::new(parse_expr(name).unwrap()));
+            compile_expr(&e, Some(&ad(&my)), &mut SlotTable::new())
+        };
+        assert!(ops(&program("A8")).contains(&Op::Fail));
+        assert!(
+            !ops(&program("A9")).contains(&Op::Fail),
+            "{}",
+            program("A9")
+        );
+        // The failure comes only where the operand is evaluated, and is HTCondor's
+        // whatever surrounds it (`compiled` holds the VM against the reference).
+        for expr in [
+            "A30 > 0 || A0",
+            "ifThenElse(TARGET.Cpus > 0, 1, A0)",
+            "false ? A0 : 2",
+        ] {
+            compiled(expr, &my, "Cpus = 1");
+        }
+        compiled("ifThenElse(TARGET.Cpus > 0, 1, A0)", &my, "Cpus = 0");
+    }
+}

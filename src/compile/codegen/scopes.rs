@@ -443,3 +443,25 @@ impl Gen<'_> {
         true
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::test_support::*;
+
+    #[test]
+    fn my_fields_computed_from_their_records_fold() {
+        let my = "R = [ C = 2; P = 3; M = C * P; G = [ T = M + P ] ]\nTop = 1";
+        for expr in ["MY.R.M", "R.G.T", "MY.R.G.Nothing", "R.Nothing.x"] {
+            let p = compiled(expr, my, "X = 1");
+            assert_eq!(ops(&p), [Op::Const, Op::Ret], "{expr}\n{p}");
+        }
+        // TARGET's chains through lists are cached per TARGET like those
+        // through records.
+        let p = compiled("TARGET.D[0].S * 2 > 1", my, "D = { [ S = 3 ] }");
+        assert!(ops(&p).contains(&Op::TargetCached), "{p}");
+        // A name found further up (MY's own `Top`) is not folded.
+        let e = ExprRef::root_of(Arc::new(parse_expr("MY.R.G.Top").unwrap()));
+        let p = compile_expr(&e, Some(&ad(my)), &mut SlotTable::new());
+        assert_ne!(ops(&p), [Op::Const, Op::Ret], "{p}");
+    }
+}
