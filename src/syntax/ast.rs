@@ -79,6 +79,7 @@ pub enum BinOp {
 type Row = (&'static str, Option<u8>, Option<Binary>);
 
 impl BinOp {
+    /// This operator's row (see [`Row`]).
     const fn row(self) -> Row {
         match self {
             BinOp::Mul => ("*", Some(9), Some(Binary::Arith(Arith::Mul))),
@@ -360,6 +361,41 @@ impl From<ExprView<'_>> for ExprRef {
 mod tests {
     use super::*;
     use crate::syntax::{parse_expr, unparse};
+
+    /// Every operator the parser reads by precedence, from its row's spelling:
+    /// the row's spelling parses to its operator, and the parser ranks each pair
+    /// of operators by the rows' precedence, left-associative. (The levels
+    /// themselves are held against HTCondor by the conformance tests.)
+    #[test]
+    fn each_row_spells_and_ranks_its_operator() {
+        use BinOp::*;
+        let ops = [
+            Mul, Div, Mod, Add, Sub, Shl, Shr, UShr, Lt, Le, Gt, Ge, Eq, Ne, Is, Isnt, BitAnd,
+            BitXor, BitOr, And, Or,
+        ];
+        for op in ops {
+            let e = parse_expr(&format!("a {} b", op.new_syntax())).unwrap();
+            assert!(
+                matches!(e.node(e.root()), Node::Binary(o, ..) if *o == op),
+                "{op:?}"
+            );
+            for other in ops {
+                let e = parse_expr(&format!("a {} b {} c", op.new_syntax(), other.new_syntax()))
+                    .unwrap();
+                let Node::Binary(top, ..) = e.node(e.root()) else {
+                    panic!("{op:?} {other:?}");
+                };
+                // Left-associative: the right operator is at the top unless it
+                // binds tighter.
+                let want = if other.precedence() > op.precedence() {
+                    op
+                } else {
+                    other
+                };
+                assert_eq!(*top, want, "a {op:?} b {other:?} c");
+            }
+        }
+    }
 
     #[test]
     fn copy_into_keeps_the_subtree_and_nothing_else() {
