@@ -257,6 +257,27 @@ impl Expr {
         &self.nodes[id as usize]
     }
 
+    /// When node `id` selects a name from a bare name (`MY.x`, `TARGET.x`): the
+    /// two names, the bare one first.
+    pub fn named_selection(&self, id: NodeId) -> Option<(&Str, &Str)> {
+        let Node::Attr {
+            scope: Some(s),
+            name,
+            ..
+        } = self.node(id)
+        else {
+            return None;
+        };
+        match self.node(*s) {
+            Node::Attr {
+                scope: None,
+                name: base,
+                absolute: false,
+            } => Some((base, name)),
+            _ => None,
+        }
+    }
+
     /// All nodes, in arena order.
     pub fn nodes(&self) -> &[Node] {
         &self.nodes
@@ -395,6 +416,20 @@ mod tests {
                 assert_eq!(*top, want, "a {op:?} b {other:?} c");
             }
         }
+    }
+
+    #[test]
+    fn named_selections_are_of_a_bare_name_only() {
+        let sel = |text: &str| {
+            let e = parse_expr(text).unwrap();
+            e.named_selection(e.root()).map(|(b, n)| format!("{b}.{n}"))
+        };
+        assert_eq!(sel("MY.x").as_deref(), Some("MY.x"));
+        assert_eq!(sel("target.Memory").as_deref(), Some("target.Memory"));
+        assert_eq!(sel("x"), None);
+        assert_eq!(sel(".a.x"), None);
+        assert_eq!(sel("a.b.x"), None);
+        assert_eq!(sel("[a = 1].a"), None);
     }
 
     #[test]

@@ -1,6 +1,7 @@
 //! Constant folding: the compile-time value of a subtree, when MY's constants
 //! and literals decide it, computed by the reference evaluator's own rules.
 
+use super::scopes::names_my_ad;
 use super::{is_scope_name, Gen, SubtreeQuestion};
 use crate::ad::ClassAd;
 use crate::eval::Evaluator;
@@ -27,23 +28,10 @@ pub(super) fn logical(my: Option<&ClassAd>, e: &ExprRef, id: NodeId, fuel: u32) 
             name,
             absolute: false,
         } => !is_scope_name(name) && attr(name),
-        Node::Attr {
-            scope: Some(s),
-            name,
-            absolute: false,
-        } => match e.tree.node(*s) {
-            Node::Attr {
-                scope: None,
-                name: b,
-                absolute: false,
-            } => {
-                (b.eq_ignore_ascii_case("MY") || b.eq_ignore_ascii_case("self"))
-                    && my.is_some_and(|m| m.get(b).is_none())
-                    && !is_scope_name(name)
-                    && attr(name)
-            }
-            _ => false,
-        },
+        Node::Attr { scope: Some(_), .. } => e
+            .tree
+            .named_selection(id)
+            .is_some_and(|(b, name)| names_my_ad(my, b) && !is_scope_name(name) && attr(name)),
         _ => false,
     }
 }
@@ -107,20 +95,8 @@ impl Gen<'_> {
                 let site = *self.site_depth.get(id);
                 self.my_known(name, site)
             }
-            Node::Attr {
-                scope: Some(s),
-                name,
-                ..
-            } => match e.tree.node(*s) {
-                Node::Attr {
-                    scope: None,
-                    name: b,
-                    absolute: false,
-                } if (b.eq_ignore_ascii_case("MY") || b.eq_ignore_ascii_case("self"))
-                    && self.my.is_some()
-                    && !self.my_has(b)
-                    && !is_scope_name(name) =>
-                {
+            Node::Attr { scope: Some(_), .. } => match e.tree.named_selection(id) {
+                Some((b, name)) if names_my_ad(self.my, b) && !is_scope_name(name) => {
                     if self.my_has(name) {
                         let site = *self.site_depth.get(id) + 1;
                         self.my_known(name, site)

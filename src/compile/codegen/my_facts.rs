@@ -2,6 +2,7 @@
 //! nothing but MY), what evaluating them costs HTCondor, and which must fail.
 
 use super::is_scope_name;
+use super::scopes::names_my_ad;
 use crate::ad::ClassAd;
 use crate::eval::Evaluator;
 use crate::functions::{ERROR_ON_FAILED_ARGUMENT, IMPURE_BUILTINS, SCOPED_BUILTINS};
@@ -177,19 +178,8 @@ impl MyFacts {
                 name,
                 absolute: false,
             } if !is_scope_name(name) => reach(name, 0, self, visiting),
-            Node::Attr {
-                scope: Some(s),
-                name,
-                ..
-            } => match e.tree.node(*s) {
-                Node::Attr {
-                    scope: None,
-                    name: b,
-                    absolute: false,
-                } if (b.eq_ignore_ascii_case("MY") || b.eq_ignore_ascii_case("self"))
-                    && self.ad.get(b).is_none()
-                    && !is_scope_name(name) =>
-                {
+            Node::Attr { scope: Some(_), .. } => match e.tree.named_selection(id) {
+                Some((b, name)) if names_my_ad(Some(&self.ad), b) && !is_scope_name(name) => {
                     reach(name, 1, self, visiting)
                 }
                 _ => Err(NotClosed::Open),

@@ -3,6 +3,7 @@
 //! that read it.
 
 use super::{site, Gen, SubtreeQuestion};
+use crate::ad::ClassAd;
 use crate::functions::find_index;
 use crate::syntax::ast::{BinOp, Node, NodeId};
 use classad_vm::{Op, SlotTable, Value};
@@ -32,6 +33,13 @@ const SCOPE_NAMES: [&str; 18] = [
 
 pub(crate) fn is_scope_name(n: &str) -> bool {
     SCOPE_NAMES.iter().any(|s| n.eq_ignore_ascii_case(s))
+}
+
+/// Whether `b`, selected from, names MY's own ad (`MY.x`, `self.x`) when MY has
+/// no attribute of that name.
+pub(super) fn names_my_ad(my: Option<&ClassAd>, b: &str) -> bool {
+    (b.eq_ignore_ascii_case("MY") || b.eq_ignore_ascii_case("self"))
+        && my.is_some_and(|m| m.get(b).is_none())
 }
 
 /// One step of a chain: a selected name, or a constant subscript.

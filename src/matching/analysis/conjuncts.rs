@@ -107,16 +107,8 @@ pub fn comparison(my: &Arc<ClassAd>, e: &ExprRef) -> Option<Comparison> {
 /// that `my` lacks (HTCondor then looks in the target).
 fn target_attr(my: &ClassAd, e: &ExprRef) -> Option<Str> {
     match e.node() {
-        Node::Attr {
-            scope: Some(s),
-            name,
-            ..
-        } => match e.tree.node(*s) {
-            Node::Attr {
-                scope: None,
-                name: scope,
-                absolute: false,
-            } if scope.eq_ignore_ascii_case("TARGET") => Some(name.clone()),
+        Node::Attr { scope: Some(_), .. } => match e.tree.named_selection(e.id) {
+            Some((scope, name)) if scope.eq_ignore_ascii_case("TARGET") => Some(name.clone()),
             _ => None,
         },
         Node::Attr {
