@@ -2,9 +2,9 @@
 
 use super::compound::{as_ad, as_list, ListVal};
 use super::evaluator::{Evaluator, FreshStart};
-use super::scope::{Found, Scope};
+use super::scope::Scope;
 use super::Fail;
-use crate::functions::{Call, RefError};
+use crate::functions::{Call, RefError, Referenced};
 use crate::syntax::ast::{ExprRef, Node};
 use classad_vm::Value;
 use std::sync::Arc;
@@ -39,7 +39,7 @@ impl Call for EvalCall<'_> {
         self.call.child(self.args()[i])
     }
 
-    fn referenced(&mut self, i: usize) -> Result<(Option<Found>, Option<Arc<Scope>>), RefError> {
+    fn referenced(&mut self, i: usize) -> Result<Referenced, RefError> {
         let e = self.arg_expr(i);
         if !matches!(e.node(), Node::Attr { .. }) {
             return Err(RefError::NotAReference);

@@ -24,7 +24,7 @@ pub trait Call {
     /// expression and the scope it was found in, or an ad; `None` when nothing
     /// is found) and where HTCondor's lookup left its evaluation state (see
     /// [`Evaluator::deref`]); `Err` when it is not a reference.
-    fn referenced(&mut self, i: usize) -> Result<(Option<Found>, Option<Arc<Scope>>), RefError>;
+    fn referenced(&mut self, i: usize) -> Result<Referenced, RefError>;
     /// Parses `src` as an expression and evaluates it in the caller's scope; a parse
     /// error gives `Value::Error`.
     fn eval_source(&mut self, src: &str) -> Result<Value, Fail>;
@@ -72,6 +72,11 @@ pub trait Call {
 pub fn list_len(v: &Value) -> Option<usize> {
     crate::eval::compound::as_list(v).map(|l| l.len())
 }
+
+/// What an attribute reference refers to (an expression and the scope it was
+/// found in, or an ad; `None` when nothing is found), and where HTCondor's lookup
+/// left its evaluation state: see [`Call::referenced`].
+pub type Referenced = (Option<Found>, Option<Arc<Scope>>);
 
 /// Why `referenced_expr` found nothing usable.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -62,16 +62,7 @@ impl Call for ValuesCall<'_> {
         ExprRef::root_of(Arc::new(Expr::literal(self.args[i].clone())))
     }
 
-    fn referenced(
-        &mut self,
-        _: usize,
-    ) -> Result<
-        (
-            Option<crate::eval::scope::Found>,
-            Option<Arc<crate::eval::scope::Scope>>,
-        ),
-        RefError,
-    > {
+    fn referenced(&mut self, _: usize) -> Result<crate::functions::Referenced, RefError> {
         Err(RefError::NotAReference)
     }
 

@@ -280,13 +280,7 @@ pub(super) fn without_arguments(run: crate::functions::BuiltinFn, argc: usize) -
         fn referenced(
             &mut self,
             _: usize,
-        ) -> Result<
-            (
-                Option<crate::eval::scope::Found>,
-                Option<Arc<crate::eval::scope::Scope>>,
-            ),
-            crate::functions::RefError,
-        > {
+        ) -> Result<crate::functions::Referenced, crate::functions::RefError> {
             self.asked = true;
             Err(crate::functions::RefError::Failed)
         }
