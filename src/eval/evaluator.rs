@@ -337,13 +337,11 @@ impl Evaluator {
         cur: Option<&Arc<Scope>>,
     ) -> Result<Value, Fail> {
         let x = self.eval(a, cur)?;
-        match op {
-            // HTCondor 25 decides `error && x` and `error || x` without evaluating x.
-            BinOp::And | BinOp::Or if matches!(x, Value::Error) => return Ok(Value::Error),
-            BinOp::And if x.as_bool_equiv() == Some(false) => return Ok(Value::Bool(false)),
-            BinOp::Or if x.as_bool_equiv() == Some(true) => return Ok(Value::Bool(true)),
-            BinOp::Elvis if !x.is_undefined() => return Ok(x),
-            _ => {}
+        if let Some(v) = op.binary().and_then(|b| b.decided_by_left(&x)) {
+            return Ok(v);
+        }
+        if op == BinOp::Elvis && !x.is_undefined() {
+            return Ok(x);
         }
         let y = self.eval(b, cur)?;
         Ok(match op {

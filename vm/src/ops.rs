@@ -129,6 +129,19 @@ impl Binary {
             Binary::Or => or(a, b),
         }
     }
+
+    /// What `&&` and `||` give when their left operand `x` decides alone, so
+    /// the right one is never evaluated: `error` (HTCondor 25 decides `error && y`
+    /// and `error || y` so), `false && y` and `true || y`. `None` when the right
+    /// operand is needed, and for every other operator.
+    pub fn decided_by_left(self, x: &Value) -> Option<Value> {
+        match self {
+            Binary::And | Binary::Or if matches!(x, Value::Error) => Some(Value::Error),
+            Binary::And if x.as_bool_equiv() == Some(false) => Some(Value::Bool(false)),
+            Binary::Or if x.as_bool_equiv() == Some(true) => Some(Value::Bool(true)),
+            _ => None,
+        }
+    }
 }
 
 /// The strictness rule of every operator but `&& || ?: =?= =!=`: error wins over
@@ -475,6 +488,30 @@ fn or_general(a: &Value, b: &Value) -> Value {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_left_operand_decides_and_and_or_alone() {
+        let decided = |b: Binary, x: Value| b.decided_by_left(&x).map(|v| show(&v));
+        assert_eq!(decided(Binary::And, Value::Error).as_deref(), Some("error"));
+        assert_eq!(decided(Binary::Or, Value::Error).as_deref(), Some("error"));
+        assert_eq!(
+            decided(Binary::And, Value::Bool(false)).as_deref(),
+            Some("false")
+        );
+        assert_eq!(
+            decided(Binary::And, Value::Int(0)).as_deref(),
+            Some("false")
+        );
+        assert_eq!(
+            decided(Binary::Or, Value::Real(2.0)).as_deref(),
+            Some("true")
+        );
+        assert_eq!(decided(Binary::And, Value::Bool(true)), None);
+        assert_eq!(decided(Binary::Or, Value::Bool(false)), None);
+        assert_eq!(decided(Binary::And, Value::Undefined), None);
+        assert_eq!(decided(Binary::Or, Value::str("true")), None);
+        assert_eq!(decided(Binary::Cmp(Cmp::Eq), Value::Error), None);
+    }
 
     fn s(x: &str) -> Value {
         Value::str(x)

@@ -117,25 +117,13 @@ impl Gen<'_> {
                     UnOp::BitNot => ops::bit_not(&v),
                 })
             }
-            Node::Binary(BinOp::And, a, b) => {
+            Node::Binary(op @ (BinOp::And | BinOp::Or), a, b) => {
+                let rule = op.binary()?;
                 let x = self.known(*a)?;
-                if matches!(x, Value::Error) {
-                    return Some(Value::Error);
+                if let Some(v) = rule.decided_by_left(&x) {
+                    return Some(v);
                 }
-                if x.as_bool_equiv() == Some(false) {
-                    return Some(Value::Bool(false));
-                }
-                Some(ops::and(&x, &self.known(*b)?))
-            }
-            Node::Binary(BinOp::Or, a, b) => {
-                let x = self.known(*a)?;
-                if matches!(x, Value::Error) {
-                    return Some(Value::Error);
-                }
-                if x.as_bool_equiv() == Some(true) {
-                    return Some(Value::Bool(true));
-                }
-                Some(ops::or(&x, &self.known(*b)?))
+                Some(rule.apply(&x, &self.known(*b)?))
             }
             Node::Binary(BinOp::Elvis, a, b) => {
                 let x = self.known(*a)?;
