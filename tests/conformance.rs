@@ -226,6 +226,26 @@ fn ad_cases() {
     let cases = lines("ads.jsonl");
     let mut failures = Vec::new();
     for c in &cases {
+        if let Some(s) = c["input_old_file"].as_str() {
+            // A file of several ads: every ad HTCondor's file iterator gives.
+            let got = match read_ads_as(s, "case", Format::Old) {
+                Ok(ads) => Json::from(ads.iter().map(|ad| unparse_ad(ad)).collect::<Vec<_>>()),
+                Err(e) => Json::from(format!("error: {e}")),
+            };
+            let want = if c["parse_error"] == true {
+                Json::from("parse_error")
+            } else {
+                c["ads"].clone()
+            };
+            if got != want && !(c["parse_error"] == true && got.to_string().starts_with("\"error"))
+            {
+                failures.push((
+                    format!("{s} | ads"),
+                    format!("AD FILE {s:?}\n   want {want}\n   got  {got}"),
+                ));
+            }
+            continue;
+        }
         let (key, parsed) = if let Some(s) = c["input"].as_str() {
             (s, parse_classad(s).map_err(|e| e.to_string()))
         } else if let Some(s) = c["input_old"].as_str() {

@@ -298,7 +298,6 @@ UNRESOLVED_OF_MATCH = re.compile(
     r"|self|my)\s*[,)]", re.IGNORECASE)
 MINUS_HEX = re.compile(r"-0[xX][0-9a-fA-F]")
 EVAL_CALL = re.compile(r"(?i)\beval\s*\(")
-LIST_SELECTION = re.compile(r"\}\s*\.\s*[A-Za-z_']")
 CALENDAR_FUNCTION = re.compile(r"\b(splittime|formattime)\s*\(", re.IGNORECASE)
 # An integer literal of 17 digits or more: a time beyond C's calendar.
 HUGE_INTEGER = re.compile(r"(?<![0-9.eE])[0-9]{17,}(?![0-9.eE])")
@@ -405,10 +404,6 @@ DEVIATIONS = [
     ("eval() reads back HTCondor's printing",
      lambda d: d.get("ours") is not None and any(EVAL_CALL.search(t) for t in d["texts"])
      and unpadded_years(as_htcondor_prints(d["ours"], False)) != d["ours"]),
-    ("a list selection reaching back to its attribute",
-     lambda d: (d.get("ours") == "eval_failure" or (d.get("ours") or "").startswith("value { error,{ { error,{ { error,"))
-     and (d.get("theirs") or "").startswith("value {")
-     and any(LIST_SELECTION.search(t) for t in d["texts"])),
     ("unresolved() of a match's ad",
      lambda d: any(UNRESOLVED_OF_MATCH.search(t) for t in d["texts"])
      and d.get("in_match", False)),

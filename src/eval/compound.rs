@@ -141,6 +141,47 @@ pub fn subscript_copy(v: Value) -> Value {
     v
 }
 
+/// What a selection over a list (`{[a = [b = c]; c = 4]}.a`) makes of each value
+/// it collects: HTCondor builds the result as a new list and sets its parent scope
+/// to none (`AttributeReference::Evaluate`, `tree->SetParentScope(nullptr)`), which
+/// reaches each record among its elements and, through nested lists, theirs: they
+/// no longer see the records and ads they were written in (`.a[0].b` is
+/// undefined there). Records nested in such a record keep it as their parent.
+pub fn detached(v: Value) -> Value {
+    if let Some(ad) = as_ad(&v) {
+        if ad.scope.parent.is_none() && ad.scope.alternate.is_none() {
+            return v;
+        }
+        let scope = Arc::new(Scope {
+            frame: ad.scope.frame.clone(),
+            parent: None,
+            alternate: None,
+        });
+        return Value::Ad(Host::new(AdVal {
+            scope,
+            held: ad.held,
+        }));
+    }
+    match as_list(&v) {
+        Some(ListVal::Lazy {
+            list,
+            scope: Some(_),
+            copied,
+        }) => list_value(ListVal::Lazy {
+            list: list.clone(),
+            scope: None,
+            copied: *copied,
+        }),
+        Some(ListVal::Values(items)) => list_value(ListVal::Values(
+            items.iter().cloned().map(detached).collect(),
+        )),
+        Some(ListVal::Projected(items)) => list_value(ListVal::Projected(
+            items.iter().cloned().map(detached).collect(),
+        )),
+        _ => v,
+    }
+}
+
 /// A record taken out of a list copy (see [`Held::Freed`]); other values are
 /// themselves.
 pub fn out_of_copy(v: Value) -> Value {

@@ -1,8 +1,8 @@
 //! The tree-walking evaluator: HTCondor's `_Evaluate` methods, one match arm a node.
 
 use super::compound::{
-    ad_value, as_ad, as_list, list_value, out_of_copy, projected_list, subscript_copy, Held,
-    ListVal,
+    ad_value, as_ad, as_list, detached, list_value, out_of_copy, projected_list, subscript_copy,
+    Held, ListVal,
 };
 use super::scope::{frame_identity, Found, Frame, Scope, ScopeIdentity};
 use super::Fail;
@@ -610,7 +610,7 @@ impl Evaluator {
                             self.depth_left += 1;
                             v?
                         }
-                        Value::Ad(_) | Value::Undefined => self.select(&item, name, cur)?,
+                        Value::Ad(_) | Value::Undefined => detached(self.select(&item, name, cur)?),
                         _ => Value::Error,
                     });
                 }

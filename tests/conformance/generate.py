@@ -1052,6 +1052,66 @@ SUBSCRIPT_COPY_CASES = [
 ]
 
 
+# Records reached through a selection over a list (issue 33, from issue 13's
+# third-party cases): HTCondor builds the selection's result as a new list with no
+# parent scope (`AttributeReference::Evaluate`), so a record among its elements,
+# or in a list among them, no longer sees the record or ad it was written in.
+PROJECTED_SCOPE_CASES = [
+    '{ [ a = [ b = c ]; c = 4 ] }.a[0].b',
+    '[ a = { [ b = [ d = c ]; c = 5 ] }; c = 4 ].a.b[0].d',
+    '{ [ a = [ b = c ]; c = 4 ], [ a = [ b = c ]; c = 5 ] }.a.b',
+    '[ a = [ b = c ]; c = 4 ].a.b',
+    '{[a = c; c = 4]}[0].a',
+    '{[ a = [ b = c ]; c = 4 ]}[0].a.b',
+    '[x = { [ a = [ b = c ]; c = 4 ] }].x[0].a.b',
+    '{ [ a = [ b = c ]; c = 4 ] }.a',
+    '{[ a = { [b = c] }; c = 4 ]}[0].a[0].b',
+    '[c = 4; l = {[a = [b = c]]}].l.a[0].b',
+    '{ [ a = { [b = c] }; c = 4 ] }.a[0][0].b',
+    '[c = 4; l = {[a = c]}].l.a',
+    '[c = 4; l = {[a = c]}].l[0].a',
+    '{ [ a = [ b = c ]; c = 4 ] }.a[0]',
+    '{ [ a = [ b = parent.c ]; c = 4 ] }.a[0].b',
+    '{ [ a = [ b = toplevel.c ]; c = 4 ] }.a[0].b',
+    '[c=9; l={ [ a = [ b = toplevel.c ]; c = 4 ] }].l.a[0].b',
+    '{ [ a = [ b = c ]; c = 4 ] }.a.b',
+    '{ [ a = [ b = 1; d = b ]; c = 4 ] }.a[0].d',
+    '{ [ a = { [b = c] }; c = 4 ] }.a.b',
+    'size({ [ a = [ b = c ]; c = 4 ] }.a)',
+    '{ [ a = [ b = c ]; c = 4 ] }.a[0].b is undefined',
+    '{ [ a = { c }; c = 4 ] }.a[0][0]',
+    '{ [ a = { c }; c = 4 ] }.a',
+    '{ [ a = { [b = c] }; c = 4 ] }.a[0]',
+    '{ [ a = { {[b = c]} }; c = 4 ] }.a[0][0][0].b',
+    '{ [ a = [ b = [ d = c ]; c = 5 ] ] }.a[0].b.d',
+    '{ [ a = [ b = [ d = c ]; c = 5 ] ] }.a.b[0].d',
+    '[ c = 4; a = {[b = c]} ].a[0].b',
+    '[ c = 4; a = {[b = c]} ].a.b',
+    '{ [ a = [ b = c; c = 1 ]; c = 4 ] }.a[0].b',
+    '{ [ a = split("x y") ] }.a[0][0]',
+    '[q = 1; l = { [ a = [ b = q ] ] }].l.a[0].b',
+    '{ [ a = [ b = c ]; c = 4 ] }.a[0] =?= [ b = c ]',
+    '{ [ a = [ b = self.c ]; c = 4 ] }.a[0].b',
+    '{ [ a = [ b = [ e = c ] ]; c = 4 ] }.a[0].b.e',
+    '{ [ a = [ b = c ]; c = 4 ] }.a.b[0]',
+    '[c = 3; r = { [ a = [ b = c ]; c = 4 ] }.a[0].b].r',
+    '{ [ a = [ b = c ] ] , [ a = [ b = c ]; c = 1] }.a.b',
+    '{ [ a = { [b = c], 1 }; c = 4 ] }.a[0][0].b',
+    '{ [ a = [ b = splitTime(0) ]; c = 4 ] }.a[0].b.Hours',
+    'eval("{ [ a = [ b = c ]; c = 4 ] }.a[0].b")',
+    '{ [ a = [ b = c ] ; c = 4 ] }.a[0]["b"]',
+    '{ [ a = [ b = c ] ; c = 4 ] }[0].a["b"]',
+]
+
+
+def projected_scope_cases():
+    # A list selection whose records select the attribute holding the list:
+    # with the records cut from their ad, the recursion ends after one round.
+    return [(expr, None, None) for expr in PROJECTED_SCOPE_CASES] + [
+        ("Owner.p", "[Owner = {1, {[k = 1]}.Owner}]", None),
+        ("Owner", "[Owner = {1, {[k = 1]}.Owner}]", None)]
+
+
 def survives(expr):
     """True when evaluating `expr` does not crash the oracle."""
     probe = subprocess.run([sys.executable, os.path.abspath(__file__), "--probe", expr],
@@ -1076,7 +1136,7 @@ def all_eval_inputs():
     for case in (operator_cases() + precedence_cases() + function_cases()
                  + lookup_cases() + nesting_cases() + parse_error_cases()
                  + literal_cases() + diff_finding_cases()
-                 + subscript_copy_cases()):
+                 + subscript_copy_cases() + projected_scope_cases()):
         if case not in seen:
             seen.add(case)
             out.append(case)
@@ -1238,6 +1298,19 @@ OLD_ADS = [
     "s = \"C:\\\"\n", "r = 1.0 / 3\n",
 ]
 
+# Files of several old-syntax ads, read as HTCondor's file iterator reads them
+# (`classad2.parseAds`, `CondorClassAdFileIterator`): a line holding only a
+# comment fails there (`InsertLongFormAttrValue`) and ends the ad
+# (`OnParseError`). The first is HTCondor's own `test_python_bindings_classad.py`
+# fixture (issue 33).
+OLD_FILES = [
+    'foo = "bar"\n\nfoo = "wiz"\n\n/* this is a comment */',
+    "a = 1\n\nb = 2\n\n/* this is a comment */\n",
+    "a = 1\n// x\n", "A = 1\n  /* x */ /* y */  \n", "A = 1\n/* a = 1 */\n",
+    "a = 1\nb = 2\n\nc = 3\n/* x */\nd = 4\n\ne = 5\n",
+    "# only a comment\na = 1\n\n\n\nb = 2\n",
+]
+
 JSON_ADS = [
     '{"a": 1}', '{"a": 1, "b": 2.5, "c": "x", "d": true, "e": null}',
     '{"a": [1, 2, "x"], "b": {"c": 3}}', '{"e": "\\/Expr(a + 1)\\/", "a": 1}',
@@ -1278,6 +1351,12 @@ def build_ads():
             else:
                 row.update(ad_outputs(ad))
             rows.append(row)
+    for text in OLD_FILES:
+        try:
+            rows.append({"input_old_file": text,
+                         "ads": [repr(ad) for ad in c.parseAds(text, c.ParserType.Old)]})
+        except (c.ClassAdException, ValueError):
+            rows.append({"input_old_file": text, "parse_error": True})
     print(f"ads: {len(rows)} cases", file=sys.stderr)
     return rows
 

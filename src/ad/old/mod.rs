@@ -109,6 +109,7 @@ pub(in crate::ad) fn check_line(line: &str) -> Result<(), String> {
     let rest = line.trim_start_matches([' ', '\t', '\r', '\x0c']);
     match rest.as_bytes().first() {
         None | Some(b'#') => Ok(()),
+        Some(b'/') if line::only_comments(rest.as_bytes()) => Ok(()),
         Some(b'=') => Err(malformed(rest.trim_ascii_end())),
         Some(_) if memchr::memchr(b'=', rest.as_bytes()).is_some() => Ok(()),
         Some(_) => Err(malformed(rest.trim_ascii_end())),
