@@ -1234,8 +1234,7 @@ fn eval_assignments_print_as_classad_eval_does() {
 
 /// Issue 13: `--quiet` anywhere silences the ad; an argument that reads as an
 /// expression is one (`[a = 1].a`, which `classad_eval` takes for the ad
-/// `[a = 1]`); a failed assignment reports where it failed; standard input
-/// takes assignment lines too, printing nothing for them.
+/// `[a = 1]`); a failed assignment reports where it failed.
 #[test]
 fn eval_assignment_details() {
     let o = classad(&["eval", "a = 2", "a * 3", "--quiet"], "");
@@ -1248,8 +1247,41 @@ fn eval_assignment_details() {
         "parse error: line 1, column 9: expected an expression, found the end of the input\n"
     );
     assert!(!o.status.success());
-    let o = classad(&["eval"], "a = 3\na * 2\nb = a + 1; c = 0\nb + c\n");
-    assert_eq!(stdout(&o), "6\n4\n");
+}
+
+/// Issue 33 item 1: on standard input every line gives exactly one output line,
+/// in order (a value or a `parse error` line), whatever it holds: expressions,
+/// assignments (a parse error, as in HTCondor's expression parser), lines that do
+/// not parse, blank lines, CRLF ends; with `--my`, in that ad.
+#[test]
+fn eval_stdin_gives_one_line_per_line() {
+    let input = "1 + 1\na = 3\na * 2\n\nb = a + 1; c = 0\n(1 +\n\"x\" == \"X\"\r\n[a = 1].a\n  \nstrcat(\"a\", 1)\n";
+    let o = classad(&["eval"], input);
+    assert!(!o.status.success());
+    let out = stdout(&o);
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), input.lines().count(), "{out}");
+    let expect_value = [
+        (0, "2"),
+        (2, "undefined"),
+        (6, "true"),
+        (7, "1"),
+        (9, "\"a1\""),
+    ];
+    for (i, v) in expect_value {
+        assert_eq!(lines[i], v, "line {i}: {out}");
+    }
+    for i in [1, 3, 4, 5, 8] {
+        assert!(
+            lines[i].starts_with("parse error: line 1, column "),
+            "line {i}: {out}"
+        );
+    }
+    let my = tmp("stdin-my.ad", "a = 5\n");
+    let o = classad(&["eval", "--my", &my], "a = 1\na\n");
+    assert_eq!(stdout(&o).lines().count(), 2);
+    assert!(stdout(&o).starts_with("parse error"));
+    assert!(stdout(&o).ends_with("\n5\n"));
 }
 
 /// Issue 13: a `--my` file of several ads is an error that names `--all`;

@@ -44,8 +44,10 @@ pub struct EvalArgs {
     #[arg(long, value_enum, default_value_t)]
     engine: super::EngineArg,
     /// Expressions and assignments (`name = expr`, several separated by `;`),
-    /// in order; with none, one per line of standard input. Options may follow
-    /// them; an expression that begins with `-` goes after `--`.
+    /// in order. With none, standard input is read: one expression per line and
+    /// exactly one output line per input line (a value or `parse error: ...`; an
+    /// assignment is a parse error there, as in HTCondor's parser). Options may
+    /// follow them; an expression that begins with `-` goes after `--`.
     exprs: Vec<String>,
 }
 
@@ -208,32 +210,26 @@ impl Context<'_> {
         Ok(ok)
     }
 
-    /// One output line per line of standard input: an expression's value, or
-    /// nothing for an assignment (which sets attributes for the lines after it).
-    /// A line that cannot be read as text gets an error line and the next is
-    /// read, unless reading had to stop (a NUL byte: binary input).
-    fn stdin_lines(
-        &self,
-        mut my: Option<Arc<ClassAd>>,
-        out: &mut dyn Write,
-    ) -> Result<bool, Failure> {
+    /// One output line per line of standard input, always: the value of the
+    /// line's expression, or its `parse error: ...` line. A line is an
+    /// expression, read as HTCondor's expression parser reads it, so `a = 1` is a
+    /// parse error there (assignments are arguments only): scripts read the
+    /// answers back by position. A line that cannot be read as text gets an error
+    /// line and the next is read, unless reading had to stop (a NUL byte: binary
+    /// input).
+    fn stdin_lines(&self, my: Option<Arc<ClassAd>>, out: &mut dyn Write) -> Result<bool, Failure> {
         let mut ok = true;
         let mut lines = TextLines::new(std::io::stdin().lock(), ReadLimits::default());
         while let Some(line) = lines.next_line() {
             let text = match line {
                 Ok(line) => {
                     let text = line.text.strip_suffix('\r').unwrap_or(line.text);
-                    match step_of(text) {
-                        Step::Assign(update) => {
-                            assign(my.get_or_insert_with(|| Arc::new(ClassAd::new())), &update);
-                            continue;
-                        }
-                        Step::Expr(text) => {
-                            let (result, good) = self.eval_text(&text, &my);
-                            ok &= good;
-                            result
-                        }
-                    }
+                    let (result, good) = match parse_expr(text) {
+                        Ok(expr) => self.eval_parsed(expr, &my),
+                        Err(e) => (format!("parse error: {e}"), false),
+                    };
+                    ok &= good;
+                    result
                 }
                 Err(e) => {
                     let stop = if e.is_fatal() {
@@ -256,15 +252,20 @@ impl Context<'_> {
     /// Evaluates the expression `text` in `my`.
     fn eval_text(&self, text: &str, my: &Option<Arc<ClassAd>>) -> (String, bool) {
         match parse_expr(text) {
-            Ok(expr) => eval_parsed(
-                self.engine,
-                expr,
-                self.scope(my).as_ref(),
-                self.target,
-                self.sem,
-            ),
+            Ok(expr) => self.eval_parsed(expr, my),
             Err(e) => (format!("parse error: {}", neither_error(text, e)), false),
         }
+    }
+
+    /// Evaluates a parsed expression in `my`.
+    fn eval_parsed(&self, expr: Expr, my: &Option<Arc<ClassAd>>) -> (String, bool) {
+        eval_parsed(
+            self.engine,
+            expr,
+            self.scope(my).as_ref(),
+            self.target,
+            self.sem,
+        )
     }
 }
 
