@@ -127,6 +127,7 @@ fn table() -> &'static [Builtin] {
         stringlist::register(&mut t);
         env_args::register(&mut t);
         introspect::register(&mut t);
+        users::register(&mut t);
         t
     })
 }
@@ -256,6 +257,7 @@ mod strings;
 mod testing;
 pub mod text;
 pub mod time;
+mod users;
 mod version;
 
 /// The current time in seconds since the epoch, as `time()` and `CurrentTime` give it.

@@ -1112,6 +1112,52 @@ def projected_scope_cases():
         ("Owner", "[Owner = {1, {[k = 1]}.Owner}]", None)]
 
 
+# userHome and userMap (issue 33): the answers that depend on neither the
+# machine's users nor a daemon's map files (the names here are no user's, and no
+# map is loaded in the bindings).
+USER_FUNCTION_CASES = [
+    'userHome(undefined, "/d")',
+    'userHome("nosuchuserxyz", "/d")',
+    'userHome("nosuchuserxyz")',
+    'userHome(undefined)',
+    'userHome()',
+    'userHome(1, "/d")',
+    'userHome("")',
+    'userHome("", "/d")',
+    'userHome(error, "/d")',
+    'userHome(undefined, undefined)',
+    'userHome(undefined, 5)',
+    'userHome(1)',
+    'userHome(1, "")',
+    'userHome(undefined, "")',
+    'userHome(x.y, "/d")',
+    'userHome("a", "b", "c")',
+    'userMap("a", "b")',
+    'userMap("a", "b", "c")',
+    'userMap("a", "b", "c", "d")',
+    'userMap(undefined, "b")',
+    'userMap("a", undefined)',
+    'userMap("a", "b", undefined)',
+    'userMap("a", "b", "c", undefined)',
+    'userMap()',
+    'userMap("a")',
+    'userMap(1, "b", "c")',
+    'userMap("a", "b", 5, "d")',
+    'userMap(1, "b", "c", "d")',
+    'userMap(error, "b", "c", "d")',
+    'userMap("a", error)',
+    'userMap("a", "b", error, "d")',
+    'userMap("a","b","c",error)',
+    'userMap("a","b","c","d","e")',
+    'userMap("a", "b", "c", {1, 2})',
+    'userMap("a", "b", "c", x.y)',
+]
+
+
+def user_function_cases():
+    return [(expr, None, None) for expr in USER_FUNCTION_CASES]
+
+
 def survives(expr):
     """True when evaluating `expr` does not crash the oracle."""
     probe = subprocess.run([sys.executable, os.path.abspath(__file__), "--probe", expr],
@@ -1136,7 +1182,8 @@ def all_eval_inputs():
     for case in (operator_cases() + precedence_cases() + function_cases()
                  + lookup_cases() + nesting_cases() + parse_error_cases()
                  + literal_cases() + diff_finding_cases()
-                 + subscript_copy_cases() + projected_scope_cases()):
+                 + subscript_copy_cases() + projected_scope_cases()
+                 + user_function_cases()):
         if case not in seen:
             seen.add(case)
             out.append(case)
