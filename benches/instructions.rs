@@ -5,7 +5,8 @@
 //! ranked candidates and clustering on one thread; and per shape family of
 //! `classad::generate::shapes` (issue 12), all pairs of 128 jobs x 128 slots on
 //! the VM (warm) and 32 x 32 of them on the reference evaluator, so that
-//! instructions per pair compare across families and engines. Run with
+//! instructions per pair compare across families and engines; and work that
+//! depends on one side only, done once per ad (issue 33). Run with
 //! `cargo bench --bench instructions` (needs `iai-callgrind-runner` 0.16.1 and
 //! valgrind).
 
@@ -262,6 +263,68 @@ fn shape_pairs_reference(f: &'static ShapeFixture) -> usize {
     black_box(matched)
 }
 
+/// Issue 33: work that depends only on one side, done once per ad rather than
+/// once per pair, as `classad match --all-pairs` runs them (the batch matcher,
+/// compiling included: that is where the work is done, once). A job whose
+/// Requirements reads `A0 = A1 + A1; ... A18 = 1` (about 1,000,000 of HTCondor's
+/// steps) against 16 slots, and 64 slots whose START aggregates their own
+/// 1,000-element list (`sum(MY.Nums)`) against 64 jobs.
+fn setup_one_side(which: &str) -> &'static (Vec<Arc<ClassAd>>, Vec<Arc<ClassAd>>) {
+    let ads = |text: String| -> Vec<Arc<ClassAd>> {
+        read_ads_as(&text, "bench", Format::Old)
+            .expect("ads parse")
+            .into_iter()
+            .map(Arc::new)
+            .collect()
+    };
+    let (jobs, slots) = if which == "job" {
+        let mut job: String = (0..18)
+            .map(|i| format!("A{i} = A{} + A{}\n", i + 1, i + 1))
+            .collect();
+        job.push_str("A18 = 1\nOwner = \"u\"\nRequirements = A0 > 0 && TARGET.Cpus > 1\n");
+        let slots: String = (0..16)
+            .map(|i| format!("Cpus = {}\nRequirements = true\n\n", i % 4))
+            .collect();
+        (job, slots)
+    } else {
+        let nums: Vec<String> = (0..1000).map(|i| (i % 7).to_string()).collect();
+        let slots: String = (0..64)
+            .map(|i| {
+                format!(
+                    "Nums = {{ {} }}\nCpus = {i}\nRequirements = sum(MY.Nums) > TARGET.Num\n\n",
+                    nums.join(", ")
+                )
+            })
+            .collect();
+        let jobs: String = (0..64)
+            .map(|i| format!("Owner = \"u\"\nNum = {}\nRequirements = true\n\n", i * 50))
+            .collect();
+        (jobs, slots)
+    };
+    Box::leak(Box::new((ads(jobs), ads(slots))))
+}
+
+#[library_benchmark]
+#[bench::job_only_attribute(setup = setup_one_side, args = ("job"))]
+#[bench::slot_list_aggregate(setup = setup_one_side, args = ("slot"))]
+fn one_side_work_once(ads: &'static (Vec<Arc<ClassAd>>, Vec<Arc<ClassAd>>)) -> usize {
+    let policy = classad::matching::NegotiatorPolicy::default();
+    let mut matcher = classad::matching::batch::BatchMatcher::new(&ads.0, &ads.1, &policy, true);
+    let mut pairs = 0;
+    matcher
+        .for_each_pair(|_, _| {
+            pairs += 1;
+            Ok::<(), ()>(())
+        })
+        .expect("no error");
+    black_box(pairs)
+}
+
+library_benchmark_group!(
+    name = one_side;
+    benchmarks = one_side_work_once
+);
+
 library_benchmark_group!(
     name = shapes;
     benchmarks = shape_all_pairs_vm, shape_pairs_reference
@@ -274,4 +337,4 @@ library_benchmark_group!(
         compile_slot_ad, batch_candidates, autoclusters_300_jobs
 );
 
-main!(library_benchmark_groups = evaluation, shapes);
+main!(library_benchmark_groups = evaluation, shapes, one_side);

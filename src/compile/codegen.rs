@@ -108,11 +108,7 @@ fn compile_inner(
             nregs: 1,
             max_depth,
             nodes,
-            target_only: Vec::new(),
-            sets: Vec::new(),
-            fail_needs_reference: false,
-            paths: Vec::new(),
-            lane_depth: Default::default(),
+            ..Program::default()
         };
     }
     let mut site_depth = NodeMap::covering(lo, hi, nodes);
@@ -130,6 +126,7 @@ fn compile_inner(
         max_reg: 1,
         extra_depth: 0,
         extra_nodes: 0,
+        folded_steps: 0,
         known: NodeMap::covering(lo, hi, nodes),
         subtree_memo: NodeMap::covering(lo, hi, nodes),
         target_only: Vec::new(),
@@ -154,6 +151,7 @@ fn compile_inner(
         nregs: g.max_reg,
         max_depth: max_depth.max(g.extra_depth),
         nodes: nodes.saturating_add(g.extra_nodes),
+        folded_steps: g.folded_steps,
         target_only: g.target_only,
         sets: g.sets,
         fail_needs_reference: g.fail_needs_reference,
@@ -217,6 +215,8 @@ struct Gen<'a> {
     /// still spends.
     extra_depth: u32,
     extra_nodes: u32,
+    /// Exact steps of the larger constants folded (see `Program::folded_steps`).
+    folded_steps: u32,
     /// Compile-time values of nodes, by id (see `known`).
     known: NodeMap<Option<Option<Value>>>,
     /// `pure`, `target_only` and `has_call` of nodes, by id: each asks about a

@@ -16,8 +16,9 @@ use std::sync::Arc;
 pub use classad_vm::limits::MAX_DEPTH;
 /// HTCondor's bound on `a.b.c...` selection chains: a longer chain is an error.
 pub const MAX_SELECT_CHAIN: usize = 400;
-/// HTCondor's budget of node evaluations for one top-level evaluation.
-pub const MAX_STEPS: u64 = 10_000_000;
+/// HTCondor's budget of node evaluations for one top-level evaluation (the
+/// machine's too: defined once, in `classad_vm::limits`).
+pub use classad_vm::limits::MAX_STEPS;
 /// Our bound on the node evaluations of one top-level evaluation together with the
 /// fresh evaluations it starts (ad subscripts, `evalInEachContext`, `countMatches`),
 /// each of which HTCondor gives a budget of its own: nested, they multiply, and

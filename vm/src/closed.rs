@@ -84,14 +84,19 @@ impl Machine {
         let r = self.load(0, slot, Sides::against_empty(ad, &EMPTY), host);
         let absent = self.recording.take().unwrap_or_default();
         let cost = self.steps;
+        // The tiers charge a closed value's estimate only: one that folded
+        // values of its own is left to the machine.
+        let folded = self.folded;
         self.reset();
         match r {
-            Ok((value, Some(depth))) if depth <= MAX_DEPTH && cost <= MAX_COST => Some(Closed {
-                value,
-                depth,
-                cost,
-                absent,
-            }),
+            Ok((value, Some(depth))) if depth <= MAX_DEPTH && cost <= MAX_COST && folded == 0 => {
+                Some(Closed {
+                    value,
+                    depth,
+                    cost,
+                    absent,
+                })
+            }
             _ => None,
         }
     }

@@ -351,6 +351,11 @@ fn work_out_lane_depth(p: &Program) -> Option<u32> {
     if u64::from(p.nodes) > crate::machine::STEP_BOUND / 10 {
         return None;
     }
+    // Folded values' exact steps: the lanes run two programs a pair without
+    // counting, so each may take half the machine's bound on them.
+    if u64::from(p.folded_steps) > crate::limits::MAX_FOLDED_STEPS / 2 {
+        return None;
+    }
     // `Reference`, `Fail` and `SelectPath` take the lanes that reach them out
     // (the last is resolved pair by pair: an arm for it in the lanes' loop
     // slowed it on every program), so they add nothing to the depth of the

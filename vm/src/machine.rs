@@ -13,7 +13,7 @@
 
 use crate::ad::{Attr, CompiledAd};
 use crate::instr::{Instr, Op};
-use crate::limits::MAX_DEPTH;
+use crate::limits::{MAX_DEPTH, MAX_FOLDED_STEPS, MAX_STEPS};
 use crate::ops::{self, Arith, Bit, Cmp};
 use crate::program::{Program, Reached};
 use crate::value::Value;
@@ -93,16 +93,19 @@ impl Host for NoBuiltins {
 /// fraction of that. Deferring is always exact.
 const MAX_NESTING: u32 = 64;
 /// Step estimate beyond which the reference evaluator takes over (its real limit is
-/// 10,000,000; the estimate is an upper bound, so deferring early is always exact).
-pub(crate) const STEP_BOUND: u64 = 1_000_000;
+/// [`MAX_STEPS`]; the estimate is an upper bound, so deferring early is always
+/// exact). Folded values' exact steps are counted apart, against
+/// [`MAX_FOLDED_STEPS`].
+pub(crate) const STEP_BOUND: u64 = MAX_STEPS / 10;
 
 #[derive(Clone, Debug, Default)]
 enum Memo {
     #[default]
     Empty,
     InProgress,
-    /// The value, the depth its evaluation needs, and its step cost.
-    Done(Value, u32, u64),
+    /// The value, the depth its evaluation needs, its step cost (estimated) and
+    /// the folded steps it charged.
+    Done(Value, u32, u64, u64),
 }
 
 /// The registers of one run.
@@ -120,6 +123,9 @@ pub struct Machine {
     memo: [Vec<Memo>; 2],
     touched: Vec<(usize, u32)>,
     pub(crate) steps: u64,
+    /// The exact steps of folded values charged so far (see
+    /// [`Program::folded_steps`]), apart from the estimate in `steps`.
+    pub(crate) folded: u64,
     cycle: bool,
     pub(crate) nesting: u32,
     /// Values of TARGET-only subexpressions, by (TARGET ad, subexpression key).
@@ -276,6 +282,7 @@ impl Machine {
             self.memo[side][slot as usize] = Memo::Empty;
         }
         self.steps = 0;
+        self.folded = 0;
         self.cycle = false;
         self.nesting = 0;
         self.level = 0;
@@ -366,9 +373,10 @@ impl Machine {
                 self.cycle = true;
                 return Ok((Value::Undefined, None));
             }
-            Memo::Done(v, depth, cost) => {
+            Memo::Done(v, depth, cost, folded) => {
                 self.steps += cost;
-                if self.steps > STEP_BOUND {
+                self.folded += folded;
+                if self.steps > STEP_BOUND || self.folded > MAX_FOLDED_STEPS {
                     return Err(Halt::NeedReference);
                 }
                 return Ok((v.clone(), Some(*depth)));
@@ -383,7 +391,7 @@ impl Machine {
         self.memo[side][i] = Memo::InProgress;
         self.touched.push((side, slot));
         let outer_cycle = std::mem::take(&mut self.cycle);
-        let steps_before = self.steps;
+        let (steps_before, folded_before) = (self.steps, self.folded);
         let r = self.run(prog, side, sides, host);
         self.nesting -= 1;
         let (v, depth) = match r {
@@ -396,7 +404,12 @@ impl Machine {
         self.memo[side][i] = if self.cycle {
             Memo::Empty
         } else {
-            Memo::Done(v.clone(), depth, self.steps - steps_before)
+            Memo::Done(
+                v.clone(),
+                depth,
+                self.steps - steps_before,
+                self.folded - folded_before,
+            )
         };
         self.cycle |= outer_cycle;
         Ok((v, Some(depth)))
@@ -411,7 +424,8 @@ impl Machine {
         host: &mut dyn Host,
     ) -> Result<(Value, u32), Halt> {
         self.steps += u64::from(p.nodes);
-        if self.steps > STEP_BOUND {
+        self.folded += u64::from(p.folded_steps);
+        if self.steps > STEP_BOUND || self.folded > MAX_FOLDED_STEPS {
             return Err(Halt::NeedReference);
         }
         let level = self.level;

@@ -22,6 +22,13 @@ pub struct Program {
     /// The number of nodes of the source expression: an upper bound on the
     /// evaluation steps HTCondor spends on one evaluation of it, attributes aside.
     pub nodes: u32,
+    /// The evaluation steps (an upper bound) of the values folded into the
+    /// program when it was compiled whose cost is too large for `nodes` (MY's
+    /// attributes that depend on nothing but MY, such as `A0 = A1 + A1; ...
+    /// A18 = 1`): HTCondor evaluates them again in every evaluation, the machine
+    /// charges their steps apart from its estimate. At most
+    /// [`crate::limits::MAX_FOLDED_STEPS`].
+    pub folded_steps: u32,
     /// Subexpressions that depend only on TARGET (`TargetCached` runs them).
     pub target_only: Vec<TargetOnly>,
     /// Constant collections that `Member` tests values against.
@@ -291,11 +298,15 @@ impl TargetOnly {
 
 impl fmt::Display for Program {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        writeln!(
+        write!(
             f,
             "; {} registers, depth {}, {} nodes",
             self.nregs, self.max_depth, self.nodes
         )?;
+        if self.folded_steps > 0 {
+            write!(f, ", {} folded steps", self.folded_steps)?;
+        }
+        writeln!(f)?;
         for (i, k) in self.consts.iter().enumerate() {
             writeln!(f, "; k{i} = {k:?}")?;
         }

@@ -1,6 +1,7 @@
 //! Constant folding: the compile-time value of a subtree, when MY's constants
 //! and literals decide it, computed by the reference evaluator's own rules.
 
+use super::my_facts::{Constant, ConstantSteps};
 use super::scopes::names_my_ad;
 use super::{is_scope_name, Gen, SubtreeQuestion};
 use crate::ad::ClassAd;
@@ -34,6 +35,11 @@ pub(super) fn logical(my: Option<&ClassAd>, e: &ExprRef, id: NodeId, fuel: u32) 
             .is_some_and(|(b, name)| names_my_ad(my, b) && !is_scope_name(name) && attr(name)),
         _ => false,
     }
+}
+
+/// True when list value `v`'s elements all evaluate, alone, to scalars.
+fn list_of_scalars(v: &Value) -> bool {
+    crate::compile::host::list_values(v).is_some_and(|items| items.iter().all(Value::is_scalar))
 }
 
 impl Gen<'_> {
@@ -175,11 +181,14 @@ impl Gen<'_> {
         }
     }
 
-    /// A builtin's value when every argument is known here as a plain value
-    /// (`isUndefined(MY.Missing)`, `size(MY.Text)`): the machine would call the
-    /// builtin on those same values each time (`Op::Call`), so calling it now
-    /// is exact by construction. Not the clock or chance, nor builtins that
-    /// read scopes or expressions, nor `ifThenElse` (compiled to jumps).
+    /// A builtin's value when every argument is known here as a plain value or a
+    /// list of plain values (`isUndefined(MY.Missing)`, `size(MY.Text)`,
+    /// `sum(MY.Nums)`): the machine would call the builtin on those same values
+    /// each time (`Op::Call`), so calling it now is exact by construction, and a
+    /// slot's aggregate over its own list is computed once per slot instead of
+    /// once per pair. Not the clock or chance, nor builtins that read scopes or
+    /// expressions, nor `ifThenElse` (compiled to jumps), nor records or lists
+    /// holding records or lists (whose identity the machine's values carry).
     fn known_call(&mut self, name: &str, args: &[NodeId]) -> Option<Value> {
         let listed = |list: &[&str]| list.iter().any(|s| s.eq_ignore_ascii_case(name));
         if listed(&IMPURE_BUILTINS)
@@ -192,10 +201,11 @@ impl Gen<'_> {
         let mut values: smallvec::SmallVec<[Value; 4]> = smallvec::SmallVec::new();
         for &a in args {
             let v = self.known(a)?;
-            if matches!(v, Value::List(_) | Value::Ad(_)) {
-                return None;
+            match v {
+                Value::Ad(_) => return None,
+                Value::List(_) if !list_of_scalars(&v) => return None,
+                _ => values.push(v),
             }
-            values.push(v);
         }
         // The very call `Op::Call` makes at run time; what it leaves to the
         // reference evaluator is not folded.
@@ -209,10 +219,30 @@ impl Gen<'_> {
         if !self.my_has(name) {
             return None;
         }
-        let (v, depth, nodes) = self.facts.as_deref_mut()?.constant(name)?;
-        self.extra_depth = self.extra_depth.max(site + 1 + depth);
-        self.extra_nodes = self.extra_nodes.saturating_add(nodes);
-        Some(v)
+        let c = self.facts.as_deref_mut()?.constant(name)?;
+        self.charge_constant(&c, site).then_some(c.value)
+    }
+
+    /// Charges the depth and steps HTCondor spends on MY's constant `c`, reached
+    /// at depth `site`, to the program; false, charging nothing, when its steps
+    /// would take the program's folded steps past
+    /// [`classad_vm::limits::MAX_FOLDED_STEPS`] (it is then loaded
+    /// and evaluated as it runs).
+    pub(super) fn charge_constant(&mut self, c: &Constant, site: u32) -> bool {
+        match c.steps {
+            ConstantSteps::Estimate(nodes) => {
+                self.extra_nodes = self.extra_nodes.saturating_add(nodes);
+            }
+            ConstantSteps::Folded(steps) => {
+                let total = u64::from(self.folded_steps) + u64::from(steps);
+                if total > classad_vm::limits::MAX_FOLDED_STEPS {
+                    return false;
+                }
+                self.folded_steps = total as u32;
+            }
+        }
+        self.extra_depth = self.extra_depth.max(site + 1 + c.depth);
+        true
     }
 
     /// True when the subtree's value depends on nothing but itself: no names, no
@@ -292,6 +322,32 @@ mod tests {
         // Not the clock, nor what reads TARGET (`Missing` is TARGET's, MY lacking it).
         for expr in ["time() + N", "size(Missing)", "strcat(Text, Missing)"] {
             let p = compiled(expr, my, "Missing = \"abc\"");
+            assert_ne!(ops(&p), [Op::Const, Op::Ret], "{expr}: {p}");
+        }
+    }
+
+    /// Issue 33 item 5.9: a builtin over MY's own list of plain values folds
+    /// (`sum(MY.Nums)` in a slot's START was computed again for every job); a
+    /// list holding a record, a list or a name does not.
+    #[test]
+    fn calls_on_my_lists_of_plain_values_fold() {
+        let my = "Nums = { 1, 2.5, 3 }\nNames = { \"a\", \"b\" }\nX = 4\n\
+                  Mixed = { 1, [ a = 1 ] }\nNested = { { 1 } }\nNamed = { X, 1 }";
+        for expr in [
+            "sum(MY.Nums)",
+            "max(Nums) * 2",
+            "avg(MY.Nums) + min(MY.Nums)",
+            "size(Names)",
+            "member(\"b\", MY.Names)",
+            "join(\",\", MY.Names)",
+        ] {
+            let p = compiled(expr, my, "Missing = 1");
+            assert_eq!(ops(&p), [Op::Const, Op::Ret], "{expr}: {p}");
+        }
+        // (Some of these the machine leaves to the reference evaluator.)
+        for expr in ["size(MY.Mixed)", "size(MY.Nested)", "sum(MY.Named)"] {
+            let e = ExprRef::root_of(Arc::new(parse_expr(expr).unwrap()));
+            let p = compile_expr(&e, Some(&ad(my)), &mut SlotTable::new());
             assert_ne!(ops(&p), [Op::Const, Op::Ret], "{expr}: {p}");
         }
     }

@@ -92,6 +92,11 @@ impl Gen<'_> {
             return false;
         };
         let slot = self.slots.intern(name);
+        let folded = u64::from(self.folded_steps) + u64::from(sub.folded_steps);
+        if folded > classad_vm::limits::MAX_FOLDED_STEPS {
+            // Its folded values would take this program past its share: load it.
+            return false;
+        }
         let enter = self.emit(Op::InlineEnter, dst, length, slot);
         let at = classad_vm::Placement {
             result: dst,
@@ -120,6 +125,7 @@ impl Gen<'_> {
         // HTCondor dereferences and evaluates it there: keep the bounds.
         self.extra_depth = self.extra_depth.max(u32::from(site) + 1 + sub.max_depth);
         self.extra_nodes = self.extra_nodes.saturating_add(sub.nodes + 1);
+        self.folded_steps = folded as u32;
         true
     }
 }

@@ -7,7 +7,7 @@ use crate::ad::ClassAd;
 use crate::eval::Evaluator;
 use crate::functions::{ERROR_ON_FAILED_ARGUMENT, IMPURE_BUILTINS, SCOPED_BUILTINS};
 use crate::syntax::ast::{BinOp, ExprRef, Node, NodeId};
-use classad_vm::Value;
+use classad_vm::{Op, SlotTable, Value};
 use std::sync::Arc;
 
 /// What is known of MY's attributes while compiling one ad: which are constants
@@ -18,7 +18,7 @@ pub(crate) struct MyFacts {
     closed: std::collections::HashMap<(usize, NodeId), Option<Cost>>,
     /// Attribute expression -> a depth it is known to pass (see `attr_cost`).
     deeper_than: std::collections::HashMap<(usize, NodeId), u32>,
-    constants: std::collections::HashMap<String, Option<(Value, u32, u32)>>,
+    constants: std::collections::HashMap<String, Option<Constant>>,
     /// The attributes being inlined, outermost first (lower case).
     pub(super) inlining: Vec<String>,
     /// Set when an inlined attribute reached one of `inlining`.
@@ -44,9 +44,13 @@ impl MyFacts {
     /// The value of MY's attribute `name` when it depends on nothing but MY: a
     /// literal, or an expression whose names all resolve, acyclically, to MY's own
     /// attributes, with no clock, chance or scope-dependent builtins. Also the
-    /// depth and steps HTCondor spends evaluating it (upper bounds). Such a value is
-    /// the same in every match, so it is computed once, by the reference evaluator.
-    pub(super) fn constant(&mut self, name: &str) -> Option<(Value, u32, u32)> {
+    /// depth and steps HTCondor spends evaluating it (upper bounds). Such a value
+    /// is the same in every match, so it is computed once, whatever its size
+    /// (issue 33: `A0 = A1 + A1; ... A18 = 1` in a job's Requirements was
+    /// evaluated again for every slot); `None` when its evaluation fails or may
+    /// take more steps than an evaluation may fold
+    /// ([`classad_vm::limits::MAX_FOLDED_STEPS`]).
+    pub(super) fn constant(&mut self, name: &str) -> Option<Constant> {
         let key = name.to_ascii_lowercase();
         if let Some(c) = self.constants.get(&key) {
             return c.clone();
@@ -56,24 +60,61 @@ impl MyFacts {
         c
     }
 
-    fn compute_constant(&mut self, name: &str) -> Option<(Value, u32, u32)> {
+    fn compute_constant(&mut self, name: &str) -> Option<Constant> {
         let e = self.ad.get(name)?.to_expr_ref();
         if let Node::Lit(v) = e.node() {
-            let v = match v {
+            let value = match v {
                 Value::RelTime(r) => Value::Real(*r),
                 v => v.clone(),
             };
-            return Some((v, 0, 1));
+            return Some(Constant {
+                value,
+                depth: 0,
+                steps: ConstantSteps::Estimate(1),
+            });
         }
         let mut visiting = Vec::new();
         let Cost { depth, most, .. } =
             self.attr_cost(&e, MAX_CONSTANT_DEPTH, &mut visiting).ok()?;
-        if most > 100_000 {
+        let (value, steps) = if most <= MAX_ESTIMATED_CONSTANT_STEPS {
+            let value = self.evaluated(&e)?;
+            (value, ConstantSteps::Estimate(most as u32))
+        } else if most <= classad_vm::limits::MAX_FOLDED_STEPS {
+            // Walking every path of `A0 = A1 + A1; ... A18 = 1` is exponential;
+            // folding its expression over the constants it reaches, each worked
+            // out once here, is linear.
+            let value = match self.folded(&e) {
+                Some(v) => v,
+                None => self.evaluated(&e)?,
+            };
+            (value, ConstantSteps::Folded(most as u32))
+        } else {
             return None;
+        };
+        Some(Constant {
+            value,
+            depth,
+            steps,
+        })
+    }
+
+    /// The value of MY's attribute expression `e`, by the reference evaluator.
+    fn evaluated(&self, e: &ExprRef) -> Option<Value> {
+        let scope = crate::eval::scope::Scope::of_ad(self.ad.clone());
+        Evaluator::new(true).eval(e, Some(&scope)).ok()
+    }
+
+    /// The value of MY's attribute expression `e` when the compiler folds it to
+    /// a constant, with what is known of MY (each attribute it reaches folded
+    /// once, by this table): exact by construction, as every folded constant is.
+    fn folded(&mut self, e: &ExprRef) -> Option<Value> {
+        let p = super::compile_inner(e, Some(self), &mut SlotTable::new(), false, None);
+        match (p.code.as_slice(), p.consts.as_slice()) {
+            ([k, ret], [v]) if k.op == Op::Const && ret.op == Op::Ret && k.x == ret.x => {
+                Some(v.clone())
+            }
+            _ => None,
         }
-        let v =
-            crate::eval::eval_attr(&self.ad, name, None, crate::eval::Semantics::Htcondor).ok()?;
-        Some((v, depth, most as u32))
     }
 
     /// True when evaluating MY's attribute `name` certainly fails, in any match:
@@ -220,6 +261,31 @@ impl MyFacts {
         }
     }
 }
+
+/// MY's attribute folded into a constant: its value, the depth HTCondor's
+/// evaluation of it reaches (an upper bound), and its steps.
+#[derive(Clone, Debug)]
+pub(super) struct Constant {
+    pub(super) value: Value,
+    pub(super) depth: u32,
+    pub(super) steps: ConstantSteps,
+}
+
+/// The steps HTCondor spends on a folded constant (an upper bound: every node
+/// of every path), as the program charges them.
+#[derive(Clone, Copy, Debug)]
+pub(super) enum ConstantSteps {
+    /// Small enough to join the program's own node count, the machine's
+    /// estimate.
+    Estimate(u32),
+    /// Past [`MAX_ESTIMATED_CONSTANT_STEPS`]: charged apart, as folded steps
+    /// (see `Program::folded_steps`).
+    Folded(u32),
+}
+
+/// The largest bound on a constant's steps charged to the machine's estimate (a
+/// tenth of the lanes' share of it): larger ones are charged as folded steps.
+const MAX_ESTIMATED_CONSTANT_STEPS: u64 = 100_000;
 
 /// The deepest MY attribute folded into a constant (HTCondor's limit is 400; the
 /// margin leaves room for the references that reach it).

@@ -341,11 +341,11 @@ impl Gen<'_> {
                 self.emit(Op::Fail, 0, 0, 0);
                 return;
             }
-            if let Some((v, depth, nodes)) = facts.constant(name) {
+            if let Some(c) = facts.constant(name) {
                 // HTCondor still dereferences and evaluates it: keep the bounds.
-                self.extra_depth = self.extra_depth.max(u32::from(site) + 1 + depth);
-                self.extra_nodes = self.extra_nodes.saturating_add(nodes);
-                return self.konst(dst, v);
+                if self.charge_constant(&c, u32::from(site)) {
+                    return self.konst(dst, c.value);
+                }
             }
         }
         if self.inline_my(name, dst, site) {

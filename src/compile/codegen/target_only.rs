@@ -60,6 +60,7 @@ impl Gen<'_> {
         // hit, add at most one level and one step each: keep the bounds upper ones.
         self.extra_depth = self.extra_depth.max(depth + sub.max_depth + 1);
         self.extra_nodes = self.extra_nodes.saturating_add(sub.nodes);
+        self.folded_steps = self.folded_steps.saturating_add(sub.folded_steps);
         let mut folded = String::new();
         self.my_scalars_in(id, &mut folded);
         let key = subexpression_key(&self.e.child(id), &folded);

@@ -116,8 +116,10 @@ pub(super) fn slot_policy(r: &mut Rng, _slot: &Slot, w: &mut AdText) {
     };
     w.expr("START", start);
     w.expr("Requirements", "START");
+    // The GPU memory term is an aggregate over the slot's own list, which the
+    // compiler folds once per slot.
     w.expr(
         "Rank",
-        "member(TARGET.AcctGroup, MY.AllowedGroups) ? 10 : 0",
+        "(member(TARGET.AcctGroup, MY.AllowedGroups) ? 10 : 0) + sum(MY.GpuMemoryList) / 1024",
     );
 }

@@ -10,7 +10,7 @@
 //! | [`Family::Benchmark`] | the benchmark pool itself ([`crate::generate::Pool`], the model of `gen_pool.py`): TARGET attributes against constants, inline constant lists, the logical operators |
 //! | [`Family::TargetArithmetic`] | the job computes on the slot's numbers: `TARGET.Memory * 0.9 >= RequestMemory`, mixed integers and reals, division (by zero on drained slots), modulus |
 //! | [`Family::TargetPairs`] | two attributes of the other ad compared with each other (register to register), numbers and strings, `==`, `<=`, `=?=`, `=!=` |
-//! | [`Family::AttributeLists`] | `member`, `stringListMember`, `stringListIMember`, `identicalMember`, `anyCompare`, `stringListsIntersect`, `size` on lists held in attributes, MY's and TARGET's |
+//! | [`Family::AttributeLists`] | `member`, `stringListMember`, `stringListIMember`, `identicalMember`, `anyCompare`, `stringListsIntersect`, `size` and `sum` on lists held in attributes, MY's and TARGET's |
 //! | [`Family::StartArithmetic`] | the slot's START computes on the job's numbers (`TARGET.RequestMemory / TARGET.RequestCpus <= 4096`) |
 //! | [`Family::Records`] | nested records: `TARGET.Resources.Gpu.Count >= 1`, `MY.Request.Memory`, chains, subscripts into lists of records and of references to records (HTCondor's `AvailableGPUs`), fields that read their siblings |
 //! | [`Family::Strings`] | string builtins on attributes (`substr`, `strcat`, `toLower`, `size`, `regexp` with a constant pattern), `ifThenElse` and `?:` choosing between attributes, `isUndefined` and the other type tests, the elvis operator |
