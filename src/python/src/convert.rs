@@ -155,7 +155,7 @@ fn push_py(obj: &Bound<'_, PyAny>, nodes: &mut Vec<Node>) -> PyResult<NodeId> {
         return Ok(copy_into(&e.tree, e.id, nodes));
     }
     if let Ok(a) = obj.cast::<PyClassAd>() {
-        return Ok(push_ad(&a.borrow().ad, nodes));
+        return Ok(push_ad(&*PyClassAd::share(a)?, nodes));
     }
     if obj.is_instance(&support(py, "Value")?)? {
         let v = match obj.extract::<i64>()? {
