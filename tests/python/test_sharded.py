@@ -6,6 +6,8 @@ order, on pools with partitionable slots, claimed slots (preemption), many
 submitters, groups and NaN ranks; in this process, and on a Dask
 ``distributed.LocalCluster`` of worker processes and of worker threads."""
 
+import functools
+import itertools
 import json
 import os
 import pickle
@@ -34,6 +36,29 @@ def test_shards_merged_are_the_whole_pool(name):
         assert shard.merge(results) == whole, n
         assert shard.merge(results[::-1]) == whole, n
         assert plan.negotiate(results[::-1]) == one, n
+
+
+def test_more_shards_than_slots_merge_in_any_order():
+    """Empty shards start where a slot does; every order of their results is
+    the same pool (the docs promise any order)."""
+    m, j, p = classad_rs.generate_pool(3, 30, seed=4)
+    read = functools.partial(classad_rs.parseAds, parser=classad_rs.ParserType.FileAuto)
+    jobs, slots = list(read(j)), list(read(m))
+    plan = shard.Plan(jobs, slots, None, p)
+    one = classad_rs.negotiate(jobs, slots, priorities=p)
+    assert plan.slot_count == 3 and one
+    payloads = plan.shards(5)
+    assert sum(1 for b in plan.shard_bounds(5) if b[0] == b[1]) == 2
+    results = [shard.run(x, threads=1) for x in payloads]
+    whole = plan.candidates()
+    for order in itertools.permutations(results):
+        assert shard.merge(order) == whole
+        assert plan.negotiate(order) == one
+    # A shard of slots given twice is still refused, in any place.
+    with pytest.raises(ValueError, match="follow"):
+        plan.negotiate(results[-1:] + results)
+    with pytest.raises(ValueError, match="follow"):
+        plan.negotiate(results + results[-1:])
 
 
 def test_the_pools_have_what_the_tests_claim():

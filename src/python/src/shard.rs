@@ -248,7 +248,10 @@ fn merged_lists(results: &[Vec<u8>], pool: Option<(usize, u32)>) -> PyResult<Sha
         .map(|r| decode(r))
         .collect::<Result<_, _>>()
         .map_err(bad)?;
-    parts.sort_by_key(|p| p.first);
+    // By where each starts, then by length: a shard of no slots (more shards
+    // than slots) starts where a slot's shard does and comes before it, so
+    // every order of the same results tiles the same range.
+    parts.sort_by_key(|p| (p.first, p.slots));
     let first = parts.first().map_or(0, |p| p.first);
     let mut end = u64::from(first);
     for p in &parts {
