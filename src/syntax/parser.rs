@@ -15,7 +15,7 @@ pub const MAX_DEPTH: u32 = 498;
 /// The extra depth a bracket costs.
 const BRACKET_DEPTH: u32 = 2;
 /// The deepest brackets nest (lists, records, parentheses, calls, subscripts):
-/// 165, each one costing an expression level and [`BRACKET_DEPTH`] more of
+/// 165, each one costing an expression level and 2 more (`BRACKET_DEPTH`) of
 /// [`MAX_DEPTH`], as in HTCondor 25. A list or record nested deeper has no text
 /// that reads back, so the readers that build values without text (XML, the
 /// Python module's conversions) refuse one too.
