@@ -112,6 +112,23 @@ def test_results_that_do_not_cover_the_pool_are_refused():
         shard.run({"format": "something else"})
 
 
+def test_more_threads_than_the_bound_are_refused_at_once():
+    m, j, p = classad_rs.generate_pool(3, 30, seed=4)
+    read = functools.partial(classad_rs.parseAds, parser=classad_rs.ParserType.FileAuto)
+    plan = shard.Plan(list(read(j)), list(read(m)), None, p)
+    payload = plan.shards(1)[0]
+    bound = classad_rs.MAX_THREADS
+    assert bound == 1024
+    for n in (bound + 1, 2**64 - 1):
+        with pytest.raises(ValueError, match=f"threads={n}: at most {bound}"):
+            shard.run(payload, threads=n)
+        with pytest.raises(ValueError, match=f"at most {bound}"):
+            plan.candidates(threads=n)
+    with pytest.raises(ValueError, match="at least 1"):
+        shard.run(payload, threads=0)
+    assert shard.run(payload, threads=2) == plan.candidates(threads=1)
+
+
 def test_the_shard_function_pickles():
     """Engines ship the function by reference: it is a plain top-level one."""
     assert pickle.loads(pickle.dumps(shard.run)) is shard.run

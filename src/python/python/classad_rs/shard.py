@@ -125,7 +125,8 @@ def candidates(slots, jobs, config: Optional[str] = None, offset: int = 0,
     text, or ``ClassAd``s), numbered from ``offset``; ``jobs``: one
     representative job per class, in class order (text or ``ClassAd``s);
     ``config``: the negotiator's configuration text; ``threads``: threads to
-    match on (default: every core; give the engine's share of a machine).
+    match on (default: every core; give the engine's share of a machine; more
+    than ``classad_rs.MAX_THREADS``, 1024, is a ``ValueError``).
     """
     return _shard_candidates(slots, jobs, config, offset, threads)
 
