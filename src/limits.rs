@@ -1,7 +1,9 @@
-//! The memory budget of an evaluation: the largest string or list value an
-//! evaluation may make.
+//! The library's bounds on what a caller may ask of it: the memory budget of an
+//! evaluation (the largest string or list value an evaluation may make, below),
+//! and [`MAX_THREADS`], the most worker threads the command line, the Python
+//! module and the C ABI start.
 //!
-//! HTCondor has no such limit: a string doubled ten times over (`D0 = strcat(D1,
+//! HTCondor has no memory budget: a string doubled ten times over (`D0 = strcat(D1,
 //! D1)`, ...) grows until allocation fails and the process aborts. Here a builtin
 //! (or a selection over a list) whose result would be larger than
 //! [`max_value_bytes`] gives `error` instead, and the builtins that build big
@@ -29,6 +31,14 @@ use crate::eval::compound::{as_list, ListVal};
 use classad_vm::Value;
 use std::cell::Cell;
 use std::sync::atomic::{AtomicUsize, Ordering};
+
+/// The most threads a caller may ask for (`--threads`, `threads=` of the Python
+/// module's batch calls, `classad_set_threads`): 1,024, more than the hardware
+/// threads of today's largest two-socket servers. More is a mistake, not a
+/// request to honour: each thread holds a machine and its buffers, and they
+/// start a few milliseconds apiece (1,025 took 3 s on two cores, 10,000 took
+/// 54 s, `SIZE_MAX` minutes), so a larger number is refused at once.
+pub const MAX_THREADS: usize = 1024;
 
 /// The default cap: 16 MiB, sixteen times the largest attribute values seen in
 /// practice, and small enough that the values alive at once in an evaluation stay

@@ -33,6 +33,39 @@ fn tmp(name: &str, text: &str) -> String {
     p.to_string_lossy().into_owned()
 }
 
+/// Issue 33 item 5.14: every command's `--threads` takes at most the library's
+/// `MAX_THREADS`, refuses more before starting a thread, and says so in its
+/// `--help`.
+#[test]
+fn threads_are_bounded_by_the_library_constant() {
+    let max = classad::limits::MAX_THREADS;
+    assert_eq!(max, 1024);
+    let out = tmp("threads.ads", "");
+    let commands: [&[&str]; 5] = [
+        &["match"],
+        &["negotiate"],
+        &["analyze", "--jobs", &out, "--machines", &out],
+        &["bench"],
+        &["gen-pool", "--out-machines", &out, "--out-jobs", &out],
+    ];
+    for command in commands {
+        for n in [(max + 1).to_string(), usize::MAX.to_string()] {
+            let o = classad(&[command, &["--threads", &n]].concat(), "");
+            let err = String::from_utf8_lossy(&o.stderr);
+            assert_eq!(o.status.code(), Some(2), "{command:?}: {err}");
+            assert!(
+                err.contains(&format!("--threads {n}: at most {max}")),
+                "{command:?}: {err}"
+            );
+        }
+        let help = stdout(&classad(&[command[0], "--help"], ""));
+        assert!(
+            help.contains(&format!("at most {max}")),
+            "{command:?}: {help}"
+        );
+    }
+}
+
 #[test]
 fn eval_prints_one_line_per_expression() {
     let o = classad(

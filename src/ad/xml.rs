@@ -35,6 +35,7 @@ pub use read::parse_xml_ads;
 pub use write::{unparse_ad_xml, unparse_attrs_xml, write_ads_xml, FOOTER, HEADER};
 
 /// The deepest nesting of lists and nested ads (`<l>`, `<c>`) an attribute's value
-/// may have. HTCondor's new-syntax parser, and ours, hold 165 and no more, so an
-/// ad read from XML always prints in new syntax as text that reads back.
-pub const MAX_NESTING: u32 = 165;
+/// may have: the parser's [`crate::syntax::parser::MAX_NESTING`], 165 (HTCondor's
+/// new-syntax parser, and ours, hold no more), so an ad read from XML always
+/// prints in new syntax as text that reads back.
+pub const MAX_NESTING: u32 = crate::syntax::parser::MAX_NESTING;

@@ -61,7 +61,7 @@ pub struct AnalyzeArgs {
     /// counts).
     #[arg(long, value_enum)]
     engine: Option<super::EngineArg>,
-    /// Threads to count on (default: every core).
+    /// Threads to count on (default: every core; at most 1024).
     #[arg(long)]
     threads: Option<usize>,
 }

@@ -37,7 +37,7 @@ pub struct BenchArgs {
     /// pool comes with its own.
     #[arg(long)]
     priorities: Option<String>,
-    /// Threads (default: every core).
+    /// Threads (default: every core; at most 1024).
     #[arg(long)]
     threads: Option<usize>,
     /// Evaluate every job on its own instead of once per match class.

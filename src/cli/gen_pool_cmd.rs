@@ -11,9 +11,6 @@ use std::io::{BufWriter, Write};
 use std::process::ExitCode;
 use std::time::Instant;
 
-/// More threads than this is a mistake, not a request to honour.
-const MAX_THREADS: usize = 1024;
-
 /// The `--syntax` choice.
 #[derive(clap::ValueEnum, Clone, Copy, Debug, Default)]
 pub enum SyntaxArg {
@@ -69,8 +66,8 @@ pub struct GenPoolArgs {
     /// The syntax of the ad files.
     #[arg(long, value_enum, default_value_t)]
     syntax: SyntaxArg,
-    /// Threads to make the ads on (default: every core); the files do not depend
-    /// on it.
+    /// Threads to make the ads on (default: every core; at most 1024); the files
+    /// do not depend on it.
     #[arg(long)]
     threads: Option<usize>,
     /// A pool of one shape family instead (benchmark, target-arithmetic,
@@ -95,19 +92,7 @@ pub fn run(a: GenPoolArgs) -> Result<ExitCode, Failure> {
     if let Some(name) = &a.shape {
         return shape_pool(&a, name);
     }
-    let threads = match a.threads {
-        Some(n) if n > MAX_THREADS => {
-            return Err(Failure::Message(format!(
-                "--threads {n}: at most {MAX_THREADS}"
-            )))
-        }
-        Some(n) => n,
-        None => std::thread::available_parallelism().map_or(1, |n| n.get()),
-    };
-    let workers = rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
-        .build()
-        .map_err(|e| format!("cannot start {threads} threads: {e}"))?;
+    let workers = super::match_cmd::thread_pool(a.threads)?;
     let start = Instant::now();
     let spec = PoolSpec {
         machines: a.machines,

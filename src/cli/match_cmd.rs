@@ -10,6 +10,7 @@ use super::Failure;
 use crate::ad::{read_ads, ClassAd};
 use crate::engine::Engine;
 use crate::eval::Semantics;
+use crate::limits::MAX_THREADS;
 use crate::matching::batch::{best_first, BatchMatcher, Candidate, CompiledSlots};
 use crate::matching::config::Config;
 use crate::matching::{
@@ -26,10 +27,6 @@ use std::time::Instant;
 /// pool generator (`gen_pool.py --machines 40 --jobs 30 --seed 1`).
 const DEFAULT_JOBS: &str = include_str!("../../tests/conformance/pools/pool1.jobs.ads");
 const DEFAULT_MACHINES: &str = include_str!("../../tests/conformance/pools/pool1.machines.ads");
-
-/// More threads than this is a mistake (each holds a machine and its buffers),
-/// not a request to honour.
-const MAX_THREADS: usize = 1024;
 
 /// Arguments of `classad match`.
 #[derive(Args, Debug)]
@@ -57,7 +54,7 @@ pub struct MatchArgs {
     /// evaluator, one thread).
     #[arg(long, value_enum, default_value_t)]
     engine: super::EngineArg,
-    /// Threads to match on (default: every core).
+    /// Threads to match on (default: every core; at most 1024).
     #[arg(long)]
     threads: Option<usize>,
     /// Evaluate every job on its own instead of once per autocluster (for
@@ -82,7 +79,8 @@ pub fn run(a: MatchArgs) -> Result<ExitCode, Failure> {
     workers.install(|| run_on_threads(&a, threads))
 }
 
-/// The threads of `--threads` (default: every core).
+/// The threads of `--threads` (default: every core), at most
+/// [`MAX_THREADS`]: a larger number is refused before any thread starts.
 pub(super) fn thread_pool(threads: Option<usize>) -> Result<rayon::ThreadPool, Failure> {
     let threads = match threads {
         Some(0) => return Err(Failure::Message("--threads must be at least 1".into())),

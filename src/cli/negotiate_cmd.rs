@@ -42,7 +42,7 @@ pub struct NegotiateArgs {
     /// factor> [<weighted usage>]]`.
     #[arg(long)]
     priorities: Option<String>,
-    /// Threads to match on (default: every core).
+    /// Threads to match on (default: every core; at most 1024).
     #[arg(long)]
     threads: Option<usize>,
     /// Which evaluator decides the pairs (`reference`: pair by pair on the

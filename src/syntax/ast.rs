@@ -282,6 +282,22 @@ impl Expr {
     pub fn nodes(&self) -> &[Node] {
         &self.nodes
     }
+
+    /// How deep lists and records nest in the subtree at `id`: 0 for one that
+    /// has none, 1 for `{ 1 }` or `[ a = 1 ]`, 2 for `{ { 1 } }`, ... (for
+    /// bounding what is built from parts of trees). Iterative, so trees of any
+    /// depth are measured.
+    pub fn nesting(&self, id: NodeId) -> u32 {
+        let mut deepest = 0;
+        let mut stack = vec![(id, 0u32)];
+        while let Some((n, above)) = stack.pop() {
+            let node = self.node(n);
+            let here = above + u32::from(matches!(node, Node::List(_) | Node::Record(_)));
+            deepest = deepest.max(here);
+            node.for_each_child(|c| stack.push((c, here)));
+        }
+        deepest
+    }
 }
 
 /// Copies the subtree of `src` at `id` into the arena `nodes` and gives its new id:
@@ -445,5 +461,26 @@ mod tests {
         let copy = Expr::from_parts(nodes, root);
         assert_eq!(unparse(&copy), "f(a + 1,{ b,[ c = 2 ] })");
         assert_eq!(copy.nodes().len(), 1 + 8);
+    }
+
+    #[test]
+    fn nesting_counts_lists_and_records_only() {
+        let nesting = |text: &str| {
+            let e = parse_expr(text).unwrap();
+            e.nesting(e.root())
+        };
+        assert_eq!(nesting("a + f(1, (2))"), 0);
+        assert_eq!(nesting("{ 1 }"), 1);
+        assert_eq!(nesting("[ a = 1 ]"), 1);
+        assert_eq!(nesting("{ 1, { 2, [ a = { 3 } ] }, f({ 4 }) }"), 4);
+        assert_eq!(nesting("f(((({ { 1 } }))))"), 2);
+        // Deeper than the parser reads: built by hand, measured without recursion.
+        let mut nodes = vec![Node::Lit(Value::Int(1))];
+        for i in 0..100_000 {
+            nodes.push(Node::List(vec![i]));
+        }
+        let deep = Expr::from_parts(nodes, 100_000);
+        assert_eq!(deep.nesting(deep.root()), 100_000);
+        assert_eq!(deep.nesting(7), 7);
     }
 }

@@ -14,6 +14,12 @@ use std::fmt;
 pub const MAX_DEPTH: u32 = 498;
 /// The extra depth a bracket costs.
 const BRACKET_DEPTH: u32 = 2;
+/// The deepest brackets nest (lists, records, parentheses, calls, subscripts):
+/// 165, each one costing an expression level and 2 more (`BRACKET_DEPTH`) of
+/// [`MAX_DEPTH`], as in HTCondor 25. A list or record nested deeper has no text
+/// that reads back, so the readers that build values without text (XML, the
+/// Python module's conversions) refuse one too.
+pub const MAX_NESTING: u32 = (MAX_DEPTH - 1) / (1 + BRACKET_DEPTH);
 
 /// A parse failure with its position.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -625,6 +631,15 @@ mod tests {
         assert!(parse_expr(&format!("{}1", "- ".repeat(498))).is_err());
         let deep = format!("{}1{}", "(".repeat(166), ")".repeat(166));
         assert!(parse_expr(&deep).unwrap_err().message.contains("nested"));
+        // MAX_NESTING brackets of every kind, and no more.
+        assert_eq!(MAX_NESTING, 165);
+        let n = MAX_NESTING as usize;
+        for (open, close) in [("(", ")"), ("{", "}"), ("[a=", "]"), ("f(", ")")] {
+            let at_limit = format!("{}1{}", open.repeat(n), close.repeat(n));
+            assert!(parse_expr(&at_limit).is_ok(), "{open}");
+            let past = format!("{}1{}", open.repeat(n + 1), close.repeat(n + 1));
+            assert!(parse_expr(&past).is_err(), "{open}");
+        }
         let mb = "(".repeat(1 << 20);
         let t = std::time::Instant::now();
         assert!(parse_expr(&mb).is_err());

@@ -407,6 +407,18 @@ static void test_pools(const char *dir) {
   check_pool(pool, jobs);
   OK(classad_set_threads(0));
 
+  /* More threads than CLASSAD_MAX_THREADS: refused at once (SIZE_MAX used to
+     run for minutes), the threads in use left as they were. */
+  char bound[64];
+  snprintf(bound, sizeof bound, "at most CLASSAD_MAX_THREADS (%d)",
+           (int)CLASSAD_MAX_THREADS);
+  CHECK(classad_set_threads((size_t)CLASSAD_MAX_THREADS + 1) ==
+        CLASSAD_ERR_ARGUMENT);
+  CHECK(last_error_has(bound));
+  CHECK(classad_set_threads(SIZE_MAX) == CLASSAD_ERR_ARGUMENT);
+  CHECK(last_error_has(bound));
+  check_pool(pool, jobs);
+
   /* One job against the pool: the matching slots, as a set the oracle's. */
   for (int k = 0; k < N_JOBS; k++) {
     classad_ad *job = NULL;

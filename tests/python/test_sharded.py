@@ -6,6 +6,8 @@ order, on pools with partitionable slots, claimed slots (preemption), many
 submitters, groups and NaN ranks; in this process, and on a Dask
 ``distributed.LocalCluster`` of worker processes and of worker threads."""
 
+import functools
+import itertools
 import json
 import os
 import pickle
@@ -34,6 +36,29 @@ def test_shards_merged_are_the_whole_pool(name):
         assert shard.merge(results) == whole, n
         assert shard.merge(results[::-1]) == whole, n
         assert plan.negotiate(results[::-1]) == one, n
+
+
+def test_more_shards_than_slots_merge_in_any_order():
+    """Empty shards start where a slot does; every order of their results is
+    the same pool (the docs promise any order)."""
+    m, j, p = classad_rs.generate_pool(3, 30, seed=4)
+    read = functools.partial(classad_rs.parseAds, parser=classad_rs.ParserType.FileAuto)
+    jobs, slots = list(read(j)), list(read(m))
+    plan = shard.Plan(jobs, slots, None, p)
+    one = classad_rs.negotiate(jobs, slots, priorities=p)
+    assert plan.slot_count == 3 and one
+    payloads = plan.shards(5)
+    assert sum(1 for b in plan.shard_bounds(5) if b[0] == b[1]) == 2
+    results = [shard.run(x, threads=1) for x in payloads]
+    whole = plan.candidates()
+    for order in itertools.permutations(results):
+        assert shard.merge(order) == whole
+        assert plan.negotiate(order) == one
+    # A shard of slots given twice is still refused, in any place.
+    with pytest.raises(ValueError, match="follow"):
+        plan.negotiate(results[-1:] + results)
+    with pytest.raises(ValueError, match="follow"):
+        plan.negotiate(results + results[-1:])
 
 
 def test_the_pools_have_what_the_tests_claim():
@@ -85,6 +110,23 @@ def test_results_that_do_not_cover_the_pool_are_refused():
             plan.negotiate([shard.run(p) for p in other.shards(3)])
     with pytest.raises(ValueError, match="format"):
         shard.run({"format": "something else"})
+
+
+def test_more_threads_than_the_bound_are_refused_at_once():
+    m, j, p = classad_rs.generate_pool(3, 30, seed=4)
+    read = functools.partial(classad_rs.parseAds, parser=classad_rs.ParserType.FileAuto)
+    plan = shard.Plan(list(read(j)), list(read(m)), None, p)
+    payload = plan.shards(1)[0]
+    bound = classad_rs.MAX_THREADS
+    assert bound == 1024
+    for n in (bound + 1, 2**64 - 1):
+        with pytest.raises(ValueError, match=f"threads={n}: at most {bound}"):
+            shard.run(payload, threads=n)
+        with pytest.raises(ValueError, match=f"at most {bound}"):
+            plan.candidates(threads=n)
+    with pytest.raises(ValueError, match="at least 1"):
+        shard.run(payload, threads=0)
+    assert shard.run(payload, threads=2) == plan.candidates(threads=1)
 
 
 def test_the_shard_function_pickles():

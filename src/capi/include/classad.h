@@ -9,6 +9,13 @@
 #include <stdint.h>
 
 /**
+ * The most threads `classad_set_threads` takes: 1024, the library's
+ * `classad::limits::MAX_THREADS`, which the command line's `--threads` and the
+ * Python module take too. More is refused at once.
+ */
+#define CLASSAD_MAX_THREADS 1024
+
+/**
  * What a call did: `CLASSAD_OK`, or why it failed. On failure,
  * `classad_last_error` gives a message saying more, and every output pointer the
  * call was given is left as the call found it, except output handles, which are
@@ -617,7 +624,9 @@ enum classad_status classad_negotiate(const struct classad_ad_list *jobs,
  * matched, all pairs, match counts, negotiation, large texts parsed) use from
  * now on: `n` threads, or rayon's default when `n` is 0 (one per core, or
  * `RAYON_NUM_THREADS`). A call already running keeps the threads it started
- * with. `CLASSAD_ERR_ARGUMENT` when the threads cannot be started.
+ * with. `CLASSAD_ERR_ARGUMENT`, with nothing changed, when `n` is more than
+ * `CLASSAD_MAX_THREADS` (1024; refused at once, before any thread starts) or
+ * the threads cannot be started.
  */
 enum classad_status classad_set_threads(size_t n);
 

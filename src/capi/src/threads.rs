@@ -4,6 +4,15 @@
 use crate::boundary::*;
 use std::sync::{Arc, Mutex};
 
+/// The most threads `classad_set_threads` takes: 1024, the library's
+/// `classad::limits::MAX_THREADS`, which the command line's `--threads` and the
+/// Python module take too. More is refused at once.
+pub const CLASSAD_MAX_THREADS: usize = 1024;
+
+// cbindgen writes the number itself into the header, so the constant is
+// spelled out here and held to the library's.
+const _: () = assert!(CLASSAD_MAX_THREADS == classad::limits::MAX_THREADS);
+
 /// The workers `classad_set_threads` made, when it did.
 static WORKERS: Mutex<Option<Arc<rayon::ThreadPool>>> = Mutex::new(None);
 
@@ -21,10 +30,18 @@ pub(crate) fn in_workers<T: Send>(f: impl FnOnce() -> T + Send) -> T {
 /// matched, all pairs, match counts, negotiation, large texts parsed) use from
 /// now on: `n` threads, or rayon's default when `n` is 0 (one per core, or
 /// `RAYON_NUM_THREADS`). A call already running keeps the threads it started
-/// with. `CLASSAD_ERR_ARGUMENT` when the threads cannot be started.
+/// with. `CLASSAD_ERR_ARGUMENT`, with nothing changed, when `n` is more than
+/// `CLASSAD_MAX_THREADS` (1024; refused at once, before any thread starts) or
+/// the threads cannot be started.
 #[no_mangle]
 pub extern "C" fn classad_set_threads(n: usize) -> classad_status {
     guard(|| {
+        if n > CLASSAD_MAX_THREADS {
+            return Err(Failure::new(
+                CLASSAD_ERR_ARGUMENT,
+                format!("classad_set_threads({n}): at most CLASSAD_MAX_THREADS ({CLASSAD_MAX_THREADS}) threads"),
+            ));
+        }
         let workers = if n == 0 {
             None
         } else {
@@ -41,4 +58,23 @@ pub extern "C" fn classad_set_threads(n: usize) -> classad_status {
         *slot = workers;
         Ok(())
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::boundary::with_last_error;
+
+    #[test]
+    fn more_threads_than_the_bound_are_refused() {
+        for n in [CLASSAD_MAX_THREADS + 1, usize::MAX] {
+            assert_eq!(classad_set_threads(n), CLASSAD_ERR_ARGUMENT, "{n}");
+            let msg = with_last_error(|e| e.to_str().unwrap().to_string()).unwrap();
+            assert_eq!(
+                msg,
+                format!("classad_set_threads({n}): at most CLASSAD_MAX_THREADS (1024) threads")
+            );
+        }
+        assert!(WORKERS.lock().unwrap().is_none(), "nothing was changed");
+    }
 }

@@ -1,6 +1,16 @@
 //! `ClassAd`: a mutable mapping of attribute names to expressions, with
 //! classad2's conversions, printing, evaluation, references, flattening and
 //! matching.
+//!
+//! The ad inside a `ClassAd` is borrowed (PyO3's run-time borrow) only around
+//! Rust code that runs no Python: names are read from their `str`s, values
+//! converted from and to Python objects, and errors made, outside any borrow
+//! ([`PyClassAd::share`], [`PyClassAd::attr`] and [`PyClassAd::edit`] take it
+//! for a moment). Python code can run inside a conversion (a generator, a
+//! mapping's `items`, a garbage collection's finalisers) and PyO3 lets go of
+//! the GIL while it normalises an exception, so a borrow held across either
+//! would let another thread, or the same code, find the ad borrowed
+//! (`RuntimeError: Already borrowed`, or a panic) where classad2 works.
 
 use crate::convert::{py_to_expr, stored_to_py, value_to_py};
 use crate::errors::{classad_error, eval_failed, key_not_str, parse_failed};
@@ -10,6 +20,7 @@ use classad::ad::json::unparse_ad_json;
 use classad::ad::ClassAd;
 use classad::eval::flatten::{flatten, Flattened};
 use classad::matching::refs::References;
+use classad::syntax::ast::ExprRef;
 use classad::syntax::same::same_ads;
 use classad::syntax::{unparse_ad, unparse_ad_old, unparse_ad_pretty, Parser};
 use classad::Value;
@@ -33,27 +44,47 @@ impl PyClassAd {
         PyClassAd { ad: Arc::new(ad) }
     }
 
-    fn expr_of(&self, key: &Bound<'_, PyAny>) -> PyResult<classad::syntax::ast::ExprRef> {
-        let key = key.cast::<PyString>().map_err(|_| key_not_str())?;
-        let name = key.to_cow()?;
-        self.ad
-            .get(&name)
-            .map(|e| e.to_expr_ref())
-            .ok_or_else(|| PyKeyError::new_err(name.into_owned()))
+    /// The ad as it is now, shared (copied on the next write while shared).
+    pub fn share(slf: &Bound<'_, Self>) -> PyResult<Arc<ClassAd>> {
+        Ok(slf.try_borrow()?.ad.clone())
     }
 
-    fn set(&mut self, key: &str, value: &Bound<'_, PyAny>) -> PyResult<()> {
-        if key.is_empty() {
-            return Err(classad_error("Insert(key, v) failed"));
-        }
-        let e = py_to_expr(value)?;
-        Arc::make_mut(&mut self.ad).insert(key, e);
-        Ok(())
+    /// The expression of attribute `name`, if the ad has one.
+    fn attr(slf: &Bound<'_, Self>, name: &str) -> PyResult<Option<ExprRef>> {
+        Ok(slf.try_borrow()?.ad.get(name).map(|e| e.to_expr_ref()))
     }
 
-    fn names(&self) -> Vec<String> {
-        self.ad.iter().map(|(n, _)| n.to_string()).collect()
+    /// The expression of attribute `name`, or `KeyError(name)`.
+    fn attr_or_key_error(slf: &Bound<'_, Self>, name: &str) -> PyResult<ExprRef> {
+        Self::attr(slf, name)?.ok_or_else(|| PyKeyError::new_err(name.to_owned()))
     }
+
+    /// Changes the ad with `change`, which must run no Python (the module's
+    /// documentation says why).
+    fn edit<T>(slf: &Bound<'_, Self>, change: impl FnOnce(&mut ClassAd) -> T) -> PyResult<T> {
+        Ok(change(Arc::make_mut(&mut slf.try_borrow_mut()?.ad)))
+    }
+
+    /// Sets attribute `name` to `value` converted, as classad2 does; the value
+    /// is converted before the ad is borrowed.
+    fn set(slf: &Bound<'_, Self>, name: &str, value: &Bound<'_, PyAny>) -> PyResult<()> {
+        let e = expr_to_set(name, value)?;
+        Self::edit(slf, |ad| ad.insert(name, e))
+    }
+}
+
+/// The expression `ad[name] = value` stores: `value` converted, or classad2's
+/// error for an empty name.
+fn expr_to_set(name: &str, value: &Bound<'_, PyAny>) -> PyResult<ExprRef> {
+    if name.is_empty() {
+        return Err(classad_error("Insert(key, v) failed"));
+    }
+    py_to_expr(value)
+}
+
+/// An attribute name given as a key: a `str`, or `TypeError`.
+fn key_name<'a>(key: &'a Bound<'_, PyAny>) -> PyResult<std::borrow::Cow<'a, str>> {
+    key.cast::<PyString>().map_err(|_| key_not_str())?.to_cow()
 }
 
 /// classad2's `"a,b".split(",")` of a reference set: `['']` when empty.
@@ -66,7 +97,7 @@ fn ref_list(names: Vec<String>) -> Vec<String> {
 }
 
 /// The `ExprTree` argument of `externalRefs`, `internalRefs` and `flatten`.
-fn expr_arg(expr: &Bound<'_, PyAny>) -> PyResult<classad::syntax::ast::ExprRef> {
+fn expr_arg(expr: &Bound<'_, PyAny>) -> PyResult<ExprRef> {
     expr.cast::<PyExprTree>()
         .map(|e| e.get().expr.clone())
         .map_err(|_| PyTypeError::new_err("expr must be an ExprTree"))
@@ -76,7 +107,7 @@ fn expr_arg(expr: &Bound<'_, PyAny>) -> PyResult<classad::syntax::ast::ExprRef> 
 /// counted as classad2's `matches` counts it: true for `true` and for a nonzero
 /// number, false for anything else or when `ad` has no `requirements`.
 fn matches(ad: &Bound<'_, PyClassAd>, target: &Bound<'_, PyClassAd>) -> PyResult<bool> {
-    let Some(req) = ad.borrow().ad.get("requirements").map(|e| e.to_expr_ref()) else {
+    let Some(req) = PyClassAd::attr(ad, "requirements")? else {
         return Ok(false);
     };
     let v = evaluate(&req, Some(ad), Some(target)).map_err(|_| eval_failed())?;
@@ -104,12 +135,12 @@ impl PyClassAd {
             return Ok(PyClassAd::new(ClassAd::new()));
         };
         if input.is_instance_of::<PyDict>() {
-            let mut ad = PyClassAd::new(ClassAd::new());
+            let mut ad = ClassAd::new();
             for (k, v) in input.cast::<PyDict>()?.iter() {
                 let key: String = k.extract()?;
-                ad.set(&key, &v)?;
+                ad.insert(key.as_str(), expr_to_set(&key, &v)?);
             }
-            return Ok(ad);
+            return Ok(PyClassAd::new(ad));
         }
         if let Ok(s) = input.cast::<PyString>() {
             let text = s.to_cow()?;
@@ -133,7 +164,7 @@ impl PyClassAd {
 
     /// Pickles as the constructor called with the ad's text.
     fn __reduce__<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyTuple>> {
-        let text = unparse_ad(&slf.borrow().ad);
+        let text = unparse_ad(&*Self::share(slf)?);
         PyTuple::new(
             slf.py(),
             [
@@ -147,33 +178,39 @@ impl PyClassAd {
         self.ad.len()
     }
 
-    fn __getitem__(&self, py: Python<'_>, key: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        let e = self.expr_of(key)?;
-        stored_to_py(py, &e, semantics::current())
+    fn __getitem__(slf: &Bound<'_, Self>, key: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        let e = Self::attr_or_key_error(slf, &key_name(key)?)?;
+        stored_to_py(slf.py(), &e, semantics::current())
     }
 
-    fn __setitem__(&mut self, key: &Bound<'_, PyAny>, value: &Bound<'_, PyAny>) -> PyResult<()> {
-        let key = key.cast::<PyString>().map_err(|_| key_not_str())?;
-        self.set(&key.to_cow()?, value)
+    fn __setitem__(
+        slf: &Bound<'_, Self>,
+        key: &Bound<'_, PyAny>,
+        value: &Bound<'_, PyAny>,
+    ) -> PyResult<()> {
+        Self::set(slf, &key_name(key)?, value)
     }
 
-    fn __delitem__(&mut self, key: &Bound<'_, PyAny>) -> PyResult<()> {
-        let key = key.cast::<PyString>().map_err(|_| key_not_str())?;
-        let name = key.to_cow()?;
-        if Arc::make_mut(&mut self.ad).remove(&name) {
+    fn __delitem__(slf: &Bound<'_, Self>, key: &Bound<'_, PyAny>) -> PyResult<()> {
+        let name = key_name(key)?;
+        if Self::edit(slf, |ad| ad.remove(&name))? {
             Ok(())
         } else {
             Err(PyKeyError::new_err(name.into_owned()))
         }
     }
 
-    fn __contains__(&self, key: &Bound<'_, PyAny>) -> PyResult<bool> {
-        let key = key.cast::<PyString>().map_err(|_| key_not_str())?;
-        Ok(self.ad.contains(&key.to_cow()?))
+    fn __contains__(slf: &Bound<'_, Self>, key: &Bound<'_, PyAny>) -> PyResult<bool> {
+        let name = key_name(key)?;
+        Ok(slf.try_borrow()?.ad.contains(&name))
     }
 
-    fn __iter__<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyAny>> {
-        PyList::new(py, self.names())?
+    fn __iter__<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyAny>> {
+        let names: Vec<String> = Self::share(slf)?
+            .iter()
+            .map(|(n, _)| n.to_string())
+            .collect();
+        PyList::new(slf.py(), names)?
             .as_any()
             .try_iter()
             .map(|i| i.into_any())
@@ -181,12 +218,16 @@ impl PyClassAd {
 
     /// Equal to another `ClassAd` with the same attributes (HTCondor's `SameAs`);
     /// anything else is left to Python.
-    fn __richcmp__(&self, other: &Bound<'_, PyAny>, op: CompareOp) -> PyResult<Py<PyAny>> {
+    fn __richcmp__(
+        slf: &Bound<'_, Self>,
+        other: &Bound<'_, PyAny>,
+        op: CompareOp,
+    ) -> PyResult<Py<PyAny>> {
         let py = other.py();
         let Ok(o) = other.cast::<PyClassAd>() else {
             return Ok(py.NotImplemented());
         };
-        let same = same_ads(&self.ad, &o.borrow().ad);
+        let same = same_ads(&*Self::share(slf)?, &*Self::share(o)?);
         Ok(match op {
             CompareOp::Eq => same.into_pyobject(py)?.to_owned().into_any().unbind(),
             CompareOp::Ne => (!same).into_pyobject(py)?.to_owned().into_any().unbind(),
@@ -212,17 +253,14 @@ impl PyClassAd {
     /// `get(key, default=None)`.
     #[pyo3(signature = (key, default=None))]
     fn get(
-        &self,
-        py: Python<'_>,
+        slf: &Bound<'_, Self>,
         key: &Bound<'_, PyAny>,
         default: Option<Py<PyAny>>,
     ) -> PyResult<Py<PyAny>> {
-        match self.expr_of(key) {
-            Ok(e) => stored_to_py(py, &e, semantics::current()),
-            Err(e) if e.is_instance_of::<PyKeyError>(py) => {
-                Ok(default.unwrap_or_else(|| py.None()))
-            }
-            Err(e) => Err(e),
+        let py = slf.py();
+        match Self::attr(slf, &key_name(key)?)? {
+            Some(e) => stored_to_py(py, &e, semantics::current()),
+            None => Ok(default.unwrap_or_else(|| py.None())),
         }
     }
 
@@ -254,70 +292,65 @@ impl PyClassAd {
                 pairs.push((k, v));
             }
         }
-        let mut me = slf.borrow_mut();
         for (k, v) in pairs {
-            let k = k.cast::<PyString>().map_err(|_| key_not_str())?;
-            me.set(&k.to_cow()?, &v)?;
+            Self::set(slf, &key_name(&k)?, &v)?;
         }
         Ok(())
     }
 
-    /// `pop(key[, default])`.
+    /// `pop(key[, default])`, as `MutableMapping.pop` does it: the value read,
+    /// then the attribute deleted.
     #[pyo3(signature = (key, *default))]
     fn pop(
-        &mut self,
-        py: Python<'_>,
+        slf: &Bound<'_, Self>,
         key: &Bound<'_, PyAny>,
         default: &Bound<'_, PyTuple>,
     ) -> PyResult<Py<PyAny>> {
-        match self.expr_of(key) {
-            Ok(e) => {
-                let v = stored_to_py(py, &e, semantics::current())?;
-                let name: String = key.extract()?;
-                Arc::make_mut(&mut self.ad).remove(&name);
+        let name = key_name(key)?;
+        match Self::attr(slf, &name)? {
+            Some(e) => {
+                let v = stored_to_py(slf.py(), &e, semantics::current())?;
+                Self::edit(slf, |ad| ad.remove(&name))?;
                 Ok(v)
             }
-            Err(e) if e.is_instance_of::<PyKeyError>(py) && !default.is_empty() => {
-                Ok(default.get_item(0)?.unbind())
-            }
-            Err(e) => Err(e),
+            None if !default.is_empty() => Ok(default.get_item(0)?.unbind()),
+            None => Err(PyKeyError::new_err(name.into_owned())),
         }
     }
 
     /// `popitem()`: the first (name, value) pair, removed.
-    fn popitem<'py>(&mut self, py: Python<'py>) -> PyResult<Bound<'py, PyTuple>> {
-        let Some((name, e)) = self
+    fn popitem<'py>(slf: &Bound<'py, Self>) -> PyResult<Bound<'py, PyTuple>> {
+        let py = slf.py();
+        let first = slf
+            .try_borrow()?
             .ad
             .iter()
             .next()
-            .map(|(n, e)| (n.to_string(), e.to_expr_ref()))
-        else {
+            .map(|(n, e)| (n.to_string(), e.to_expr_ref()));
+        let Some((name, e)) = first else {
             return Err(PyKeyError::new_err(()));
         };
         let v = stored_to_py(py, &e, semantics::current())?;
-        Arc::make_mut(&mut self.ad).remove(&name);
+        Self::edit(slf, |ad| ad.remove(&name))?;
         PyTuple::new(py, [PyString::new(py, &name).into_any(), v.into_bound(py)])
     }
 
     /// `setdefault(key, default=None)`.
     #[pyo3(signature = (key, default=None))]
     fn setdefault(
-        &mut self,
-        py: Python<'_>,
+        slf: &Bound<'_, Self>,
         key: &Bound<'_, PyAny>,
         default: Option<&Bound<'_, PyAny>>,
     ) -> PyResult<Py<PyAny>> {
-        match self.expr_of(key) {
-            Ok(e) => stored_to_py(py, &e, semantics::current()),
-            Err(e) if e.is_instance_of::<PyKeyError>(py) => {
-                let none = py.None().into_bound(py);
-                let d = default.unwrap_or(&none);
-                let name: String = key.extract()?;
-                self.set(&name, d)?;
-                Ok(d.clone().unbind())
-            }
-            Err(e) => Err(e),
+        let py = slf.py();
+        let name = key_name(key)?;
+        if let Some(e) = Self::attr(slf, &name)? {
+            return stored_to_py(py, &e, semantics::current());
         }
+        let none = py.None().into_bound(py);
+        let d = default.unwrap_or(&none);
+        Self::set(slf, &name, d)?;
+        Ok(d.clone().unbind())
     }
 
     /// `clear()`.
@@ -327,21 +360,24 @@ impl PyClassAd {
 
     /// `eval(attr)`: the attribute evaluated in this ad.
     fn eval(slf: &Bound<'_, Self>, attr: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
-        let e = slf.borrow().expr_of(attr)?;
+        let e = Self::attr_or_key_error(slf, &key_name(attr)?)?;
         let v = evaluate(&e, Some(slf), None).map_err(|_| eval_failed())?;
         value_to_py(slf.py(), &v, semantics::current())
     }
 
     /// `lookup(attr)`: the attribute's expression.
-    fn lookup(&self, attr: &Bound<'_, PyAny>) -> PyResult<PyExprTree> {
-        Ok(PyExprTree::new(self.expr_of(attr)?))
+    fn lookup(slf: &Bound<'_, Self>, attr: &Bound<'_, PyAny>) -> PyResult<PyExprTree> {
+        Ok(PyExprTree::new(Self::attr_or_key_error(
+            slf,
+            &key_name(attr)?,
+        )?))
     }
 
     /// `externalRefs(expr)`: the names `expr` reads that this ad does not define.
     #[pyo3(name = "externalRefs")]
-    fn external_refs(&self, expr: &Bound<'_, PyAny>) -> PyResult<Vec<String>> {
+    fn external_refs(slf: &Bound<'_, Self>, expr: &Bound<'_, PyAny>) -> PyResult<Vec<String>> {
         let e = expr_arg(expr)?;
-        let r = References::of(&self.ad, &e.tree, e.id);
+        let r = References::of(&*Self::share(slf)?, &e.tree, e.id);
         if r.gave_up {
             return Err(PyValueError::new_err(
                 "Unable to determine external references.",
@@ -354,9 +390,9 @@ impl PyClassAd {
 
     /// `internalRefs(expr)`: the names `expr` reads that this ad defines.
     #[pyo3(name = "internalRefs")]
-    fn internal_refs(&self, expr: &Bound<'_, PyAny>) -> PyResult<Vec<String>> {
+    fn internal_refs(slf: &Bound<'_, Self>, expr: &Bound<'_, PyAny>) -> PyResult<Vec<String>> {
         let e = expr_arg(expr)?;
-        let r = References::of(&self.ad, &e.tree, e.id);
+        let r = References::of(&*Self::share(slf)?, &e.tree, e.id);
         if r.gave_up {
             return Err(PyValueError::new_err(
                 "Unable to determine internal references.",
@@ -367,16 +403,15 @@ impl PyClassAd {
 
     /// `flatten(expr)`: `expr` partially evaluated in this ad: a value when it
     /// folds to one, else an `ExprTree`.
-    fn flatten(&self, py: Python<'_>, expr: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+    fn flatten(slf: &Bound<'_, Self>, expr: &Bound<'_, PyAny>) -> PyResult<Py<PyAny>> {
+        let py = slf.py();
         let e = expr_arg(expr)?;
         let sem = semantics::current();
-        match flatten(&self.ad, &e, sem) {
+        match flatten(&Self::share(slf)?, &e, sem) {
             Ok(Flattened::Value(v)) => value_to_py(py, &v, sem),
-            Ok(Flattened::Expr(x)) => Ok(Py::new(
-                py,
-                PyExprTree::new(classad::syntax::ast::ExprRef::root_of(Arc::new(x))),
-            )?
-            .into_any()),
+            Ok(Flattened::Expr(x)) => {
+                Ok(Py::new(py, PyExprTree::new(ExprRef::root_of(Arc::new(x))))?.into_any())
+            }
             Err(_) => Err(PyValueError::new_err("Unable to flatten expression.")),
         }
     }

@@ -32,7 +32,7 @@ pub(crate) fn ads_of(seq: &Bound<'_, PyAny>, what: &str) -> PyResult<Vec<Arc<Cla
         let ad = item
             .cast::<PyClassAd>()
             .map_err(|_| PyTypeError::new_err(format!("{what} must be ClassAds")))?;
-        out.push(ad.borrow().ad.clone());
+        out.push(PyClassAd::share(ad)?);
     }
     Ok(out)
 }

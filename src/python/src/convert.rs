@@ -4,6 +4,12 @@
 //! (an element that is not a literal, list or record stays an `ExprTree`),
 //! records `ClassAd`s; `None` is undefined, a `dict` (any mapping) a record and
 //! any other iterable a list.
+//!
+//! Both directions stop at the parser's [`MAX_NESTING`] (165) lists and records
+//! deep with a `ValueError`, rather than recursing until the stack overflows (a
+//! list nested 20,000 deep, or one that holds itself): deeper has no text that
+//! reads back, so no reader makes it; only evaluation can (a selection over a
+//! list a level per reference).
 
 use crate::ad::PyClassAd;
 use crate::errors::classad_error;
@@ -11,9 +17,10 @@ use crate::expr::PyExprTree;
 use classad::eval::compound::{ad_of_value, as_list, ListVal};
 use classad::eval::{Evaluator, Semantics};
 use classad::syntax::ast::{copy_into, Expr, ExprRef, Node, NodeId};
+use classad::syntax::parser::MAX_NESTING;
 use classad::Value;
 use classad_vm::AbsTime;
-use pyo3::exceptions::PyTypeError;
+use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::sync::PyOnceLock;
 use pyo3::types::{PyBool, PyBytes, PyFloat, PyInt, PyList, PyString};
@@ -42,8 +49,30 @@ fn special(py: Python<'_>, error: bool) -> PyResult<Py<PyAny>> {
     .map(|v| v.clone_ref(py))
 }
 
+/// The error of a list or record nested deeper than [`MAX_NESTING`].
+fn too_deep() -> PyErr {
+    PyValueError::new_err(format!(
+        "lists and records nested more than {MAX_NESTING} deep \
+         (classad_rs.MAX_NESTING): the ClassAd language reads no deeper"
+    ))
+}
+
+/// `depth` lists and records deep, or the error of one too many.
+fn nested(depth: u32) -> PyResult<u32> {
+    if depth > MAX_NESTING {
+        Err(too_deep())
+    } else {
+        Ok(depth)
+    }
+}
+
 /// A value as classad2 hands it to Python.
 pub fn value_to_py(py: Python<'_>, v: &Value, sem: Semantics) -> PyResult<Py<PyAny>> {
+    value_at(py, v, sem, 0)
+}
+
+/// [`value_to_py`] of a value inside `depth` lists.
+fn value_at(py: Python<'_>, v: &Value, sem: Semantics, depth: u32) -> PyResult<Py<PyAny>> {
     Ok(match v {
         Value::Undefined => special(py, false)?,
         Value::Error => special(py, true)?,
@@ -52,7 +81,7 @@ pub fn value_to_py(py: Python<'_>, v: &Value, sem: Semantics) -> PyResult<Py<PyA
         Value::Real(r) | Value::RelTime(r) => PyFloat::new(py, *r).into_any().unbind(),
         Value::Str(s) => PyString::new(py, s.as_str()).into_any().unbind(),
         Value::AbsTime(t) => support(py, "_from_timestamp")?.call1((t.secs,))?.unbind(),
-        Value::List(_) => list_to_py(py, v, sem)?,
+        Value::List(_) => list_to_py(py, v, sem, nested(depth + 1)?)?,
         Value::Ad(_) => match ad_of_value(v) {
             Some(ad) => Py::new(py, PyClassAd::new(ad))?.into_any(),
             None => special(py, false)?,
@@ -60,9 +89,10 @@ pub fn value_to_py(py: Python<'_>, v: &Value, sem: Semantics) -> PyResult<Py<PyA
     })
 }
 
-/// A list value: its elements converted, except those that are not literals,
-/// lists or records, which stay expressions.
-fn list_to_py(py: Python<'_>, v: &Value, sem: Semantics) -> PyResult<Py<PyAny>> {
+/// A list value, `depth` lists deep counting itself: its elements converted,
+/// except those that are not literals, lists or records, which stay
+/// expressions.
+fn list_to_py(py: Python<'_>, v: &Value, sem: Semantics, depth: u32) -> PyResult<Py<PyAny>> {
     let out = PyList::empty(py);
     match as_list(v) {
         Some(ListVal::Lazy { list, scope, .. }) => {
@@ -75,7 +105,7 @@ fn list_to_py(py: Python<'_>, v: &Value, sem: Semantics) -> PyResult<Py<PyAny>> 
                             .map_err(|_| {
                                 classad_error("Failed to evaluate convertible expression")
                             })?;
-                        out.append(value_to_py(py, &v, sem)?)?;
+                        out.append(value_at(py, &v, sem, depth)?)?;
                     } else {
                         out.append(Py::new(py, PyExprTree::new(item))?)?;
                     }
@@ -84,7 +114,7 @@ fn list_to_py(py: Python<'_>, v: &Value, sem: Semantics) -> PyResult<Py<PyAny>> 
         }
         Some(ListVal::Values(items)) | Some(ListVal::Projected(items)) => {
             for item in items {
-                out.append(value_to_py(py, item, sem)?)?;
+                out.append(value_at(py, item, sem, depth)?)?;
             }
         }
         None => {}
@@ -101,6 +131,11 @@ pub fn converts(n: &Node) -> bool {
 /// What `ad[name]` gives for the attribute's expression `e`: the converted value
 /// of a literal, list or record, else the expression.
 pub fn stored_to_py(py: Python<'_>, e: &ExprRef, sem: Semantics) -> PyResult<Py<PyAny>> {
+    stored_at(py, e, sem, 0)
+}
+
+/// [`stored_to_py`] of an expression inside `depth` lists.
+fn stored_at(py: Python<'_>, e: &ExprRef, sem: Semantics, depth: u32) -> PyResult<Py<PyAny>> {
     match e.node() {
         Node::Lit(Value::RelTime(r)) => Ok(PyFloat::new(py, *r).into_any().unbind()),
         Node::Lit(v) => value_to_py(py, v, sem),
@@ -114,11 +149,12 @@ pub fn stored_to_py(py: Python<'_>, e: &ExprRef, sem: Semantics) -> PyResult<Py<
             Ok(Py::new(py, PyClassAd::new(ad))?.into_any())
         }
         Node::List(items) => {
+            let depth = nested(depth + 1)?;
             let out = PyList::empty(py);
             for &i in items {
                 let item = e.child(i);
                 if converts(item.node()) {
-                    out.append(stored_to_py(py, &item, sem)?)?;
+                    out.append(stored_at(py, &item, sem, depth)?)?;
                 } else {
                     out.append(Py::new(py, PyExprTree::new(item))?)?;
                 }
@@ -129,13 +165,14 @@ pub fn stored_to_py(py: Python<'_>, e: &ExprRef, sem: Semantics) -> PyResult<Py<
     }
 }
 
-/// A Python value as the expression classad2 makes of it.
+/// A Python value as the expression classad2 makes of it (an `ExprTree` as it
+/// is).
 pub fn py_to_expr(obj: &Bound<'_, PyAny>) -> PyResult<ExprRef> {
     if let Ok(e) = obj.cast::<PyExprTree>() {
         return Ok(e.get().expr.clone());
     }
     let mut nodes = Vec::new();
-    let root = push_py(obj, &mut nodes)?;
+    let root = push_py(obj, &mut nodes, 0)?;
     Ok(ExprRef::root_of(Arc::new(Expr::from_parts(nodes, root))))
 }
 
@@ -144,18 +181,22 @@ fn lit(nodes: &mut Vec<Node>, v: Value) -> NodeId {
     (nodes.len() - 1) as NodeId
 }
 
-/// Adds the expression of `obj` to `nodes`, in classad2's order of tests.
-fn push_py(obj: &Bound<'_, PyAny>, nodes: &mut Vec<Node>) -> PyResult<NodeId> {
+/// Adds the expression of `obj`, inside `depth` lists and records, to `nodes`,
+/// in classad2's order of tests.
+fn push_py(obj: &Bound<'_, PyAny>, nodes: &mut Vec<Node>, depth: u32) -> PyResult<NodeId> {
     let py = obj.py();
     if obj.is_none() {
         return Ok(lit(nodes, Value::Undefined));
     }
     if let Ok(e) = obj.cast::<PyExprTree>() {
         let e = &e.get().expr;
+        nested(depth + e.tree.nesting(e.id))?;
         return Ok(copy_into(&e.tree, e.id, nodes));
     }
     if let Ok(a) = obj.cast::<PyClassAd>() {
-        return Ok(push_ad(&a.borrow().ad, nodes));
+        let ad = PyClassAd::share(a)?;
+        nested(depth + ad_nesting(&ad))?;
+        return Ok(push_ad(&ad, nodes));
     }
     if obj.is_instance(&support(py, "Value")?)? {
         let v = match obj.extract::<i64>()? {
@@ -197,6 +238,7 @@ fn push_py(obj: &Bound<'_, PyAny>, nodes: &mut Vec<Node>) -> PyResult<NodeId> {
     }
     if obj.hasattr("items")? {
         if let Ok(items) = obj.call_method0("items") {
+            let depth = nested(depth + 1)?;
             let mut attrs = Vec::new();
             for item in items.try_iter()? {
                 let (key, value): (Bound<'_, PyAny>, Bound<'_, PyAny>) = item?.extract()?;
@@ -209,15 +251,16 @@ fn push_py(obj: &Bound<'_, PyAny>, nodes: &mut Vec<Node>) -> PyResult<NodeId> {
                             .unwrap_or_default()
                     ))
                 })?;
-                attrs.push((key, push_py(&value, nodes)?));
+                attrs.push((key, push_py(&value, nodes, depth)?));
             }
             return Ok(push_record(attrs, nodes));
         }
     }
     if let Ok(iter) = obj.try_iter() {
+        let depth = nested(depth + 1)?;
         let mut items = Vec::new();
         for item in iter {
-            items.push(push_py(&item?, nodes)?);
+            items.push(push_py(&item?, nodes, depth)?);
         }
         nodes.push(Node::List(items));
         return Ok((nodes.len() - 1) as NodeId);
@@ -243,6 +286,16 @@ fn push_record(attrs: Vec<(String, NodeId)>, nodes: &mut Vec<Node>) -> NodeId {
     ad_attrs.sort_by(|a, b| classad::ad::classad::attr_order(&a.0, &b.0));
     nodes.push(Node::Record(ad_attrs));
     (nodes.len() - 1) as NodeId
+}
+
+/// How deep lists and records nest in `ad` as a record: 1 more than in its
+/// deepest attribute.
+fn ad_nesting(ad: &classad::ad::ClassAd) -> u32 {
+    1 + ad
+        .iter()
+        .map(|(_, e)| e.tree.nesting(e.id))
+        .max()
+        .unwrap_or(0)
 }
 
 /// An ad as a record node of `nodes`.

@@ -51,5 +51,7 @@ fn native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_function(wrap_pyfunction!(shard::merge_candidates, m)?)?;
     m.add_function(wrap_pyfunction!(shard::generate_pool, m)?)?;
     m.add("__version__", env!("CARGO_PKG_VERSION"))?;
+    m.add("MAX_NESTING", classad::syntax::parser::MAX_NESTING)?;
+    m.add("MAX_THREADS", classad::limits::MAX_THREADS)?;
     Ok(())
 }

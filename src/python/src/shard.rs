@@ -13,6 +13,7 @@
 use crate::batch::{ads_of, knobs_of, pairs_out};
 use classad::ad::{read_ads, read_ads_from, ClassAd, ReadLimits};
 use classad::generate::{Pool as GenPool, PoolSpec, Syntax};
+use classad::limits::MAX_THREADS;
 use classad::matching::batch::{merge_best_first, BatchMatcher, Candidate, CompiledSlots, RankKey};
 use classad::matching::{Autoclusters, SignificantAttributes};
 use classad::negotiate::{
@@ -135,11 +136,15 @@ pub fn decode(bytes: &[u8]) -> Result<ShardLists, String> {
     })
 }
 
-/// Runs `f` on `threads` threads of their own (`None`: rayon's global pool).
+/// Runs `f` on `threads` threads of their own (`None`: rayon's global pool),
+/// at most [`MAX_THREADS`]: a larger number is refused before any starts.
 fn on_threads<T: Send>(threads: Option<usize>, f: impl FnOnce() -> T + Send) -> PyResult<T> {
     match threads {
         None => Ok(f()),
         Some(0) => Err(PyValueError::new_err("threads must be at least 1")),
+        Some(n) if n > MAX_THREADS => Err(PyValueError::new_err(format!(
+            "threads={n}: at most {MAX_THREADS} (classad_rs.MAX_THREADS)"
+        ))),
         Some(n) => {
             let pool = rayon::ThreadPoolBuilder::new()
                 .num_threads(n)
@@ -248,7 +253,10 @@ fn merged_lists(results: &[Vec<u8>], pool: Option<(usize, u32)>) -> PyResult<Sha
         .map(|r| decode(r))
         .collect::<Result<_, _>>()
         .map_err(bad)?;
-    parts.sort_by_key(|p| p.first);
+    // By where each starts, then by length: a shard of no slots (more shards
+    // than slots) starts where a slot's shard does and comes before it, so
+    // every order of the same results tiles the same range.
+    parts.sort_by_key(|p| (p.first, p.slots));
     let first = parts.first().map_or(0, |p| p.first);
     let mut end = u64::from(first);
     for p in &parts {

@@ -8,6 +8,10 @@ from collections.abc import Iterable, Iterator, Mapping, MutableMapping, Sequenc
 from typing import IO, Any, Optional, Union, overload
 
 __version__: str
+# How deep lists and records may nest in a value converted either way.
+MAX_NESTING: int
+# The most threads a batch call's threads= may ask for.
+MAX_THREADS: int
 
 class ClassAdException(Exception): ...
 

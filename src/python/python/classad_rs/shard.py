@@ -72,10 +72,11 @@ the key compared field by field (PRE, then Rank, then POST), larger first, a
 NaN below every number (-0.0 and 0.0 equal), then the slot's number, smaller
 first (``order_key`` is this order for Python's ``sorted``). ``decode`` and
 ``encode`` turn the bytes into lists of ``(slot, pre, rank, post)`` tuples and
-back, for engines or tools that want to look inside. Merging needs the shards'
-slot ranges to follow each other; the cycle needs them to cover its slots
-exactly, and refuses results that do not (a lost shard is an error, not fewer
-matches).
+back, for engines or tools that want to look inside. Merging takes the results
+in any order and needs the shards' slot ranges to follow each other (a shard
+may cover no slots, as some do when there are more shards than slots); the
+cycle needs them to cover its slots exactly, and refuses results that do not
+(a lost shard is an error, not fewer matches).
 """
 
 import math
@@ -124,7 +125,8 @@ def candidates(slots, jobs, config: Optional[str] = None, offset: int = 0,
     text, or ``ClassAd``s), numbered from ``offset``; ``jobs``: one
     representative job per class, in class order (text or ``ClassAd``s);
     ``config``: the negotiator's configuration text; ``threads``: threads to
-    match on (default: every core; give the engine's share of a machine).
+    match on (default: every core; give the engine's share of a machine; more
+    than ``classad_rs.MAX_THREADS``, 1024, is a ``ValueError``).
     """
     return _shard_candidates(slots, jobs, config, offset, threads)
 
