@@ -539,6 +539,40 @@ fn group_quotas_cap_groups_and_surplus_goes_where_it_is_accepted() {
     );
 }
 
+/// A `GROUP_NAMES` hierarchy thousands of groups deep: its passes (quotas,
+/// fair share, surplus, usage) visit the tree without recursing, so the cycle
+/// runs on a thread of 256 KiB of stack (HTCondor's recursion, followed call for
+/// call, ran out of it at about 1,300 groups deep).
+#[test]
+fn a_group_hierarchy_thousands_deep_needs_no_deep_stack() {
+    let depth = 3_000;
+    let names: Vec<String> = (1..=depth).map(|d| vec!["a"; d].join(".")).collect();
+    let config = format!(
+        "GROUP_NAMES = {}\nGROUP_ACCEPT_SURPLUS = true\n",
+        names.join(", ")
+    );
+    let (top, deepest) = (names[0].clone(), names[depth - 1].clone());
+    let jobs = format!(
+        "{}\n{}",
+        jobs_of("u", 1, 1, &format!("AccountingGroup = \"{top}.u\"")),
+        jobs_of("v", 2, 1, &format!("AccountingGroup = \"{deepest}.v\""))
+    );
+    let slots = slots_of(2, 1, 1, "");
+    let o = std::thread::Builder::new()
+        .stack_size(256 << 10)
+        .spawn(move || fast_cycle(&jobs, &slots, &config))
+        .unwrap()
+        .join()
+        .expect("the cycle completes on a small stack");
+    let groups: Vec<&str> = o
+        .matches
+        .iter()
+        .filter_map(|m| m.group.as_deref())
+        .collect();
+    assert_eq!(groups.len(), 2, "{groups:?}");
+    assert!(groups.contains(&"a") && groups.contains(&names[depth - 1].as_str()));
+}
+
 #[test]
 fn the_job_and_slot_constraints_and_priorities_knobs() {
     let jobs = format!(

@@ -42,7 +42,7 @@ pub use jobs::{
     classify_with_facts, cluster_with_facts, read_queue, FactReader, JobFacts, QueueFacts,
     FACT_NAMES,
 };
-pub use knobs::{CycleKnobs, GroupKnobs, Quota};
+pub use knobs::{CycleKnobs, GroupKnobs, Groups, Quota};
 pub use matchlist::PreemptState;
 pub use pairs::{CandidatesError, ClassPairs};
 pub use priorities::{Priorities, PrioritiesError, PriorityEntry};
