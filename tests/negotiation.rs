@@ -1011,3 +1011,46 @@ fn candidate_lists_out_of_range_repeated_or_unordered_are_refused() {
     assert_eq!(pairs.class_count(), 1);
     assert!(pairs.matches(0, 65) && pairs.matches(0, 3) && !pairs.matches(0, 4));
 }
+
+/// `$(...)` expansion is bounded in size: 15 levels of `A<i> = $(A<i+1>)$(A<i+1>)`
+/// over a KiB come to 32 MiB, past the 16 MiB a value may expand to. The error
+/// names the file, the line and the knob read.
+#[test]
+fn a_configuration_value_expanding_past_the_bound_is_refused() {
+    let mut text = String::new();
+    for i in 0..15 {
+        text += &format!("A{i} = $(A{})$(A{})\n", i + 1, i + 1);
+    }
+    text += &format!("A15 = {}\n", "x".repeat(1024));
+    let c = Config::parse(&text, "cfg").unwrap();
+    let e = c.get("A0").unwrap_err();
+    assert_eq!((e.line, e.knob.as_deref()), (1, Some("A0")), "{e}");
+    assert!(
+        e.to_string()
+            .starts_with("cfg:1: A0: its $(...) references expand to more than 16777216 bytes"),
+        "{e}"
+    );
+}
+
+/// The "billion laughs": 40 levels of doubling (a TiB of `x`, or 2^40 references
+/// to an empty value) stop at once, through the command line too, naming the
+/// knob read and its line.
+#[test]
+fn forty_levels_of_doubling_references_stop_at_once() {
+    for leaf in ["x", ""] {
+        let mut text = String::new();
+        for i in 0..40 {
+            text += &format!("A{i} = $(A{})$(A{})\n", i + 1, i + 1);
+        }
+        text += &format!("A40 = {leaf}\nNEGOTIATOR_PRE_JOB_RANK = $(A0)\n");
+        let c = Config::parse(&text, "cfg").unwrap();
+        let e = c.get("A0").unwrap_err();
+        assert_eq!((e.line, e.knob.as_deref()), (1, Some("A0")), "{e}");
+        let dir = support::Scratch::new("negotiate-laughs");
+        let config = dir.write("laughs.config", &text);
+        let r = support::classad("negotiate", &["--config", &config, "-q"]);
+        assert_eq!(r.code, Some(2), "{}", r.err);
+        let want = format!("{config}:42: NEGOTIATOR_PRE_JOB_RANK: its $(...) references");
+        assert!(r.err.contains(&want), "{}", r.err);
+    }
+}

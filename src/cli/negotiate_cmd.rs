@@ -35,7 +35,9 @@ pub struct NegotiateArgs {
     /// Slot ads.
     #[arg(long, requires = "jobs")]
     machines: Option<String>,
-    /// The negotiator's configuration, in HTCondor's syntax.
+    /// The negotiator's configuration, in HTCondor's syntax (`$(...)` references
+    /// at most 64 deep, bringing at most 16 MiB and 1,000,000 references into a
+    /// value).
     #[arg(long)]
     config: Option<String>,
     /// The accountant's state: lines `<submitter> <real priority> [<priority
