@@ -1012,6 +1012,96 @@ fn candidate_lists_out_of_range_repeated_or_unordered_are_refused() {
     assert!(pairs.matches(0, 65) && pairs.matches(0, 3) && !pairs.matches(0, 4));
 }
 
+/// Every number of a priorities line, and every factor and quota knob, is at
+/// most 1e100 (`classad::negotiate::MAX_AMOUNT`): `a 1e200 1e200` has a finite
+/// real priority and factor whose product is not, and the cycle's normalisation
+/// of priorities then made nothing match, in silence. Refused, naming the file,
+/// line and column (or the knob).
+#[test]
+fn priorities_factors_and_quotas_past_the_bound_are_refused() {
+    let dir = support::Scratch::new("negotiate-bounds");
+    let run = |args: &[&str]| {
+        let r = support::classad("negotiate", args);
+        (r.code, r.err)
+    };
+    for (text, want) in [
+        (
+            "alice 1\na 1e200 1e200\n",
+            "p:2:3: expected a real priority (a number from 0 to 1e100), found \"1e200\"",
+        ),
+        (
+            "a 1 1e101\n",
+            "p:1:5: expected a priority factor (a number from 0 to 1e100), found \"1e101\"",
+        ),
+        (
+            "a 1 1 1e308\nb 1 1 1e308\n",
+            "p:1:7: expected a weighted usage (a number from 0 to 1e100), found \"1e308\"",
+        ),
+    ] {
+        let prio = dir.write("p", text);
+        let (code, err) = run(&["--priorities", &prio, "-q"]);
+        assert_eq!(code, Some(2), "{text:?}: {err}");
+        assert!(
+            err.contains(&format!("{prio}{}", &want[1..])),
+            "{text:?}: {err}"
+        );
+    }
+    for (text, want) in [
+        (
+            "DEFAULT_PRIO_FACTOR = 1e200\n",
+            "c:1: DEFAULT_PRIO_FACTOR: must be above 0 and at most 1e100",
+        ),
+        (
+            "NICE_USER_PRIO_FACTOR = 1e300\n",
+            "c:1: NICE_USER_PRIO_FACTOR: must be above 0 and at most 1e100",
+        ),
+        (
+            "GROUP_NAMES = g, h\nGROUP_QUOTA_g = 1e308\nGROUP_QUOTA_h = 1e308\n",
+            "c:2: GROUP_QUOTA_g: a quota is from 0 to 1e100",
+        ),
+        (
+            "GROUP_NAMES = g\nGROUP_PRIO_FACTOR_g = 1e200\n",
+            "c:2: GROUP_PRIO_FACTOR_g: must be from -1e100 to 1e100",
+        ),
+    ] {
+        let config = dir.write("c", text);
+        let (code, err) = run(&["--config", &config, "-q"]);
+        assert_eq!(code, Some(2), "{text:?}: {err}");
+        assert!(
+            err.contains(&format!("{config}{}", &want[1..])),
+            "{text:?}: {err}"
+        );
+    }
+}
+
+/// A slot's weight past the bound (1e100), infinity included, counts as the
+/// bound: every cost and usage stays finite. Before, a slot of `SlotWeight =
+/// real("INF")` cost infinity, and the usage its submitter had before the cycle
+/// came to infinity less infinity (NaN, `null` in JSON).
+#[test]
+fn slot_weights_past_the_bound_keep_costs_and_usage_finite() {
+    let jobs = format!(
+        "{}\n{}\n{}",
+        jobs_of("a", 1, 1, ""),
+        jobs_of("b", 2, 1, ""),
+        jobs_of("c", 3, 1, "")
+    );
+    let slots = format!(
+        "{}\n{}\n{}",
+        slots_of(1, 1, 0, "SlotWeight = real(\"INF\")"),
+        slots_of(1, 1, 1, "SlotWeight = 1e308"),
+        slots_of(1, 1, 2, "")
+    );
+    let o = fast_cycle(&jobs, &slots, "");
+    let mut costs: Vec<(u32, f64)> = o.matches.iter().map(|m| (m.slot, m.cost)).collect();
+    costs.sort_by_key(|c| c.0);
+    assert_eq!(costs, [(0, 1e100), (1, 1e100), (2, 1.0)]);
+    for s in &o.submitters {
+        assert_eq!(s.usage_before, 0.0, "{}", s.name);
+        assert!(s.usage_after == 1e100 || s.usage_after == 1.0, "{}", s.name);
+    }
+}
+
 /// `$(...)` expansion is bounded in size: 15 levels of `A<i> = $(A<i+1>)$(A<i+1>)`
 /// over a KiB come to 32 MiB, past the 16 MiB a value may expand to. The error
 /// names the file, the line and the knob read.

@@ -41,7 +41,7 @@ pub struct NegotiateArgs {
     #[arg(long)]
     config: Option<String>,
     /// The accountant's state: lines `<submitter> <real priority> [<priority
-    /// factor> [<weighted usage>]]`.
+    /// factor> [<weighted usage>]]`, each number from 0 to 1e100.
     #[arg(long)]
     priorities: Option<String>,
     /// Threads to match on (default: every core).

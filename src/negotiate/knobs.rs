@@ -1,6 +1,7 @@
 //! The knobs of the negotiation cycle (negotiator.md section 10), read from a
 //! configuration in HTCondor's syntax, with HTCondor's defaults.
 
+use super::bounds::MAX_AMOUNT;
 use crate::matching::config::{parse_bool, Config, ConfigError};
 use crate::matching::policy::{policy_expr, NegotiatorPolicy};
 use crate::syntax::ast::ExprRef;
@@ -183,6 +184,20 @@ impl Reader<'_> {
         })
     }
 
+    /// `GROUP_PRIO_FACTOR_<group>` when set and not 0 (HTCondor takes 0 for
+    /// unset, and a negative factor as it is), at most [`MAX_AMOUNT`] in size.
+    fn group_prio_factor(&self, group: &str) -> Result<Option<f64>, ConfigError> {
+        let name = format!("GROUP_PRIO_FACTOR_{group}");
+        match self.number(&name)? {
+            Some(f) if f.abs() > MAX_AMOUNT => {
+                let line = self.config.line(&name).unwrap_or(0);
+                let what = format!("must be from -{MAX_AMOUNT:e} to {MAX_AMOUNT:e}");
+                Err(self.config.error(line, Some(&name), &what))
+            }
+            f => Ok(f.filter(|f| *f != 0.0)),
+        }
+    }
+
     fn expr(&self, name: &str) -> Result<Option<ExprRef>, ConfigError> {
         let Some((v, line)) = self.raw(name)? else {
             return Ok(None);
@@ -272,11 +287,12 @@ impl CycleKnobs {
                     continue;
                 }
                 let quota = match r.number(&format!("GROUP_QUOTA_{name}"))? {
-                    Some(q) if q >= 0.0 => Some(Quota::Static(q)),
+                    Some(q) if (0.0..=MAX_AMOUNT).contains(&q) => Some(Quota::Static(q)),
                     Some(_) => {
                         let knob = format!("GROUP_QUOTA_{name}");
                         let line = config.line(&knob).unwrap_or(0);
-                        return Err(config.error(line, Some(&knob), "a quota is at least 0"));
+                        let what = format!("a quota is from 0 to {MAX_AMOUNT:e}");
+                        return Err(config.error(line, Some(&knob), &what));
                     }
                     None => match r.number(&format!("GROUP_QUOTA_DYNAMIC_{name}"))? {
                         Some(q) if (0.0..=1.0).contains(&q) => Some(Quota::Dynamic(q)),
@@ -294,9 +310,7 @@ impl CycleKnobs {
                     quota,
                     accept_surplus: r
                         .bool(&format!("GROUP_ACCEPT_SURPLUS_{name}"), default_surplus)?,
-                    prio_factor: r
-                        .number(&format!("GROUP_PRIO_FACTOR_{name}"))?
-                        .filter(|f| *f != 0.0),
+                    prio_factor: r.group_prio_factor(name)?,
                 });
             }
         }
@@ -316,10 +330,11 @@ impl CycleKnobs {
         let positive = |name: &str, default: f64| -> Result<f64, ConfigError> {
             match r.number(name)? {
                 None => Ok(default),
-                Some(x) if x > 0.0 => Ok(x),
+                Some(x) if x > 0.0 && x <= MAX_AMOUNT => Ok(x),
                 Some(_) => {
                     let line = config.line(name).unwrap_or(0);
-                    Err(config.error(line, Some(name), "must be above 0"))
+                    let what = format!("must be above 0 and at most {MAX_AMOUNT:e}");
+                    Err(config.error(line, Some(name), &what))
                 }
             }
         };
@@ -438,7 +453,7 @@ mod tests {
             ),
             (
                 "GROUP_NAMES = g\nGROUP_QUOTA_g = -1\n",
-                "cfg:2: GROUP_QUOTA_g: a quota is at least 0",
+                "cfg:2: GROUP_QUOTA_g: a quota is from 0 to 1e100",
             ),
             (
                 "GROUP_QUOTA_MAX_ALLOCATION_ROUNDS = 0\n",
