@@ -1144,3 +1144,77 @@ fn forty_levels_of_doubling_references_stop_at_once() {
         assert!(r.err.contains(&want), "{}", r.err);
     }
 }
+
+/// JSON spells a real that is not a finite number as HTCondor's ClassAd printer
+/// spells it inside `real(...)`: the strings "INF", "-INF" and "NaN" (a missing
+/// job Rank is 0, as HTCondor takes it); before, all three were `null`.
+#[test]
+fn json_spells_infinite_and_nan_reals_as_htcondor_does() {
+    let dir = support::Scratch::new("negotiate-json-reals");
+    let ranks = ["real(\"INF\")", "-real(\"INF\")", "real(\"NaN\")", "2.5"];
+    let jobs: Vec<String> = ranks
+        .iter()
+        .enumerate()
+        .map(|(i, r)| jobs_of(&format!("u{i}"), i as u32 + 1, 1, &format!("Rank = {r}")))
+        .collect();
+    let jobs = dir.write("jobs.ads", &jobs.join("\n"));
+    let slots = dir.write("slots.ads", &slots_of(4, 1, 0, ""));
+    let config = dir.write("c", "NEGOTIATOR_PRE_JOB_RANK = 1e300\n");
+    let args = ["--jobs", &jobs, "--machines", &slots, "--config", &config];
+    let r = support::classad(
+        "negotiate",
+        &[&args[..], &["--format", "json", "-q"]].concat(),
+    );
+    assert_eq!(r.code, Some(0), "{}", r.err);
+    let v: serde_json::Value = serde_json::from_str(&r.out).unwrap();
+    let mut by_job: Vec<(u64, serde_json::Value, serde_json::Value)> = v["matches"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| {
+            (
+                m["job"].as_u64().unwrap(),
+                m["job_rank"].clone(),
+                m["pre_job_rank"].clone(),
+            )
+        })
+        .collect();
+    by_job.sort_by_key(|m| m.0);
+    let rank: Vec<&serde_json::Value> = by_job.iter().map(|m| &m.1).collect();
+    assert_eq!(
+        rank,
+        [
+            &serde_json::json!("INF"),
+            &serde_json::json!("-INF"),
+            &serde_json::json!("NaN"),
+            &serde_json::json!(2.5)
+        ]
+    );
+    // PRE is single precision, as in HTCondor: 1e300 is infinite there.
+    assert!(
+        by_job.iter().all(|m| m.2 == serde_json::json!("INF")),
+        "{by_job:?}"
+    );
+    // `match --all-pairs` prints the same values.
+    let r = support::classad(
+        "match",
+        &[&args[..], &["--all-pairs", "--format", "json", "-q"]].concat(),
+    );
+    assert_eq!(r.code, Some(0), "{}", r.err);
+    let v: serde_json::Value = serde_json::from_str(&r.out).unwrap();
+    let first: Vec<serde_json::Value> = v
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|j| j["slots"][0]["job_rank"].clone())
+        .collect();
+    assert_eq!(
+        first,
+        [
+            serde_json::json!("INF"),
+            serde_json::json!("-INF"),
+            serde_json::json!("NaN"),
+            serde_json::json!(2.5)
+        ]
+    );
+}
