@@ -3,10 +3,16 @@
 //! class's candidates worked out beforehand) and the cycle with the batch matcher
 //! that works them out, at 2,000 slots x 20,000 jobs, on every core. `classad
 //! bench` measures the same phases at full size.
+//!
+//! Two shapes that once cost time quadratic in their size, kept so that it
+//! cannot come back unseen: 50,000 submitters of one job each (the turn order
+//! and the submitters left after a spin), and `GROUP_NAMES` 2,000 groups deep
+//! (each group's parent found, the tree's passes), the knobs read included.
 
 use classad::ad::{read_ads, ClassAd};
 use classad::generate::{Pool, PoolSpec, Syntax};
 use classad::matching::batch::{BatchMatcher, CompiledSlots};
+use classad::matching::config::Config;
 use classad::matching::{Autoclusters, SignificantAttributes};
 use classad::negotiate::{
     class_names, negotiate_prepared, negotiate_with_pairs, prepare_slots, ClassPairs, CycleKnobs,
@@ -96,5 +102,62 @@ fn cycle(c: &mut Criterion) {
     g.finish();
 }
 
-criterion_group!(benches, cycle);
+/// Ads in the old syntax, one per item of `each`.
+fn ads_of(n: usize, each: impl Fn(usize) -> String) -> Vec<Arc<ClassAd>> {
+    let text: String = (0..n).map(|i| each(i) + "\n").collect();
+    read_ads(&text, "bench")
+        .expect("parses")
+        .into_iter()
+        .map(Arc::new)
+        .collect()
+}
+
+/// `slots` unclaimed slots of one CPU.
+fn plain_slots(slots: usize) -> Vec<Arc<ClassAd>> {
+    ads_of(slots, |i| {
+        format!("Name = \"slot{i}@h\"\nCpus = 1\nMemory = 1000\nState = \"Unclaimed\"\nRequirements = true\n")
+    })
+}
+
+/// An idle job of `submitter` (its `AccountingGroup`).
+fn one_job(i: usize, submitter: &str) -> String {
+    format!(
+        "AccountingGroup = \"{submitter}\"\nOwner = \"u\"\nClusterId = {}\nProcId = 0\n\
+         JobStatus = 1\nRequestCpus = 1\nRequirements = true\n",
+        i + 1
+    )
+}
+
+fn shapes(c: &mut Criterion) {
+    let mut g = c.benchmark_group("negotiate_shapes");
+    g.sample_size(10);
+    let submitters = 50_000;
+    let jobs = ads_of(submitters, |i| one_job(i, &format!("u{i}")));
+    let slots = plain_slots(1_000);
+    let none = Priorities::default();
+    let knobs = CycleKnobs::default();
+    g.throughput(Throughput::Elements(submitters as u64));
+    g.bench_function("one_job_submitters/50k", |bench| {
+        bench.iter(|| classad::negotiate::negotiate(&jobs, &slots, &knobs, &none))
+    });
+    let depth = 2_000;
+    let names: Vec<String> = (1..=depth).map(|d| vec!["a"; d].join(".")).collect();
+    let config = format!(
+        "GROUP_NAMES = {}\nGROUP_ACCEPT_SURPLUS = true\n",
+        names.join(", ")
+    );
+    let jobs = ads_of(depth / 10, |i| one_job(i, &format!("{}.u", names[i * 10])));
+    let slots = plain_slots(100);
+    g.throughput(Throughput::Elements(depth as u64));
+    g.bench_function("group_names_deep/2k", |bench| {
+        bench.iter(|| {
+            let parsed = Config::parse(&config, "bench").expect("parses");
+            let (knobs, _) = CycleKnobs::from_config(&parsed).expect("knobs");
+            classad::negotiate::negotiate(&jobs, &slots, &knobs, &none)
+        })
+    });
+    g.finish();
+}
+
+criterion_group!(benches, cycle, shapes);
 criterion_main!(benches);

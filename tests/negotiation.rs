@@ -539,6 +539,40 @@ fn group_quotas_cap_groups_and_surplus_goes_where_it_is_accepted() {
     );
 }
 
+/// A `GROUP_NAMES` hierarchy thousands of groups deep: its passes (quotas,
+/// fair share, surplus, usage) visit the tree without recursing, so the cycle
+/// runs on a thread of 256 KiB of stack (HTCondor's recursion, followed call for
+/// call, ran out of it at about 1,300 groups deep).
+#[test]
+fn a_group_hierarchy_thousands_deep_needs_no_deep_stack() {
+    let depth = 3_000;
+    let names: Vec<String> = (1..=depth).map(|d| vec!["a"; d].join(".")).collect();
+    let config = format!(
+        "GROUP_NAMES = {}\nGROUP_ACCEPT_SURPLUS = true\n",
+        names.join(", ")
+    );
+    let (top, deepest) = (names[0].clone(), names[depth - 1].clone());
+    let jobs = format!(
+        "{}\n{}",
+        jobs_of("u", 1, 1, &format!("AccountingGroup = \"{top}.u\"")),
+        jobs_of("v", 2, 1, &format!("AccountingGroup = \"{deepest}.v\""))
+    );
+    let slots = slots_of(2, 1, 1, "");
+    let o = std::thread::Builder::new()
+        .stack_size(256 << 10)
+        .spawn(move || fast_cycle(&jobs, &slots, &config))
+        .unwrap()
+        .join()
+        .expect("the cycle completes on a small stack");
+    let groups: Vec<&str> = o
+        .matches
+        .iter()
+        .filter_map(|m| m.group.as_deref())
+        .collect();
+    assert_eq!(groups.len(), 2, "{groups:?}");
+    assert!(groups.contains(&"a") && groups.contains(&names[depth - 1].as_str()));
+}
+
 #[test]
 fn the_job_and_slot_constraints_and_priorities_knobs() {
     let jobs = format!(
@@ -976,4 +1010,211 @@ fn candidate_lists_out_of_range_repeated_or_unordered_are_refused() {
     let mut pairs = ClassPairs::from_candidates(70, vec![vec![c(65, 0.0), c(3, -1.0)]]).unwrap();
     assert_eq!(pairs.class_count(), 1);
     assert!(pairs.matches(0, 65) && pairs.matches(0, 3) && !pairs.matches(0, 4));
+}
+
+/// Every number of a priorities line, and every factor and quota knob, is at
+/// most 1e100 (`classad::negotiate::MAX_AMOUNT`): `a 1e200 1e200` has a finite
+/// real priority and factor whose product is not, and the cycle's normalisation
+/// of priorities then made nothing match, in silence. Refused, naming the file,
+/// line and column (or the knob).
+#[test]
+fn priorities_factors_and_quotas_past_the_bound_are_refused() {
+    let dir = support::Scratch::new("negotiate-bounds");
+    let run = |args: &[&str]| {
+        let r = support::classad("negotiate", args);
+        (r.code, r.err)
+    };
+    for (text, want) in [
+        (
+            "alice 1\na 1e200 1e200\n",
+            "p:2:3: expected a real priority (a number from 0 to 1e100), found \"1e200\"",
+        ),
+        (
+            "a 1 1e101\n",
+            "p:1:5: expected a priority factor (a number from 0 to 1e100), found \"1e101\"",
+        ),
+        (
+            "a 1 1 1e308\nb 1 1 1e308\n",
+            "p:1:7: expected a weighted usage (a number from 0 to 1e100), found \"1e308\"",
+        ),
+    ] {
+        let prio = dir.write("p", text);
+        let (code, err) = run(&["--priorities", &prio, "-q"]);
+        assert_eq!(code, Some(2), "{text:?}: {err}");
+        assert!(
+            err.contains(&format!("{prio}{}", &want[1..])),
+            "{text:?}: {err}"
+        );
+    }
+    for (text, want) in [
+        (
+            "DEFAULT_PRIO_FACTOR = 1e200\n",
+            "c:1: DEFAULT_PRIO_FACTOR: must be above 0 and at most 1e100",
+        ),
+        (
+            "NICE_USER_PRIO_FACTOR = 1e300\n",
+            "c:1: NICE_USER_PRIO_FACTOR: must be above 0 and at most 1e100",
+        ),
+        (
+            "GROUP_NAMES = g, h\nGROUP_QUOTA_g = 1e308\nGROUP_QUOTA_h = 1e308\n",
+            "c:2: GROUP_QUOTA_g: a quota is from 0 to 1e100",
+        ),
+        (
+            "GROUP_NAMES = g\nGROUP_PRIO_FACTOR_g = 1e200\n",
+            "c:2: GROUP_PRIO_FACTOR_g: must be from -1e100 to 1e100",
+        ),
+    ] {
+        let config = dir.write("c", text);
+        let (code, err) = run(&["--config", &config, "-q"]);
+        assert_eq!(code, Some(2), "{text:?}: {err}");
+        assert!(
+            err.contains(&format!("{config}{}", &want[1..])),
+            "{text:?}: {err}"
+        );
+    }
+}
+
+/// A slot's weight past the bound (1e100), infinity included, counts as the
+/// bound: every cost and usage stays finite. Before, a slot of `SlotWeight =
+/// real("INF")` cost infinity, and the usage its submitter had before the cycle
+/// came to infinity less infinity (NaN, `null` in JSON).
+#[test]
+fn slot_weights_past_the_bound_keep_costs_and_usage_finite() {
+    let jobs = format!(
+        "{}\n{}\n{}",
+        jobs_of("a", 1, 1, ""),
+        jobs_of("b", 2, 1, ""),
+        jobs_of("c", 3, 1, "")
+    );
+    let slots = format!(
+        "{}\n{}\n{}",
+        slots_of(1, 1, 0, "SlotWeight = real(\"INF\")"),
+        slots_of(1, 1, 1, "SlotWeight = 1e308"),
+        slots_of(1, 1, 2, "")
+    );
+    let o = fast_cycle(&jobs, &slots, "");
+    let mut costs: Vec<(u32, f64)> = o.matches.iter().map(|m| (m.slot, m.cost)).collect();
+    costs.sort_by_key(|c| c.0);
+    assert_eq!(costs, [(0, 1e100), (1, 1e100), (2, 1.0)]);
+    for s in &o.submitters {
+        assert_eq!(s.usage_before, 0.0, "{}", s.name);
+        assert!(s.usage_after == 1e100 || s.usage_after == 1.0, "{}", s.name);
+    }
+}
+
+/// `$(...)` expansion is bounded in size: 15 levels of `A<i> = $(A<i+1>)$(A<i+1>)`
+/// over a KiB come to 32 MiB, past the 16 MiB a value may expand to. The error
+/// names the file, the line and the knob read.
+#[test]
+fn a_configuration_value_expanding_past_the_bound_is_refused() {
+    let mut text = String::new();
+    for i in 0..15 {
+        text += &format!("A{i} = $(A{})$(A{})\n", i + 1, i + 1);
+    }
+    text += &format!("A15 = {}\n", "x".repeat(1024));
+    let c = Config::parse(&text, "cfg").unwrap();
+    let e = c.get("A0").unwrap_err();
+    assert_eq!((e.line, e.knob.as_deref()), (1, Some("A0")), "{e}");
+    assert!(
+        e.to_string()
+            .starts_with("cfg:1: A0: its $(...) references expand to more than 16777216 bytes"),
+        "{e}"
+    );
+}
+
+/// The "billion laughs": 40 levels of doubling (a TiB of `x`, or 2^40 references
+/// to an empty value) stop at once, through the command line too, naming the
+/// knob read and its line.
+#[test]
+fn forty_levels_of_doubling_references_stop_at_once() {
+    for leaf in ["x", ""] {
+        let mut text = String::new();
+        for i in 0..40 {
+            text += &format!("A{i} = $(A{})$(A{})\n", i + 1, i + 1);
+        }
+        text += &format!("A40 = {leaf}\nNEGOTIATOR_PRE_JOB_RANK = $(A0)\n");
+        let c = Config::parse(&text, "cfg").unwrap();
+        let e = c.get("A0").unwrap_err();
+        assert_eq!((e.line, e.knob.as_deref()), (1, Some("A0")), "{e}");
+        let dir = support::Scratch::new("negotiate-laughs");
+        let config = dir.write("laughs.config", &text);
+        let r = support::classad("negotiate", &["--config", &config, "-q"]);
+        assert_eq!(r.code, Some(2), "{}", r.err);
+        let want = format!("{config}:42: NEGOTIATOR_PRE_JOB_RANK: its $(...) references");
+        assert!(r.err.contains(&want), "{}", r.err);
+    }
+}
+
+/// JSON spells a real that is not a finite number as HTCondor's ClassAd printer
+/// spells it inside `real(...)`: the strings "INF", "-INF" and "NaN" (a missing
+/// job Rank is 0, as HTCondor takes it); before, all three were `null`.
+#[test]
+fn json_spells_infinite_and_nan_reals_as_htcondor_does() {
+    let dir = support::Scratch::new("negotiate-json-reals");
+    let ranks = ["real(\"INF\")", "-real(\"INF\")", "real(\"NaN\")", "2.5"];
+    let jobs: Vec<String> = ranks
+        .iter()
+        .enumerate()
+        .map(|(i, r)| jobs_of(&format!("u{i}"), i as u32 + 1, 1, &format!("Rank = {r}")))
+        .collect();
+    let jobs = dir.write("jobs.ads", &jobs.join("\n"));
+    let slots = dir.write("slots.ads", &slots_of(4, 1, 0, ""));
+    let config = dir.write("c", "NEGOTIATOR_PRE_JOB_RANK = 1e300\n");
+    let args = ["--jobs", &jobs, "--machines", &slots, "--config", &config];
+    let r = support::classad(
+        "negotiate",
+        &[&args[..], &["--format", "json", "-q"]].concat(),
+    );
+    assert_eq!(r.code, Some(0), "{}", r.err);
+    let v: serde_json::Value = serde_json::from_str(&r.out).unwrap();
+    let mut by_job: Vec<(u64, serde_json::Value, serde_json::Value)> = v["matches"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| {
+            (
+                m["job"].as_u64().unwrap(),
+                m["job_rank"].clone(),
+                m["pre_job_rank"].clone(),
+            )
+        })
+        .collect();
+    by_job.sort_by_key(|m| m.0);
+    let rank: Vec<&serde_json::Value> = by_job.iter().map(|m| &m.1).collect();
+    assert_eq!(
+        rank,
+        [
+            &serde_json::json!("INF"),
+            &serde_json::json!("-INF"),
+            &serde_json::json!("NaN"),
+            &serde_json::json!(2.5)
+        ]
+    );
+    // PRE is single precision, as in HTCondor: 1e300 is infinite there.
+    assert!(
+        by_job.iter().all(|m| m.2 == serde_json::json!("INF")),
+        "{by_job:?}"
+    );
+    // `match --all-pairs` prints the same values.
+    let r = support::classad(
+        "match",
+        &[&args[..], &["--all-pairs", "--format", "json", "-q"]].concat(),
+    );
+    assert_eq!(r.code, Some(0), "{}", r.err);
+    let v: serde_json::Value = serde_json::from_str(&r.out).unwrap();
+    let first: Vec<serde_json::Value> = v
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|j| j["slots"][0]["job_rank"].clone())
+        .collect();
+    assert_eq!(
+        first,
+        [
+            serde_json::json!("INF"),
+            serde_json::json!("-INF"),
+            serde_json::json!("NaN"),
+            serde_json::json!(2.5)
+        ]
+    );
 }

@@ -3,6 +3,7 @@
 //! timed, and reported with the negotiator ad's statistics.
 
 use super::io::{read_in_parts, read_reader_in_parts};
+use super::json_real::real;
 use super::negotiate_cmd::{load_knobs, load_priorities};
 use super::Failure;
 use crate::ad::ClassAd;
@@ -46,7 +47,8 @@ pub struct BenchArgs {
     /// The negotiator's configuration, in HTCondor's syntax.
     #[arg(long)]
     config: Option<String>,
-    /// `text` (a report) or `json` (one object).
+    /// `text` (a report) or `json` (one object; a real that is not finite as the
+    /// string "INF", "-INF" or "NaN").
     #[arg(long, value_enum, default_value_t)]
     format: super::negotiate_cmd::Format,
 }
@@ -332,18 +334,18 @@ impl Report {
             "matches": self.outcome.stats.matches,
             "rejections": self.outcome.stats.rejections,
             "pie_spins": self.outcome.stats.pie_spins,
-            "generate_s": p.generate,
-            "parse_s": p.parse,
-            "compile_s": p.compile,
-            "cluster_s": p.cluster,
-            "match_s": p.matching,
-            "negotiate_s": p.negotiate,
-            "total_s": self.total,
+            "generate_s": real(p.generate),
+            "parse_s": real(p.parse),
+            "compile_s": real(p.compile),
+            "cluster_s": real(p.cluster),
+            "match_s": real(p.matching),
+            "negotiate_s": real(p.negotiate),
+            "total_s": real(self.total),
             "peak_rss_bytes": self.peak_rss,
         });
         let map = v.as_object_mut().expect("an object");
         for (name, value) in self.cycle_stats() {
-            map.insert(name.to_string(), json!(value));
+            map.insert(name.to_string(), real(value));
         }
         v
     }

@@ -43,7 +43,8 @@ pub struct MatchArgs {
     all_pairs: bool,
     /// `text`: a line per match; `json`: the cycle as `classad negotiate --format
     /// json` prints it, or with `--all-pairs` an array of every job with its
-    /// matching slots, best first, and their rank values.
+    /// matching slots, best first, and their rank values (a rank that is not
+    /// finite as the string "INF", "-INF" or "NaN").
     #[arg(long, value_enum, default_value_t)]
     format: Format,
     /// Text lines name the job by `ClusterId.ProcId` and the slot by `Name`

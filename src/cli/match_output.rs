@@ -2,6 +2,7 @@
 //! slots by `Name` (`--names`), and every pair with its rank values as JSON
 //! (`--format json`).
 
+use super::json_real::real;
 use crate::ad::ClassAd;
 use crate::eval::{eval_attr, Semantics};
 use crate::matching::batch::{Candidate, RankKey};
@@ -74,9 +75,9 @@ pub fn job_json(
 /// The three rank values of a pair, under the names `classad negotiate` uses.
 fn key_json(k: &RankKey) -> serde_json::Value {
     json!({
-        "pre_job_rank": k.pre,
-        "job_rank": k.rank,
-        "post_job_rank": k.post,
+        "pre_job_rank": real(k.pre),
+        "job_rank": real(k.rank),
+        "post_job_rank": real(k.post),
     })
 }
 

@@ -10,6 +10,7 @@ mod eval_cmd;
 mod format_cmd;
 mod gen_pool_cmd;
 mod io;
+mod json_real;
 mod long_form;
 mod match_cmd;
 mod match_output;

@@ -4,6 +4,7 @@
 
 use super::error_count::{requirements_errors, requirements_errors_by_class, ErrorCount};
 use super::io::{load_ads, output_error};
+use super::json_real::real;
 use super::match_output::{job_id, slot_names};
 use super::Failure;
 use crate::ad::{read_ads, ClassAd};
@@ -35,11 +36,13 @@ pub struct NegotiateArgs {
     /// Slot ads.
     #[arg(long, requires = "jobs")]
     machines: Option<String>,
-    /// The negotiator's configuration, in HTCondor's syntax.
+    /// The negotiator's configuration, in HTCondor's syntax (`$(...)` references
+    /// at most 64 deep, bringing at most 16 MiB and 1,000,000 references into a
+    /// value).
     #[arg(long)]
     config: Option<String>,
     /// The accountant's state: lines `<submitter> <real priority> [<priority
-    /// factor> [<weighted usage>]]`.
+    /// factor> [<weighted usage>]]`, each number from 0 to 1e100.
     #[arg(long)]
     priorities: Option<String>,
     /// Threads to match on (default: every core; at most 1024).
@@ -54,7 +57,8 @@ pub struct NegotiateArgs {
     #[arg(long)]
     no_autocluster: bool,
     /// `text`: one line `<job index> <slot index>` per match, in the order made;
-    /// `json`: matches, unmatched jobs and the cycle's statistics.
+    /// `json`: matches, unmatched jobs and the cycle's statistics (a real that
+    /// is not finite as the string "INF", "-INF" or "NaN").
     #[arg(long, value_enum, default_value_t)]
     format: Format,
     /// No summary line on standard error.
@@ -354,11 +358,11 @@ pub fn outcome_json(c: &Cycle) -> serde_json::Value {
                 "submitter": &*m.submitter,
                 "group": m.group.as_deref(),
                 "autocluster": m.autocluster,
-                "pre_job_rank": m.key.pre,
-                "job_rank": m.key.rank,
-                "post_job_rank": m.key.post,
+                "pre_job_rank": real(m.key.pre),
+                "job_rank": real(m.key.rank),
+                "post_job_rank": real(m.key.post),
                 "preemption": m.preempt.name(),
-                "cost": m.cost,
+                "cost": real(m.cost),
                 "pie_spin": m.spin,
                 "packed": m.packed,
             })
@@ -386,9 +390,9 @@ pub fn outcome_json(c: &Cycle) -> serde_json::Value {
             json!({
                 "name": &*s.name,
                 "group": s.group.as_deref(),
-                "effective_priority": s.priority,
-                "usage_before": s.usage_before,
-                "usage_after": s.usage_after,
+                "effective_priority": real(s.priority),
+                "usage_before": real(s.usage_before),
+                "usage_after": real(s.usage_after),
                 "idle_jobs": s.idle_jobs,
                 "matches": s.matches,
             })
@@ -396,7 +400,7 @@ pub fn outcome_json(c: &Cycle) -> serde_json::Value {
         .collect();
     let mut stats = serde_json::Map::new();
     for (name, v) in c.outcome.stats.named() {
-        stats.insert(name.to_string(), json!(v));
+        stats.insert(name.to_string(), real(v));
     }
     json!({
         "matches": matches,

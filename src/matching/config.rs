@@ -6,6 +6,14 @@
 //! name winning, and `$(NAME)` / `$(NAME:default)` expanded recursively when a
 //! value is read (an undefined macro is empty). Not read: `include`, `if`/`else`,
 //! `+=`, `$ENV()` and metaknobs.
+//!
+//! Expansion is bounded, where HTCondor's is not: in depth
+//! ([`MAX_EXPANSION_DEPTH`], past which a reference is taken for a cycle), in
+//! size ([`MAX_EXPANDED_BYTES`]) and in references expanded
+//! ([`MAX_EXPANDED_REFERENCES`]). Forty knobs each referring twice to the next
+//! come to a TiB (or to 2^40 references to an empty value); the bounds are
+//! checked as the expansion goes, so it stops at once, and the error names the
+//! file, the line and the knob read.
 
 use std::fmt;
 
@@ -53,7 +61,27 @@ impl fmt::Display for ConfigError {
 impl std::error::Error for ConfigError {}
 
 /// How deep `$(...)` references may nest before a reference is taken for a cycle.
-const MAX_EXPANSION_DEPTH: usize = 64;
+pub const MAX_EXPANSION_DEPTH: usize = 64;
+
+/// The most bytes the `$(...)` references of one value may bring into it, in
+/// all: 16 MiB, as much as the largest value an evaluation may make
+/// ([`crate::limits::DEFAULT_MAX_VALUE_BYTES`]). The value's own text counts
+/// nothing: it is as long as the file makes it.
+pub const MAX_EXPANDED_BYTES: usize = 16 << 20;
+
+/// The most `$(...)` references the expansion of one value may expand, each
+/// counted every time it is expanded (the references of the knobs it refers
+/// to included): a million.
+pub const MAX_EXPANDED_REFERENCES: usize = 1_000_000;
+
+/// One value's expansion under way: the text so far, and the bytes and
+/// references its references brought in, against the bounds.
+struct Expansion<'c> {
+    config: &'c Config,
+    out: String,
+    brought_in: usize,
+    references: usize,
+}
 
 impl Config {
     /// Reads `text`; `file` names it in errors.
@@ -133,9 +161,16 @@ impl Config {
             None => Ok(None),
             Some(&i) => {
                 let k = &self.knobs[i];
-                self.expand(&k.value, 0)
-                    .map(Some)
-                    .map_err(|m| self.error(k.line, Some(&k.name), &m))
+                let mut x = Expansion {
+                    config: self,
+                    out: String::new(),
+                    brought_in: 0,
+                    references: 0,
+                };
+                match x.expand(&k.value, 0) {
+                    Ok(()) => Ok(Some(x.out)),
+                    Err(m) => Err(self.error(k.line, Some(&k.name), &m)),
+                }
             }
         }
     }
@@ -165,16 +200,18 @@ impl Config {
             message: message.to_string(),
         }
     }
+}
 
-    /// `value` with every `$(NAME)` and `$(NAME:default)` replaced.
-    fn expand(&self, value: &str, depth: usize) -> Result<String, String> {
+impl Expansion<'_> {
+    /// Appends `value` with every `$(NAME)` and `$(NAME:default)` replaced; an
+    /// error says which bound it passed.
+    fn expand(&mut self, value: &str, depth: usize) -> Result<(), String> {
         if depth > MAX_EXPANSION_DEPTH {
             return Err("the $(...) references reach themselves".to_string());
         }
-        let mut out = String::new();
         let mut rest = value;
         while let Some(start) = rest.find("$(") {
-            out.push_str(&rest[..start]);
+            self.push(&rest[..start], depth)?;
             let inner = &rest[start + 2..];
             // The matching parenthesis (defaults may hold references of their own).
             let mut level = 1;
@@ -200,18 +237,50 @@ impl Config {
                 Some((n, d)) => (n.trim(), Some(d)),
                 None => (reference.trim(), None),
             };
-            match self.by_name.get(&name.to_ascii_lowercase()) {
-                Some(&i) => out.push_str(&self.expand(&self.knobs[i].value, depth + 1)?),
+            self.count_reference()?;
+            let config = self.config;
+            match config.by_name.get(&name.to_ascii_lowercase()) {
+                Some(&i) => self.expand(&config.knobs[i].value, depth + 1)?,
                 None => {
                     if let Some(d) = default {
-                        out.push_str(&self.expand(d, depth + 1)?);
+                        self.expand(d, depth + 1)?;
                     }
                 }
             }
             rest = &inner[end + 1..];
         }
-        out.push_str(rest);
-        Ok(out)
+        self.push(rest, depth)
+    }
+
+    /// Appends `text` (from a reference's value when `depth` is above 0),
+    /// unless what references brought in would pass [`MAX_EXPANDED_BYTES`].
+    fn push(&mut self, text: &str, depth: usize) -> Result<(), String> {
+        if depth > 0 {
+            self.brought_in += text.len();
+        }
+        if self.brought_in > MAX_EXPANDED_BYTES {
+            return Err(format!(
+                "its $(...) references expand to more than {MAX_EXPANDED_BYTES} bytes, the most \
+                 the references of a value may bring in (knobs that each refer to the next \
+                 twice double it at every level): refer to fewer knobs, or write the value out"
+            ));
+        }
+        self.out.push_str(text);
+        Ok(())
+    }
+
+    /// Counts one reference expanded, unless that passes
+    /// [`MAX_EXPANDED_REFERENCES`].
+    fn count_reference(&mut self) -> Result<(), String> {
+        self.references += 1;
+        if self.references > MAX_EXPANDED_REFERENCES {
+            return Err(format!(
+                "its $(...) references expand more than {MAX_EXPANDED_REFERENCES} references, \
+                 the most one value may (knobs that each refer to the next twice double them at \
+                 every level): refer to fewer knobs"
+            ));
+        }
+        Ok(())
     }
 }
 
@@ -287,6 +356,29 @@ C = 2
             e.to_string(),
             "cfg:4: X: the $(...) references reach themselves"
         );
+    }
+
+    #[test]
+    fn references_bring_in_at_most_the_bound_and_a_value_s_own_text_is_free() {
+        let big = "x".repeat(MAX_EXPANDED_BYTES);
+        let text = format!("BIG = {big}\nA = <$(BIG)>\nB = $(BIG)$(ONE)\nONE = 1\n");
+        let c = Config::parse(&text, "cfg").unwrap();
+        assert_eq!(c.get("BIG").unwrap().map(|v| v.len()), Some(big.len()));
+        assert_eq!(c.get("A").unwrap().map(|v| v.len()), Some(big.len() + 2));
+        let e = c.get("B").unwrap_err();
+        assert_eq!((e.line, e.knob.as_deref()), (3, Some("B")));
+        assert!(e.message.contains("more than 16777216 bytes"), "{e}");
+    }
+
+    #[test]
+    fn references_expanded_are_counted_even_when_they_bring_nothing() {
+        let refs = "$(EMPTY)".repeat(MAX_EXPANDED_REFERENCES);
+        let text = format!("EMPTY =\nA = {refs}\nB = {refs}$(Empty)\n");
+        let c = Config::parse(&text, "cfg").unwrap();
+        assert_eq!(c.get("A").unwrap().as_deref(), Some(""));
+        let e = c.get("B").unwrap_err();
+        assert_eq!((e.line, e.knob.as_deref()), (3, Some("B")));
+        assert!(e.message.contains("more than 1000000 references"), "{e}");
     }
 
     #[test]

@@ -155,13 +155,14 @@ pub fn deducted(slot: &Arc<ClassAd>, c: &Consumption) -> Arc<ClassAd> {
     Arc::new(ad)
 }
 
-/// The slot's raw `SlotWeight` (0 when it is not a number).
+/// The slot's raw `SlotWeight` (0 when it is not a number), within
+/// ±[`super::MAX_AMOUNT`] so that a match's cost stays finite.
 pub fn raw_weight(slot: &Arc<ClassAd>) -> f64 {
     eval_attr(slot, "SlotWeight", None, Semantics::Htcondor)
         .ok()
         .as_ref()
         .and_then(number)
-        .unwrap_or(0.0)
+        .map_or(0.0, super::bounds::bounded)
 }
 
 /// The cost of a match that consumes `c` of `slot`: its `SlotWeight` before the

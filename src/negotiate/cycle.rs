@@ -413,9 +413,12 @@ impl<'a> Cycle<'a> {
                 self.out.stats.phase_durations[2] += t.elapsed().as_secs_f64();
             }
             let (pie_orig, count_orig) = (pie_left, subs.len());
-            let mut i = 0;
-            while i < subs.len() {
-                let s = subs[i];
+            // The submitters left for the next spin are gathered as the turns
+            // end (one pass; removing each one done from the middle of the list
+            // cost a pass per submitter).
+            let spin_order = std::mem::take(subs);
+            let mut turns_taken = 0;
+            for &s in &spin_order {
                 if !ignore_limit {
                     if let Some(g) = group {
                         if self.accountant.group_usage[g] >= quota {
@@ -423,6 +426,7 @@ impl<'a> Cycle<'a> {
                         }
                     }
                 }
+                turns_taken += 1;
                 let mut l = self.limits(s, group, quota, group_usage, max_prio, normal, total);
                 if l.limit > pie_left {
                     l.limit = pie_left;
@@ -432,19 +436,20 @@ impl<'a> Cycle<'a> {
                 } else if (l.limit < self.min_weight || pie_left < self.min_weight) && spin > 1 {
                     Turn::Resume
                 } else {
-                    if !self.turn_order.contains(&s) {
+                    // A submitter has had a turn exactly when it is in the
+                    // turn order (every turn ends in `end_turn`).
+                    if !self.submitters[s].last.had_turn {
                         self.turn_order.push(s);
                         self.out.stats.active_submitters += 1;
                         self.out.stats.num_idle_jobs += self.submitters[s].idle;
                     }
                     self.negotiate(s, l, ignore_limit, &mut pie_left, spin, group)
                 };
-                if result == Turn::Done {
-                    subs.remove(i);
-                } else {
-                    i += 1;
+                if result == Turn::Resume {
+                    subs.push(s);
                 }
             }
+            subs.extend_from_slice(&spin_order[turns_taken..]);
             let progressed = pie_left < pie_orig || subs.len() < count_orig;
             if !(progressed && !subs.is_empty() && self.available_count > 0) {
                 break;
@@ -835,7 +840,7 @@ impl<'a> Cycle<'a> {
         self.out.unmatched = self.unmatched_jobs(&matched);
         let mut order = self.turn_order.clone();
         let mut rest: Vec<usize> = (0..self.submitters.len())
-            .filter(|s| !order.contains(s))
+            .filter(|&s| !self.submitters[s].last.had_turn)
             .collect();
         rest.sort_by(|&a, &b| self.submitters[a].name.cmp(&self.submitters[b].name));
         order.extend(rest);

@@ -86,20 +86,13 @@ impl Tree {
             ..Node::default()
         }];
         let mut sorted: Vec<usize> = (0..knobs.groups.len()).collect();
-        sorted.sort_by_key(|&g| knobs.groups[g].name.to_ascii_lowercase());
+        sorted.sort_by_cached_key(|&g| knobs.groups[g].name.to_ascii_lowercase());
         let mut node_of_group = vec![0usize; knobs.groups.len()];
         for g in sorted {
             let k = &knobs.groups[g];
             let parent = match k.name.rsplit_once('.') {
                 None => 0,
-                Some((p, _)) => match knobs
-                    .groups
-                    .iter()
-                    .position(|o| o.name.eq_ignore_ascii_case(p))
-                {
-                    Some(pg) => node_of_group[pg],
-                    None => 0,
-                },
+                Some((p, _)) => knobs.groups.position(p).map_or(0, |pg| node_of_group[pg]),
             };
             let (static_quota, config_quota) = match k.quota {
                 Some(Quota::Static(q)) => (true, q),
@@ -146,8 +139,18 @@ impl Tree {
         }
     }
 
-    /// `hgq_assign_quotas`.
-    fn assign_quotas(&mut self, n: usize, quota: f64) {
+    /// `hgq_assign_quotas`, from the root down. A child's quota depends only on
+    /// its parent's, so a work list stands for HTCondor's recursion.
+    fn assign_quotas(&mut self, pool: f64) {
+        let mut pending = vec![(0usize, pool)];
+        while let Some((n, quota)) = pending.pop() {
+            self.assign_quota(n, quota, &mut pending);
+        }
+    }
+
+    /// `hgq_assign_quotas` at one node: its quota from `quota`, its children's
+    /// pushed onto `pending`.
+    fn assign_quota(&mut self, n: usize, quota: f64, pending: &mut Vec<(usize, f64)>) {
         if quota <= 0.0 {
             return;
         }
@@ -180,7 +183,7 @@ impl Tree {
             if q < 0.0 {
                 q = 0.0;
             }
-            self.assign_quotas(c, q);
+            pending.push((c, q));
             chq += q;
         }
         let node = &mut self.nodes[n];
@@ -194,28 +197,60 @@ impl Tree {
         }
     }
 
-    /// `hgq_fairshare`.
-    fn fairshare(&mut self, n: usize) -> f64 {
-        let node = &mut self.nodes[n];
-        node.allocated = f64::min(node.requested, node.quota);
-        node.requested -= node.allocated;
-        node.subtree_requested = node.requested;
-        let mut surplus = node.quota - node.allocated;
-        let children = node.children.clone();
-        if children.is_empty() {
-            return surplus;
-        }
-        for c in children {
-            surplus += self.fairshare(c);
-            if self.nodes[c].accept_surplus {
-                self.nodes[n].subtree_requested += self.nodes[c].subtree_requested;
+    /// `hgq_fairshare`, every node after its children (see [`Tree::bottom_up`]),
+    /// each child's surplus added in HTCondor's order.
+    fn fairshare(&mut self) {
+        let mut surplus_of = vec![0.0; self.nodes.len()];
+        for n in self.bottom_up() {
+            let node = &mut self.nodes[n];
+            node.allocated = f64::min(node.requested, node.quota);
+            node.requested -= node.allocated;
+            node.subtree_requested = node.requested;
+            let mut surplus = node.quota - node.allocated;
+            if node.children.is_empty() {
+                surplus_of[n] = surplus;
+                continue;
             }
+            for k in 0..self.nodes[n].children.len() {
+                let c = self.nodes[n].children[k];
+                surplus += surplus_of[c];
+                if self.nodes[c].accept_surplus {
+                    self.nodes[n].subtree_requested += self.nodes[c].subtree_requested;
+                }
+            }
+            surplus_of[n] = self.allocate_surplus(n, surplus);
         }
-        self.allocate_surplus(n, surplus)
     }
 
-    /// `hgq_allocate_surplus`.
-    fn allocate_surplus(&mut self, n: usize, mut surplus: f64) -> f64 {
+    /// The nodes, each after all of its children: breadth-first order reversed.
+    /// HTCondor's passes over the tree recurse; the passes here visit the nodes
+    /// in this order instead (sibling subtrees never touch each other, so the
+    /// outcome is the same), and a hierarchy thousands of groups deep cannot run
+    /// out of stack.
+    fn bottom_up(&self) -> Vec<usize> {
+        self.bfs.iter().rev().copied().collect()
+    }
+
+    /// `hgq_allocate_surplus`: `surplus` shared at `n`, then what each child got
+    /// shared in its subtree (a work list for HTCondor's recursion: what a node
+    /// keeps does not depend on its children's shares).
+    fn allocate_surplus(&mut self, n: usize, surplus: f64) -> f64 {
+        let mut pending = Vec::new();
+        let left = self.allocate_surplus_at(n, surplus, &mut pending);
+        while let Some((c, share)) = pending.pop() {
+            self.allocate_surplus_at(c, share, &mut pending);
+        }
+        left
+    }
+
+    /// `hgq_allocate_surplus` at one node, its children's shares pushed onto
+    /// `pending`.
+    fn allocate_surplus_at(
+        &mut self,
+        n: usize,
+        mut surplus: f64,
+        pending: &mut Vec<(usize, f64)>,
+    ) -> f64 {
         if surplus <= 0.0 {
             return 0.0;
         }
@@ -268,7 +303,7 @@ impl Tree {
         }
         for j in 0..groups.len() - 1 {
             if allocated[j] > 0.0 {
-                self.allocate_surplus(groups[j], allocated[j]);
+                pending.push((groups[j], allocated[j]));
             }
         }
         let node = &mut self.nodes[n];
@@ -329,8 +364,18 @@ impl Tree {
         }
     }
 
-    /// `hgq_recover_remainders`.
-    fn recover_remainders(&mut self, n: usize) -> f64 {
+    /// `hgq_recover_remainders`, every node after its children (see
+    /// [`Tree::bottom_up`]).
+    fn recover_remainders(&mut self) {
+        let mut surplus_of = vec![0.0; self.nodes.len()];
+        for n in self.bottom_up() {
+            surplus_of[n] = self.recover_remainders_at(n, &surplus_of);
+        }
+    }
+
+    /// `hgq_recover_remainders` at one node, its children's surpluses in
+    /// `surplus_of`.
+    fn recover_remainders_at(&mut self, n: usize, surplus_of: &[f64]) -> f64 {
         let node = &mut self.nodes[n];
         let mut surplus = node.allocated - node.allocated.floor();
         node.allocated -= surplus;
@@ -348,7 +393,7 @@ impl Tree {
             return surplus;
         }
         for c in children {
-            surplus += self.recover_remainders(c);
+            surplus += surplus_of[c];
             let child = &self.nodes[c];
             if child.accept_surplus {
                 let (csr, crr) = (child.subtree_requested, child.subtree_rr_time);
@@ -362,8 +407,25 @@ impl Tree {
         self.round_robin(n, surplus)
     }
 
-    /// `hgq_round_robin`.
-    fn round_robin(&mut self, n: usize, mut surplus: f64) -> f64 {
+    /// `hgq_round_robin`: `surplus` handed out at `n`, then what each child got
+    /// in its subtree (a work list, as in [`Tree::allocate_surplus`]).
+    fn round_robin(&mut self, n: usize, surplus: f64) -> f64 {
+        let mut pending = Vec::new();
+        let left = self.round_robin_at(n, surplus, &mut pending);
+        while let Some((c, share)) = pending.pop() {
+            self.round_robin_at(c, share, &mut pending);
+        }
+        left
+    }
+
+    /// `hgq_round_robin` at one node, its children's shares pushed onto
+    /// `pending`.
+    fn round_robin_at(
+        &mut self,
+        n: usize,
+        mut surplus: f64,
+        pending: &mut Vec<(usize, f64)>,
+    ) -> f64 {
         {
             let node = &mut self.nodes[n];
             node.subtree_requested = node.subtree_requested.floor();
@@ -438,7 +500,7 @@ impl Tree {
         }
         for j in 0..groups.len() - 1 {
             if allocated[j] > 0.0 {
-                self.round_robin(groups[j], allocated[j]);
+                pending.push((groups[j], allocated[j]));
             }
         }
         let node = &mut self.nodes[n];
@@ -451,20 +513,22 @@ impl Tree {
         surplus
     }
 
-    /// `calculate_subtree_usage`, with the accountant's usage now.
-    fn subtree_usage(&mut self, n: usize, cycle: &Cycle<'_>) -> f64 {
-        let mut total = 0.0;
-        for c in self.nodes[n].children.clone() {
-            total += self.subtree_usage(c, cycle);
+    /// `calculate_subtree_usage` of every node, with the accountant's usage now
+    /// (see [`Tree::bottom_up`]; the sums in HTCondor's order).
+    fn subtree_usage(&mut self, cycle: &Cycle<'_>) {
+        for n in self.bottom_up() {
+            let mut total = 0.0;
+            for &c in &self.nodes[n].children {
+                total += self.nodes[c].subtree_usage;
+            }
+            total += cycle.group_usage(self.nodes[n].account);
+            self.nodes[n].subtree_usage = total;
         }
-        total += cycle.group_usage(self.nodes[n].account);
-        self.nodes[n].subtree_usage = total;
-        total
     }
 
     /// `strict_enforce_quota`.
     fn strict_enforce(&mut self, n: usize, slots: f64, cycle: &Cycle<'_>) -> f64 {
-        self.subtree_usage(0, cycle);
+        self.subtree_usage(cycle);
         let usage = self.nodes[n].usage;
         let mut new = slots - usage;
         let mut limiting = Some(n);
@@ -544,7 +608,7 @@ pub(super) fn negotiate_groups(cycle: &mut Cycle<'_>) {
     let total = quota_pool(cycle);
     cycle.set_candidate_slots(cycle.slots().len() as u64);
     let mut tree = Tree::new(cycle);
-    tree.assign_quotas(0, total);
+    tree.assign_quotas(total);
     let global_surplus = knobs.groups.iter().any(|g| g.accept_surplus);
     for _round in 0..knobs.group_max_allocation_rounds {
         for n in 0..tree.nodes.len() {
@@ -552,9 +616,9 @@ pub(super) fn negotiate_groups(cycle: &mut Cycle<'_>) {
             node.allocated = 0.0;
             node.subtree_requested = 0.0;
         }
-        tree.fairshare(0);
+        tree.fairshare();
         if !knobs.use_slot_weights {
-            tree.recover_remainders(0);
+            tree.recover_remainders();
         }
         let mut maxdelta: f64 = 0.0;
         let mut allocated_total = 0.0;

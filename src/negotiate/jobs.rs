@@ -329,7 +329,7 @@ pub fn classify_with_facts<J: AsRef<ClassAd>>(
 }
 
 /// `SLOT_WEIGHT` in an ad whose resources are a job's requests (missing: 1 CPU,
-/// nothing else); 1 when it is not a number.
+/// nothing else); 1 when it is not a number; at most [`super::MAX_AMOUNT`].
 fn demand_weight(slot_weight: &ExprRef, requests: [(&str, Value, Value); 4]) -> f64 {
     let mut ad = ClassAd::new();
     for (name, v, missing) in requests {
@@ -338,7 +338,10 @@ fn demand_weight(slot_weight: &ExprRef, requests: [(&str, Value, Value); 4]) -> 
     }
     let ad = Arc::new(ad);
     match eval_in(slot_weight, &ad, None, Semantics::Htcondor) {
-        Ok(v) => v.as_f64_promoted().filter(|w| *w >= 0.0).unwrap_or(1.0),
+        Ok(v) => v
+            .as_f64_promoted()
+            .filter(|w| *w >= 0.0)
+            .map_or(1.0, super::bounds::bounded),
         Err(_) => 1.0,
     }
 }

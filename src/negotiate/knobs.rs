@@ -1,6 +1,7 @@
 //! The knobs of the negotiation cycle (negotiator.md section 10), read from a
 //! configuration in HTCondor's syntax, with HTCondor's defaults.
 
+use super::bounds::MAX_AMOUNT;
 use crate::matching::config::{parse_bool, Config, ConfigError};
 use crate::matching::policy::{policy_expr, NegotiatorPolicy};
 use crate::syntax::ast::ExprRef;
@@ -29,6 +30,48 @@ pub struct GroupKnobs {
     pub accept_surplus: bool,
     /// `GROUP_PRIO_FACTOR_<g>` when set and not 0.
     pub prio_factor: Option<f64>,
+}
+
+/// The groups of `GROUP_NAMES`, in `GROUP_NAMES` order, found by name (ignoring
+/// case) in one lookup: a cycle looks up the group of every submitter and the
+/// parent of every group, and a search through the list for each cost
+/// submitters x groups.
+#[derive(Clone, Debug, Default)]
+pub struct Groups {
+    list: Vec<GroupKnobs>,
+    /// Each group's place in `list`, by its name in lower case.
+    by_name: ahash::AHashMap<String, usize>,
+}
+
+impl Groups {
+    /// The groups of `list` (their names distinct, ignoring case; of two alike,
+    /// the first is found).
+    pub fn new(list: Vec<GroupKnobs>) -> Groups {
+        let mut by_name = ahash::AHashMap::with_capacity(list.len());
+        for (i, g) in list.iter().enumerate() {
+            by_name.entry(g.name.to_ascii_lowercase()).or_insert(i);
+        }
+        Groups { list, by_name }
+    }
+
+    /// The place of the group named `name` (ignoring case).
+    pub fn position(&self, name: &str) -> Option<usize> {
+        match self.by_name.get(name) {
+            Some(&i) => Some(i),
+            None if name.bytes().any(|b| b.is_ascii_uppercase()) => {
+                self.by_name.get(&name.to_ascii_lowercase()).copied()
+            }
+            None => None,
+        }
+    }
+}
+
+impl std::ops::Deref for Groups {
+    type Target = [GroupKnobs];
+
+    fn deref(&self) -> &[GroupKnobs] {
+        &self.list
+    }
 }
 
 /// Every knob the emulated cycle reads. `Default` is HTCondor's default
@@ -64,7 +107,7 @@ pub struct CycleKnobs {
     /// `NEGOTIATOR_SLOT_CONSTRAINT`.
     pub slot_constraint: Option<ExprRef>,
     /// `GROUP_NAMES` with each group's knobs, in `GROUP_NAMES` order.
-    pub groups: Vec<GroupKnobs>,
+    pub groups: Groups,
     /// `GROUP_SORT_EXPR`.
     pub group_sort_expr: ExprRef,
     /// `GROUP_QUOTA_MAX_ALLOCATION_ROUNDS`.
@@ -95,7 +138,7 @@ impl Default for CycleKnobs {
             default_prio_factor: 1000.0,
             nice_user_prio_factor: 1e10,
             slot_constraint: None,
-            groups: Vec::new(),
+            groups: Groups::default(),
             group_sort_expr: builtin(DEFAULT_GROUP_SORT_EXPR),
             group_max_allocation_rounds: 3,
             allow_quota_oversubscription: true,
@@ -141,6 +184,20 @@ impl Reader<'_> {
         })
     }
 
+    /// `GROUP_PRIO_FACTOR_<group>` when set and not 0 (HTCondor takes 0 for
+    /// unset, and a negative factor as it is), at most [`MAX_AMOUNT`] in size.
+    fn group_prio_factor(&self, group: &str) -> Result<Option<f64>, ConfigError> {
+        let name = format!("GROUP_PRIO_FACTOR_{group}");
+        match self.number(&name)? {
+            Some(f) if f.abs() > MAX_AMOUNT => {
+                let line = self.config.line(&name).unwrap_or(0);
+                let what = format!("must be from -{MAX_AMOUNT:e} to {MAX_AMOUNT:e}");
+                Err(self.config.error(line, Some(&name), &what))
+            }
+            f => Ok(f.filter(|f| *f != 0.0)),
+        }
+    }
+
     fn expr(&self, name: &str) -> Result<Option<ExprRef>, ConfigError> {
         let Some((v, line)) = self.raw(name)? else {
             return Ok(None);
@@ -162,6 +219,50 @@ fn number_value(text: &str) -> Option<f64> {
     v.as_f64_promoted().filter(|x| x.is_finite())
 }
 
+/// `groups` less those with an ancestor `GROUP_NAMES` does not list, which
+/// HTCondor ignores: a warning for each names the nearest such ancestor.
+fn without_orphans(
+    groups: Vec<GroupKnobs>,
+    config: &Config,
+    warnings: &mut Vec<String>,
+) -> Vec<GroupKnobs> {
+    let lower: Vec<String> = groups.iter().map(|g| g.name.to_ascii_lowercase()).collect();
+    let listed: ahash::AHashMap<&str, usize> = lower
+        .iter()
+        .enumerate()
+        .map(|(i, name)| (name.as_str(), i))
+        .collect();
+    // Parents first (a parent's name is shorter), so that a group whose parent
+    // is listed takes its parent's answer: one lookup per group, where walking
+    // up through every ancestor cost depth x groups lookups.
+    let mut by_length: Vec<usize> = (0..groups.len()).collect();
+    by_length.sort_by_key(|&i| lower[i].len());
+    // Per group, the length of the name of its nearest unlisted ancestor.
+    let mut unlisted: Vec<Option<usize>> = vec![None; groups.len()];
+    for i in by_length {
+        if let Some((parent, _)) = lower[i].rsplit_once('.') {
+            unlisted[i] = match listed.get(parent) {
+                Some(&p) => unlisted[p],
+                None => Some(parent.len()),
+            };
+        }
+    }
+    let line = config.line("GROUP_NAMES").unwrap_or(0);
+    let mut kept = Vec::with_capacity(groups.len());
+    for (i, g) in groups.into_iter().enumerate() {
+        match unlisted[i] {
+            None => kept.push(g),
+            Some(len) => warnings.push(format!(
+                "{}:{line}: GROUP_NAMES: group {} has no parent group {:?}; ignored",
+                config.file(),
+                g.name,
+                &lower[i][..len]
+            )),
+        }
+    }
+    kept
+}
+
 impl CycleKnobs {
     /// The knobs of a configuration: HTCondor's defaults overridden by what it
     /// sets, and a warning for each knob the emulator does not read (ignored). A
@@ -170,7 +271,7 @@ impl CycleKnobs {
         let (policy, warnings) = NegotiatorPolicy::from_config(config)?;
         let r = Reader { config };
         let d = CycleKnobs::default();
-        let mut groups = Vec::new();
+        let mut groups: Vec<GroupKnobs> = Vec::new();
         let default_surplus = r.bool("GROUP_ACCEPT_SURPLUS", false)?;
         if let Some((names, line)) = r.raw("GROUP_NAMES")? {
             let mut seen = ahash::AHashSet::new();
@@ -186,11 +287,12 @@ impl CycleKnobs {
                     continue;
                 }
                 let quota = match r.number(&format!("GROUP_QUOTA_{name}"))? {
-                    Some(q) if q >= 0.0 => Some(Quota::Static(q)),
+                    Some(q) if (0.0..=MAX_AMOUNT).contains(&q) => Some(Quota::Static(q)),
                     Some(_) => {
                         let knob = format!("GROUP_QUOTA_{name}");
                         let line = config.line(&knob).unwrap_or(0);
-                        return Err(config.error(line, Some(&knob), "a quota is at least 0"));
+                        let what = format!("a quota is from 0 to {MAX_AMOUNT:e}");
+                        return Err(config.error(line, Some(&knob), &what));
                     }
                     None => match r.number(&format!("GROUP_QUOTA_DYNAMIC_{name}"))? {
                         Some(q) if (0.0..=1.0).contains(&q) => Some(Quota::Dynamic(q)),
@@ -208,33 +310,12 @@ impl CycleKnobs {
                     quota,
                     accept_surplus: r
                         .bool(&format!("GROUP_ACCEPT_SURPLUS_{name}"), default_surplus)?,
-                    prio_factor: r
-                        .number(&format!("GROUP_PRIO_FACTOR_{name}"))?
-                        .filter(|f| *f != 0.0),
+                    prio_factor: r.group_prio_factor(name)?,
                 });
             }
         }
-        // A group whose parent group is not listed is ignored, as HTCondor
-        // ignores it.
         let mut warnings = warnings;
-        let listed: Vec<String> = groups.iter().map(|g| g.name.to_ascii_lowercase()).collect();
-        groups.retain(|g| {
-            let lower = g.name.to_ascii_lowercase();
-            let mut prefix = lower.as_str();
-            while let Some((p, _)) = prefix.rsplit_once('.') {
-                if !listed.iter().any(|l| l == p) {
-                    let line = config.line("GROUP_NAMES").unwrap_or(0);
-                    warnings.push(format!(
-                        "{}:{line}: GROUP_NAMES: group {} has no parent group {p:?}; ignored",
-                        config.file(),
-                        g.name
-                    ));
-                    return false;
-                }
-                prefix = p;
-            }
-            true
-        });
+        let groups = without_orphans(groups, config, &mut warnings);
         let rounds = match r.number("GROUP_QUOTA_MAX_ALLOCATION_ROUNDS")? {
             None => d.group_max_allocation_rounds,
             Some(n) if n >= 1.0 && n.fract() == 0.0 && n <= f64::from(u32::MAX) => n as u32,
@@ -249,10 +330,11 @@ impl CycleKnobs {
         let positive = |name: &str, default: f64| -> Result<f64, ConfigError> {
             match r.number(name)? {
                 None => Ok(default),
-                Some(x) if x > 0.0 => Ok(x),
+                Some(x) if x > 0.0 && x <= MAX_AMOUNT => Ok(x),
                 Some(_) => {
                     let line = config.line(name).unwrap_or(0);
-                    Err(config.error(line, Some(name), "must be above 0"))
+                    let what = format!("must be above 0 and at most {MAX_AMOUNT:e}");
+                    Err(config.error(line, Some(name), &what))
                 }
             }
         };
@@ -272,7 +354,7 @@ impl CycleKnobs {
             default_prio_factor: positive("DEFAULT_PRIO_FACTOR", d.default_prio_factor)?,
             nice_user_prio_factor: positive("NICE_USER_PRIO_FACTOR", d.nice_user_prio_factor)?,
             slot_constraint: r.expr("NEGOTIATOR_SLOT_CONSTRAINT")?,
-            groups,
+            groups: Groups::new(groups),
             group_sort_expr: r.expr("GROUP_SORT_EXPR")?.unwrap_or(d.group_sort_expr),
             group_max_allocation_rounds: rounds,
             allow_quota_oversubscription: r.bool(
@@ -297,9 +379,7 @@ impl CycleKnobs {
     pub fn group_of(&self, submitter: &str) -> Option<usize> {
         let name = submitter.split('@').next().unwrap_or(submitter);
         let (group, _) = name.rsplit_once('.')?;
-        self.groups
-            .iter()
-            .position(|g| g.name.eq_ignore_ascii_case(group))
+        self.groups.position(group)
     }
 }
 
@@ -339,6 +419,24 @@ mod tests {
     }
 
     #[test]
+    fn a_group_without_a_listed_ancestor_is_ignored_naming_the_nearest() {
+        let (k, w) = knobs("GROUP_NAMES = a.b.c, A, a.B.c.d, x.y, a.e, x.y.z\n").unwrap();
+        let kept: Vec<&str> = k.groups.iter().map(|g| g.name.as_str()).collect();
+        assert_eq!(kept, ["A", "a.e"]);
+        assert_eq!(
+            w,
+            [
+                "cfg:1: GROUP_NAMES: group a.b.c has no parent group \"a.b\"; ignored",
+                "cfg:1: GROUP_NAMES: group a.B.c.d has no parent group \"a.b\"; ignored",
+                "cfg:1: GROUP_NAMES: group x.y has no parent group \"x\"; ignored",
+                "cfg:1: GROUP_NAMES: group x.y.z has no parent group \"x\"; ignored",
+            ]
+        );
+        assert_eq!(k.group_of("a.E.alice"), Some(1));
+        assert_eq!(k.group_of("x.y.alice"), None);
+    }
+
+    #[test]
     fn values_that_do_not_parse_name_file_line_and_knob() {
         for (text, want) in [
             (
@@ -355,7 +453,7 @@ mod tests {
             ),
             (
                 "GROUP_NAMES = g\nGROUP_QUOTA_g = -1\n",
-                "cfg:2: GROUP_QUOTA_g: a quota is at least 0",
+                "cfg:2: GROUP_QUOTA_g: a quota is from 0 to 1e100",
             ),
             (
                 "GROUP_QUOTA_MAX_ALLOCATION_ROUNDS = 0\n",

@@ -24,6 +24,7 @@
 //! ```
 
 mod accountant;
+pub mod bounds;
 pub mod consumption;
 mod cycle;
 mod groups;
@@ -38,11 +39,12 @@ pub mod slots;
 pub mod submitters;
 
 pub use accountant::effective_priority;
+pub use bounds::MAX_AMOUNT;
 pub use jobs::{
     classify_with_facts, cluster_with_facts, read_queue, FactReader, JobFacts, QueueFacts,
     FACT_NAMES,
 };
-pub use knobs::{CycleKnobs, GroupKnobs, Quota};
+pub use knobs::{CycleKnobs, GroupKnobs, Groups, Quota};
 pub use matchlist::PreemptState;
 pub use pairs::{CandidatesError, ClassPairs};
 pub use priorities::{Priorities, PrioritiesError, PriorityEntry};

@@ -2,6 +2,7 @@
 //! submitter, its real priority, priority factor and weighted usage, read from a
 //! priorities file, and the effective priorities HTCondor's accountant derives.
 
+use super::bounds::MAX_AMOUNT;
 use std::fmt;
 
 /// HTCondor's floor on a real priority (`MinPriority`).
@@ -58,8 +59,8 @@ impl std::error::Error for PrioritiesError {}
 
 impl Priorities {
     /// Reads lines `<submitter> <real priority> [<priority factor> [<weighted
-    /// usage>]]`; `#` starts a comment; blank lines are skipped. `file` names the
-    /// text in errors.
+    /// usage>]]`, each number from 0 to [`MAX_AMOUNT`]; `#` starts a comment;
+    /// blank lines are skipped. `file` names the text in errors.
     ///
     /// ```
     /// use classad::negotiate::Priorities;
@@ -97,10 +98,12 @@ impl Priorities {
             let number = |k: usize, what: &str| -> Result<f64, PrioritiesError> {
                 let (col, text) = fields[k];
                 match text.parse::<f64>() {
-                    Ok(x) if x.is_finite() && x >= 0.0 => Ok(x),
+                    Ok(x) if (0.0..=MAX_AMOUNT).contains(&x) => Ok(x),
                     _ => Err(error(
                         col,
-                        format!("expected a {what} (a number, at least 0), found {text:?}"),
+                        format!(
+                            "expected a {what} (a number from 0 to {MAX_AMOUNT:e}), found {text:?}"
+                        ),
                     )),
                 }
             };
@@ -188,12 +191,17 @@ mod tests {
             ("alice\n", "f:1:6: expected a real priority"),
             (
                 "ok 1\nbob x\n",
-                "f:2:5: expected a real priority (a number, at least 0), found \"x\"",
+                "f:2:5: expected a real priority (a number from 0 to 1e100), found \"x\"",
             ),
             ("bob 1 2 3 4\n", "f:1:11: expected at most"),
             ("bob 1 -2\n", "f:1:7: expected a priority factor"),
             ("bob 1\nbob 2\n", "f:2:1: \"bob\" is listed twice"),
             ("bob 1 1 nan\n", "f:1:9: expected a weighted usage"),
+            (
+                "bob 1e101\n",
+                "f:1:5: expected a real priority (a number from 0 to 1e100)",
+            ),
+            ("bob 1 inf\n", "f:1:7: expected a priority factor"),
         ] {
             let e = Priorities::parse(text, "f").unwrap_err().to_string();
             assert!(e.starts_with(want), "{text:?}: {e}");

@@ -19,7 +19,8 @@ pub struct SlotTable {
     pub ads: Vec<Arc<ClassAd>>,
     /// Per slot, its index among the slots given.
     pub file_index: Vec<u32>,
-    /// Per slot, its weight as the accountant charges it (1 with weights off).
+    /// Per slot, its weight as the accountant charges it (1 with weights off; at
+    /// most [`super::MAX_AMOUNT`]).
     pub weight: Vec<f64>,
     /// Per slot, its `SlotWeight` as HTCondor's `LookupFloat` reads it (1 when it is
     /// not a number), for `NEGOTIATOR_IGNORE_JOB_RANKS`' scan.
@@ -171,7 +172,7 @@ fn prepare(
     let ad = ad.map_or_else(|| slot.clone(), Arc::new);
     let raw = number(&ad, "SlotWeight");
     let weight = match raw {
-        Some(w) if knobs.use_slot_weights && w >= 0.0 => w,
+        Some(w) if knobs.use_slot_weights && w >= 0.0 => super::bounds::bounded(w),
         _ => 1.0,
     };
     Some(Prepared {

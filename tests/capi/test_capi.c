@@ -529,6 +529,31 @@ static void test_pools(const char *dir) {
   CHECK(nm >= 3);
   classad_pairs_free(made);
 
+  /* The configuration and the priorities are bounded as `classad negotiate`
+   * bounds them: 40 knobs each referring twice to the next (a TiB expanded)
+   * stop at once, and a real priority past 1e100 is refused; each naming the
+   * line. */
+  static char laughs[2048];
+  size_t at = 0;
+  for (int i = 0; i < 40; i++)
+    at += (size_t)snprintf(laughs + at, sizeof laughs - at,
+                           "A%d = $(A%d)$(A%d)\n", i, i + 1, i + 1);
+  at += (size_t)snprintf(laughs + at, sizeof laughs - at,
+                         "A40 = x\nNEGOTIATOR_PRE_JOB_RANK = $(A0)\n");
+  made = (classad_pairs *)1;
+  CHECK(classad_negotiate(jobs, built, laughs, at, NULL, 0, &made) ==
+        CLASSAD_ERR_PARSE);
+  CHECK(made == NULL);
+  CHECK(last_error_has("<config>:42: NEGOTIATOR_PRE_JOB_RANK: its $(...)"));
+  classad_pool *bounded = (classad_pool *)1;
+  CHECK(classad_pool_from_text("[]", 2, laughs, at, &bounded) ==
+        CLASSAD_ERR_PARSE);
+  CHECK(bounded == NULL);
+  const char *huge = "a 1e200 1e200\n";
+  CHECK(classad_negotiate(jobs, built, NULL, 0, huge, strlen(huge), &made) ==
+        CLASSAD_ERR_PARSE);
+  CHECK(last_error_has("<priorities>:1:3: expected a real priority"));
+
   classad_ad_list_free(file_slots);
   classad_ad_list_free(built);
   classad_ad_list_free(jobs);

@@ -98,6 +98,20 @@ def test_bad_inputs_raise(ours):
         ours.Pool([], config="NEGOTIATOR_PRE_JOB_RANK = (\n")
 
 
+def test_configuration_and_priorities_are_bounded(ours):
+    # 40 knobs each referring twice to the next: a TiB expanded, stopped at once.
+    laughs = "".join(f"A{i} = $(A{i + 1})$(A{i + 1})\n" for i in range(40))
+    laughs += "A40 = x\nNEGOTIATOR_PRE_JOB_RANK = $(A0)\n"
+    where = r"<config>:42: NEGOTIATOR_PRE_JOB_RANK: its \$\(\.\.\.\) references"
+    with pytest.raises(ValueError, match=where):
+        ours.Pool([], config=laughs)
+    with pytest.raises(ValueError, match=where):
+        ours.negotiate([], [], config=laughs)
+    # A finite real priority and factor whose product is not.
+    with pytest.raises(ValueError, match=r"<priorities>:1:3: expected a real priority"):
+        ours.negotiate([], [], priorities="a 1e200 1e200\n")
+
+
 def test_strict_semantics_on_request(ours):
     my, target = ours.ClassAd({"a": 1}), ours.ClassAd({"x": 5})
     try:

@@ -1,0 +1,37 @@
+//! Reals in the command line's JSON output. JSON has no infinities and no NaN,
+//! and serde_json writes them as `null`, which is also what a missing value
+//! prints as; so a real that is not a finite number is written as HTCondor's
+//! ClassAd printer spells it inside `real(...)`: the strings `"INF"`, `"-INF"`
+//! and `"NaN"`, which HTCondor's `real()` and Python's `float()` read back.
+//! Every real of every JSON report goes through [`real`].
+
+use serde_json::{json, Value};
+
+/// `x` as a JSON number, or as `"INF"`, `"-INF"` or `"NaN"` when it is not
+/// finite.
+pub fn real(x: f64) -> Value {
+    if x.is_finite() {
+        json!(x)
+    } else if x.is_nan() {
+        json!("NaN")
+    } else if x > 0.0 {
+        json!("INF")
+    } else {
+        json!("-INF")
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn finite_reals_are_numbers_and_the_rest_htcondor_s_words() {
+        assert_eq!(real(2.5), json!(2.5));
+        assert_eq!(real(-0.0).to_string(), "-0.0");
+        assert_eq!(real(f64::INFINITY), json!("INF"));
+        assert_eq!(real(f64::NEG_INFINITY), json!("-INF"));
+        assert_eq!(real(f64::NAN), json!("NaN"));
+        assert_eq!(real(-f64::MAX), json!(-f64::MAX));
+    }
+}
