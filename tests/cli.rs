@@ -1738,3 +1738,54 @@ fn analyze_refuses_what_it_cannot_analyze_with_clear_errors() {
     );
     assert!(stdout(&o).contains("      4 slots are rejected by your job's requirements\n"));
 }
+
+/// Standard input can feed one input only: the first read would take all of it
+/// and the others none, in silence (issue 33, 5.5). Every command that reads two
+/// inputs refuses it, naming both options.
+#[test]
+fn two_inputs_cannot_both_be_standard_input() {
+    let ads = tmp("both.ads", &"Requirements = true\nCpus = 1\n\n".repeat(3));
+    let input = || std::fs::File::open(&ads).unwrap().into();
+    let limit = std::time::Duration::from_secs(60);
+    let runs: [(&[&str], &str); 8] = [
+        (
+            &["match", "--jobs", "-", "--machines", "-"],
+            "--jobs and --machines",
+        ),
+        (
+            &["match", "--jobs", "-", "--machines", "-", "--all-pairs"],
+            "--jobs and --machines",
+        ),
+        (
+            &["negotiate", "--jobs", "-", "--machines", "-"],
+            "--jobs and --machines",
+        ),
+        (
+            &["bench", "--jobs", "-", "--machines", "-"],
+            "--jobs and --machines",
+        ),
+        (
+            &["analyze", "--jobs", "-", "--machines", "-"],
+            "--jobs and --machines",
+        ),
+        (
+            &["eval", "--my", "-", "--target", "-", "1"],
+            "--my and --target",
+        ),
+        (
+            &["eval", "--my", "-"],
+            "--my and the expressions (none given as arguments)",
+        ),
+        (&["query", "-", "-"], "file 1 (`-`) and file 2 (`-`)"),
+    ];
+    for (args, named) in runs {
+        let o = classad_within(args, input(), limit);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
+        assert_eq!(stdout(&o), "", "{args:?}");
+        assert!(
+            stderr(&o).contains(&format!("{named} both read standard input")),
+            "{args:?}: {}",
+            stderr(&o)
+        );
+    }
+}

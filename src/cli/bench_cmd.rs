@@ -84,6 +84,10 @@ fn source(a: &BenchArgs) -> Result<Source, String> {
 
 /// Runs `classad bench`.
 pub fn run(a: BenchArgs) -> Result<ExitCode, Failure> {
+    super::io::one_standard_input(&[
+        ("--jobs", a.jobs.as_deref()),
+        ("--machines", a.machines.as_deref()),
+    ])?;
     let workers = super::match_cmd::thread_pool(a.threads)?;
     let threads = workers.current_num_threads();
     workers.install(|| run_on_threads(&a, threads))

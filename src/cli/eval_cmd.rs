@@ -107,6 +107,13 @@ fn assign(ad: &mut Arc<ClassAd>, update: &ClassAd) {
 
 /// Runs `classad eval`.
 pub fn run(a: EvalArgs) -> Result<ExitCode, Failure> {
+    // Without expression arguments, the expressions are standard input's lines.
+    let expressions = a.exprs.is_empty().then_some("-");
+    super::io::one_standard_input(&[
+        ("--my", a.my.as_deref()),
+        ("--target", a.target.as_deref()),
+        ("the expressions (none given as arguments)", expressions),
+    ])?;
     let target = a.target.as_deref().map(load_one_ad).transpose()?;
     let sem = if a.strict {
         Semantics::Strict

@@ -25,6 +25,25 @@ pub fn load_one_ad(path: &str) -> Result<Arc<ClassAd>, String> {
     }
 }
 
+/// Refuses inputs of which more than one is standard input (`-`): the first to
+/// be read would take all of it and the others none, silently. `inputs` are
+/// each option (as the user spells it) with its file, if given.
+pub fn one_standard_input(inputs: &[(&str, Option<&str>)]) -> Result<(), String> {
+    let from_stdin: Vec<&str> = inputs
+        .iter()
+        .filter(|(_, file)| *file == Some("-"))
+        .map(|(option, _)| *option)
+        .collect();
+    match from_stdin[..] {
+        [] | [_] => Ok(()),
+        [ref first @ .., last] => Err(format!(
+            "{} and {last} both read standard input (`-`): it can feed only one of \
+             them; give the others as files",
+            first.join(", ")
+        )),
+    }
+}
+
 /// A failed write to standard output: a reader that went away (`classad ... |
 /// head`) ends the command quietly, as it ends Unix tools; anything else is an
 /// error.

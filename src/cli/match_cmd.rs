@@ -2,7 +2,7 @@
 //! assignment, from the batch matcher (autoclusters, blocks of slots, every core).
 
 use super::error_count::{requirements_errors, requirements_errors_by_class};
-use super::io::{load_ads, output_error, read_in_parts};
+use super::io::{load_ads, one_standard_input, output_error, read_in_parts};
 use super::match_output::{job_id, job_id_of, slot_label, slot_names};
 use super::negotiate_cmd::Format;
 use super::pairs_out::PairsOut;
@@ -77,6 +77,10 @@ pub struct MatchArgs {
 
 /// Runs `classad match`.
 pub fn run(a: MatchArgs) -> Result<ExitCode, Failure> {
+    one_standard_input(&[
+        ("--jobs", a.jobs.as_deref()),
+        ("--machines", a.machines.as_deref()),
+    ])?;
     let workers = thread_pool(a.threads)?;
     let threads = workers.current_num_threads();
     workers.install(|| run_on_threads(&a, threads))

@@ -79,6 +79,10 @@ pub enum Format {
 
 /// Runs `classad negotiate`.
 pub fn run(a: NegotiateArgs) -> Result<ExitCode, Failure> {
+    super::io::one_standard_input(&[
+        ("--jobs", a.jobs.as_deref()),
+        ("--machines", a.machines.as_deref()),
+    ])?;
     let workers = super::match_cmd::thread_pool(a.threads)?;
     workers.install(|| run_on_threads(&a))
 }

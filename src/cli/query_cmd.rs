@@ -238,6 +238,11 @@ fn parse_args(args: &[String]) -> Result<Option<Query>, String> {
     if q.files.is_empty() {
         q.files.push("-".to_string());
     }
+    let named: Vec<(String, Option<&str>)> = (q.files.iter().enumerate())
+        .map(|(i, f)| (format!("file {} (`{f}`)", i + 1), Some(f.as_str())))
+        .collect();
+    let inputs: Vec<(&str, Option<&str>)> = named.iter().map(|(n, f)| (n.as_str(), *f)).collect();
+    super::io::one_standard_input(&inputs)?;
     Ok(Some(q))
 }
 
