@@ -7,11 +7,14 @@
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 
+use std::io::Write;
+
 fn main() -> std::process::ExitCode {
     // The memory budget of evaluations (see `classad::limits`), before anything is
     // compiled.
     if let Err(e) = classad::limits::apply_env() {
-        eprintln!("classad: {e}");
+        // A standard error that cannot be written leaves only the exit status.
+        let _ = writeln!(std::io::stderr(), "classad: {e}");
         return std::process::ExitCode::from(2);
     }
     classad::cli::main()

@@ -1789,3 +1789,139 @@ fn two_inputs_cannot_both_be_standard_input() {
         );
     }
 }
+
+/// A pipe whose reading end is closed: every write to it fails (broken pipe).
+fn pipe_without_reader() -> Stdio {
+    use std::os::fd::FromRawFd;
+    let mut fds = [0; 2];
+    // SAFETY: pipe() fills the two descriptors it creates; each is owned once.
+    unsafe {
+        assert_eq!(libc::pipe(fds.as_mut_ptr()), 0);
+        drop(std::os::fd::OwnedFd::from_raw_fd(fds[0]));
+        Stdio::from(std::os::fd::OwnedFd::from_raw_fd(fds[1]))
+    }
+}
+
+/// `/dev/full`, where every write fails with "no space left on device".
+fn dev_full() -> Stdio {
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open("/dev/full")
+        .unwrap()
+        .into()
+}
+
+/// Runs classad with the three streams given; what was piped is captured.
+fn classad_with(args: &[&str], stdin: Stdio, stdout: Stdio, stderr: Stdio) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_classad"))
+        .args(args)
+        .stdin(stdin)
+        .stdout(stdout)
+        .stderr(stderr)
+        .output()
+        .expect("run classad")
+}
+
+/// Writing to standard output or standard error that fails, and sizes past
+/// what can be allocated, are errors with a non-zero exit, never a panic (exit
+/// 101) (issue 33, 5.13).
+#[test]
+fn failed_writes_and_huge_sizes_are_errors_not_panics() {
+    let out_dir = std::env::temp_dir().join(format!("classad-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&out_dir).unwrap();
+    let file = |name: &str| out_dir.join(name).to_string_lossy().into_owned();
+    let (jobs, machines) = (file("gp.jobs"), file("gp.machines"));
+    let huge = "18446744073709551615";
+    // Counts past their documented bounds.
+    for (args, said) in [
+        (
+            vec!["gen-pool", "--machines", huge],
+            format!("--machines {huge}: at most 10000000"),
+        ),
+        (
+            vec!["gen-pool", "--jobs", huge],
+            format!("--jobs {huge}: at most 10000000"),
+        ),
+        (
+            vec!["gen-pool", "--signatures", huge],
+            format!("--signatures {huge}: at most 1000000"),
+        ),
+        (
+            vec!["gen-pool", "--submitters", huge],
+            format!("--submitters {huge}: at most 1000000"),
+        ),
+        (
+            vec!["gen-pool", "--shape", "mix", "--jobs", "1000001"],
+            "--jobs 1000001: at most 1000000".to_string(),
+        ),
+        (
+            vec!["bench", "--machines", huge, "--jobs", "10"],
+            format!("--machines {huge}: at most 10000000"),
+        ),
+    ] {
+        let mut args = args.clone();
+        if args[0] == "gen-pool" {
+            args.extend(["--out-jobs", &jobs, "--out-machines", &machines]);
+        }
+        let o = classad(&args, "");
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
+        assert!(stderr(&o).contains(&said), "{args:?}: {}", stderr(&o));
+    }
+    // A full standard output: said on standard error.
+    let pool = tmp("full.ads", &"Requirements = true\nCpus = 1\n\n".repeat(5));
+    for args in [
+        &["bench", "--machines", "10", "--jobs", "10"][..],
+        &[
+            "bench",
+            "--machines",
+            "10",
+            "--jobs",
+            "10",
+            "--format",
+            "json",
+        ],
+        &["--help"],
+        &["query", "--help"],
+        &["query", &pool],
+        &["gen-pool", "--out-jobs", "-", "--out-machines", &machines],
+    ] {
+        let o = classad_with(args, Stdio::null(), dev_full(), Stdio::piped());
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
+        assert!(
+            stderr(&o).contains("standard output: No space left on device"),
+            "{args:?}: {}",
+            stderr(&o)
+        );
+    }
+    // Standard error that fails: warnings and summaries end the command with
+    // exit status 2 and nothing said (there is nowhere to say it).
+    let three = tmp("three.ads", "N = 1\n\nN = 2\n\nN = 3\n");
+    let error_constraint = [
+        "query",
+        &three,
+        "-cons",
+        "N > (N == 3 ? \"x\" : 0)",
+        "-af",
+        "N",
+    ];
+    let runs: [&[&str]; 6] = [
+        &error_constraint,
+        &["match", "--jobs", &pool, "--machines", &pool],
+        &["match", "--jobs", &pool, "--machines", &pool, "--all-pairs"],
+        &["negotiate", "--jobs", &pool, "--machines", &pool],
+        &["gen-pool", "--out-jobs", &jobs, "--out-machines", &machines],
+        &["match", "--jobs", &pool, "--machines", "/nonexistent/x.ads"],
+    ];
+    for args in runs {
+        for (what, err) in [
+            ("a pipe without reader", pipe_without_reader()),
+            ("/dev/full", dev_full()),
+        ] {
+            let o = classad_with(args, Stdio::null(), Stdio::piped(), err);
+            assert_eq!(o.status.code(), Some(2), "{args:?} into {what}");
+        }
+    }
+    // The query printed its ads before its warning failed.
+    let o = classad_with(&error_constraint, Stdio::null(), Stdio::piped(), dev_full());
+    assert_eq!(stdout(&o), "1\n2\n");
+}

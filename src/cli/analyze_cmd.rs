@@ -331,7 +331,7 @@ fn write_json(out: &mut impl Write, v: &serde_json::Value) -> Result<(), Failure
 }
 
 /// The negotiator's policy of `--config` (default: HTCondor's defaults).
-fn load_policy(path: Option<&str>) -> Result<NegotiatorPolicy, String> {
+fn load_policy(path: Option<&str>) -> Result<NegotiatorPolicy, Failure> {
     let Some(path) = path else {
         return Ok(NegotiatorPolicy::default());
     };
@@ -339,7 +339,7 @@ fn load_policy(path: Option<&str>) -> Result<NegotiatorPolicy, String> {
     let config = Config::parse(&text, path).map_err(|e| e.to_string())?;
     let (policy, warnings) = NegotiatorPolicy::from_config(&config).map_err(|e| e.to_string())?;
     for w in warnings {
-        eprintln!("warning: {w}");
+        super::io::to_stderr(&format!("warning: {w}"))?;
     }
     Ok(policy)
 }

@@ -44,6 +44,19 @@ pub fn one_standard_input(inputs: &[(&str, Option<&str>)]) -> Result<(), String>
     }
 }
 
+/// Writes `line` and a newline to standard error. A standard error that cannot
+/// be written (its reader gone, a full disk) ends the command with failure and
+/// nothing said ([`Failure::StderrFailed`]), rather than the panic of
+/// `eprintln!`.
+pub fn to_stderr(line: &str) -> Result<(), Failure> {
+    use std::io::Write;
+    let mut err = std::io::stderr().lock();
+    err.write_all(line.as_bytes())
+        .and_then(|_| err.write_all(b"\n"))
+        .and_then(|_| err.flush())
+        .map_err(|_| Failure::StderrFailed)
+}
+
 /// A failed write to standard output: a reader that went away (`classad ... |
 /// head`) ends the command quietly, as it ends Unix tools; anything else is an
 /// error.

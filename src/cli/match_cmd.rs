@@ -116,7 +116,7 @@ fn run_on_threads(a: &MatchArgs, threads: usize) -> Result<ExitCode, Failure> {
             let (policy, warnings) =
                 NegotiatorPolicy::from_config(&config).map_err(|e| e.to_string())?;
             for w in warnings {
-                eprintln!("warning: {w}");
+                super::io::to_stderr(&format!("warning: {w}"))?;
             }
             policy
         }
@@ -178,8 +178,8 @@ fn run_on_threads(a: &MatchArgs, threads: usize) -> Result<ExitCode, Failure> {
         Some(c) => requirements_errors_by_class(c),
         None => requirements_errors(&jobs),
     }
-    .warn(alone, "jobs", job_file);
-    requirements_errors(&machines).warn(alone, "machines", machine_file);
+    .warn(alone, "jobs", job_file)?;
+    requirements_errors(&machines).warn(alone, "machines", machine_file)?;
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::with_capacity(1 << 16, stdout.lock());
     match Engine::from(a.engine) {
@@ -241,7 +241,7 @@ fn run_on_threads(a: &MatchArgs, threads: usize) -> Result<ExitCode, Failure> {
     summary.matches = pairs_out.pairs;
     summary.unmatched = Some(job_count - pairs_out.jobs_matched);
     if !a.quiet {
-        eprintln!("{}", summary.line());
+        super::io::to_stderr(&summary.line())?;
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -256,7 +256,7 @@ fn run_cycle(a: &MatchArgs, threads: usize) -> Result<ExitCode, Failure> {
     let how = evaluation(a.engine, a.no_autocluster);
     let (jobs, machines) = (a.jobs.as_deref(), a.machines.as_deref());
     let c = cycle_from_files(jobs, machines, &knobs, &priorities, how)?;
-    c.warn(jobs, machines);
+    c.warn(jobs, machines)?;
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::with_capacity(1 << 16, stdout.lock());
     match (a.format, a.names) {
@@ -309,7 +309,7 @@ fn run_cycle(a: &MatchArgs, threads: usize) -> Result<ExitCode, Failure> {
             compile: 0.0,
             matched: s.duration - c.read_s,
         };
-        eprintln!("{}", summary.line());
+        super::io::to_stderr(&summary.line())?;
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -316,16 +316,17 @@ pub fn run(a: QueryArgs) -> Result<ExitCode, Failure> {
             }
         }
     }
-    if let Some((file, i)) = first_error {
-        eprintln!(
-            "warning: the constraint was error for {} of {} ads (first: {file}, ad {i} counting from 0)",
-            errors.errors, errors.total
-        );
-    }
     printer
         .finish(&mut out)
         .and_then(|_| out.flush())
         .map_err(output_error)?;
+    // After the ads: a standard error that fails then loses none of them.
+    if let Some((file, i)) = first_error {
+        super::io::to_stderr(&format!(
+            "warning: the constraint was error for {} of {} ads (first: {file}, ad {i} counting from 0)",
+            errors.errors, errors.total
+        ))?;
+    }
     Ok(ExitCode::SUCCESS)
 }
 
