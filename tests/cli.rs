@@ -1925,3 +1925,170 @@ fn failed_writes_and_huge_sizes_are_errors_not_panics() {
     let o = classad_with(&error_constraint, Stdio::null(), Stdio::piped(), dev_full());
     assert_eq!(stdout(&o), "1\n2\n");
 }
+
+/// The address space a command reading bounded input runs in (RLIMIT_AS): far
+/// above what the limits let a reader hold, far below what reading endless input
+/// whole would take.
+const MEMORY_BOUND: u64 = 1 << 30;
+
+/// Runs classad under [`MEMORY_BOUND`] with `env` set, `feed` writing its
+/// standard input on a thread of its own (a failed write ends it), failing the
+/// test if it runs longer than 60 s.
+fn classad_fed(
+    args: &[&str],
+    env: &[(&str, &str)],
+    feed: impl FnOnce(std::process::ChildStdin) + Send + 'static,
+) -> Output {
+    use std::os::unix::process::CommandExt;
+    let mut command = Command::new(env!("CARGO_BIN_EXE_classad"));
+    command
+        .args(args)
+        .envs(env.iter().copied())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    // SAFETY: setrlimit is async-signal-safe; nothing else runs in the child
+    // between fork and exec.
+    unsafe {
+        command.pre_exec(|| {
+            let bound = libc::rlimit {
+                rlim_cur: MEMORY_BOUND as libc::rlim_t,
+                rlim_max: MEMORY_BOUND as libc::rlim_t,
+            };
+            match libc::setrlimit(libc::RLIMIT_AS, &bound) {
+                0 => Ok(()),
+                _ => Err(std::io::Error::last_os_error()),
+            }
+        });
+    }
+    let mut child = command.spawn().expect("run classad");
+    let input = child.stdin.take().unwrap();
+    let feeder = std::thread::spawn(move || feed(input));
+    let out = std::thread::spawn(move || child.wait_with_output().unwrap());
+    let limit = std::time::Duration::from_secs(60);
+    let start = std::time::Instant::now();
+    while !out.is_finished() {
+        assert!(
+            start.elapsed() < limit,
+            "classad {args:?} still running after {limit:?}"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let o = out.join().unwrap();
+    feeder.join().unwrap();
+    o
+}
+
+/// Writes `chunk` to `input` until a write fails (the reader is gone).
+fn endless(chunk: &'static [u8]) -> impl FnOnce(std::process::ChildStdin) + Send + 'static {
+    move |mut input| {
+        let block = chunk.repeat((1 << 16) / chunk.len() + 1);
+        while input.write_all(&block).is_ok() {}
+    }
+}
+
+/// Writes `bytes` to `input`, stopping early when the reader is gone.
+fn once(bytes: Vec<u8>) -> impl FnOnce(std::process::ChildStdin) + Send + 'static {
+    move |mut input| {
+        let _ = input.write_all(&bytes);
+    }
+}
+
+/// `query` reads as it prints: it stops reading at the ad that makes `-limit`,
+/// however much follows, endless standard input and a gzip bomb alike (issue
+/// 33, 5.7).
+#[test]
+fn query_stops_reading_once_its_limit_is_printed() {
+    let o = classad_fed(&["query", "-limit", "1", "-"], &[], endless(b"A = 1\n\n"));
+    assert_eq!((o.status.code(), stderr(&o)), (Some(0), String::new()));
+    assert_eq!(stdout(&o), "A = 1\n\n");
+    let o = classad_fed(
+        &["query", "-limit", "2", "-af", "A", "-"],
+        &[],
+        once(gzip_bomb(b"A = 1\n\n", 3 << 30)),
+    );
+    assert_eq!((o.status.code(), stderr(&o)), (Some(0), String::new()));
+    assert_eq!(stdout(&o), "1\n1\n");
+}
+
+/// `chunk` repeated to about `size` bytes, compressed with gzip into a few
+/// megabytes: one member of a megabyte's worth, repeated (gzip readers read
+/// members one after another).
+fn gzip_bomb(chunk: &[u8], size: u64) -> Vec<u8> {
+    use flate2::{write::GzEncoder, Compression};
+    let megabyte = chunk.repeat((1 << 20) / chunk.len());
+    let mut member = GzEncoder::new(Vec::new(), Compression::best());
+    member.write_all(&megabyte).unwrap();
+    let member = member.finish().unwrap();
+    member.repeat((size / megabyte.len() as u64) as usize)
+}
+
+/// Every reader stops with an error naming the limit past its bounds, never an
+/// allocation abort: an endless line (the line limit), an endless ad (the held
+/// limit), an endless queue for commands that keep every ad (the input limit),
+/// from standard input or a gzip bomb (issue 33, 5.7).
+#[test]
+fn endless_input_fails_at_a_documented_limit_never_an_abort() {
+    let slots = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/conformance/pools/pool1.machines.ads"
+    );
+    let commands: [&[&str]; 5] = [
+        &["query", "-limit", "1", "-"],
+        &["format", "-"],
+        &["match", "--jobs", "-", "--machines", slots],
+        &["negotiate", "--jobs", "-", "--machines", slots],
+        &["match", "--jobs", slots, "--machines", "-", "--all-pairs"],
+    ];
+    let fails = |o: &Output, args: &[&str], said: &str| {
+        assert_eq!(o.status.code(), Some(2), "{args:?}, {said}: {}", stderr(o));
+        assert!(stderr(o).contains(said), "{args:?}, {said}: {}", stderr(o));
+    };
+    let line = "the line is longer than the limit of 67108864 bytes (ReadLimits::max_line_bytes; \
+                on the command line, set CLASSAD_MAX_LINE_BYTES to raise it)";
+    let held = "more than the limit of 16000000 bytes would be held at once";
+    let held_env = [("CLASSAD_MAX_HELD_BYTES", "16000000")];
+    for args in commands {
+        let o = classad_fed(args, &[], endless(b"x"));
+        fails(&o, args, line);
+        let o = classad_fed(args, &[], once(gzip_bomb(b"x", 1 << 30)));
+        fails(&o, args, line);
+        let o = classad_fed(args, &held_env, endless(b"A = 1\n"));
+        fails(&o, args, held);
+        assert!(stderr(&o).contains("set CLASSAD_MAX_HELD_BYTES to raise it"));
+        let o = classad_fed(args, &held_env, once(gzip_bomb(b"A = 1\n", 1 << 30)));
+        fails(&o, args, held);
+        // New syntax is read whole.
+        let o = classad_fed(args, &held_env, endless(b"[ A = 1 ]\n"));
+        fails(&o, args, held);
+    }
+    // Commands that keep every ad; query keeps none and reads on. Ads of a few
+    // bytes are some hundred in memory: their number is bounded too.
+    let input = "the input is longer than the limit of 50000000 bytes (after any gzip is \
+                 uncompressed) for a command that keeps every ad";
+    let input_env = [("CLASSAD_MAX_INPUT_BYTES", "50000000")];
+    let many = "more than the limit of 100000 ads from here on, for a command that keeps \
+                every ad (ReadLimits::max_ads; on the command line, set CLASSAD_MAX_ADS";
+    let many_env = [("CLASSAD_MAX_ADS", "100000")];
+    let mut text = "A = \"a string of some length\"\n".repeat(20);
+    text.push('\n');
+    let big_ad: &'static [u8] = text.leak().as_bytes();
+    for args in &commands[1..] {
+        let o = classad_fed(args, &input_env, endless(big_ad));
+        fails(&o, args, input);
+        let o = classad_fed(args, &input_env, once(gzip_bomb(big_ad, 3 << 30)));
+        fails(&o, args, input);
+        let o = classad_fed(args, &many_env, endless(b"A = 1\n\n"));
+        fails(&o, args, many);
+        let o = classad_fed(args, &many_env, once(gzip_bomb(b"A = 1\n\n", 3 << 30)));
+        fails(&o, args, many);
+        let o = classad_fed(args, &many_env, once(b"[ A = 1 ]\n".repeat(100_001)));
+        fails(&o, args, many);
+    }
+    let o = classad_fed(&["eval"], &[("CLASSAD_MAX_LINE_BYTES", "x")], once(vec![]));
+    fails(
+        &o,
+        &["eval"],
+        "CLASSAD_MAX_LINE_BYTES=x: expected a positive number",
+    );
+}

@@ -335,7 +335,7 @@ fn load_policy(path: Option<&str>) -> Result<NegotiatorPolicy, Failure> {
     let Some(path) = path else {
         return Ok(NegotiatorPolicy::default());
     };
-    let text = std::fs::read_to_string(path).map_err(|e| format!("{path}: {e}"))?;
+    let text = super::io::read_text_file(path)?;
     let config = Config::parse(&text, path).map_err(|e| e.to_string())?;
     let (policy, warnings) = NegotiatorPolicy::from_config(&config).map_err(|e| e.to_string())?;
     for w in warnings {

@@ -225,7 +225,7 @@ impl Context<'_> {
         out: &mut dyn Write,
     ) -> Result<bool, Failure> {
         let mut ok = true;
-        let mut lines = TextLines::new(std::io::stdin().lock(), ReadLimits::default());
+        let mut lines = TextLines::new(std::io::stdin().lock(), ReadLimits::configured());
         while let Some(line) = lines.next_line() {
             let text = match line {
                 Ok(line) => {

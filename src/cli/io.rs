@@ -2,17 +2,33 @@
 //! failed write to standard output means.
 
 use super::Failure;
-use crate::ad::files::display_name;
 pub use crate::ad::files::{open_input, read_in_parts, read_reader_in_parts};
-use crate::ad::{read_ads_from, ClassAd, ReadLimits};
+use crate::ad::stream::LineProblem;
+use crate::ad::{ClassAd, ReadLimits};
 use std::sync::Arc;
 
-/// Reads every ad of `path` (`-` is standard input), a buffer at a time under the
-/// default [`ReadLimits`]: input that is not text or not ads fails at its first bad
-/// line.
+/// Reads every ad of `path` (`-` is standard input), in parts on every core
+/// under the configured [`ReadLimits`] (old syntax is never held whole as text):
+/// input that is not text or not ads fails at its first bad line.
 pub fn load_ads(path: &str) -> Result<Vec<ClassAd>, String> {
-    let input = open_input(path, 1 << 16)?;
-    read_ads_from(input, display_name(path), ReadLimits::default()).map_err(|e| e.to_string())
+    crate::ad::files::read_ad_file(path)
+}
+
+/// The text of a small file the command reads whole (a configuration, the
+/// priorities), at most [`ReadLimits::max_held_bytes`] of it: past that, an error
+/// rather than reading on.
+pub fn read_text_file(path: &str) -> Result<String, String> {
+    use std::io::Read;
+    let max = ReadLimits::configured().max_held_bytes;
+    let file = std::fs::File::open(path).map_err(|e| format!("{path}: {e}"))?;
+    let mut bytes = Vec::new();
+    file.take(max as u64 + 1)
+        .read_to_end(&mut bytes)
+        .map_err(|e| format!("{path}: {e}"))?;
+    if bytes.len() > max {
+        return Err(format!("{path}: {}", LineProblem::HeldTooLong(max)));
+    }
+    String::from_utf8(bytes).map_err(|e| format!("{path}: not UTF-8 text: {e}"))
 }
 
 /// Reads a file that must hold exactly one ad.

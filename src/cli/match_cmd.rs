@@ -111,7 +111,7 @@ fn run_on_threads(a: &MatchArgs, threads: usize) -> Result<ExitCode, Failure> {
     let policy = match &a.config {
         None => NegotiatorPolicy::default(),
         Some(path) => {
-            let text = std::fs::read_to_string(path).map_err(|e| format!("{path}: {e}"))?;
+            let text = super::io::read_text_file(path)?;
             let config = Config::parse(&text, path).map_err(|e| e.to_string())?;
             let (policy, warnings) =
                 NegotiatorPolicy::from_config(&config).map_err(|e| e.to_string())?;

@@ -92,7 +92,7 @@ pub fn load_knobs(path: Option<&str>) -> Result<CycleKnobs, Failure> {
     let Some(path) = path else {
         return Ok(CycleKnobs::default());
     };
-    let text = std::fs::read_to_string(path).map_err(|e| format!("{path}: {e}"))?;
+    let text = super::io::read_text_file(path)?;
     let config = Config::parse(&text, path).map_err(|e| e.to_string())?;
     let (knobs, warnings) = CycleKnobs::from_config(&config).map_err(|e| e.to_string())?;
     for w in warnings {
@@ -106,7 +106,7 @@ pub fn load_priorities(path: Option<&str>) -> Result<Priorities, String> {
     let Some(path) = path else {
         return Ok(Priorities::default());
     };
-    let text = std::fs::read_to_string(path).map_err(|e| format!("{path}: {e}"))?;
+    let text = super::io::read_text_file(path)?;
     Priorities::parse(&text, path).map_err(|e| e.to_string())
 }
 
