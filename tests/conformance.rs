@@ -229,7 +229,7 @@ fn ad_cases() {
         if let Some(s) = c["input_old_file"].as_str() {
             // A file of several ads: every ad HTCondor's file iterator gives.
             let got = match read_ads_as(s, "case", Format::Old) {
-                Ok(ads) => Json::from(ads.iter().map(|ad| unparse_ad(ad)).collect::<Vec<_>>()),
+                Ok(ads) => Json::from(ads.iter().map(unparse_ad).collect::<Vec<_>>()),
                 Err(e) => Json::from(format!("error: {e}")),
             };
             let want = if c["parse_error"] == true {

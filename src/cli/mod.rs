@@ -20,9 +20,21 @@ mod query_cmd;
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 
+/// What `classad --help` shows after the commands: the environment it reads.
+const ENVIRONMENT: &str = "\
+Environment (each a number; an error says which bound was passed):
+  CLASSAD_MAX_VALUE_BYTES  The largest string or list an evaluation makes (16 MiB)
+  CLASSAD_MAX_LINE_BYTES   The longest line of input (64 MiB)
+  CLASSAD_MAX_HELD_BYTES   The most input text held at once: a file in new syntax,
+                           JSON or XML (read whole), one old-syntax ad, a --config
+                           or --priorities file (1 GiB)
+  CLASSAD_MAX_INPUT_BYTES  The most bytes of one input, after gzip, for commands
+                           that keep every ad: all but query (8 GiB)
+  CLASSAD_MAX_ADS          The most ads of one input for those commands (20000000)";
+
 /// HTCondor's ClassAd language: evaluate, match, convert and query ads.
 #[derive(Parser, Debug)]
-#[command(name = "classad", version, about)]
+#[command(name = "classad", version, about, after_help = ENVIRONMENT)]
 pub struct Cli {
     #[command(subcommand)]
     command: Command,

@@ -35,7 +35,8 @@ condor_status -long prints. With no file at all, standard input is read.
 
 Options (one dash or two; with one dash, any abbreviation as HTCondor's tools take it):
   -constraint EXPR    Print only the ads for which EXPR is true; several are ANDed
-  -limit N            Print at most N ads (counted across all the files)
+  -limit N            Print at most N ads (counted across all the files); reading
+                      stops at the ad that makes N
   -long, -l           Whole ads in old syntax (the default): attributes sorted by
                       name ignoring case, a blank line after each ad
   -long:new, -new     Whole ads in new syntax, a { ... } list of one-line ads
@@ -65,7 +66,9 @@ Options (one dash or two; with one dash, any abbreviation as HTCondor's tools ta
 
 Files are read in order, in old, new or JSON syntax (detected), gzip or not;
 '-' is standard input, and with no file at all standard input is read. The ads
-are printed in the order of the files, not sorted as condor_status sorts them.
+are printed in the order of the files, not sorted as condor_status sorts them,
+as they are read: nothing of an ad is kept once it is printed (see `classad
+--help` for the bounds on a line, an ad and a file read whole).
 Private attributes (ClaimId, Capability, ...) are never printed whole.
 
 Examples:
