@@ -1803,3 +1803,357 @@ fn analyze_refuses_what_it_cannot_analyze_with_clear_errors() {
     );
     assert!(stdout(&o).contains("      4 slots are rejected by your job's requirements\n"));
 }
+
+/// Standard input can feed one input only: the first read would take all of it
+/// and the others none, in silence (issue 33, 5.5). Every command that reads two
+/// inputs refuses it, naming both options.
+#[test]
+fn two_inputs_cannot_both_be_standard_input() {
+    let ads = tmp("both.ads", &"Requirements = true\nCpus = 1\n\n".repeat(3));
+    let input = || std::fs::File::open(&ads).unwrap().into();
+    let limit = std::time::Duration::from_secs(60);
+    let runs: [(&[&str], &str); 8] = [
+        (
+            &["match", "--jobs", "-", "--machines", "-"],
+            "--jobs and --machines",
+        ),
+        (
+            &["match", "--jobs", "-", "--machines", "-", "--all-pairs"],
+            "--jobs and --machines",
+        ),
+        (
+            &["negotiate", "--jobs", "-", "--machines", "-"],
+            "--jobs and --machines",
+        ),
+        (
+            &["bench", "--jobs", "-", "--machines", "-"],
+            "--jobs and --machines",
+        ),
+        (
+            &["analyze", "--jobs", "-", "--machines", "-"],
+            "--jobs and --machines",
+        ),
+        (
+            &["eval", "--my", "-", "--target", "-", "1"],
+            "--my and --target",
+        ),
+        (
+            &["eval", "--my", "-"],
+            "--my and the expressions (none given as arguments)",
+        ),
+        (&["query", "-", "-"], "file 1 (`-`) and file 2 (`-`)"),
+    ];
+    for (args, named) in runs {
+        let o = classad_within(args, input(), limit);
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
+        assert_eq!(stdout(&o), "", "{args:?}");
+        assert!(
+            stderr(&o).contains(&format!("{named} both read standard input")),
+            "{args:?}: {}",
+            stderr(&o)
+        );
+    }
+}
+
+/// A pipe whose reading end is closed: every write to it fails (broken pipe).
+fn pipe_without_reader() -> Stdio {
+    use std::os::fd::FromRawFd;
+    let mut fds = [0; 2];
+    // SAFETY: pipe() fills the two descriptors it creates; each is owned once.
+    unsafe {
+        assert_eq!(libc::pipe(fds.as_mut_ptr()), 0);
+        drop(std::os::fd::OwnedFd::from_raw_fd(fds[0]));
+        Stdio::from(std::os::fd::OwnedFd::from_raw_fd(fds[1]))
+    }
+}
+
+/// `/dev/full`, where every write fails with "no space left on device".
+fn dev_full() -> Stdio {
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open("/dev/full")
+        .unwrap()
+        .into()
+}
+
+/// Runs classad with the three streams given; what was piped is captured.
+fn classad_with(args: &[&str], stdin: Stdio, stdout: Stdio, stderr: Stdio) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_classad"))
+        .args(args)
+        .stdin(stdin)
+        .stdout(stdout)
+        .stderr(stderr)
+        .output()
+        .expect("run classad")
+}
+
+/// Writing to standard output or standard error that fails, and sizes past
+/// what can be allocated, are errors with a non-zero exit, never a panic (exit
+/// 101) (issue 33, 5.13).
+#[test]
+fn failed_writes_and_huge_sizes_are_errors_not_panics() {
+    let out_dir = std::env::temp_dir().join(format!("classad-cli-{}", std::process::id()));
+    std::fs::create_dir_all(&out_dir).unwrap();
+    let file = |name: &str| out_dir.join(name).to_string_lossy().into_owned();
+    let (jobs, machines) = (file("gp.jobs"), file("gp.machines"));
+    let huge = "18446744073709551615";
+    // Counts past their documented bounds.
+    for (args, said) in [
+        (
+            vec!["gen-pool", "--machines", huge],
+            format!("--machines {huge}: at most 10000000"),
+        ),
+        (
+            vec!["gen-pool", "--jobs", huge],
+            format!("--jobs {huge}: at most 10000000"),
+        ),
+        (
+            vec!["gen-pool", "--signatures", huge],
+            format!("--signatures {huge}: at most 1000000"),
+        ),
+        (
+            vec!["gen-pool", "--submitters", huge],
+            format!("--submitters {huge}: at most 1000000"),
+        ),
+        (
+            vec!["gen-pool", "--shape", "mix", "--jobs", "1000001"],
+            "--jobs 1000001: at most 1000000".to_string(),
+        ),
+        (
+            vec!["bench", "--machines", huge, "--jobs", "10"],
+            format!("--machines {huge}: at most 10000000"),
+        ),
+    ] {
+        let mut args = args.clone();
+        if args[0] == "gen-pool" {
+            args.extend(["--out-jobs", &jobs, "--out-machines", &machines]);
+        }
+        let o = classad(&args, "");
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
+        assert!(stderr(&o).contains(&said), "{args:?}: {}", stderr(&o));
+    }
+    // A full standard output: said on standard error.
+    let pool = tmp("full.ads", &"Requirements = true\nCpus = 1\n\n".repeat(5));
+    for args in [
+        &["bench", "--machines", "10", "--jobs", "10"][..],
+        &[
+            "bench",
+            "--machines",
+            "10",
+            "--jobs",
+            "10",
+            "--format",
+            "json",
+        ],
+        &["--help"],
+        &["query", "--help"],
+        &["query", &pool],
+        &["gen-pool", "--out-jobs", "-", "--out-machines", &machines],
+    ] {
+        let o = classad_with(args, Stdio::null(), dev_full(), Stdio::piped());
+        assert_eq!(o.status.code(), Some(2), "{args:?}: {}", stderr(&o));
+        assert!(
+            stderr(&o).contains("standard output: No space left on device"),
+            "{args:?}: {}",
+            stderr(&o)
+        );
+    }
+    // Standard error that fails: warnings and summaries end the command with
+    // exit status 2 and nothing said (there is nowhere to say it).
+    let three = tmp("three.ads", "N = 1\n\nN = 2\n\nN = 3\n");
+    let error_constraint = [
+        "query",
+        &three,
+        "-cons",
+        "N > (N == 3 ? \"x\" : 0)",
+        "-af",
+        "N",
+    ];
+    let runs: [&[&str]; 6] = [
+        &error_constraint,
+        &["match", "--jobs", &pool, "--machines", &pool],
+        &["match", "--jobs", &pool, "--machines", &pool, "--all-pairs"],
+        &["negotiate", "--jobs", &pool, "--machines", &pool],
+        &["gen-pool", "--out-jobs", &jobs, "--out-machines", &machines],
+        &["match", "--jobs", &pool, "--machines", "/nonexistent/x.ads"],
+    ];
+    for args in runs {
+        for (what, err) in [
+            ("a pipe without reader", pipe_without_reader()),
+            ("/dev/full", dev_full()),
+        ] {
+            let o = classad_with(args, Stdio::null(), Stdio::piped(), err);
+            assert_eq!(o.status.code(), Some(2), "{args:?} into {what}");
+        }
+    }
+    // The query printed its ads before its warning failed.
+    let o = classad_with(&error_constraint, Stdio::null(), Stdio::piped(), dev_full());
+    assert_eq!(stdout(&o), "1\n2\n");
+}
+
+/// The address space a command reading bounded input runs in (RLIMIT_AS): far
+/// above what the limits let a reader hold, far below what reading endless input
+/// whole would take.
+const MEMORY_BOUND: u64 = 1 << 30;
+
+/// Runs classad under [`MEMORY_BOUND`] with `env` set, `feed` writing its
+/// standard input on a thread of its own (a failed write ends it), failing the
+/// test if it runs longer than 60 s.
+fn classad_fed(
+    args: &[&str],
+    env: &[(&str, &str)],
+    feed: impl FnOnce(std::process::ChildStdin) + Send + 'static,
+) -> Output {
+    use std::os::unix::process::CommandExt;
+    let mut command = Command::new(env!("CARGO_BIN_EXE_classad"));
+    command
+        .args(args)
+        .envs(env.iter().copied())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    // SAFETY: setrlimit is async-signal-safe; nothing else runs in the child
+    // between fork and exec.
+    unsafe {
+        command.pre_exec(|| {
+            let bound = libc::rlimit {
+                rlim_cur: MEMORY_BOUND as libc::rlim_t,
+                rlim_max: MEMORY_BOUND as libc::rlim_t,
+            };
+            match libc::setrlimit(libc::RLIMIT_AS, &bound) {
+                0 => Ok(()),
+                _ => Err(std::io::Error::last_os_error()),
+            }
+        });
+    }
+    let mut child = command.spawn().expect("run classad");
+    let input = child.stdin.take().unwrap();
+    let feeder = std::thread::spawn(move || feed(input));
+    let out = std::thread::spawn(move || child.wait_with_output().unwrap());
+    let limit = std::time::Duration::from_secs(60);
+    let start = std::time::Instant::now();
+    while !out.is_finished() {
+        assert!(
+            start.elapsed() < limit,
+            "classad {args:?} still running after {limit:?}"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    }
+    let o = out.join().unwrap();
+    feeder.join().unwrap();
+    o
+}
+
+/// Writes `chunk` to `input` until a write fails (the reader is gone).
+fn endless(chunk: &'static [u8]) -> impl FnOnce(std::process::ChildStdin) + Send + 'static {
+    move |mut input| {
+        let block = chunk.repeat((1 << 16) / chunk.len() + 1);
+        while input.write_all(&block).is_ok() {}
+    }
+}
+
+/// Writes `bytes` to `input`, stopping early when the reader is gone.
+fn once(bytes: Vec<u8>) -> impl FnOnce(std::process::ChildStdin) + Send + 'static {
+    move |mut input| {
+        let _ = input.write_all(&bytes);
+    }
+}
+
+/// `query` reads as it prints: it stops reading at the ad that makes `-limit`,
+/// however much follows, endless standard input and a gzip bomb alike (issue
+/// 33, 5.7).
+#[test]
+fn query_stops_reading_once_its_limit_is_printed() {
+    let o = classad_fed(&["query", "-limit", "1", "-"], &[], endless(b"A = 1\n\n"));
+    assert_eq!((o.status.code(), stderr(&o)), (Some(0), String::new()));
+    assert_eq!(stdout(&o), "A = 1\n\n");
+    let o = classad_fed(
+        &["query", "-limit", "2", "-af", "A", "-"],
+        &[],
+        once(gzip_bomb(b"A = 1\n\n", 3 << 30)),
+    );
+    assert_eq!((o.status.code(), stderr(&o)), (Some(0), String::new()));
+    assert_eq!(stdout(&o), "1\n1\n");
+}
+
+/// `chunk` repeated to about `size` bytes, compressed with gzip into a few
+/// megabytes: one member of a megabyte's worth, repeated (gzip readers read
+/// members one after another).
+fn gzip_bomb(chunk: &[u8], size: u64) -> Vec<u8> {
+    use flate2::{write::GzEncoder, Compression};
+    let megabyte = chunk.repeat((1 << 20) / chunk.len());
+    let mut member = GzEncoder::new(Vec::new(), Compression::best());
+    member.write_all(&megabyte).unwrap();
+    let member = member.finish().unwrap();
+    member.repeat((size / megabyte.len() as u64) as usize)
+}
+
+/// Every reader stops with an error naming the limit past its bounds, never an
+/// allocation abort: an endless line (the line limit), an endless ad (the held
+/// limit), an endless queue for commands that keep every ad (the input limit),
+/// from standard input or a gzip bomb (issue 33, 5.7).
+#[test]
+fn endless_input_fails_at_a_documented_limit_never_an_abort() {
+    let slots = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/tests/conformance/pools/pool1.machines.ads"
+    );
+    let commands: [&[&str]; 5] = [
+        &["query", "-limit", "1", "-"],
+        &["format", "-"],
+        &["match", "--jobs", "-", "--machines", slots],
+        &["negotiate", "--jobs", "-", "--machines", slots],
+        &["match", "--jobs", slots, "--machines", "-", "--all-pairs"],
+    ];
+    let fails = |o: &Output, args: &[&str], said: &str| {
+        assert_eq!(o.status.code(), Some(2), "{args:?}, {said}: {}", stderr(o));
+        assert!(stderr(o).contains(said), "{args:?}, {said}: {}", stderr(o));
+    };
+    let line = "the line is longer than the limit of 67108864 bytes (ReadLimits::max_line_bytes; \
+                on the command line, set CLASSAD_MAX_LINE_BYTES to raise it)";
+    let held = "more than the limit of 16000000 bytes would be held at once";
+    let held_env = [("CLASSAD_MAX_HELD_BYTES", "16000000")];
+    for args in commands {
+        let o = classad_fed(args, &[], endless(b"x"));
+        fails(&o, args, line);
+        let o = classad_fed(args, &[], once(gzip_bomb(b"x", 1 << 30)));
+        fails(&o, args, line);
+        let o = classad_fed(args, &held_env, endless(b"A = 1\n"));
+        fails(&o, args, held);
+        assert!(stderr(&o).contains("set CLASSAD_MAX_HELD_BYTES to raise it"));
+        let o = classad_fed(args, &held_env, once(gzip_bomb(b"A = 1\n", 1 << 30)));
+        fails(&o, args, held);
+        // New syntax is read whole.
+        let o = classad_fed(args, &held_env, endless(b"[ A = 1 ]\n"));
+        fails(&o, args, held);
+    }
+    // Commands that keep every ad; query keeps none and reads on. Ads of a few
+    // bytes are some hundred in memory: their number is bounded too.
+    let input = "the input is longer than the limit of 50000000 bytes (after any gzip is \
+                 uncompressed) for a command that keeps every ad";
+    let input_env = [("CLASSAD_MAX_INPUT_BYTES", "50000000")];
+    let many = "more than the limit of 100000 ads from here on, for a command that keeps \
+                every ad (ReadLimits::max_ads; on the command line, set CLASSAD_MAX_ADS";
+    let many_env = [("CLASSAD_MAX_ADS", "100000")];
+    let mut text = "A = \"a string of some length\"\n".repeat(20);
+    text.push('\n');
+    let big_ad: &'static [u8] = text.leak().as_bytes();
+    for args in &commands[1..] {
+        let o = classad_fed(args, &input_env, endless(big_ad));
+        fails(&o, args, input);
+        let o = classad_fed(args, &input_env, once(gzip_bomb(big_ad, 3 << 30)));
+        fails(&o, args, input);
+        let o = classad_fed(args, &many_env, endless(b"A = 1\n\n"));
+        fails(&o, args, many);
+        let o = classad_fed(args, &many_env, once(gzip_bomb(b"A = 1\n\n", 3 << 30)));
+        fails(&o, args, many);
+        let o = classad_fed(args, &many_env, once(b"[ A = 1 ]\n".repeat(100_001)));
+        fails(&o, args, many);
+    }
+    let o = classad_fed(&["eval"], &[("CLASSAD_MAX_LINE_BYTES", "x")], once(vec![]));
+    fails(
+        &o,
+        &["eval"],
+        "CLASSAD_MAX_LINE_BYTES=x: expected a positive number",
+    );
+}

@@ -18,6 +18,7 @@ fuzz_target!(|data: &[u8]| {
     // of a whole text on any text it accepts: the same ads, or the same error.
     let limits = ReadLimits {
         max_line_bytes: 512,
+        ..ReadLimits::default()
     };
     let capacity = 1 + data.first().copied().unwrap_or(0) as usize % 64;
     let streamed = read_ads_from(

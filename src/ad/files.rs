@@ -36,7 +36,8 @@ pub fn display_name(path: &str) -> &str {
 
 /// Reads the ads of `reader` in parts on every core ([`read_ads_in_parts`]):
 /// `map` each part on any thread, then `sink` the results in file order. `file`
-/// names the input in errors.
+/// names the input in errors. The caller keeps what it is given: the input is
+/// bounded by [`ReadLimits::configured`]'s `max_input_bytes`.
 pub fn read_reader_in_parts<T: Send>(
     reader: impl BufRead + Send,
     file: &str,
@@ -47,7 +48,14 @@ pub fn read_reader_in_parts<T: Send>(
         sink(part);
         Ok::<(), std::convert::Infallible>(())
     };
-    match read_ads_in_parts(reader, file, ReadLimits::default(), PART_BYTES, map, sink) {
+    match read_ads_in_parts(
+        reader,
+        file,
+        ReadLimits::configured(),
+        PART_BYTES,
+        map,
+        sink,
+    ) {
         Ok(()) => Ok(()),
         Err(PartsError::Read(e)) => Err(e.to_string()),
         Err(PartsError::Sink(never)) => match never {},

@@ -3,12 +3,13 @@
 //! of some megabytes, a batch of parts is parsed in parallel, and each part's ads
 //! are handed over in file order and can be dropped before the next batch is read.
 //! A 2 GB queue is never held whole, and errors name the file, line and column as
-//! reading it whole would.
+//! reading it whole would. What is held at once, and what is read in all, are
+//! bounded by [`ReadLimits`].
 
 use super::classad::ClassAd;
 use super::old::{read_old_sharing, SharedExprs};
 use super::read::{read_ads_as, Format, ReadError};
-use super::stream::{fault, read_head, LineProblem, ReadLimits};
+use super::stream::{fault, past_limits, read_head, reserve_within, LineProblem, ReadLimits};
 use rayon::prelude::*;
 use std::io::{BufRead, ErrorKind, Read};
 
@@ -33,6 +34,8 @@ struct Part {
 /// error, with lines counted from the part's start).
 struct Parsed<T> {
     lines: usize,
+    /// How many ads it has (0 when it failed).
+    ads: usize,
     result: Result<T, ReadError>,
     /// The part's buffer, for the next part.
     buffer: Vec<u8>,
@@ -43,7 +46,11 @@ struct Parsed<T> {
 /// and `sink` on the results in file order. Old syntax is read in parts of about
 /// [`PART_BYTES`]; new syntax and JSON, which cannot be cut at empty lines, in one
 /// part. The first lines are checked as [`super::read_ads_from`] checks them, so
-/// input that is not ads fails at its first bad line.
+/// input that is not ads fails at its first bad line. Held text is bounded by
+/// [`ReadLimits::max_held_bytes`] (parts are cut at half of it when that is less
+/// than `part_bytes`), and the input by [`ReadLimits::max_input_bytes`]; `sink`
+/// returning an error stops the reading at once (a caller that needs only the
+/// first ads reads no further).
 ///
 /// ```
 /// use classad::ad::parts::read_ads_in_parts;
@@ -73,6 +80,10 @@ where
     if head.format != Some(Format::Old) || head.rest.is_none() {
         let (text, format) = head.read_all(file, limits).map_err(PartsError::Read)?;
         let ads = read_ads_as(&text, file, format).map_err(PartsError::Read)?;
+        if ads.len() as u64 > limits.max_ads {
+            let problem = LineProblem::TooManyAds(limits.max_ads);
+            return Err(PartsError::Read(read_fault(b"", 0, 0, problem, file)));
+        }
         return sink(map(ads)).map_err(PartsError::Sink);
     }
     let (reader, _) = head.rest.expect("checked above");
@@ -83,11 +94,13 @@ where
     // reuse (fresh ones would be fresh pages, zeroed by the kernel, every time).
     let (parts_tx, parts_rx) = std::sync::mpsc::sync_channel::<Result<Part, ReadError>>(threads);
     let (spare_tx, spare_rx) = std::sync::mpsc::channel::<Vec<u8>>();
+    let read = head.text.len() as u64;
     let producer = Producer {
         reader,
         buf: head.text.into_bytes(),
+        read,
         limits,
-        part_bytes,
+        part_bytes: part_bytes.min(limits.max_held_bytes / 2).max(1),
         file,
         parts: parts_tx,
         spare: spare_rx,
@@ -99,6 +112,7 @@ where
         // next send then fails and it ends, instead of waiting forever.
         let parts_rx = parts_rx;
         let mut lines_before = 0usize;
+        let mut ads_before = 0u64;
         loop {
             // A batch: a part per thread, as many as are ready (at least one).
             let mut batch: Vec<Part> = Vec::new();
@@ -127,6 +141,14 @@ where
                 .collect();
             for p in parsed {
                 let _ = spare_tx.send(p.buffer);
+                ads_before += p.ads as u64;
+                if ads_before > limits.max_ads {
+                    // Said at the first line of the part that passes the limit.
+                    let problem = LineProblem::TooManyAds(limits.max_ads);
+                    let mut e = read_fault(b"", 0, 0, problem, file);
+                    e.line = e.line.saturating_add(lines_before as u32);
+                    return Err(PartsError::Read(e));
+                }
                 match p.result {
                     Ok(t) => sink(t).map_err(PartsError::Sink)?,
                     Err(mut e) => {
@@ -153,6 +175,8 @@ struct Producer<'f, R> {
     /// What is read and not yet cut (its first line is the first line after the
     /// parts sent).
     buf: Vec<u8>,
+    /// How many bytes were read in all.
+    read: u64,
     limits: ReadLimits,
     part_bytes: usize,
     file: &'f str,
@@ -167,13 +191,25 @@ impl<R: BufRead> Producer<'_, R> {
         let max = self.limits.max_line_bytes;
         // Where the line still being read starts in `buf`.
         let mut line_start = memchr::memrchr(b'\n', &self.buf).map_or(0, |i| i + 1);
+        // Where `buf` can be cut: the end of its last blank line (0: none). Only
+        // what each read brings is searched, so that an ad of any length costs
+        // one pass.
+        let mut cut_at = last_blank_line_end(&self.buf, 0).unwrap_or(0);
         loop {
             let from = self.buf.len();
+            let cap = self
+                .limits
+                .max_held_bytes
+                .saturating_add(READ_STEP as usize);
+            reserve_within(&mut self.buf, READ_STEP as usize, cap);
             let step = (&mut self.reader)
                 .take(READ_STEP)
                 .read_to_end(&mut self.buf);
             let got = match step {
-                Ok(n) => n,
+                Ok(n) => {
+                    self.read += n as u64;
+                    n
+                }
                 Err(e) if e.kind() == ErrorKind::Interrupted => continue,
                 Err(e) => {
                     let len = self.buf.len();
@@ -196,14 +232,14 @@ impl<R: BufRead> Producer<'_, R> {
             if let Some(nl) = memchr::memrchr(b'\n', &self.buf[from..]) {
                 line_start = from + nl + 1;
             }
+            if let Some(end) = last_blank_line_end(&self.buf, from.saturating_sub(1)) {
+                cut_at = end;
+            }
             let eof = got == 0;
             if eof || self.buf.len() >= self.part_bytes {
-                let cut = if eof {
-                    Some(self.buf.len())
-                } else {
-                    memchr::memmem::rfind(&self.buf, b"\n\n").map(|c| c + 2)
-                };
-                if let Some(cut) = cut.filter(|&c| c > 0) {
+                let cut = if eof { self.buf.len() } else { cut_at };
+                if cut > 0 {
+                    cut_at = 0;
                     let mut rest = self.spare.try_recv().unwrap_or_default();
                     rest.clear();
                     rest.extend_from_slice(&self.buf[cut..]);
@@ -218,8 +254,20 @@ impl<R: BufRead> Producer<'_, R> {
             if eof {
                 return;
             }
+            // Past a limit (what is held once the parts are cut off it), reading
+            // stops at the start of the line being read.
+            if let Some(problem) = past_limits(self.buf.len(), self.read, self.limits) {
+                let err = read_fault(&self.buf, line_start, line_start, problem, self.file);
+                let _ = self.parts.send(Err(err));
+                return;
+            }
         }
     }
+}
+
+/// The end of the last blank line (`\n\n`) of `buf` that ends after `from`.
+fn last_blank_line_end(buf: &[u8], from: usize) -> Option<usize> {
+    memchr::memmem::rfind(&buf[from..], b"\n\n").map(|c| from + c + 2)
 }
 
 /// A problem at byte `at` of `buf`, on the line starting at `line_start`, with its
@@ -263,15 +311,19 @@ fn parse_part<T>(
         let result = Err(fail(&p.bytes, at, LineProblem::Nul));
         return Parsed {
             lines,
+            ads: 0,
             result,
             buffer: p.bytes,
         };
     }
     match String::from_utf8(p.bytes) {
         Ok(text) => {
-            let result = read_old_sharing(&text, file, Some(shared)).map(map);
+            let ads = read_old_sharing(&text, file, Some(shared));
+            let count = ads.as_ref().map_or(0, Vec::len);
+            let result = ads.map(map);
             Parsed {
                 lines,
+                ads: count,
                 result,
                 buffer: text.into_bytes(),
             }
@@ -282,6 +334,7 @@ fn parse_part<T>(
             let result = Err(fail(&bytes, at, LineProblem::NotUtf8));
             Parsed {
                 lines,
+                ads: 0,
                 result,
                 buffer: bytes,
             }
@@ -357,6 +410,7 @@ mod tests {
         // A line over the limit, past the first lines.
         let small = ReadLimits {
             max_line_bytes: 200,
+            ..ReadLimits::default()
         };
         let mut t = big.clone().into_bytes();
         let cut = big[..n / 2].rfind('\n').unwrap() + 1;
@@ -395,6 +449,52 @@ mod tests {
                 assert!(std::sync::Arc::ptr_eq(first.tree, e.tree), "{name}");
             }
         }
+    }
+
+    /// Under a held limit smaller than a part, parts are cut smaller: ads read
+    /// as ever; only an ad longer than the limit fails, at the line where the
+    /// limit is passed, and the ads counted past `max_ads` fail too.
+    #[test]
+    fn parts_are_cut_within_the_held_limit() {
+        let ads = "A = 1\nB = 2\n\n".repeat(100_000);
+        let limits = ReadLimits {
+            max_held_bytes: 64 << 10,
+            ..ReadLimits::default()
+        };
+        let count = |text: &str, limits: ReadLimits| {
+            let mut n = 0;
+            read_ads_in_parts(
+                text.as_bytes(),
+                "f",
+                limits,
+                PART_BYTES,
+                |a| a.len(),
+                |k| {
+                    n += k;
+                    Ok::<(), ()>(())
+                },
+            )
+            .map(|()| n)
+            .map_err(|e| match e {
+                PartsError::Read(e) => e,
+                PartsError::Sink(()) => unreachable!(),
+            })
+        };
+        assert_eq!(count(&ads, limits), Ok(100_000));
+        let long = format!("{ads}{}", "C = 3\n".repeat(20_000));
+        let e = count(&long, limits).unwrap_err();
+        assert!(e.message.contains("max_held_bytes"), "{e}");
+        assert!(e.line > 300_000, "{e}");
+        let few = ReadLimits {
+            max_ads: 99_999,
+            ..ReadLimits::default()
+        };
+        let e = count(&ads, few).unwrap_err();
+        assert!(
+            e.message.contains("more than the limit of 99999 ads"),
+            "{e}"
+        );
+        assert_eq!(count(&ads, few.streaming()), Ok(100_000));
     }
 
     /// A reader that stops at an error (or whose consumer does) while the reading

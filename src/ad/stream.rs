@@ -2,7 +2,9 @@
 //! the input is taken a buffer at a time and checked as it arrives, so that input
 //! that is not text, or not ads, is refused at its first bad line instead of being
 //! held whole. A NUL byte, bytes that are not UTF-8 and a line longer than
-//! [`ReadLimits::max_line_bytes`] are each an error naming the line and column.
+//! [`ReadLimits::max_line_bytes`] are each an error naming the line and column, and
+//! so is input past the bounds of what a reader holds ([`ReadLimits`]), so that no
+//! input, endless or a gzip bomb, makes a reader run out of memory.
 
 use super::classad::ClassAd;
 use super::old::check_line;
@@ -16,24 +18,130 @@ use std::io::{BufRead, ErrorKind};
 /// legitimate and is read); HTCondor has no such limit.
 pub const DEFAULT_MAX_LINE_BYTES: usize = 64 << 20;
 
+/// The most text a reader holds at once by default, in bytes: 1 GiB (see
+/// [`ReadLimits::max_held_bytes`]).
+pub const DEFAULT_MAX_HELD_BYTES: usize = 1 << 30;
+
+/// The most bytes read from one input by default when every ad of it is kept
+/// (see [`ReadLimits::max_input_bytes`]): 8 GiB.
+pub const DEFAULT_MAX_INPUT_BYTES: u64 = 8 << 30;
+
+/// The most ads read from one input by default when every ad of it is kept (see
+/// [`ReadLimits::max_ads`]): 20 million.
+pub const DEFAULT_MAX_ADS: u64 = 20_000_000;
+
+/// The environment variables the command line reads the limits from, a number
+/// each: [`ReadLimits::max_line_bytes`], [`ReadLimits::max_held_bytes`],
+/// [`ReadLimits::max_input_bytes`] and [`ReadLimits::max_ads`].
+pub const ENV_MAX_LINE_BYTES: &str = "CLASSAD_MAX_LINE_BYTES";
+/// See [`ENV_MAX_LINE_BYTES`].
+pub const ENV_MAX_HELD_BYTES: &str = "CLASSAD_MAX_HELD_BYTES";
+/// See [`ENV_MAX_LINE_BYTES`].
+pub const ENV_MAX_INPUT_BYTES: &str = "CLASSAD_MAX_INPUT_BYTES";
+/// See [`ENV_MAX_LINE_BYTES`].
+pub const ENV_MAX_ADS: &str = "CLASSAD_MAX_ADS";
+
 /// How many lines of an old-syntax file are checked to be blank, a comment or
 /// `Name = ...` as they arrive (see [`read_ads_from`]).
 pub const CHECKED_LINES: u32 = 1_000;
 
-/// The limits of the stream readers ([`read_ads_from`], [`TextLines`]).
+/// The limits of the stream readers ([`read_ads_from`], [`TextLines`],
+/// [`super::parts::read_ads_in_parts`]). Every count is of the input's bytes as
+/// read, after any gzip is uncompressed: a small gzip file of many gigabytes is
+/// bounded as those gigabytes are.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ReadLimits {
     /// The longest line accepted, in bytes, without its `\n`; memory held for a
     /// line never exceeds it. [`DEFAULT_MAX_LINE_BYTES`] by default.
     pub max_line_bytes: usize,
+    /// The most text a reader holds at once, in bytes: an input in new syntax,
+    /// JSON or XML, which cannot be cut into parts and is read whole (and every
+    /// input [`read_ads_from`] reads), or, in old syntax read in parts, what is
+    /// read since the last blank line (one ad). [`DEFAULT_MAX_HELD_BYTES`] by
+    /// default.
+    pub max_held_bytes: usize,
+    /// The most bytes read from one input, for a caller that keeps something of
+    /// every ad (the ads themselves, or a fact per job); `u64::MAX` for a caller
+    /// that keeps nothing of an ad once it has handled it. [`DEFAULT_MAX_INPUT_BYTES`]
+    /// by default.
+    pub max_input_bytes: u64,
+    /// The most ads read from one input, for a caller that keeps something of
+    /// every ad (an ad in memory is some hundred bytes however short its text);
+    /// `u64::MAX` for a caller that keeps nothing of an ad once it has handled it.
+    /// [`DEFAULT_MAX_ADS`] by default.
+    pub max_ads: u64,
 }
 
 impl Default for ReadLimits {
     fn default() -> ReadLimits {
         ReadLimits {
             max_line_bytes: DEFAULT_MAX_LINE_BYTES,
+            max_held_bytes: DEFAULT_MAX_HELD_BYTES,
+            max_input_bytes: DEFAULT_MAX_INPUT_BYTES,
+            max_ads: DEFAULT_MAX_ADS,
         }
     }
+}
+
+/// The limits [`apply_env`] set, for [`ReadLimits::configured`].
+static CONFIGURED: std::sync::OnceLock<ReadLimits> = std::sync::OnceLock::new();
+
+impl ReadLimits {
+    /// The limits the process reads under: those [`apply_env`] set (the command
+    /// line calls it at start-up), else the defaults.
+    pub fn configured() -> ReadLimits {
+        CONFIGURED.get().copied().unwrap_or_default()
+    }
+
+    /// These limits, but for a caller that keeps nothing of an ad once it has
+    /// handled it (no bound on the input's length or its number of ads).
+    pub fn streaming(self) -> ReadLimits {
+        ReadLimits {
+            max_input_bytes: u64::MAX,
+            max_ads: u64::MAX,
+            ..self
+        }
+    }
+
+    /// The defaults, with each limit its environment variable sets
+    /// ([`ENV_MAX_LINE_BYTES`], [`ENV_MAX_HELD_BYTES`], [`ENV_MAX_INPUT_BYTES`],
+    /// [`ENV_MAX_ADS`]); an error names the variable and what it holds when that
+    /// is not a positive number.
+    pub fn from_env() -> Result<ReadLimits, String> {
+        let mut limits = ReadLimits::default();
+        let var = |name: &str| -> Result<Option<u64>, String> {
+            match std::env::var(name) {
+                Err(std::env::VarError::NotPresent) => Ok(None),
+                Err(e) => Err(format!("{name}: {e}")),
+                Ok(text) => match text.trim().replace('_', "").parse::<u64>() {
+                    Ok(n) if n > 0 => Ok(Some(n)),
+                    _ => Err(format!("{name}={text}: expected a positive number")),
+                },
+            }
+        };
+        let size = |n: u64| usize::try_from(n).unwrap_or(usize::MAX);
+        if let Some(n) = var(ENV_MAX_LINE_BYTES)? {
+            limits.max_line_bytes = size(n);
+        }
+        if let Some(n) = var(ENV_MAX_HELD_BYTES)? {
+            limits.max_held_bytes = size(n);
+        }
+        if let Some(n) = var(ENV_MAX_INPUT_BYTES)? {
+            limits.max_input_bytes = n;
+        }
+        if let Some(n) = var(ENV_MAX_ADS)? {
+            limits.max_ads = n;
+        }
+        Ok(limits)
+    }
+}
+
+/// Sets the limits of [`ReadLimits::configured`] from the environment
+/// ([`ReadLimits::from_env`]); only the first call sets them.
+pub fn apply_env() -> Result<(), String> {
+    let limits = ReadLimits::from_env()?;
+    let _ = CONFIGURED.set(limits);
+    Ok(())
 }
 
 /// What was wrong with a line of input.
@@ -46,6 +154,15 @@ pub enum LineProblem {
     /// The line is longer than the limit (in bytes). What remains of it is skipped
     /// by the next read, without being held.
     TooLong(usize),
+    /// More text than [`ReadLimits::max_held_bytes`] (the limit, in bytes) would
+    /// be held at once. Reading stops.
+    HeldTooLong(usize),
+    /// More bytes than [`ReadLimits::max_input_bytes`] (the limit) were read.
+    /// Reading stops.
+    InputTooLong(u64),
+    /// More ads than [`ReadLimits::max_ads`] (the limit) were read. Reading
+    /// stops.
+    TooManyAds(u64),
     /// Reading failed. Reading stops.
     Io(std::io::Error),
 }
@@ -90,7 +207,27 @@ impl fmt::Display for LineProblem {
             LineProblem::NotUtf8 => write!(f, "not UTF-8 text"),
             LineProblem::TooLong(limit) => write!(
                 f,
-                "the line is longer than the limit of {limit} bytes (ReadLimits::max_line_bytes)"
+                "the line is longer than the limit of {limit} bytes (ReadLimits::max_line_bytes; \
+                 on the command line, set {ENV_MAX_LINE_BYTES} to raise it)"
+            ),
+            LineProblem::HeldTooLong(limit) => write!(
+                f,
+                "more than the limit of {limit} bytes would be held at once: an old-syntax ad \
+                 this long, or an input in new syntax, JSON or XML, which is read whole \
+                 (ReadLimits::max_held_bytes; on the command line, set {ENV_MAX_HELD_BYTES} \
+                 to raise it)"
+            ),
+            LineProblem::InputTooLong(limit) => write!(
+                f,
+                "the input is longer than the limit of {limit} bytes (after any gzip is \
+                 uncompressed) for a command that keeps every ad (ReadLimits::max_input_bytes; \
+                 on the command line, set {ENV_MAX_INPUT_BYTES} to raise it)"
+            ),
+            LineProblem::TooManyAds(limit) => write!(
+                f,
+                "the input has more than the limit of {limit} ads from here on, for a command \
+                 that keeps every ad (ReadLimits::max_ads; on the command line, set \
+                 {ENV_MAX_ADS} to raise it)"
             ),
             LineProblem::Io(e) => write!(f, "read failed: {e}"),
         }
@@ -357,6 +494,14 @@ pub(super) fn read_head<R: BufRead>(
         if line.newline {
             text.push('\n');
         }
+        if let Some(problem) = past_limits(text.len(), text.len() as u64, limits) {
+            return Err(ReadError {
+                file: file.to_string(),
+                line: line.number,
+                column: 1,
+                message: problem.to_string(),
+            });
+        }
     }
     let rest = (!lines.done).then(|| (lines.reader, lines.number + 1));
     // XML is checked on its first lines as a whole, for the same reason: a stream
@@ -409,6 +554,31 @@ impl<R: BufRead> Head<R> {
     }
 }
 
+/// What is wrong when a reader holds `held` bytes having read `read` bytes of its
+/// input: the first of [`ReadLimits::max_held_bytes`] and
+/// [`ReadLimits::max_input_bytes`] they are past.
+pub(super) fn past_limits(held: usize, read: u64, limits: ReadLimits) -> Option<LineProblem> {
+    if held > limits.max_held_bytes {
+        Some(LineProblem::HeldTooLong(limits.max_held_bytes))
+    } else if read > limits.max_input_bytes {
+        Some(LineProblem::InputTooLong(limits.max_input_bytes))
+    } else {
+        None
+    }
+}
+
+/// Makes room in `buf` for `more` bytes, doubling its capacity as a `Vec` does
+/// but never past `cap` (unless `more` needs it): a reader bounded by a limit
+/// then holds about the limit, not the next power of two above it.
+pub(super) fn reserve_within(buf: &mut Vec<u8>, more: usize, cap: usize) {
+    let need = buf.len().saturating_add(more);
+    if need <= buf.capacity() {
+        return;
+    }
+    let grown = buf.capacity().saturating_mul(2).min(cap).max(need);
+    buf.reserve_exact(grown - buf.len());
+}
+
 /// `text` followed by the rest of a stream whose first line is number `first`,
 /// read a buffer at a time with the checks of [`TextLines`] done on whole buffers:
 /// a NUL byte and a line over the limit stop the reading where they are; bytes that
@@ -438,6 +608,13 @@ pub(super) fn read_rest(
         }
         let nul = memchr::memchr(0, chunk);
         let part = &chunk[..nul.unwrap_or(chunk.len())];
+        // The whole input is held: past either limit, reading stops at the start
+        // of the line being read.
+        let after = bytes.len() + part.len();
+        if let Some(problem) = past_limits(after, after as u64, limits) {
+            return Err(error(&bytes, line_start, line_start, problem));
+        }
+        reserve_within(&mut bytes, part.len(), limits.max_held_bytes);
         let from = bytes.len();
         bytes.extend_from_slice(part);
         let taken = part.len();
@@ -511,7 +688,10 @@ mod tests {
     use super::*;
 
     fn small(max_line_bytes: usize) -> ReadLimits {
-        ReadLimits { max_line_bytes }
+        ReadLimits {
+            max_line_bytes,
+            ..ReadLimits::default()
+        }
     }
 
     /// Every line of `src` as its text or its error's `(line, column, is fatal)`.

@@ -97,6 +97,7 @@ conditions with the autoclusters and jobs each matches.";
 
 /// Runs `classad analyze`.
 pub fn run(a: AnalyzeArgs) -> Result<ExitCode, Failure> {
+    super::io::one_standard_input(&[("--jobs", Some(&a.jobs)), ("--machines", Some(&a.machines))])?;
     let workers = super::match_cmd::thread_pool(a.threads)?;
     workers.install(|| run_on_threads(&a))
 }
@@ -330,15 +331,15 @@ fn write_json(out: &mut impl Write, v: &serde_json::Value) -> Result<(), Failure
 }
 
 /// The negotiator's policy of `--config` (default: HTCondor's defaults).
-fn load_policy(path: Option<&str>) -> Result<NegotiatorPolicy, String> {
+fn load_policy(path: Option<&str>) -> Result<NegotiatorPolicy, Failure> {
     let Some(path) = path else {
         return Ok(NegotiatorPolicy::default());
     };
-    let text = std::fs::read_to_string(path).map_err(|e| format!("{path}: {e}"))?;
+    let text = super::io::read_text_file(path)?;
     let config = Config::parse(&text, path).map_err(|e| e.to_string())?;
     let (policy, warnings) = NegotiatorPolicy::from_config(&config).map_err(|e| e.to_string())?;
     for w in warnings {
-        eprintln!("warning: {w}");
+        super::io::to_stderr(&format!("warning: {w}"))?;
     }
     Ok(policy)
 }

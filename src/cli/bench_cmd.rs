@@ -17,7 +17,7 @@ use crate::negotiate::{
 use clap::Args;
 use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::json;
-use std::io::BufRead;
+use std::io::{BufRead, Write};
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -25,10 +25,12 @@ use std::time::{Duration, Instant};
 /// Arguments of `classad bench`.
 #[derive(Args, Debug)]
 pub struct BenchArgs {
-    /// Slots to generate (default 10000), or, with `--jobs`, the slot ads to read.
+    /// Slots to generate (default 10000, at most 10,000,000), or, with `--jobs`,
+    /// the slot ads to read.
     #[arg(long)]
     machines: Option<String>,
-    /// Jobs to generate (default 100000), or, with `--machines`, the job ads to read.
+    /// Jobs to generate (default 100000, at most 10,000,000), or, with
+    /// `--machines`, the job ads to read.
     #[arg(long)]
     jobs: Option<String>,
     /// The generator's seed.
@@ -69,13 +71,17 @@ fn source(a: &BenchArgs) -> Result<Source, String> {
         }
     };
     match (count(&a.machines, 10_000), count(&a.jobs, 100_000)) {
-        (Some(machines), Some(jobs)) => Ok(Source::Generated(PoolSpec {
-            machines,
-            jobs,
-            seed: a.seed,
-            submitters: None,
-            signatures: None,
-        })),
+        (Some(machines), Some(jobs)) => {
+            let spec = PoolSpec {
+                machines,
+                jobs,
+                seed: a.seed,
+                submitters: None,
+                signatures: None,
+            };
+            spec.check().map_err(|e| format!("--{e}"))?;
+            Ok(Source::Generated(spec))
+        }
         (None, None) => Ok(Source::Files {
             jobs: a.jobs.clone().expect("a file name"),
             machines: a.machines.clone().expect("a file name"),
@@ -86,6 +92,10 @@ fn source(a: &BenchArgs) -> Result<Source, String> {
 
 /// Runs `classad bench`.
 pub fn run(a: BenchArgs) -> Result<ExitCode, Failure> {
+    super::io::one_standard_input(&[
+        ("--jobs", a.jobs.as_deref()),
+        ("--machines", a.machines.as_deref()),
+    ])?;
     let workers = super::match_cmd::thread_pool(a.threads)?;
     let threads = workers.current_num_threads();
     workers.install(|| run_on_threads(&a, threads))
@@ -235,15 +245,14 @@ fn run_on_threads(a: &BenchArgs, threads: usize) -> Result<ExitCode, Failure> {
         peak_rss: peak_rss_bytes(),
         outcome,
     };
-    match a.format {
-        super::negotiate_cmd::Format::Text => print!("{}", report.text()),
-        super::negotiate_cmd::Format::Json => {
-            println!(
-                "{}",
-                serde_json::to_string_pretty(&report.json()).expect("json")
-            );
-        }
-    }
+    let text = match a.format {
+        super::negotiate_cmd::Format::Text => report.text(),
+        super::negotiate_cmd::Format::Json => format!("{:#}\n", report.json()),
+    };
+    let mut out = std::io::stdout().lock();
+    out.write_all(text.as_bytes())
+        .and_then(|_| out.flush())
+        .map_err(super::io::output_error)?;
     Ok(ExitCode::SUCCESS)
 }
 

@@ -1,6 +1,7 @@
 //! Counting the ads for which an expression was error, so that `query` and `match`
 //! say so on standard error instead of silently selecting nothing.
 
+use super::Failure;
 use crate::ad::ClassAd;
 use crate::eval::{eval_in, Semantics};
 use crate::syntax::ast::ExprRef;
@@ -30,12 +31,13 @@ impl ErrorCount {
 
     /// Prints `warning: <what> was error for N of M <ads> (first: FILE ad I ...)`
     /// on standard error, when it was for any.
-    pub fn warn(&self, what: &str, ads: &str, file: &str) {
-        if let Some(first) = self.first {
-            eprintln!(
+    pub fn warn(&self, what: &str, ads: &str, file: &str) -> Result<(), Failure> {
+        match self.first {
+            Some(first) => super::io::to_stderr(&format!(
                 "warning: {what} was error for {} of {} {ads} (first: {file}, ad {first} counting from 0)",
                 self.errors, self.total
-            );
+            )),
+            None => Ok(()),
         }
     }
 }

@@ -109,6 +109,13 @@ fn assign(ad: &mut Arc<ClassAd>, update: &ClassAd) {
 
 /// Runs `classad eval`.
 pub fn run(a: EvalArgs) -> Result<ExitCode, Failure> {
+    // Without expression arguments, the expressions are standard input's lines.
+    let expressions = a.exprs.is_empty().then_some("-");
+    super::io::one_standard_input(&[
+        ("--my", a.my.as_deref()),
+        ("--target", a.target.as_deref()),
+        ("the expressions (none given as arguments)", expressions),
+    ])?;
     let target = a.target.as_deref().map(load_one_ad).transpose()?;
     let sem = if a.strict {
         Semantics::Strict
@@ -219,7 +226,7 @@ impl Context<'_> {
     /// input).
     fn stdin_lines(&self, my: Option<Arc<ClassAd>>, out: &mut dyn Write) -> Result<bool, Failure> {
         let mut ok = true;
-        let mut lines = TextLines::new(std::io::stdin().lock(), ReadLimits::default());
+        let mut lines = TextLines::new(std::io::stdin().lock(), ReadLimits::configured());
         while let Some(line) = lines.next_line() {
             let text = match line {
                 Ok(line) => {

@@ -4,7 +4,7 @@
 
 use super::Failure;
 use crate::generate::shapes::{Family, ShapeSpec};
-use crate::generate::{AdCounts, Pool, PoolSpec, Syntax};
+use crate::generate::{AdCounts, Pool, PoolSpec, Syntax, TooMany};
 use clap::Args;
 use std::fs::File;
 use std::io::{BufWriter, Write};
@@ -36,21 +36,22 @@ impl From<SyntaxArg> for Syntax {
 /// Arguments of `classad gen-pool`.
 #[derive(Args, Debug)]
 pub struct GenPoolArgs {
-    /// The number of slot ads.
+    /// The number of slot ads (at most 10,000,000; 1,000,000 with `--shape`).
     #[arg(long, default_value_t = 2000)]
     machines: usize,
-    /// The number of job ads.
+    /// The number of job ads (at most 10,000,000; 1,000,000 with `--shape`).
     #[arg(long, default_value_t = 2000)]
     jobs: usize,
     /// The seed: the same seed (and the same counts) gives the same files.
     #[arg(long, default_value_t = 1)]
     seed: u64,
     /// The number of distinct submitters (user and accounting group) the jobs are
-    /// drawn from (default: the model's own mix of users and groups).
+    /// drawn from (default: the model's own mix of users and groups; at most
+    /// 1,000,000).
     #[arg(long)]
     submitters: Option<usize>,
     /// The number of job signatures (default: about 4 * jobs^0.4, 8 to 400, or the
-    /// number of submitters if larger).
+    /// number of submitters if larger; at most 1,000,000).
     #[arg(long)]
     signatures: Option<usize>,
     /// Where to write the job ads (`-` for standard output).
@@ -101,6 +102,7 @@ pub fn run(a: GenPoolArgs) -> Result<ExitCode, Failure> {
         submitters: a.submitters,
         signatures: a.signatures,
     };
+    spec.check().map_err(too_many)?;
     let syntax = Syntax::from(a.syntax);
     // Every file is created before anything is generated, so a bad path fails at
     // once.
@@ -132,7 +134,7 @@ pub fn run(a: GenPoolArgs) -> Result<ExitCode, Failure> {
         None => String::new(),
     };
     let range = |c: &AdCounts| format!("{}..{}", c.min_attrs, c.max_attrs);
-    eprintln!(
+    super::io::to_stderr(&format!(
         "machines={} hosts={} attrs/machine={} consumption-pslots={} jobs={} signatures={} \
          attrs/job={}{submitters} seconds={:.2}",
         machines.ads,
@@ -143,8 +145,15 @@ pub fn run(a: GenPoolArgs) -> Result<ExitCode, Failure> {
         pool.signatures(),
         range(&jobs),
         start.elapsed().as_secs_f64(),
-    );
+    ))?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// A count past its bound, as the option that gave it.
+pub(super) fn too_many(e: TooMany) -> Failure {
+    Failure::Message(format!(
+        "--{e} (the pool is planned in memory; see `classad gen-pool --help`)"
+    ))
 }
 
 /// `--shape`: the pool of one shape family, written in old syntax.
@@ -169,6 +178,7 @@ fn shape_pool(a: &GenPoolArgs, name: &str) -> Result<ExitCode, Failure> {
         machines: a.machines,
         seed: a.seed,
     };
+    spec.check().map_err(too_many)?;
     let mut machines_out = Output::create(&a.out_machines)?;
     let mut jobs_out = Output::create(&a.out_jobs)?;
     let pool = spec.generate();
@@ -180,12 +190,12 @@ fn shape_pool(a: &GenPoolArgs, name: &str) -> Result<ExitCode, Failure> {
             .and_then(|_| out.finish())
             .map_err(|e| out.error(e))?;
     }
-    eprintln!(
+    super::io::to_stderr(&format!(
         "shape={family} machines={} jobs={} seconds={:.2}",
         a.machines,
         a.jobs,
         start.elapsed().as_secs_f64()
-    );
+    ))?;
     Ok(ExitCode::SUCCESS)
 }
 

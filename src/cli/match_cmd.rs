@@ -2,7 +2,7 @@
 //! assignment, from the batch matcher (autoclusters, blocks of slots, every core).
 
 use super::error_count::{requirements_errors, requirements_errors_by_class};
-use super::io::{load_ads, output_error, read_in_parts};
+use super::io::{load_ads, one_standard_input, output_error, read_in_parts};
 use super::match_output::{job_id, job_id_of, slot_label, slot_names};
 use super::negotiate_cmd::Format;
 use super::pairs_out::PairsOut;
@@ -75,6 +75,10 @@ pub struct MatchArgs {
 
 /// Runs `classad match`.
 pub fn run(a: MatchArgs) -> Result<ExitCode, Failure> {
+    one_standard_input(&[
+        ("--jobs", a.jobs.as_deref()),
+        ("--machines", a.machines.as_deref()),
+    ])?;
     let workers = thread_pool(a.threads)?;
     let threads = workers.current_num_threads();
     workers.install(|| run_on_threads(&a, threads))
@@ -106,12 +110,12 @@ fn run_on_threads(a: &MatchArgs, threads: usize) -> Result<ExitCode, Failure> {
     let policy = match &a.config {
         None => NegotiatorPolicy::default(),
         Some(path) => {
-            let text = std::fs::read_to_string(path).map_err(|e| format!("{path}: {e}"))?;
+            let text = super::io::read_text_file(path)?;
             let config = Config::parse(&text, path).map_err(|e| e.to_string())?;
             let (policy, warnings) =
                 NegotiatorPolicy::from_config(&config).map_err(|e| e.to_string())?;
             for w in warnings {
-                eprintln!("warning: {w}");
+                super::io::to_stderr(&format!("warning: {w}"))?;
             }
             policy
         }
@@ -173,8 +177,8 @@ fn run_on_threads(a: &MatchArgs, threads: usize) -> Result<ExitCode, Failure> {
         Some(c) => requirements_errors_by_class(c),
         None => requirements_errors(&jobs),
     }
-    .warn(alone, "jobs", job_file);
-    requirements_errors(&machines).warn(alone, "machines", machine_file);
+    .warn(alone, "jobs", job_file)?;
+    requirements_errors(&machines).warn(alone, "machines", machine_file)?;
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::with_capacity(1 << 16, stdout.lock());
     match Engine::from(a.engine) {
@@ -236,7 +240,7 @@ fn run_on_threads(a: &MatchArgs, threads: usize) -> Result<ExitCode, Failure> {
     summary.matches = pairs_out.pairs;
     summary.unmatched = Some(job_count - pairs_out.jobs_matched);
     if !a.quiet {
-        eprintln!("{}", summary.line());
+        super::io::to_stderr(&summary.line())?;
     }
     Ok(ExitCode::SUCCESS)
 }
@@ -251,7 +255,7 @@ fn run_cycle(a: &MatchArgs, threads: usize) -> Result<ExitCode, Failure> {
     let how = evaluation(a.engine, a.no_autocluster);
     let (jobs, machines) = (a.jobs.as_deref(), a.machines.as_deref());
     let c = cycle_from_files(jobs, machines, &knobs, &priorities, how)?;
-    c.warn(jobs, machines);
+    c.warn(jobs, machines)?;
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::with_capacity(1 << 16, stdout.lock());
     match (a.format, a.names) {
@@ -304,7 +308,7 @@ fn run_cycle(a: &MatchArgs, threads: usize) -> Result<ExitCode, Failure> {
             compile: 0.0,
             matched: s.duration - c.read_s,
         };
-        eprintln!("{}", summary.line());
+        super::io::to_stderr(&summary.line())?;
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -21,9 +21,21 @@ mod query_cmd;
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
 
+/// What `classad --help` shows after the commands: the environment it reads.
+const ENVIRONMENT: &str = "\
+Environment (each a number; an error says which bound was passed):
+  CLASSAD_MAX_VALUE_BYTES  The largest string or list an evaluation makes (16 MiB)
+  CLASSAD_MAX_LINE_BYTES   The longest line of input (64 MiB)
+  CLASSAD_MAX_HELD_BYTES   The most input text held at once: a file in new syntax,
+                           JSON or XML (read whole), one old-syntax ad, a --config
+                           or --priorities file (1 GiB)
+  CLASSAD_MAX_INPUT_BYTES  The most bytes of one input, after gzip, for commands
+                           that keep every ad: all but query (8 GiB)
+  CLASSAD_MAX_ADS          The most ads of one input for those commands (20000000)";
+
 /// HTCondor's ClassAd language: evaluate, match, convert and query ads.
 #[derive(Parser, Debug)]
-#[command(name = "classad", version, about)]
+#[command(name = "classad", version, about, after_help = ENVIRONMENT)]
 pub struct Cli {
     #[command(subcommand)]
     command: Command,
@@ -106,6 +118,9 @@ pub enum Failure {
     /// Standard output was closed by its reader: the command ends quietly with
     /// exit status 0, as `classad ... | head` expects.
     OutputClosed,
+    /// Standard error could not be written (its reader gone, a full disk): the
+    /// command ends with exit status 2 and says nothing, having nowhere to.
+    StderrFailed,
 }
 
 impl From<String> for Failure {
@@ -147,7 +162,10 @@ fn normalize_args(args: impl Iterator<Item = String>) -> Vec<String> {
 
 /// Runs the command line; the process exit code.
 pub fn main() -> ExitCode {
-    let cli = Cli::parse_from(normalize_args(std::env::args()));
+    let cli = match Cli::try_parse_from(normalize_args(std::env::args())) {
+        Ok(cli) => cli,
+        Err(e) => return usage_printed(&e),
+    };
     let result = match cli.command {
         Command::Eval(a) => eval_cmd::run(a),
         Command::Match(a) => match_cmd::run(a),
@@ -161,9 +179,27 @@ pub fn main() -> ExitCode {
     match result {
         Ok(code) => code,
         Err(Failure::OutputClosed) => ExitCode::SUCCESS,
+        Err(Failure::StderrFailed) => ExitCode::from(2),
         Err(Failure::Message(msg)) => {
-            eprintln!("classad: {msg}");
+            // Nothing more can be done when standard error fails too.
+            let _ = io::to_stderr(&format!("classad: {msg}"));
             ExitCode::from(2)
         }
+    }
+}
+
+/// Prints what clap has to say about the arguments (help, version, a usage
+/// error) as clap would, but with a failed write an error rather than ignored.
+fn usage_printed(e: &clap::Error) -> ExitCode {
+    match e.print() {
+        Ok(()) => ExitCode::from(u8::try_from(e.exit_code()).unwrap_or(2)),
+        Err(_) if e.use_stderr() => ExitCode::from(2),
+        Err(write) => match io::output_error(write) {
+            Failure::Message(msg) => {
+                let _ = io::to_stderr(&format!("classad: {msg}"));
+                ExitCode::from(2)
+            }
+            _ => ExitCode::SUCCESS,
+        },
     }
 }

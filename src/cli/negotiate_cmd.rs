@@ -83,20 +83,24 @@ pub enum Format {
 
 /// Runs `classad negotiate`.
 pub fn run(a: NegotiateArgs) -> Result<ExitCode, Failure> {
+    super::io::one_standard_input(&[
+        ("--jobs", a.jobs.as_deref()),
+        ("--machines", a.machines.as_deref()),
+    ])?;
     let workers = super::match_cmd::thread_pool(a.threads)?;
     workers.install(|| run_on_threads(&a))
 }
 
 /// The knobs of `--config`, with a warning on standard error per knob ignored.
-pub fn load_knobs(path: Option<&str>) -> Result<CycleKnobs, String> {
+pub fn load_knobs(path: Option<&str>) -> Result<CycleKnobs, Failure> {
     let Some(path) = path else {
         return Ok(CycleKnobs::default());
     };
-    let text = std::fs::read_to_string(path).map_err(|e| format!("{path}: {e}"))?;
+    let text = super::io::read_text_file(path)?;
     let config = Config::parse(&text, path).map_err(|e| e.to_string())?;
     let (knobs, warnings) = CycleKnobs::from_config(&config).map_err(|e| e.to_string())?;
     for w in warnings {
-        eprintln!("warning: {w}");
+        super::io::to_stderr(&format!("warning: {w}"))?;
     }
     Ok(knobs)
 }
@@ -106,7 +110,7 @@ pub fn load_priorities(path: Option<&str>) -> Result<Priorities, String> {
     let Some(path) = path else {
         return Ok(Priorities::default());
     };
-    let text = std::fs::read_to_string(path).map_err(|e| format!("{path}: {e}"))?;
+    let text = super::io::read_text_file(path)?;
     Priorities::parse(&text, path).map_err(|e| e.to_string())
 }
 
@@ -171,12 +175,12 @@ pub struct Cycle {
 impl Cycle {
     /// Says on standard error when a Requirements is error on its own (it then
     /// matches nothing), rather than print fewer matches in silence.
-    pub fn warn(&self, jobs: Option<&str>, machines: Option<&str>) {
+    pub fn warn(&self, jobs: Option<&str>, machines: Option<&str>) -> Result<(), Failure> {
         let alone = "Requirements (evaluated alone, with no TARGET)";
         let jobs = jobs.unwrap_or("<built-in jobs>");
-        self.job_errors.warn(alone, "jobs", jobs);
+        self.job_errors.warn(alone, "jobs", jobs)?;
         let machines = machines.unwrap_or("<built-in machines>");
-        self.slot_errors.warn(alone, "machines", machines);
+        self.slot_errors.warn(alone, "machines", machines)
     }
 }
 
@@ -297,7 +301,7 @@ fn run_on_threads(a: &NegotiateArgs) -> Result<ExitCode, Failure> {
     let how = evaluation(a.engine, a.no_autocluster);
     let (jobs, machines) = (a.jobs.as_deref(), a.machines.as_deref());
     let c = cycle_from_files(jobs, machines, &knobs, &priorities, how)?;
-    c.warn(jobs, machines);
+    c.warn(jobs, machines)?;
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::with_capacity(1 << 16, stdout.lock());
     match a.format {
@@ -316,7 +320,7 @@ fn run_on_threads(a: &NegotiateArgs) -> Result<ExitCode, Failure> {
     out.flush().map_err(output_error)?;
     if !a.quiet {
         let s = &c.outcome.stats;
-        eprintln!(
+        super::io::to_stderr(&format!(
             "classad negotiate: {} jobs, {} slots ({} after the trim), {} autoclusters, \
              {} submitters; {} matches, {} rejections, {} pie spins; read {:.3} s, \
              match {:.3} s, negotiate {:.3} s",
@@ -331,7 +335,7 @@ fn run_on_threads(a: &NegotiateArgs) -> Result<ExitCode, Failure> {
             c.read_s,
             s.phase_durations[1],
             s.phase_durations[3],
-        );
+        ))?;
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -11,10 +11,13 @@
 
 use super::autoformat::Autoformat;
 use super::error_count::ErrorCount;
-use super::io::{load_ads, output_error};
+use super::io::{open_input, output_error};
 use super::long_form::{LongForm, LongWriter};
 use super::Failure;
+use crate::ad::files::display_name;
+use crate::ad::parts::{read_ads_in_parts, PartsError, PART_BYTES};
 use crate::ad::ClassAd;
+use crate::ad::ReadLimits;
 use crate::eval::independent::IndependentParts;
 use crate::eval::Semantics;
 use crate::syntax::ast::ExprRef;
@@ -32,7 +35,8 @@ condor_status -long prints. With no file at all, standard input is read.
 
 Options (one dash or two; with one dash, any abbreviation as HTCondor's tools take it):
   -constraint EXPR    Print only the ads for which EXPR is true; several are ANDed
-  -limit N            Print at most N ads (counted across all the files)
+  -limit N            Print at most N ads (counted across all the files); reading
+                      stops at the ad that makes N
   -long, -l           Whole ads in old syntax (the default): attributes sorted by
                       name ignoring case, a blank line after each ad
   -long:new, -new     Whole ads in new syntax, a { ... } list of one-line ads
@@ -62,7 +66,9 @@ Options (one dash or two; with one dash, any abbreviation as HTCondor's tools ta
 
 Files are read in order, in old, new or JSON syntax (detected), gzip or not;
 '-' is standard input, and with no file at all standard input is read. The ads
-are printed in the order of the files, not sorted as condor_status sorts them.
+are printed in the order of the files, not sorted as condor_status sorts them,
+as they are read: nothing of an ad is kept once it is printed (see `classad
+--help` for the bounds on a line, an ad and a file read whole).
 Private attributes (ClaimId, Capability, ...) are never printed whole.
 
 Examples:
@@ -238,6 +244,11 @@ fn parse_args(args: &[String]) -> Result<Option<Query>, String> {
     if q.files.is_empty() {
         q.files.push("-".to_string());
     }
+    let named: Vec<(String, Option<&str>)> = (q.files.iter().enumerate())
+        .map(|(i, f)| (format!("file {} (`{f}`)", i + 1), Some(f.as_str())))
+        .collect();
+    let inputs: Vec<(&str, Option<&str>)> = named.iter().map(|(n, f)| (n.as_str(), *f)).collect();
+    super::io::one_standard_input(&inputs)?;
     Ok(Some(q))
 }
 
@@ -278,50 +289,126 @@ pub fn run(a: QueryArgs) -> Result<ExitCode, Failure> {
         return print_help();
     };
     let expr = constraint(&q.constraints)?;
-    // Every file is read before anything is printed, so that a missing or bad
-    // file stops the command with nothing half printed.
-    let mut files: Vec<(String, Vec<Arc<ClassAd>>)> = Vec::new();
-    for f in std::mem::take(&mut q.files) {
-        let ads = load_ads(&f)?.into_iter().map(Arc::new).collect();
-        files.push((f, ads));
+    let files = std::mem::take(&mut q.files);
+    // A file that cannot be opened stops the command before anything is printed.
+    for f in files.iter().filter(|f| *f != "-") {
+        std::fs::File::open(f).map_err(|e| format!("{f}: {e}"))?;
     }
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
-    let mut errors = ErrorCount::default();
-    let mut first_error: Option<(&str, usize)> = None;
-    let limit = q.limit;
+    let mut selection = Selection {
+        parts: IndependentParts::new(&expr),
+        limit: q.limit,
+        selected: 0,
+        errors: ErrorCount::default(),
+        first_error: None,
+    };
     let mut printer = Printer::new(&mut q);
-    // The constraint's parts that read nothing of the ad are evaluated once.
-    let mut parts = IndependentParts::new(&expr);
-    let mut selected = 0u64;
-    'files: for (file, ads) in &files {
-        for (i, ad) in ads.iter().enumerate() {
-            if limit.is_some_and(|l| selected >= l) {
-                break 'files;
-            }
-            let v = parts.eval_in(ad, Semantics::Htcondor);
-            let is_error = v.as_ref().map_or(true, |v| v.is_error());
-            errors.note(i, is_error);
-            if is_error && first_error.is_none() {
-                first_error = Some((file.as_str(), i));
-            }
-            if matches!(v, Ok(v) if v.as_bool_equiv() == Some(true)) {
-                selected += 1;
-                printer.ad(ad, &mut out).map_err(output_error)?;
-            }
+    for (f, path) in files.iter().enumerate() {
+        match selection.print_file(f, path, &mut printer, &mut out)? {
+            Read::Whole => {}
+            Read::LimitReached => break,
         }
-    }
-    if let Some((file, i)) = first_error {
-        eprintln!(
-            "warning: the constraint was error for {} of {} ads (first: {file}, ad {i} counting from 0)",
-            errors.errors, errors.total
-        );
     }
     printer
         .finish(&mut out)
         .and_then(|_| out.flush())
         .map_err(output_error)?;
+    // After the ads: a standard error that fails then loses none of them.
+    if let Some((f, i)) = selection.first_error {
+        let file = &files[f];
+        super::io::to_stderr(&format!(
+            "warning: the constraint was error for {} of {} ads (first: {file}, ad {i} counting from 0)",
+            selection.errors.errors, selection.errors.total
+        ))?;
+    }
     Ok(ExitCode::SUCCESS)
+}
+
+/// How far a file was read.
+enum Read {
+    /// To its end.
+    Whole,
+    /// Up to the ad that made `-limit`: nothing after it was read.
+    LimitReached,
+}
+
+/// Why printing the ads of a part stopped.
+enum Stop {
+    /// `-limit` ads are printed.
+    Limit,
+    /// Standard output failed.
+    Output(std::io::Error),
+}
+
+/// The ads selected so far, across the files.
+struct Selection {
+    /// The constraint; its parts that read nothing of the ad are evaluated once.
+    parts: IndependentParts,
+    limit: Option<u64>,
+    selected: u64,
+    errors: ErrorCount,
+    /// The file (its index) and the ad of the first error.
+    first_error: Option<(usize, usize)>,
+}
+
+impl Selection {
+    /// Prints the selected ads of file `f` at `path` as they are read, a part at a
+    /// time: only the part being printed is held, and reading stops at the ad that
+    /// makes `-limit`.
+    fn print_file(
+        &mut self,
+        f: usize,
+        path: &str,
+        printer: &mut Printer<'_>,
+        out: &mut dyn Write,
+    ) -> Result<Read, Failure> {
+        let input = open_input(path, 1 << 20)?;
+        // Nothing of an ad is kept once printed: the input's length is not bounded.
+        let limits = ReadLimits::configured().streaming();
+        let shared = |ads: Vec<ClassAd>| ads.into_iter().map(Arc::new).collect::<Vec<_>>();
+        let mut index = 0usize;
+        let sink = |ads: Vec<Arc<ClassAd>>| {
+            for ad in &ads {
+                self.select(f, index, ad, printer, out)?;
+                index += 1;
+            }
+            Ok(())
+        };
+        let name = display_name(path);
+        match read_ads_in_parts(input, name, limits, PART_BYTES, shared, sink) {
+            Ok(()) => Ok(Read::Whole),
+            Err(PartsError::Sink(Stop::Limit)) => Ok(Read::LimitReached),
+            Err(PartsError::Sink(Stop::Output(e))) => Err(output_error(e)),
+            Err(PartsError::Read(e)) => Err(Failure::Message(e.to_string())),
+        }
+    }
+
+    /// Evaluates the constraint in ad `i` of file `f` and prints the ad when it is
+    /// true; [`Stop::Limit`] once `-limit` ads are printed.
+    fn select(
+        &mut self,
+        f: usize,
+        i: usize,
+        ad: &Arc<ClassAd>,
+        printer: &mut Printer<'_>,
+        out: &mut dyn Write,
+    ) -> Result<(), Stop> {
+        let v = self.parts.eval_in(ad, Semantics::Htcondor);
+        let is_error = v.as_ref().map_or(true, |v| v.is_error());
+        self.errors.note(i, is_error);
+        if is_error && self.first_error.is_none() {
+            self.first_error = Some((f, i));
+        }
+        if matches!(v, Ok(v) if v.as_bool_equiv() == Some(true)) {
+            self.selected += 1;
+            printer.ad(ad, out).map_err(Stop::Output)?;
+            if self.limit.is_some_and(|l| self.selected >= l) {
+                return Err(Stop::Limit);
+            }
+        }
+        Ok(())
+    }
 }
 
 /// Prints the selected ads in the form asked for.

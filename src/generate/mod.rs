@@ -77,6 +77,54 @@ pub struct PoolSpec {
     pub signatures: Option<usize>,
 }
 
+/// The most slot ads, and the most job ads, a generated pool has: ten times the
+/// largest pools HTCondor runs. The pool is planned in memory (a few bytes per
+/// ad) before it is written; a count past any memory would fail to allocate.
+pub const MAX_ADS: usize = 10_000_000;
+
+/// The most submitters, and the most job signatures, a generated pool has (each
+/// is drawn and held in memory).
+pub const MAX_SUBMITTERS: usize = 1_000_000;
+
+/// A count of a [`PoolSpec`] past its bound: which (the field's name), the count
+/// asked for and the bound.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TooMany {
+    /// The field: `machines`, `jobs`, `submitters` or `signatures`.
+    pub what: &'static str,
+    /// The count asked for.
+    pub count: usize,
+    /// The most allowed.
+    pub max: usize,
+}
+
+impl std::fmt::Display for TooMany {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} {}: at most {}", self.what, self.count, self.max)
+    }
+}
+
+/// Checks `counts` (each a field's name, the count and its bound).
+pub fn check_counts(counts: &[(&'static str, usize, usize)]) -> Result<(), TooMany> {
+    match counts.iter().find(|(_, count, max)| count > max) {
+        Some(&(what, count, max)) => Err(TooMany { what, count, max }),
+        None => Ok(()),
+    }
+}
+
+impl PoolSpec {
+    /// Checks the counts against [`MAX_ADS`] and [`MAX_SUBMITTERS`]: the first
+    /// past its bound.
+    pub fn check(&self) -> Result<(), TooMany> {
+        check_counts(&[
+            ("machines", self.machines, MAX_ADS),
+            ("jobs", self.jobs, MAX_ADS),
+            ("submitters", self.submitters.unwrap_or(0), MAX_SUBMITTERS),
+            ("signatures", self.signatures.unwrap_or(0), MAX_SUBMITTERS),
+        ])
+    }
+}
+
 /// The syntax of the ad files.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub enum Syntax {

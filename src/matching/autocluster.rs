@@ -24,7 +24,7 @@
 //! read the clock or `random()` are evaluated once per class and slot, as HTCondor
 //! evaluates them once per autocluster.
 
-use super::classify::{exact_text, PartClasses, PartKey, SharedClasses};
+use super::classify::{PartClasses, PartKey, SharedClasses};
 use super::policy::NegotiatorPolicy;
 use super::refs::{NameSet, References};
 use super::slot_kinds::by_kind;
@@ -227,11 +227,16 @@ impl SignificantAttributes {
         (refs, sure)
     }
 
-    /// The names a job's signature lists after the significant ones.
-    pub(super) fn expanded<'r>(&self, refs: &'r References, listed: &[Str]) -> Vec<&'r Str> {
+    /// The names a job's signature lists after the significant ones: those
+    /// `refs` reach that `is_listed` (HTCondor's significant names) leaves out.
+    pub(super) fn expanded<'r>(
+        &self,
+        refs: &'r References,
+        is_listed: impl Fn(&str) -> bool,
+    ) -> Vec<&'r Str> {
         let mut ex = NameSet::new();
         for n in refs.external_bare.iter().chain(refs.internal.iter()) {
-            if !listed.iter().any(|l| l.eq_ignore_ascii_case(n)) {
+            if !is_listed(n) {
                 ex.insert(n);
             }
         }
@@ -259,55 +264,10 @@ impl SignificantAttributes {
         for n in &self.names {
             line(n);
         }
-        for n in self.expanded(refs, &self.names) {
+        let is_listed = |n: &str| self.names.iter().any(|l| l.eq_ignore_ascii_case(n));
+        for n in self.expanded(refs, is_listed) {
             line(n);
         }
-    }
-
-    /// The key of `job`'s match class (see the module doc), or `None` when the job
-    /// must be a class of its own; and the names looked up to make it.
-    pub(super) fn exact_key(
-        &self,
-        job: &ClassAd,
-        refs: &References,
-        sure: bool,
-    ) -> (Option<Vec<u8>>, Vec<Str>) {
-        let (extra_refs, extra_sure) = self.walk(job, &self.extra);
-        let mut looked: Vec<Str> = self.names.clone();
-        looked.extend(self.extra.iter().cloned());
-        looked.extend(refs.looked_up.iter().cloned());
-        looked.extend(extra_refs.looked_up.iter().cloned());
-        if !(sure && extra_sure) {
-            return (None, looked);
-        }
-        let mut key = Vec::new();
-        let mut every: Vec<&Str> = self.names.iter().chain(self.extra.iter()).collect();
-        every.extend(self.expanded(refs, &self.names));
-        every.extend(self.expanded(&extra_refs, &self.names));
-        for n in every {
-            key.extend_from_slice(n.to_ascii_lowercase().as_bytes());
-            key.push(0);
-            match job.get(n) {
-                Some(e) => {
-                    if !exact_text(e.tree, e.id, &mut key) {
-                        return (None, looked);
-                    }
-                }
-                None => key.push(0xff),
-            }
-        }
-        if self.whole_jobs {
-            key.push(0xfe);
-            for (n, e) in job.iter() {
-                key.extend_from_slice(n.to_ascii_lowercase().as_bytes());
-                key.push(0);
-                if !exact_text(e.tree, e.id, &mut key) {
-                    return (None, looked);
-                }
-            }
-            looked.extend(job.iter().map(|(n, _)| n.clone()));
-        }
-        (Some(key), looked)
     }
 }
 

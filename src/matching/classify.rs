@@ -9,8 +9,10 @@
 //! out about once per queue rather than once per part.
 
 use super::autocluster::SignificantAttributes;
+use super::refs::References;
 use crate::ad::ClassAd;
 use crate::syntax::ast::{Expr, ExprView, Node, NodeId};
+use crate::syntax::unparse::unparse_old_node;
 use classad_vm::{Str, Value};
 use std::hash::Hasher;
 use std::sync::{Arc, Mutex, PoisonError, RwLock};
@@ -131,54 +133,110 @@ type Seen<'j> = (ExprView<'j>, Option<u32>);
 struct Worked<'j> {
     /// The class's (signature, key) indices within the part.
     ids: (u32, u32),
-    /// Every name looked up (an index into the part's names), and the expression
-    /// the job it was worked out for has there (`None`: absent) with its
-    /// canonical id (see [`Canon`]).
-    looked: Vec<(u32, Option<Seen<'j>>)>,
+    /// The significant names the job it was worked out for has (their ids in
+    /// the part's names, which are the same in every part: see
+    /// [`NameTable::probes`]), in order of id, with the expression there and its
+    /// canonical id (see [`Canon`]). Every other significant name is absent
+    /// from that job: another job is in the class only with the same names.
+    significant: Vec<(u32, Seen<'j>)>,
+    /// Every other name looked up (an index into the part's names), and the
+    /// expression that job has there (`None`: absent).
+    others: Vec<(u32, Option<Seen<'j>>)>,
     /// The key holds every attribute of the job: another job must have as many.
     whole: Option<usize>,
 }
 
-/// The names the classes of a part look up, and where each layout of ads (a
-/// shared, sorted name list) keeps them, found once per layout and name.
+/// The names the classes of a part look up: the significant names first (ids
+/// `0..probes`, in the order of [`SignificantAttributes::names`] then
+/// [`SignificantAttributes::extra`]), and where each layout of ads (a shared,
+/// sorted name list) keeps them, found once per layout.
 #[derive(Default)]
 struct NameTable {
     names: classad_vm::interner::Interner,
-    /// Per layout (by its identity), per name: `UNKNOWN`, `ABSENT` or a position.
-    layouts: ahash::AHashMap<usize, Vec<u32>>,
+    /// How many ids the significant names have (`0..probes`).
+    probes: u32,
+    /// How many of them are HTCondor's list (`0..listed`), the rest extra.
+    listed: u32,
+    /// Per layout (by its identity), what is known of it.
+    layouts: ahash::AHashMap<usize, Layout>,
 }
 
-const UNKNOWN: u32 = u32::MAX;
 const ABSENT: u32 = u32::MAX - 1;
 
+/// Where the ads of one layout keep the names looked up in them.
+#[derive(Default)]
+struct Layout {
+    /// The ids of the significant names the layout has, in order. Found from the
+    /// layout's own names, so it costs what the ad has, not what is significant.
+    ids: Vec<u32>,
+    /// Where the layout keeps each of them.
+    positions: Vec<u32>,
+    /// Other names looked up: their position, or `ABSENT`.
+    others: ahash::AHashMap<u32, u32>,
+}
+
+impl Layout {
+    /// The significant names of the layout: (id, position), by id.
+    fn significant(&self) -> impl Iterator<Item = (u32, u32)> + '_ {
+        self.ids.iter().copied().zip(self.positions.iter().copied())
+    }
+}
+
 impl NameTable {
+    /// A table whose first ids are `sig`'s names and extra names.
+    fn new(sig: &SignificantAttributes) -> NameTable {
+        let mut table = NameTable::default();
+        // The names' own strings, shared rather than copied.
+        for n in sig.names() {
+            table.names.intern_str(n);
+        }
+        table.listed = table.names.len() as u32;
+        for n in sig.extra() {
+            table.names.intern_str(n);
+        }
+        table.probes = table.names.len() as u32;
+        table
+    }
+
     fn intern(&mut self, name: &str) -> u32 {
         self.names.intern(name)
     }
 
-    /// Where `job` keeps name `n` (`ABSENT` when it lacks it), given that
-    /// `positions` are its layout's, found here when not known yet.
-    fn position(names: &[Str], positions: &mut Vec<u32>, job: &ClassAd, n: u32) -> u32 {
-        if positions.len() <= n as usize {
-            positions.resize(names.len(), UNKNOWN);
-        }
-        let at = &mut positions[n as usize];
-        if *at == UNKNOWN {
-            *at = job
-                .position(&names[n as usize])
-                .map_or(ABSENT, |p| p as u32);
-        }
-        *at
+    /// True when `name` is one of HTCondor's significant names (not an extra).
+    fn is_listed(&self, name: &str) -> bool {
+        self.names.get(name).is_some_and(|id| id < self.listed)
     }
 
-    /// The expression `job` has for name `n` (see [`NameTable::position`]).
-    fn lookup<'j>(
-        names: &[Str],
-        positions: &mut Vec<u32>,
-        job: &'j ClassAd,
-        n: u32,
-    ) -> Option<ExprView<'j>> {
-        let at = NameTable::position(names, positions, job, n);
+    /// What is known of `job`'s layout, found from its names when new.
+    fn layout_of(&self, job: &ClassAd) -> Layout {
+        let mut significant: Vec<(u32, u32)> = job
+            .iter()
+            .enumerate()
+            .filter_map(|(p, (name, _))| {
+                let id = self.names.get(name)?;
+                (id < self.probes).then_some((id, p as u32))
+            })
+            .collect();
+        significant.sort_unstable();
+        Layout {
+            ids: significant.iter().map(|&(id, _)| id).collect(),
+            positions: significant.iter().map(|&(_, p)| p).collect(),
+            others: ahash::AHashMap::new(),
+        }
+    }
+
+    /// The expression `job` (of `layout`) has for name `n`.
+    fn lookup<'j>(&self, layout: &mut Layout, job: &'j ClassAd, n: u32) -> Option<ExprView<'j>> {
+        let at = if n < self.probes {
+            let found = layout.ids.binary_search(&n);
+            found.map_or(ABSENT, |i| layout.positions[i])
+        } else {
+            let names = self.names.names();
+            *layout.others.entry(n).or_insert_with(|| {
+                job.position(&names[n as usize])
+                    .map_or(ABSENT, |p| p as u32)
+            })
+        };
         (at != ABSENT).then(|| job.at(at as usize))
     }
 }
@@ -226,8 +284,11 @@ struct Published {
 struct PublishedClass {
     signature: String,
     key: Arc<[u8]>,
-    /// Each name as spelled, and what the job had there.
-    looked: Vec<(Str, Looked)>,
+    /// The significant names the job had (ids, the same in every part), by id,
+    /// and what it had there (never [`Looked::Absent`]).
+    significant: Vec<(u32, Looked)>,
+    /// Each other name looked up, as spelled, and what the job had there.
+    others: Vec<(Str, Looked)>,
     whole: Option<usize>,
 }
 
@@ -237,6 +298,31 @@ enum Looked {
     Literal(Value),
     /// A node of a tree, and its canonical id.
     Expr(Arc<Expr>, NodeId, Option<u32>),
+}
+
+impl Looked {
+    /// What `seen` is, held without the part's ads.
+    fn of(seen: Option<Seen<'_>>) -> Looked {
+        match seen {
+            None => Looked::Absent,
+            Some((e, id)) => match e.node() {
+                Node::Lit(v) => Looked::Literal(v.clone()),
+                _ => Looked::Expr(e.tree.clone(), e.id, id),
+            },
+        }
+    }
+
+    /// True when `b` is sure to print and evaluate as what this is.
+    fn holds(&self, canon: &mut Canon, b: Option<ExprView<'_>>) -> bool {
+        match (self, b) {
+            (Looked::Absent, None) => true,
+            (Looked::Literal(x), Some(b)) => matches!(b.node(), Node::Lit(y) if same_literal(x, y)),
+            (Looked::Expr(tree, id, cid), Some(b)) => {
+                same_expr(ExprView { tree, id: *id }, b) || (cid.is_some() && *cid == canon.id(b))
+            }
+            _ => false,
+        }
+    }
 }
 
 /// Canonical ids of expressions that are not literals: trees written alike
@@ -319,14 +405,13 @@ impl Canon<'_> {
 /// Classifies the jobs of one part, remembering every class worked out so that
 /// a job whose looked-up attributes are the same expressions as an earlier job's
 /// is found by a hash of its significant expressions and a check, without a walk
-/// or any text.
+/// or any text. What a job costs follows its own attributes: only the
+/// significant names it has are hashed, checked and keyed (the others are
+/// absent alike), however many names are significant.
 struct PartClassifier<'s, 'j> {
     sig: &'s SignificantAttributes,
     table: NameTable,
     canon: Canon<'s>,
-    /// The significant names (and extra ones) in the table, hashed to find a
-    /// worked-out class.
-    probes: Vec<u32>,
     worked: Vec<Worked<'j>>,
     by_hash: ahash::AHashMap<u64, smallvec::SmallVec<[u32; 2]>>,
     sig_index: ahash::AHashMap<String, u32>,
@@ -336,21 +421,13 @@ struct PartClassifier<'s, 'j> {
 
 impl<'s, 'j> PartClassifier<'s, 'j> {
     fn new(sig: &'s SignificantAttributes, jobs: usize) -> Self {
-        let mut table = NameTable::default();
-        let probes = sig
-            .names()
-            .iter()
-            .chain(sig.extra())
-            .map(|n| table.intern(n))
-            .collect();
         PartClassifier {
             sig,
-            table,
+            table: NameTable::new(sig),
             canon: Canon {
                 by_node: ahash::AHashMap::new(),
                 texts: &sig.shared.texts,
             },
-            probes,
             worked: Vec::new(),
             by_hash: ahash::AHashMap::new(),
             sig_index: ahash::AHashMap::new(),
@@ -362,116 +439,130 @@ impl<'s, 'j> PartClassifier<'s, 'j> {
         }
     }
 
-    /// True when `job` has the expressions `w` was worked out with. Each
-    /// expression found alike takes the place of the one `w` held: the next
-    /// job, read from the same arena, is then told alike by address.
+    /// True when `job` (of `layout`) has the expressions `w` was worked out
+    /// with. Each expression found alike takes the place of the one `w` held:
+    /// the next job, read from the same arena, is then told alike by address.
     fn holds(
         table: &NameTable,
         canon: &mut Canon,
-        positions: &mut Vec<u32>,
+        layout: &mut Layout,
         w: &mut Worked<'j>,
         job: &'j ClassAd,
     ) -> bool {
-        if w.whole.is_some_and(|len| len != job.len()) {
+        if w.whole.is_some_and(|len| len != job.len()) || layout.ids.len() != w.significant.len() {
             return false;
         }
-        w.looked.iter_mut().all(|(n, was)| {
-            match (
-                was,
-                NameTable::lookup(table.names.names(), positions, job, *n),
-            ) {
-                (None, None) => true,
-                (Some((a, id)), Some(b)) => {
-                    let alike = canon.alike(*a, *id, b);
-                    if alike {
-                        *a = b;
-                    }
-                    alike
-                }
-                _ => false,
+        let mut alike = |was: &mut Seen<'j>, b: ExprView<'j>| {
+            let same = canon.alike(was.0, was.1, b);
+            if same {
+                was.0 = b;
             }
-        })
+            same
+        };
+        let significant = (layout.significant())
+            .zip(w.significant.iter_mut())
+            .all(|((n, at), (wn, was))| n == *wn && alike(was, job.at(at as usize)));
+        significant
+            && w.others
+                .iter_mut()
+                .all(|(n, was)| match (was, table.lookup(layout, job, *n)) {
+                    (None, None) => true,
+                    (Some(was), Some(b)) => alike(was, b),
+                    _ => false,
+                })
     }
 
-    /// The positions of the names in `job`'s layout, taken out of the table
-    /// while `job` is classified.
-    fn take_layout(&mut self, job: &ClassAd) -> Vec<u32> {
-        self.table
-            .layouts
-            .remove(&job.layout_id())
-            .unwrap_or_default()
+    /// What is known of `job`'s layout, taken out of the table while `job` is
+    /// classified.
+    fn take_layout(&mut self, job: &ClassAd) -> Layout {
+        match self.table.layouts.remove(&job.layout_id()) {
+            Some(layout) => layout,
+            None => self.table.layout_of(job),
+        }
     }
 
     /// The class worked out already that `job` is in, if any, else the hash to
-    /// file the job's class under once worked out.
+    /// file the job's class under once worked out: a hash of the significant
+    /// names the job has and their expressions.
     fn find(
         &mut self,
-        positions: &mut Vec<u32>,
+        layout: &mut Layout,
         job: &'j ClassAd,
         last: Option<u32>,
     ) -> Result<u32, u64> {
         let (table, canon, worked) = (&self.table, &mut self.canon, &mut self.worked);
         if let Some(w) = last {
-            if Self::holds(table, canon, positions, &mut worked[w as usize], job) {
+            if Self::holds(table, canon, layout, &mut worked[w as usize], job) {
                 return Ok(w);
             }
         }
         let mut h = ahash::AHasher::default();
-        for &n in &self.probes {
-            canon.hash(
-                NameTable::lookup(table.names.names(), positions, job, n),
-                &mut h,
-            );
+        for (n, at) in layout.significant() {
+            h.write_u32(n);
+            canon.hash(Some(job.at(at as usize)), &mut h);
         }
         let hash = h.finish();
         let known = self.by_hash.get(&hash).and_then(|ws| {
             ws.iter()
                 .copied()
-                .find(|&w| Self::holds(table, canon, positions, &mut worked[w as usize], job))
+                .find(|&w| Self::holds(table, canon, layout, &mut worked[w as usize], job))
         });
         known.ok_or(hash)
     }
 
-    /// True when `job` has the expressions the published class `p` was worked
-    /// out with.
+    /// True when `job` (of `layout`) has the expressions the published class
+    /// `p` was worked out with.
     fn holds_published(
         table: &mut NameTable,
         canon: &mut Canon,
-        positions: &mut Vec<u32>,
+        layout: &mut Layout,
         p: &PublishedClass,
         job: &'j ClassAd,
     ) -> bool {
-        if p.whole.is_some_and(|len| len != job.len()) {
+        if p.whole.is_some_and(|len| len != job.len()) || layout.ids.len() != p.significant.len() {
             return false;
         }
-        p.looked.iter().all(|(name, was)| {
-            let n = table.intern(name);
-            match (
-                was,
-                NameTable::lookup(table.names.names(), positions, job, n),
-            ) {
-                (Looked::Absent, None) => true,
-                (Looked::Literal(x), Some(b)) => {
-                    matches!(b.node(), Node::Lit(y) if same_literal(x, y))
-                }
-                (Looked::Expr(tree, id, cid), Some(b)) => {
-                    same_expr(ExprView { tree, id: *id }, b)
-                        || (cid.is_some() && *cid == canon.id(b))
-                }
-                _ => false,
-            }
-        })
+        let significant = (layout.significant())
+            .zip(&p.significant)
+            .all(|((n, at), (pn, was))| n == *pn && was.holds(canon, Some(job.at(at as usize))));
+        significant
+            && p.others.iter().all(|(name, was)| {
+                let n = table.intern(name);
+                was.holds(canon, table.lookup(layout, job, n))
+            })
+    }
+
+    /// The significant expressions of `job` (of `layout`), with their canonical
+    /// ids.
+    fn seen_significant(&mut self, layout: &Layout, job: &'j ClassAd) -> Vec<(u32, Seen<'j>)> {
+        layout
+            .significant()
+            .map(|(n, at)| {
+                let e = job.at(at as usize);
+                (n, (e, self.canon.id(e)))
+            })
+            .collect()
+    }
+
+    /// What `job` (of `layout`) has under each of `names`, with canonical ids.
+    fn seen_others(
+        &mut self,
+        layout: &mut Layout,
+        job: &'j ClassAd,
+        names: &[u32],
+    ) -> Vec<(u32, Option<Seen<'j>>)> {
+        names
+            .iter()
+            .map(|&n| {
+                let e = self.table.lookup(layout, job, n);
+                (n, e.map(|e| (e, self.canon.id(e))))
+            })
+            .collect()
     }
 
     /// The class another part worked out that `job` is in (filed under
     /// `hash`), taken into this part as if worked out here for job `i`.
-    fn adopt(
-        &mut self,
-        hash: u64,
-        positions: &mut Vec<u32>,
-        i: usize,
-        job: &'j ClassAd,
-    ) -> Option<u32> {
+    fn adopt(&mut self, hash: u64, layout: &mut Layout, i: usize, job: &'j ClassAd) -> Option<u32> {
         let found = {
             let published = self
                 .sig
@@ -485,7 +576,7 @@ impl<'s, 'j> PartClassifier<'s, 'j> {
                 .get(&hash)?
                 .iter()
                 .map(|&w| &published.list[w as usize])
-                .find(|p| Self::holds_published(table, canon, positions, p, job))?
+                .find(|p| Self::holds_published(table, canon, layout, p, job))?
                 .clone()
         };
         let s = self.signature_index(&found.signature);
@@ -493,18 +584,17 @@ impl<'s, 'j> PartClassifier<'s, 'j> {
         self.out.of_job.push((s, k));
         // The names were interned by the check; the expressions are this job's,
         // alike to the published ones.
-        let looked = found
-            .looked
+        let others: Vec<u32> = found
+            .others
             .iter()
-            .map(|(name, _)| {
-                let n = self.table.intern(name);
-                let e = NameTable::lookup(self.table.names.names(), positions, job, n);
-                (n, e.map(|e| (e, self.canon.id(e))))
-            })
+            .map(|(name, _)| self.table.intern(name))
             .collect();
+        let significant = self.seen_significant(layout, job);
+        let others = self.seen_others(layout, job, &others);
         self.worked.push(Worked {
             ids: (s, k),
-            looked,
+            significant,
+            others,
             whole: found.whole,
         });
         Some(self.worked.len() as u32 - 1)
@@ -517,24 +607,16 @@ impl<'s, 'j> PartClassifier<'s, 'j> {
         let Some(key) = &self.out.keys[k as usize].2 else {
             return;
         };
-        let looked = worked
-            .looked
-            .iter()
-            .map(|&(n, was)| {
-                let was = match was {
-                    None => Looked::Absent,
-                    Some((e, id)) => match e.node() {
-                        Node::Lit(v) => Looked::Literal(v.clone()),
-                        _ => Looked::Expr(e.tree.clone(), e.id, id),
-                    },
-                };
-                (self.table.names.names()[n as usize].clone(), was)
-            })
-            .collect();
+        let names = self.table.names.names();
         let class = PublishedClass {
             signature: self.out.signatures[s as usize].clone(),
             key: key.clone(),
-            looked,
+            significant: (worked.significant.iter())
+                .map(|&(n, seen)| (n, Looked::of(Some(seen))))
+                .collect(),
+            others: (worked.others.iter())
+                .map(|&(n, seen)| (names[n as usize].clone(), Looked::of(seen)))
+                .collect(),
             whole: worked.whole,
         };
         let mut published = self
@@ -574,15 +656,31 @@ impl<'s, 'j> PartClassifier<'s, 'j> {
         }
     }
 
+    /// The significant expressions of `job` (of `layout`): HTCondor's names'
+    /// (`extra` false) or the extra names', in the order of their lists.
+    fn significant_exprs<'a>(
+        &self,
+        layout: &'a Layout,
+        job: &'a ClassAd,
+        extra: bool,
+    ) -> impl Iterator<Item = ExprView<'a>> + 'a {
+        let listed = self.table.listed;
+        layout
+            .significant()
+            .filter(move |&(n, _)| (n >= listed) == extra)
+            .map(move |(_, at)| job.at(at as usize))
+    }
+
     /// Works `job` out in full: its signature and key, and (unless it is a class
     /// of its own) what later jobs must share to be in its classes.
-    fn work_out(&mut self, i: usize, job: &'j ClassAd) -> Option<u32> {
-        let sig = self.sig;
-        let (refs, sure) = sig.walk(job, sig.names());
-        let mut signature = String::new();
-        sig.write_signature(job, &refs, &mut signature);
-        let (key, names) = sig.exact_key(job, &refs, sure);
+    fn work_out(&mut self, i: usize, layout: &mut Layout, job: &'j ClassAd) -> Option<u32> {
+        let (refs, sure) = walk_exprs(job, self.significant_exprs(layout, job, false));
+        let (extra_refs, extra_sure) = walk_exprs(job, self.significant_exprs(layout, job, true));
+        let signature = self.signature_of(job, layout, &refs);
         let s = self.signature_index(&signature);
+        let key = (sure && extra_sure)
+            .then(|| self.key_of(job, layout, &refs, &extra_refs))
+            .flatten();
         let Some(key) = key else {
             self.out.keys.push((s, i as u32, None));
             self.out.of_job.push((s, self.out.keys.len() as u32 - 1));
@@ -590,23 +688,114 @@ impl<'s, 'j> PartClassifier<'s, 'j> {
         };
         let k = self.key_index_of(s, i, Arc::from(key));
         self.out.of_job.push((s, k));
+        // Every name looked up besides the significant ones, once each.
+        let whole = self.sig.reads_whole_jobs();
+        let looked = (refs.looked_up.iter())
+            .chain(&extra_refs.looked_up)
+            .chain(job.iter().map(|(n, _)| n).filter(|_| whole));
         let mut seen = ahash::AHashSet::new();
-        let ids: Vec<u32> = names.iter().map(|n| self.table.intern(n)).collect();
-        let looked = ids
-            .into_iter()
-            .filter(|&n| seen.insert(n))
-            .map(|n| {
-                let at = job.position(&self.table.names.names()[n as usize]).ok();
-                (n, at.map(|p| (job.at(p), self.canon.id(job.at(p)))))
-            })
-            .collect();
+        let mut others = Vec::new();
+        for name in looked {
+            let n = self.table.intern(name);
+            if n >= self.table.probes && seen.insert(n) {
+                others.push(n);
+            }
+        }
+        let significant = self.seen_significant(layout, job);
+        let others = self.seen_others(layout, job, &others);
         self.worked.push(Worked {
             ids: (s, k),
-            looked,
-            whole: sig.reads_whole_jobs().then(|| job.len()),
+            significant,
+            others,
+            whole: whole.then(|| job.len()),
         });
         Some(self.worked.len() as u32 - 1)
     }
+
+    /// HTCondor's signature of `job` (see [`SignificantAttributes::signature`]) in
+    /// a form that tells the same jobs apart, for this queue's classes only: the
+    /// significant names the job has, by id, with their text (the others are
+    /// empty in every job's signature alike), then the names their expressions
+    /// reach, each text with its length.
+    fn signature_of(&self, job: &ClassAd, layout: &Layout, refs: &References) -> String {
+        use std::fmt::Write;
+        let mut out = String::new();
+        let mut text = String::new();
+        for (n, at) in layout.significant().filter(|&(n, _)| n < self.table.listed) {
+            let e = job.at(at as usize);
+            text.clear();
+            unparse_old_node(e.tree, e.id, &mut text);
+            let _ = write!(out, "{n}:{}:{text}", text.len());
+        }
+        out.push('|');
+        for name in self.sig.expanded(refs, |n| self.table.is_listed(n)) {
+            text.clear();
+            if let Some(e) = job.get(name) {
+                unparse_old_node(e.tree, e.id, &mut text);
+            }
+            let _ = write!(out, "{}:{name}{}:{text}", name.len(), text.len());
+        }
+        out
+    }
+
+    /// The key of `job`'s match class (see the module doc of
+    /// [`super::autocluster`]), or `None` when the job must be a class of its
+    /// own: the significant names it has (by id) with their exact text, then the
+    /// names their expressions reach, present or not.
+    fn key_of(
+        &self,
+        job: &ClassAd,
+        layout: &Layout,
+        refs: &References,
+        extra_refs: &References,
+    ) -> Option<Vec<u8>> {
+        let mut key = Vec::new();
+        key.extend_from_slice(&(layout.ids.len() as u32).to_le_bytes());
+        for (n, at) in layout.significant() {
+            key.extend_from_slice(&n.to_le_bytes());
+            let e = job.at(at as usize);
+            if !exact_text(e.tree, e.id, &mut key) {
+                return None;
+            }
+        }
+        let is_listed = |n: &str| self.table.is_listed(n);
+        let mut reached = self.sig.expanded(refs, is_listed);
+        reached.extend(self.sig.expanded(extra_refs, is_listed));
+        for n in reached {
+            key.extend_from_slice(n.to_ascii_lowercase().as_bytes());
+            key.push(0);
+            match job.get(n) {
+                Some(e) => {
+                    if !exact_text(e.tree, e.id, &mut key) {
+                        return None;
+                    }
+                }
+                None => key.push(0xff),
+            }
+        }
+        if self.sig.reads_whole_jobs() {
+            key.push(0xfe);
+            for (n, e) in job.iter() {
+                key.extend_from_slice(n.to_ascii_lowercase().as_bytes());
+                key.push(0);
+                if !exact_text(e.tree, e.id, &mut key) {
+                    return None;
+                }
+            }
+        }
+        Some(key)
+    }
+}
+
+/// Walks the expressions `exprs` of `job`: what they read, and whether the walk
+/// saw everything.
+fn walk_exprs<'a>(job: &ClassAd, exprs: impl Iterator<Item = ExprView<'a>>) -> (References, bool) {
+    let mut refs = References::new();
+    for e in exprs {
+        refs.walk(job, e.tree, e.id);
+    }
+    let sure = refs.complete && !refs.volatile;
+    (refs, sure)
 }
 
 /// A key of a part: its signature's index, the first job with it, and the
@@ -649,31 +838,31 @@ impl SignificantAttributes {
         let mut last = None;
         // The layout of the last job, kept out of the table: jobs of one kind
         // come together.
-        let mut layout: Option<(usize, Vec<u32>)> = None;
+        let mut kept: Option<(usize, Layout)> = None;
         for (i, job) in jobs.iter().enumerate() {
-            prefetch_ahead(jobs, i, layout.as_ref());
+            prefetch_ahead(jobs, i, kept.as_ref());
             let job = job.as_ref();
-            let mut positions = match layout.take() {
-                Some((id, p)) if id == job.layout_id() => p,
-                Some((id, p)) => {
-                    c.table.layouts.insert(id, p);
+            let mut layout = match kept.take() {
+                Some((id, l)) if id == job.layout_id() => l,
+                Some((id, l)) => {
+                    c.table.layouts.insert(id, l);
                     c.take_layout(job)
                 }
                 None => c.take_layout(job),
             };
             for &n in &reads {
-                NameTable::position(c.table.names.names(), &mut positions, job, n);
+                c.table.lookup(&mut layout, job, n);
             }
-            last = match c.find(&mut positions, job, last) {
+            last = match c.find(&mut layout, job, last) {
                 Ok(w) => {
                     c.out.of_job.push(c.worked[w as usize].ids);
                     Some(w)
                 }
                 Err(hash) => {
-                    let w = match c.adopt(hash, &mut positions, i, job) {
+                    let w = match c.adopt(hash, &mut layout, i, job) {
                         Some(w) => Some(w),
                         None => {
-                            let w = c.work_out(i, job);
+                            let w = c.work_out(i, &mut layout, job);
                             if let Some(w) = w {
                                 c.publish(hash, w);
                             }
@@ -686,7 +875,7 @@ impl SignificantAttributes {
                     w
                 }
             };
-            layout = Some((job.layout_id(), positions));
+            kept = Some((job.layout_id(), layout));
             visit(i, job);
         }
         c.out
@@ -700,21 +889,21 @@ const AHEAD: usize = 8;
 
 /// Asks for the memory of the jobs after job `i` that classifying them will
 /// read, supposing they are of the last job's `layout`.
-fn prefetch_ahead<J: AsRef<ClassAd>>(jobs: &[J], i: usize, layout: Option<&(usize, Vec<u32>)>) {
+fn prefetch_ahead<J: AsRef<ClassAd>>(jobs: &[J], i: usize, layout: Option<&(usize, Layout)>) {
     if let Some(far) = jobs.get(i + AHEAD) {
         crate::prefetch::prefetch(far.as_ref());
     }
-    let Some((id, positions)) = layout else {
+    let Some((id, layout)) = layout else {
         return;
     };
     if let Some(mid) = jobs.get(i + AHEAD / 2).map(|j| j.as_ref()) {
         if mid.layout_id() == *id {
-            mid.prefetch_slots(positions);
+            mid.prefetch_slots(&layout.positions);
         }
     }
     if let Some(near) = jobs.get(i + AHEAD / 4).map(|j| j.as_ref()) {
         if near.layout_id() == *id {
-            near.prefetch_nodes(positions);
+            near.prefetch_nodes(&layout.positions);
         }
     }
 }
@@ -825,6 +1014,73 @@ mod tests {
         assert_eq!(shared.of_job, [(0, 0), (1, 1), (2, 2), (0, 0)]);
         assert_eq!(shared.signatures, alone.signatures);
         assert_eq!(shared.keys, alone.keys);
+    }
+
+    /// Each job's autocluster numbered by first appearance, from `of`.
+    fn first_seen<T: Eq + std::hash::Hash>(of: impl Iterator<Item = T>) -> Vec<usize> {
+        let mut ids = std::collections::HashMap::new();
+        of.map(|k| {
+            let next = ids.len();
+            *ids.entry(k).or_insert(next)
+        })
+        .collect()
+    }
+
+    /// The autoclusters are HTCondor's: jobs are in one exactly when their full
+    /// signatures (every significant name, present or not) are equal, though
+    /// classifying looks only at the names each job has. Checked on the
+    /// conformance pools and on jobs that each have a few of many significant
+    /// names.
+    #[test]
+    fn autoclusters_are_the_jobs_with_equal_signatures() {
+        use crate::matching::Autoclusters;
+        let pools = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/conformance/pools");
+        let read = |name: &str| {
+            let path = format!("{pools}/{name}");
+            read_ads(&std::fs::read_to_string(&path).unwrap(), &path).unwrap()
+        };
+        let mut cases: Vec<(Vec<ClassAd>, Vec<ClassAd>)> = (1..=3)
+            .map(|n| {
+                (
+                    read(&format!("pool{n}.jobs.ads")),
+                    read(&format!("pool{n}.machines.ads")),
+                )
+            })
+            .collect();
+        let slots: String = (0..4)
+            .map(|s| {
+                let terms: Vec<String> = (0..50)
+                    .map(|i| format!("TARGET.W{} =!= 7", s * 50 + i))
+                    .collect();
+                format!(
+                    "Requirements = {} && MY.Cpus > 0\nCpus = 1\n\n",
+                    terms.join(" && ")
+                )
+            })
+            .collect();
+        let jobs: String = (0..300)
+            .map(|j| {
+                format!(
+                    "Requirements = TARGET.Cpus > 0 && MY.R{} > 0\nW{} = {}\nw{} = \"x\"\nR{} = 1\n\n",
+                    j % 3,
+                    j % 200,
+                    j % 7,
+                    (j * 7) % 200,
+                    j % 3
+                )
+            })
+            .collect();
+        cases.push((
+            read_ads(&jobs, "jobs").unwrap(),
+            read_ads(&slots, "slots").unwrap(),
+        ));
+        for (c, (jobs, slots)) in cases.iter().enumerate() {
+            let sig = SignificantAttributes::compute(slots, &NegotiatorPolicy::default());
+            let want = first_seen(jobs.iter().map(|j| sig.signature(j)));
+            let clusters = Autoclusters::with(jobs, sig);
+            let got = first_seen((0..jobs.len()).map(|j| clusters.cluster_of(j)));
+            assert_eq!(got, want, "case {c}");
+        }
     }
 
     #[test]

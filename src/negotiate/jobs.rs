@@ -298,7 +298,7 @@ pub fn read_queue<R: std::io::BufRead + Send>(
         facts.extend(f);
         Ok::<(), std::convert::Infallible>(())
     };
-    let limits = crate::ad::ReadLimits::default();
+    let limits = crate::ad::ReadLimits::configured();
     match read_ads_in_parts(reader, file, limits, PART_BYTES, classify, sink) {
         Ok(()) => {}
         Err(PartsError::Read(e)) => return Err(e),

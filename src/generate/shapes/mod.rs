@@ -214,6 +214,20 @@ fn read(text: &str, what: &str) -> Vec<Arc<ClassAd>> {
         .collect()
 }
 
+/// The most job ads, and the most slot ads, of a shape pool: its files are made
+/// whole in memory (some hundred bytes an ad) before they are written.
+pub const MAX_SHAPE_ADS: usize = 1_000_000;
+
+impl ShapeSpec {
+    /// Checks the counts against [`MAX_SHAPE_ADS`].
+    pub fn check(&self) -> Result<(), crate::generate::TooMany> {
+        crate::generate::check_counts(&[
+            ("machines", self.machines, MAX_SHAPE_ADS),
+            ("jobs", self.jobs, MAX_SHAPE_ADS),
+        ])
+    }
+}
+
 /// The random streams of a family's jobs and of its slots.
 const JOB_STREAM: u64 = 1;
 const SLOT_STREAM: u64 = 2;

@@ -8,7 +8,7 @@
 //! and what the slots that match are doing ([`JobCounts`]); its Requirements
 //! reduced step by step with each step's count of slots ([`steps`]); each of its
 //! top-level conjuncts ([`conjuncts`]) with the slots it alone matches, and, when
-//! no slot is accepted, what to remove or change ([`suggest`]).
+//! no slot is accepted, what to remove or change ([`suggest`](mod@suggest)).
 //!
 //! For a slot ([`analyze_slots`]) against the jobs: the same reduction of its
 //! Requirements (with `START` and `WithinResourceLimits` read in place),
