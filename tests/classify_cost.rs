@@ -8,38 +8,9 @@
 
 use classad::ad::{read_ads, ClassAd};
 use classad::matching::{NegotiatorPolicy, SignificantAttributes};
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::cell::Cell;
 
-struct Counting;
-
-thread_local! {
-    static BYTES: Cell<u64> = const { Cell::new(0) };
-}
-
-// SAFETY: every call is passed to the system allocator unchanged; the counter is a
-// const-initialised thread local, which itself never allocates.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        BYTES.with(|n| n.set(n.get() + layout.size() as u64));
-        // SAFETY: the caller's contract is forwarded as it is.
-        unsafe { System.alloc(layout) }
-    }
-
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        // SAFETY: as above.
-        unsafe { System.dealloc(ptr, layout) }
-    }
-
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        BYTES.with(|n| n.set(n.get() + new_size as u64));
-        // SAFETY: as above.
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-}
-
-#[global_allocator]
-static COUNTING: Counting = Counting;
+#[path = "support/counting_alloc.rs"]
+mod counting_alloc;
 
 /// Slots whose Requirements name `names` job attributes, `W0`, `W1`, ...
 fn slots_naming(names: usize) -> Vec<ClassAd> {
@@ -77,9 +48,9 @@ fn bytes_per_job(slots: &[ClassAd], n: usize) -> u64 {
     let cost = |jobs: &[ClassAd]| {
         // Fresh attributes each time: nothing worked out before is reused.
         let sig = SignificantAttributes::compute(slots, &NegotiatorPolicy::default());
-        let before = BYTES.with(Cell::get);
+        let before = counting_alloc::bytes();
         let part = sig.classify(jobs);
-        let bytes = BYTES.with(Cell::get) - before;
+        let bytes = counting_alloc::bytes() - before;
         drop(part);
         bytes
     };

@@ -9,39 +9,10 @@ use classad::engine::{eval_in_with, Engine};
 use classad::eval::Semantics;
 use classad::syntax::ast::ExprRef;
 use classad::syntax::parse_expr;
-use std::alloc::{GlobalAlloc, Layout, System};
-use std::cell::Cell;
 use std::sync::Arc;
 
-struct Counting;
-
-thread_local! {
-    static BYTES: Cell<u64> = const { Cell::new(0) };
-}
-
-// SAFETY: every call is passed to the system allocator unchanged; the counter is a
-// const-initialised thread local, which itself never allocates.
-unsafe impl GlobalAlloc for Counting {
-    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        BYTES.with(|n| n.set(n.get() + layout.size() as u64));
-        // SAFETY: the caller's contract is forwarded as it is.
-        unsafe { System.alloc(layout) }
-    }
-
-    unsafe fn dealloc(&self, ptr: *mut u8, layout: Layout) {
-        // SAFETY: as above.
-        unsafe { System.dealloc(ptr, layout) }
-    }
-
-    unsafe fn realloc(&self, ptr: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        BYTES.with(|n| n.set(n.get() + new_size as u64));
-        // SAFETY: as above.
-        unsafe { System.realloc(ptr, layout, new_size) }
-    }
-}
-
-#[global_allocator]
-static COUNTING: Counting = Counting;
+#[path = "support/counting_alloc.rs"]
+mod counting_alloc;
 
 /// Bytes allocated evaluating `expr` on `engine` in an ad whose `S` holds the items
 /// `0,1,...,n-1` and `L` the same numbers as a list literal.
@@ -50,10 +21,10 @@ fn bytes_for(engine: Engine, expr: &str, n: usize) -> u64 {
     let text = format!("S = \"{0}\"\nL = {{{0}}}\n", items.join(","));
     let ad = Arc::new(read_ads(&text, "t.ad").unwrap().remove(0));
     let e = ExprRef::root_of(Arc::new(parse_expr(expr).unwrap()));
-    let before = BYTES.with(Cell::get);
+    let before = counting_alloc::bytes();
     let v = eval_in_with(engine, &e, &ad, None, Semantics::Htcondor).unwrap();
     assert!(!v.is_error(), "{expr}");
-    BYTES.with(Cell::get) - before
+    counting_alloc::bytes() - before
 }
 
 #[test]

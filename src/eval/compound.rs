@@ -121,13 +121,8 @@ pub fn ad_value(scope: Arc<Scope>) -> Value {
 /// other values are themselves.
 pub fn subscript_copy(v: Value) -> Value {
     if let Some(ad) = as_ad(&v) {
-        let scope = Arc::new(Scope {
-            frame: ad.scope.frame.clone(),
-            parent: None,
-            alternate: None,
-        });
         return Value::Ad(Host::new(AdVal {
-            scope,
+            scope: ad.scope.alone(),
             held: Held::Copy,
         }));
     }
@@ -152,13 +147,8 @@ pub fn detached(v: Value) -> Value {
         if ad.scope.parent.is_none() && ad.scope.alternate.is_none() {
             return v;
         }
-        let scope = Arc::new(Scope {
-            frame: ad.scope.frame.clone(),
-            parent: None,
-            alternate: None,
-        });
         return Value::Ad(Host::new(AdVal {
-            scope,
+            scope: ad.scope.alone(),
             held: ad.held,
         }));
     }

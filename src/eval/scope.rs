@@ -97,6 +97,16 @@ pub const MATCH_EXPRS: [(&str, &str); 5] = [
 ];
 
 impl Scope {
+    /// The same ad with no enclosing scope and no fallback: what HTCondor's
+    /// copies and detached records see.
+    pub fn alone(&self) -> Arc<Scope> {
+        Arc::new(Scope {
+            frame: self.frame.clone(),
+            parent: None,
+            alternate: None,
+        })
+    }
+
     /// The scope of a lone ad: no parent, no fallback.
     pub fn of_ad(ad: Arc<ClassAd>) -> Arc<Scope> {
         Arc::new(Scope {

@@ -28,10 +28,12 @@ pub enum Family {
     EnvArgs,
     /// `introspect.rs`: `eval`, `unparse`, `unresolved`, `debug`.
     Introspect,
+    /// `users.rs`: `userHome`, `userMap`.
+    Users,
 }
 
 /// Every family, for coverage checks.
-pub const FAMILIES: [Family; 11] = [
+pub const FAMILIES: [Family; 12] = [
     Family::Core,
     Family::Convert,
     Family::Math,
@@ -43,6 +45,7 @@ pub const FAMILIES: [Family; 11] = [
     Family::StringList,
     Family::EnvArgs,
     Family::Introspect,
+    Family::Users,
 ];
 
 /// What an argument position usually wants.
@@ -295,6 +298,9 @@ pub const BUILTINS: &[Builtin] = &[
     f("unparse", Introspect, 1, &[AttrRef]),
     f("debug", Introspect, 1, &[Any]),
     f("unresolved", Introspect, 1, &[AttrRef, Pattern]),
+    // users and maps
+    f("userHome", Users, 1, &[AtName, Str]),
+    f("userMap", Users, 2, &[Str, AtName, Str, Any]),
 ];
 
 /// Builtins whose raw result depends on the clock or a random source, each with
