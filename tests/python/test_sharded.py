@@ -185,3 +185,13 @@ def test_dask_from_files_and_numpy(client, tmp_path):
                                     client, config=config, priorities=p, numpy=True)
     assert got.dtype == np.int64
     assert [tuple(r) for r in got.tolist()] == sp.one_process("groups")
+
+
+def test_generated_pool_counts_are_bounded_at_once():
+    """As `classad gen-pool`: a count past the generator's bound is a
+    ValueError naming it, before anything is planned (it aborted on
+    allocation)."""
+    with pytest.raises(ValueError, match="machines"):
+        classad_rs.generate_pool(2**64 - 1, 1)
+    with pytest.raises(ValueError, match="jobs"):
+        classad_rs.generate_pool(1, 10**12)

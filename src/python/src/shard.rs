@@ -560,6 +560,9 @@ pub fn generate_pool(
         submitters,
         signatures,
     };
+    // As `classad gen-pool`: the pool is planned in memory, so its counts are bounded.
+    spec.check()
+        .map_err(|e| PyValueError::new_err(e.to_string()))?;
     py.detach(|| {
         let pool = GenPool::new(&spec);
         let (mut m, mut j, mut p) = (Vec::new(), Vec::new(), Vec::new());
