@@ -47,7 +47,7 @@ pub struct Program {
     pub lane_depth: LaneDepth,
 }
 
-/// A program's [`crate::lanes::lane_depth`], worked out the first time a block
+/// A program's `lanes::lane_depth`, worked out the first time a block
 /// tier runs it rather than on every run: a pass over the whole code, once per
 /// ad and block. A program is not changed once run; a clone (which may be)
 /// works it out again.

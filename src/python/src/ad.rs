@@ -5,7 +5,7 @@
 //! The ad inside a `ClassAd` is borrowed (PyO3's run-time borrow) only around
 //! Rust code that runs no Python: names are read from their `str`s, values
 //! converted from and to Python objects, and errors made, outside any borrow
-//! ([`PyClassAd::share`], [`PyClassAd::attr`] and [`PyClassAd::edit`] take it
+//! (`PyClassAd::share`, `PyClassAd::attr` and `PyClassAd::edit` take it
 //! for a moment). Python code can run inside a conversion (a generator, a
 //! mapping's `items`, a garbage collection's finalisers) and PyO3 lets go of
 //! the GIL while it normalises an exception, so a borrow held across either
