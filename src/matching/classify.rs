@@ -17,6 +17,21 @@ use classad_vm::{Str, Value};
 use std::hash::Hasher;
 use std::sync::{Arc, Mutex, PoisonError, RwLock};
 
+/// Appends name `n` (without case) and [`exact_text`] of `job`'s expression of
+/// that name, or a mark of its absence; false when the expression has no
+/// encoding.
+fn named_exact_text(job: &ClassAd, n: &str, key: &mut Vec<u8>) -> bool {
+    key.extend_from_slice(n.to_ascii_lowercase().as_bytes());
+    key.push(0);
+    match job.get(n) {
+        Some(e) => exact_text(e.tree, e.id, key),
+        None => {
+            key.push(0xff);
+            true
+        }
+    }
+}
+
 /// Appends an exact encoding of the subtree at `id`: equal encodings are equal
 /// trees (reals by their bits). False for a literal list or record value, which
 /// has no encoding here.
@@ -762,15 +777,8 @@ impl<'s, 'j> PartClassifier<'s, 'j> {
         let mut reached = self.sig.expanded(refs, is_listed);
         reached.extend(self.sig.expanded(extra_refs, is_listed));
         for n in reached {
-            key.extend_from_slice(n.to_ascii_lowercase().as_bytes());
-            key.push(0);
-            match job.get(n) {
-                Some(e) => {
-                    if !exact_text(e.tree, e.id, &mut key) {
-                        return None;
-                    }
-                }
-                None => key.push(0xff),
+            if !named_exact_text(job, n, &mut key) {
+                return None;
             }
         }
         if self.sig.reads_whole_jobs() {
@@ -927,15 +935,8 @@ pub(crate) fn reads_key(job: &ClassAd, names: &[Str], closed: bool) -> Option<Ve
     }
     let mut key = Vec::new();
     for n in names.iter().chain(refs.looked_up.iter()) {
-        key.extend_from_slice(n.to_ascii_lowercase().as_bytes());
-        key.push(0);
-        match job.get(n) {
-            Some(e) => {
-                if !exact_text(e.tree, e.id, &mut key) {
-                    return None;
-                }
-            }
-            None => key.push(0xff),
+        if !named_exact_text(job, n, &mut key) {
+            return None;
         }
     }
     Some(key)
