@@ -847,42 +847,60 @@ fn classad_bench_reports_every_phase() {
     }
 }
 
-/// Candidates worked out a window of classes at a time within a small budget,
-/// the oldest dropped and worked out again when needed, give the same cycle as
-/// all at once.
+/// Candidates held within small bounds (heads of one to three candidates,
+/// worked out a block of slots at a time, dropped and worked out again, made
+/// longer as the cycle reads past them) give the same cycle as whole lists
+/// held at once.
 #[test]
-fn candidates_within_a_budget_give_the_same_cycle() {
+fn candidates_within_small_bounds_give_the_same_cycle() {
     use classad::matching::batch::{BatchMatcher, CompiledSlots};
     use classad::matching::{Autoclusters, SignificantAttributes};
     use classad::negotiate::{
-        class_names, negotiate_with_pairs, prepare_slots, ClassPairs, QueueFacts,
+        class_names, negotiate_with_pairs, prepare_slots, CandidateBounds, ClassPairs, QueueFacts,
     };
     let master = gen::master_seed();
-    let mut windows = 0;
-    for index in 0..40 {
-        let p = negotiation_pool(master, index, false);
+    let mut again = 0;
+    for index in 0..gen::scaled(60) {
+        let p = negotiation_pool(master, index, index % 4 == 3);
         let (jobs, slots) = (ads(&p.jobs), ads(&p.slots));
-        let k = knobs(&p.config);
+        let mut k = knobs(&p.config);
+        k.schedd_packing = p.packing;
         let prios = Priorities::parse(&p.priorities, "priorities").unwrap();
         let table = prepare_slots(&slots, &k, &prios);
         let facts = QueueFacts::of_all(&jobs, &k);
         let mut sig = SignificantAttributes::compute(&table.ads, &k.policy);
         sig.add_class_names(&class_names(&table, &k));
         let clusters = Autoclusters::with(&jobs, sig);
-        let run = |budget: usize| {
+        let run = |bounds: CandidateBounds| {
             let m = BatchMatcher::for_classes(
                 clusters.representatives().to_vec(),
                 CompiledSlots::new(&table.ads, &k.policy),
             );
-            let pairs = ClassPairs::with_budget(m, budget);
+            let pairs = ClassPairs::with_bounds(m, bounds);
             negotiate_with_pairs(&table, &facts, &clusters, pairs, &k, &prios)
         };
-        let (all, tight) = (run(usize::MAX), run(1));
-        assert_eq!(order(&all), order(&tight), "case {index}\n{p}");
-        assert_eq!(all.stats.rejections, tight.stats.rejections);
-        windows += usize::from(tight.stats.evaluations > all.stats.evaluations);
+        let all = run(CandidateBounds::whole());
+        for (first, held_bytes) in [(1, usize::MAX), (1 + index % 3, 1), (usize::MAX, 1)] {
+            let tight = run(CandidateBounds {
+                first,
+                held_bytes,
+                window_bytes: 1,
+            });
+            assert_eq!(
+                format!("{:?}", all.matches),
+                format!("{:?}", tight.matches),
+                "case {index}, first {first}, held {held_bytes}\n{p}"
+            );
+            assert_eq!(all.unmatched, tight.unmatched, "case {index}");
+            assert_eq!(all.stats.rejections, tight.stats.rejections);
+            assert_eq!(
+                all.stats.num_jobs_considered,
+                tight.stats.num_jobs_considered
+            );
+            again += usize::from(tight.stats.evaluations > all.stats.evaluations);
+        }
     }
-    assert!(windows > 0, "some class was dropped and worked out again");
+    assert!(again > 10, "heads were made longer or again: {again}");
 }
 
 /// Candidates worked out over shards of the pool (each shard's slots compiled
@@ -1007,7 +1025,7 @@ fn candidate_lists_out_of_range_repeated_or_unordered_are_refused() {
         Some(CandidatesError::Unordered { class: 0, at: 1 })
     );
     assert_eq!(err(vec![vec![c(3, 1.0), c(0, f64::NAN)]]), None);
-    let mut pairs = ClassPairs::from_candidates(70, vec![vec![c(65, 0.0), c(3, -1.0)]]).unwrap();
+    let pairs = ClassPairs::from_candidates(70, vec![vec![c(65, 0.0), c(3, -1.0)]]).unwrap();
     assert_eq!(pairs.class_count(), 1);
     assert!(pairs.matches(0, 65) && pairs.matches(0, 3) && !pairs.matches(0, 4));
 }

@@ -1,5 +1,6 @@
 //! The negotiation cycle (`classad::negotiate`: match classes, the batch matcher,
-//! lazy match lists, shared preemption tests) against the plain serial negotiator
+//! lazy match lists, shared preemption tests, class heads within small bounds
+//! made longer and again as the cycle reads them) against the plain serial negotiator
 //! of `tests/gen/reference_negotiator.rs`, on the seeded pools of
 //! `tests/gen/negotiation_pools.rs`: the same matches in the same order, and the
 //! same statistics.
@@ -11,7 +12,7 @@ mod gen;
 
 use classad::ad::{read_ads, ClassAd};
 use classad::matching::config::Config;
-use classad::negotiate::{negotiate, CycleKnobs, Priorities};
+use classad::negotiate::{negotiate_bounded, CandidateBounds, CycleKnobs, Priorities};
 use gen::negotiation_pools::{negotiation_pool, NegotiationPool};
 use gen::reference_negotiator::Reference;
 use libfuzzer_sys::arbitrary::{self, Arbitrary};
@@ -19,12 +20,28 @@ use libfuzzer_sys::fuzz_target;
 use std::fmt;
 use std::sync::Arc;
 
-/// A pool of the generator: its master seed, index, and whether it has groups.
+/// A pool of the generator: its master seed, index, and whether it has groups;
+/// and the bounds of the candidates held (0: the defaults; else heads of
+/// `heads % 4 + 1` candidates, dropped at once when `heads` is odd).
 #[derive(Arbitrary)]
 struct Case {
     master: u64,
     index: u16,
     groups: bool,
+    heads: u8,
+}
+
+impl Case {
+    fn bounds(&self) -> CandidateBounds {
+        match self.heads {
+            0 => CandidateBounds::default(),
+            h => CandidateBounds {
+                first: usize::from(h % 4 + 1),
+                held_bytes: if h % 2 == 1 { 1 } else { usize::MAX },
+                window_bytes: 1,
+            },
+        }
+    }
 }
 
 impl Case {
@@ -54,7 +71,7 @@ fuzz_target!(|case: Case| {
     let mut knobs = CycleKnobs::from_config(&config).expect("generated knobs").0;
     knobs.schedd_packing = p.packing;
     let prios = Priorities::parse(&p.priorities, "priorities").expect("generated priorities");
-    let fast = negotiate(&jobs, &slots, &knobs, &prios);
+    let fast = negotiate_bounded(&jobs, &slots, &knobs, &prios, case.bounds());
     let r = Reference::new(&jobs, &slots, &knobs, &prios).run();
     let f: Vec<(u32, u32, f64, u32)> = fast
         .matches

@@ -263,7 +263,7 @@ impl CompiledSlots {
 }
 
 /// How many new classes one window compiles and evaluates at most.
-const WINDOW_CLASSES: usize = 4096;
+pub const WINDOW_CLASSES: usize = 4096;
 
 impl BatchMatcher {
     /// Compiles the slots and works out the jobs' classes: HTCondor's autoclusters
@@ -522,8 +522,74 @@ impl BatchMatcher {
         }
     }
 
+    /// Evaluates `classes` against the slots of the blocks of 64 in `blocks`
+    /// that `only` marks (indexed from the first block of the pool; every block
+    /// of the range when `None`): per class, per block of the range, which
+    /// slots match (none in a block left out), and the matching slots with
+    /// their keys in slot order, unsorted (a caller wanting the best few
+    /// selects them without sorting every candidate).
+    pub fn evaluate_keyed(
+        &mut self,
+        classes: &[u32],
+        blocks: std::ops::Range<usize>,
+        only: Option<&[u64]>,
+    ) -> Vec<(Vec<u64>, Vec<Candidate>)> {
+        let first = blocks.start;
+        let results = self.evaluate_blocks(classes, true, blocks, only);
+        (0..classes.len())
+            .into_par_iter()
+            .map(|ci| {
+                let masks: Vec<u64> = results.iter().map(|b| b.masks[ci]).collect();
+                let count = masks.iter().map(|m| m.count_ones() as usize).sum();
+                let mut cands = Vec::with_capacity(count);
+                for (b, (block, &mask)) in results.iter().zip(&masks).enumerate() {
+                    let keys = block.keys_of(ci);
+                    let mut i = 0;
+                    for_each_lane(mask, |l| {
+                        cands.push(Candidate {
+                            slot: ((first + b) * LANES + l) as u32,
+                            key: keys[i],
+                        });
+                        i += 1;
+                    });
+                }
+                (masks, cands)
+            })
+            .collect()
+    }
+
     /// Evaluates `classes` against every slot.
     fn evaluate(&mut self, classes: &[u32], ranks: bool) -> Vec<ClassResult> {
+        let all = 0..self.pool.machines.len().div_ceil(LANES);
+        let blocks = self.evaluate_blocks(classes, ranks, all, None);
+        // Each class's results, gathered from the blocks in slot order.
+        let mut out: Vec<ClassResult> = (0..classes.len())
+            .map(|ci| ClassResult {
+                masks: blocks.iter().map(|b| b.masks[ci]).collect(),
+                candidates: Vec::new(),
+                cursor: 0,
+            })
+            .collect();
+        if ranks {
+            let base = gather::base_order(&blocks, classes.len());
+            let lists = gather::all_candidates(&blocks, classes.len(), &base);
+            for (r, list) in out.iter_mut().zip(lists) {
+                r.candidates = list;
+            }
+        }
+        out
+    }
+
+    /// The results of `classes` against the blocks of slots in `blocks` that
+    /// `only` marks (every one when `None`; a block left out matches nothing),
+    /// one per block of the range.
+    fn evaluate_blocks(
+        &mut self,
+        classes: &[u32],
+        ranks: bool,
+        blocks: std::ops::Range<usize>,
+        only: Option<&[u64]>,
+    ) -> Vec<BlockResult> {
         let reps: Vec<Arc<ClassAd>> = classes
             .iter()
             .map(|&c| self.representatives[c as usize].clone())
@@ -560,29 +626,26 @@ impl BatchMatcher {
             job_groups: job_groups.as_ref(),
         });
         let slots = pool.machines.len();
-        let blocks: Vec<BlockResult> = (0..slots.div_ceil(LANES))
+        let wanted = |b: usize| only.is_none_or(|o| o.get(b).is_some_and(|&m| m != 0));
+        let blocks = blocks.start..blocks.end.min(slots.div_ceil(LANES));
+        let results: Vec<BlockResult> = blocks
+            .clone()
             .into_par_iter()
-            .map(|b| THREAD_MACHINE.with(|vm| block_work(pool, &mut vm.borrow_mut(), b, rank)))
-            .collect();
-        self.stats.classes += classes.len() as u64;
-        self.stats.pairs += (classes.len() * slots) as u64;
-        self.stats.ranked += blocks.iter().map(|b| b.ranked).sum::<u64>();
-        // Each class's results, gathered from the blocks in slot order.
-        let mut out: Vec<ClassResult> = (0..classes.len())
-            .map(|ci| ClassResult {
-                masks: blocks.iter().map(|b| b.masks[ci]).collect(),
-                candidates: Vec::new(),
-                cursor: 0,
+            .map(|b| {
+                if !wanted(b) {
+                    return BlockResult::nothing(classes.len());
+                }
+                THREAD_MACHINE.with(|vm| block_work(pool, &mut vm.borrow_mut(), b, rank))
             })
             .collect();
-        if ranks {
-            let base = gather::base_order(&blocks, classes.len());
-            let lists = gather::all_candidates(&blocks, classes.len(), &base);
-            for (r, list) in out.iter_mut().zip(lists) {
-                r.candidates = list;
-            }
-        }
-        out
+        let evaluated = blocks
+            .filter(|&b| wanted(b))
+            .map(|b| (slots - b * LANES).min(LANES))
+            .sum::<usize>();
+        self.stats.classes += classes.len() as u64;
+        self.stats.pairs += (classes.len() * evaluated) as u64;
+        self.stats.ranked += results.iter().map(|b| b.ranked).sum::<u64>();
+        results
     }
 }
 

@@ -135,6 +135,9 @@ pub(super) struct Cycle<'a> {
     ads: Vec<Arc<ClassAd>>,
     available: Vec<bool>,
     available_count: usize,
+    /// Per block of 64 slots, those available without a consumption policy:
+    /// the slots a class's head may hold.
+    usable: Vec<u64>,
     /// The slots with a consumption policy.
     consumption_slots: Vec<usize>,
     /// Per slot, how many times a consumption policy changed it.
@@ -245,6 +248,12 @@ impl<'a> Cycle<'a> {
         let accountant = Accountant::new(&names, priorities, knobs);
         let available: Vec<bool> = slots.trimmed.iter().map(|t| !t).collect();
         let available_count = available.iter().filter(|a| **a).count();
+        let mut usable = vec![0u64; slots.len().div_ceil(64)];
+        for (s, &a) in available.iter().enumerate() {
+            if a && !slots.consumption[s] {
+                usable[s / 64] |= 1 << (s % 64);
+            }
+        }
         let mut cycle = Cycle {
             knobs,
             facts,
@@ -254,6 +263,7 @@ impl<'a> Cycle<'a> {
             ads: slots.ads.clone(),
             available,
             available_count,
+            usable,
             consumption_slots: (0..slots.len()).filter(|&s| slots.consumption[s]).collect(),
             cp_version: vec![0; slots.len()],
             cp_memo: ahash::AHashMap::new(),
@@ -631,7 +641,6 @@ impl<'a> Cycle<'a> {
         group: Option<usize>,
     ) -> Turn {
         let requests = self.requests(s);
-        self.pairs.expect(requests.iter().map(|r| r.class));
         let mut rejected: ahash::AHashSet<u32> = ahash::AHashSet::new();
         let mut past_limit: ahash::AHashSet<u32> = ahash::AHashSet::new();
         let mut limited = false;
@@ -696,6 +705,7 @@ impl<'a> Cycle<'a> {
                 cost
             } else {
                 self.available[slot] = false;
+                self.usable[slot / 64] &= !(1 << (slot % 64));
                 self.available_count -= 1;
                 self.slots.weight[slot]
             };

@@ -3,7 +3,7 @@
 //! key, popped job after job, with a consumption-policy slot put back as HTCondor
 //! puts it back.
 
-use crate::matching::batch::RankKey;
+use crate::matching::batch::{Candidate, RankKey};
 use std::cmp::Ordering;
 use std::collections::VecDeque;
 
@@ -144,8 +144,9 @@ impl MatchList {
 pub struct LazyList {
     front: VecDeque<Entry>,
     group: VecDeque<Entry>,
-    /// Where the next static group starts.
-    pub cursor: usize,
+    /// The last static candidate read (`None`: none yet): the next group
+    /// starts after it.
+    pub cursor: Option<Candidate>,
     side: Vec<Entry>,
     side_next: usize,
     /// Candidates refused by the submitter limit, at the list's making (as far
@@ -155,7 +156,7 @@ pub struct LazyList {
 
 /// Reads the next group of static entries: given the cursor and the refusal
 /// count to advance, the group, sorted, or `None` at the end.
-pub type Groups<'f> = dyn FnMut(&mut usize, &mut u32) -> Option<Vec<Entry>> + 'f;
+pub type Groups<'f> = dyn FnMut(&mut Option<Candidate>, &mut u32) -> Option<Vec<Entry>> + 'f;
 
 impl LazyList {
     /// A list whose side entries are `side` (any order) and whose static entries
@@ -296,9 +297,10 @@ mod tests {
             .collect();
         let mut eager = MatchList::new(std::mem::take(&mut all), 0);
         let mut lazy = LazyList::new(side, 0);
-        let mut groups = |cursor: &mut usize, _: &mut u32| {
-            let g = statics.get(*cursor).cloned();
-            *cursor += 1;
+        let mut next = 0;
+        let mut groups = |_: &mut Option<Candidate>, _: &mut u32| {
+            let g = statics.get(next).cloned();
+            next += 1;
             g
         };
         for step in 0..3 {
@@ -331,9 +333,10 @@ mod tests {
             .collect();
         let mut eager = MatchList::new(all, 0);
         let mut lazy = LazyList::new(side, 0);
-        let mut groups = |cursor: &mut usize, _: &mut u32| {
-            let g = statics.get(*cursor).cloned();
-            *cursor += 1;
+        let mut next = 0;
+        let mut groups = |_: &mut Option<Candidate>, _: &mut u32| {
+            let g = statics.get(next).cloned();
+            next += 1;
             g
         };
         let rest_eager: Vec<u32> = std::iter::from_fn(|| eager.pop()).map(|e| e.slot).collect();

@@ -28,6 +28,7 @@ pub mod bounds;
 pub mod consumption;
 mod cycle;
 mod groups;
+pub mod heads;
 pub mod jobs;
 pub mod knobs;
 mod matchlist;
@@ -40,6 +41,7 @@ pub mod submitters;
 
 pub use accountant::effective_priority;
 pub use bounds::MAX_AMOUNT;
+pub use heads::CandidateBounds;
 pub use jobs::{
     classify_with_facts, cluster_with_facts, read_queue, FactReader, JobFacts, QueueFacts,
     FACT_NAMES,
@@ -65,12 +67,32 @@ pub fn negotiate(
     knobs: &CycleKnobs,
     priorities: &Priorities,
 ) -> CycleOutcome {
+    negotiate_bounded(jobs, slots, knobs, priorities, CandidateBounds::default())
+}
+
+/// [`negotiate`] holding as much of the classes' candidates as `bounds` allow
+/// (the outcome is the same for any bounds; the time and memory are not).
+pub fn negotiate_bounded(
+    jobs: &[Arc<ClassAd>],
+    slots: &[Arc<ClassAd>],
+    knobs: &CycleKnobs,
+    priorities: &Priorities,
+    bounds: CandidateBounds,
+) -> CycleOutcome {
     let table = prepare_slots(slots, knobs, priorities);
     let mut sig = SignificantAttributes::compute(&table.ads, &knobs.policy);
     sig.add_class_names(&class_names(&table, knobs));
     let (clusters, facts) = cluster_with_facts(jobs, sig, knobs);
     let compiled = CompiledSlots::new(&table.ads, &knobs.policy);
-    negotiate_prepared(&table, &facts, clusters, compiled, knobs, priorities)
+    let started = std::time::Instant::now();
+    let matcher = BatchMatcher::for_classes(clusters.representatives().to_vec(), compiled);
+    let pairs = ClassPairs::with_bounds(matcher, bounds);
+    let matched = started.elapsed().as_secs_f64();
+    let mut outcome = negotiate_with_pairs(&table, &facts, &clusters, pairs, knobs, priorities);
+    let s = &mut outcome.stats;
+    s.phase_durations[1] += matched;
+    s.duration += matched;
+    outcome
 }
 
 /// What the cycle reads of a request's job beyond the slots' expressions, which

@@ -1,8 +1,10 @@
 //! What the cycle asks of a (match class, slot) pair, answered once per class by
-//! the batch matcher: whether they match, and each class's candidates sorted by
-//! the negotiator's key. The preemption tests of a claimed slot (section 8) are
-//! worked out when a match list first meets the pair, and kept.
+//! the batch matcher: whether they match, and each class's candidates in the
+//! negotiator's order, as far as the cycle reads them ([`super::heads`]). The
+//! preemption tests of a claimed slot (section 8) are worked out when a match
+//! list first meets the pair, and kept.
 
+use super::heads::{CandidateBounds, Head, Heads};
 use crate::ad::ClassAd;
 use crate::eval::{eval_in, Semantics};
 use crate::matching::batch::{
@@ -285,21 +287,6 @@ pub enum Test {
     Requirements,
 }
 
-/// One class's matches and candidates.
-#[derive(Clone, Debug, Default)]
-pub struct ClassEntry {
-    /// Per block of 64 slots, which match.
-    pub matches: Vec<u64>,
-    /// The matching slots, best first, ties by slot order.
-    pub candidates: Vec<Candidate>,
-}
-
-impl ClassEntry {
-    fn bytes(&self) -> usize {
-        self.matches.len() * 8 + self.candidates.len() * std::mem::size_of::<Candidate>() + 64
-    }
-}
-
 /// Why per-class candidate lists cannot stand for a pool's classes
 /// ([`ClassPairs::from_candidates`]).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -348,155 +335,53 @@ impl std::fmt::Display for CandidatesError {
 
 impl std::error::Error for CandidatesError {}
 
-/// How many bytes of candidate lists a cycle keeps at most: beyond, the classes
-/// are evaluated as the cycle reaches them and the oldest dropped (a queue of
-/// many distinct jobs against a large pool would otherwise hold classes x slots
-/// candidates).
-pub const CANDIDATE_BUDGET_BYTES: usize = 1 << 30;
-
-/// Every class's matches and candidates: worked out all at once when they fit
-/// [`CANDIDATE_BUDGET_BYTES`], else a window of classes at a time as the cycle
-/// asks, keeping what fits.
+/// Every class's matches and candidates (see [`Heads`]), and the preemption
+/// tests of the slots someone runs on.
 #[derive(Clone)]
 pub struct ClassPairs {
-    /// Evaluates classes not held (none when every class was given).
-    matcher: Option<Arc<std::sync::Mutex<BatchMatcher>>>,
-    classes: usize,
-    held: Vec<Option<Arc<ClassEntry>>>,
-    /// Classes held, oldest first, and their bytes.
-    loaded: std::collections::VecDeque<u32>,
-    bytes: usize,
-    budget: usize,
-    evaluations: u64,
-    /// The classes the cycle will ask for next.
-    upcoming: Vec<u32>,
+    heads: Heads,
     tests: Option<PreemptionTests>,
 }
 
 impl ClassPairs {
     /// The classes of `matcher` (made with [`BatchMatcher::for_classes`] or from
-    /// autoclusters), within the default budget.
+    /// autoclusters), within the default bounds.
     pub fn from_matcher(matcher: BatchMatcher) -> ClassPairs {
-        ClassPairs::with_budget(matcher, CANDIDATE_BUDGET_BYTES)
+        ClassPairs::with_bounds(matcher, CandidateBounds::default())
     }
 
-    /// [`ClassPairs::from_matcher`] keeping at most `budget` bytes of candidates.
-    pub fn with_budget(mut matcher: BatchMatcher, budget: usize) -> ClassPairs {
-        let classes = matcher.class_count();
-        let per_class = matcher.slot_count() * (std::mem::size_of::<Candidate>() + 1) + 64;
-        let mut pairs = ClassPairs {
-            matcher: None,
-            classes,
-            held: vec![None; classes],
-            loaded: std::collections::VecDeque::new(),
-            bytes: 0,
-            budget,
-            evaluations: 0,
-            upcoming: Vec::new(),
+    /// [`ClassPairs::from_matcher`] holding what `bounds` allow.
+    pub fn with_bounds(matcher: BatchMatcher, bounds: CandidateBounds) -> ClassPairs {
+        ClassPairs {
+            heads: Heads::first_pass(matcher, bounds),
             tests: None,
-        };
-        if classes.saturating_mul(per_class) <= budget {
-            // Everything fits even if every slot matched every class: at once.
-            let all: Vec<u32> = (0..classes as u32).collect();
-            let results = matcher.evaluate_classes(&all);
-            pairs.evaluations = matcher.stats().pairs;
-            for (c, (m, cands)) in all.into_iter().zip(results) {
-                pairs.hold(
-                    c,
-                    ClassEntry {
-                        matches: m,
-                        candidates: cands,
-                    },
-                );
-            }
-        } else {
-            pairs.matcher = Some(Arc::new(std::sync::Mutex::new(matcher)));
         }
-        pairs
     }
 
-    fn hold(&mut self, c: u32, e: ClassEntry) {
-        self.bytes += e.bytes();
-        self.held[c as usize] = Some(Arc::new(e));
-        self.loaded.push_back(c);
+    /// Class `c`'s head, worked out over the `usable` slots (per block of 64)
+    /// when not held.
+    pub fn head(&mut self, c: u32, usable: &[u64]) -> Arc<Head> {
+        self.heads.head(c, usable)
     }
 
-    /// Class `c`'s entry, evaluated (with the classes after it, a window's worth
-    /// within the budget) when not held.
-    pub fn entry(&mut self, c: u32) -> Arc<ClassEntry> {
-        if let Some(e) = &self.held[c as usize] {
-            return e.clone();
-        }
-        let matcher = self
-            .matcher
-            .clone()
-            .expect("classes not held have a matcher");
-        let mut m = matcher.lock().unwrap_or_else(|p| p.into_inner());
-        let per_class = m.slot_count() * std::mem::size_of::<Candidate>() + 64;
-        let room = (self.budget / 2 / per_class.max(1)).clamp(1, 4096);
-        // The classes the cycle said it will ask for next, from `c` on; else the
-        // classes after `c`.
-        let upcoming = self.upcoming.iter().position(|&k| k == c);
-        let held = &self.held;
-        let window: Vec<u32> = match upcoming {
-            Some(at) => {
-                let mut seen = ahash::AHashSet::new();
-                self.upcoming[at..]
-                    .iter()
-                    .copied()
-                    .filter(|&k| held[k as usize].is_none() && seen.insert(k))
-                    .take(room)
-                    .collect()
-            }
-            None => (c..self.classes as u32)
-                .filter(|&k| held[k as usize].is_none())
-                .take(room)
-                .collect(),
-        };
-        let before = m.stats().pairs;
-        let results = m.evaluate_classes(&window);
-        self.evaluations += m.stats().pairs - before;
-        drop(m);
-        for (k, (masks, cands)) in window.into_iter().zip(results) {
-            self.hold(
-                k,
-                ClassEntry {
-                    matches: masks,
-                    candidates: cands,
-                },
-            );
-        }
-        // Over the budget: the oldest go (never the one asked for).
-        while self.bytes > self.budget {
-            let Some(old) = self.loaded.pop_front() else {
-                break;
-            };
-            if old == c {
-                self.loaded.push_back(old);
-                if self.loaded.len() == 1 {
-                    break;
-                }
-                continue;
-            }
-            if let Some(e) = self.held[old as usize].take() {
-                self.bytes -= e.bytes();
-            }
-        }
-        self.held[c as usize].clone().expect("just evaluated")
+    /// Class `c`'s head made longer, over the slots `usable` now.
+    pub fn extend(&mut self, c: u32, usable: &[u64]) -> Arc<Head> {
+        self.heads.extend(c, usable)
     }
 
-    /// Says which classes the cycle will ask for next, in order (a turn's
-    /// requests): a class not held is evaluated with those after it.
-    pub fn expect(&mut self, classes: impl Iterator<Item = u32>) {
-        if self.matcher.is_some() {
-            self.upcoming.clear();
-            self.upcoming.extend(classes);
-        }
+    /// Class `c`'s whole list over the slots `usable` now.
+    pub fn whole(&mut self, c: u32, usable: &[u64]) -> Arc<Head> {
+        self.heads.whole(c, usable)
+    }
+
+    /// True when some `usable` slot matches class `c`.
+    pub fn any_usable(&self, c: u32, usable: &[u64]) -> bool {
+        self.heads.any_usable(c, usable)
     }
 
     /// (class, slot) pairs evaluated so far.
     pub fn evaluations(&self) -> u64 {
-        self.evaluations
+        self.heads.evaluations
     }
 
     /// The classes' candidates as given, one list per class of the cycle (in
@@ -510,8 +395,8 @@ impl ClassPairs {
         lists: Vec<Vec<Candidate>>,
     ) -> Result<ClassPairs, CandidatesError> {
         let blocks = slot_count.div_ceil(64);
-        let entries: Vec<ClassEntry> = lists
-            .into_par_iter()
+        let masks: Vec<Vec<u64>> = lists
+            .par_iter()
             .enumerate()
             .map(|(c, candidates)| {
                 let class = c as u32;
@@ -536,33 +421,18 @@ impl ClassPairs {
                         return Err(CandidatesError::Unordered { class, at });
                     }
                 }
-                Ok(ClassEntry {
-                    matches,
-                    candidates,
-                })
+                Ok(matches)
             })
             .collect::<Result<_, _>>()?;
-        let classes = entries.len();
-        let mut pairs = ClassPairs {
-            matcher: None,
-            classes,
-            held: vec![None; classes],
-            loaded: std::collections::VecDeque::new(),
-            bytes: 0,
-            budget: usize::MAX,
-            evaluations: (classes * slot_count) as u64,
-            upcoming: Vec::new(),
-            tests: None,
-        };
-        for (c, e) in entries.into_iter().enumerate() {
-            pairs.hold(c as u32, e);
-        }
-        Ok(pairs)
+        let evaluations = (lists.len() * slot_count) as u64;
+        let mut heads = Heads::given(blocks, masks.concat(), lists);
+        heads.evaluations = evaluations;
+        Ok(ClassPairs { heads, tests: None })
     }
 
     /// How many classes there are.
     pub fn class_count(&self) -> usize {
-        self.classes
+        self.heads.class_count()
     }
 
     /// Every pair of `reps` (a class each) and `slots` on the reference
@@ -573,19 +443,10 @@ impl ClassPairs {
         policy: &NegotiatorPolicy,
     ) -> ClassPairs {
         let blocks = slots.len().div_ceil(64);
-        let mut pairs = ClassPairs {
-            matcher: None,
-            classes: reps.len(),
-            held: vec![None; reps.len()],
-            loaded: std::collections::VecDeque::new(),
-            bytes: 0,
-            budget: usize::MAX,
-            evaluations: (reps.len() * slots.len()) as u64,
-            upcoming: Vec::new(),
-            tests: None,
-        };
+        let mut masks = vec![0u64; reps.len() * blocks];
+        let mut lists = Vec::with_capacity(reps.len());
         for (c, rep) in reps.iter().enumerate() {
-            let mut m = vec![0u64; blocks];
+            let m = &mut masks[c * blocks..(c + 1) * blocks];
             let mut cands = Vec::new();
             for (s, slot) in slots.iter().enumerate() {
                 if symmetric_match(rep, slot, Semantics::Htcondor) {
@@ -597,15 +458,16 @@ impl ClassPairs {
                 }
             }
             cands.sort_by(best_first);
-            pairs.hold(
-                c as u32,
-                ClassEntry {
-                    matches: m,
-                    candidates: cands,
-                },
-            );
+            lists.push(cands);
         }
-        pairs
+        let mut heads = Heads::given(blocks, masks, lists);
+        heads.evaluations = (reps.len() * slots.len()) as u64;
+        ClassPairs { heads, tests: None }
+    }
+
+    /// True when class `c` and slot `s` match.
+    pub fn matches(&self, c: u32, s: u32) -> bool {
+        self.heads.matches(c, s)
     }
 
     /// Prepares the preemption tests of the slots someone runs on (`claimed`)
@@ -654,14 +516,6 @@ impl ClassPairs {
             requirements,
             rank,
         });
-    }
-
-    /// True when class `c` and slot `s` match.
-    pub fn matches(&mut self, c: u32, s: u32) -> bool {
-        let e = self.entry(c);
-        e.matches
-            .get(s as usize / 64)
-            .is_some_and(|b| b & (1 << (s % 64)) != 0)
     }
 
     /// A preemption test of slot `s` for class `c`, whose representative is

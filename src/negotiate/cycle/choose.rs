@@ -4,7 +4,9 @@
 //! are now, and a slot put back after a match.
 
 use super::*;
+use crate::matching::batch::Candidate;
 use crate::matching::NegotiatorPolicy;
+use std::cmp::Ordering;
 
 /// What consumption-policy slot `ad` (at `version`) offers a job like `rep`:
 /// whether it holds what the job consumes and matches the job with its
@@ -249,41 +251,57 @@ impl Cycle<'_> {
         }
     }
 
-    /// The next group of a class's static candidates from `cursor`: those of one
-    /// PRE, Rank and POST that are in the list made with `l`, sorted by the
-    /// whole key; `None` at the end.
+    /// The next group of a class's static candidates after `cursor`: those of
+    /// one PRE, Rank and POST that are in the list made with `q`, sorted by the
+    /// whole key; `None` at the end. The class's head is made longer when a
+    /// group may run past its end (the group is then read again, its refusals
+    /// counted once).
     fn static_group(
         &mut self,
         q: &Search,
-        cursor: &mut usize,
+        cursor: &mut Option<Candidate>,
         refused: &mut u32,
     ) -> Option<Vec<Entry>> {
-        let entry = self.pairs.entry(q.class);
-        let cands = &entry.candidates;
-        let n = cands.len();
-        while *cursor < n {
-            let first = cands[*cursor].key;
-            let mut group = Vec::new();
-            while *cursor < n {
-                let c = cands[*cursor];
-                if c.key.partial_cmp_key(&first) != std::cmp::Ordering::Equal {
+        // Nothing usable matches the class: the answer is known without a list.
+        if !self.pairs.any_usable(q.class, &self.usable) {
+            return None;
+        }
+        let mut head = self.pairs.head(q.class, &self.usable);
+        loop {
+            let h = head.clone();
+            let mut cands = h.from(h.after(cursor)).peekable();
+            while let Some(&first) = cands.peek() {
+                let mut group = Vec::new();
+                let mut group_refused = 0;
+                let mut last = first;
+                while let Some(c) =
+                    cands.next_if(|c| c.key.partial_cmp_key(&first.key) == Ordering::Equal)
+                {
+                    last = c;
+                    let slot = c.slot as usize;
+                    if !self.available[slot] || self.slots.consumption[slot] {
+                        continue;
+                    }
+                    if let Some(e) = self.consider(q, slot, c.key, &mut group_refused) {
+                        group.push(e);
+                    }
+                }
+                if cands.peek().is_none() && !h.complete {
+                    // The group may go on past the head.
                     break;
                 }
-                *cursor += 1;
-                let slot = c.slot as usize;
-                if !self.available[slot] || self.slots.consumption[slot] {
-                    continue;
-                }
-                if let Some(e) = self.consider(q, slot, c.key, refused) {
-                    group.push(e);
+                *refused += group_refused;
+                *cursor = Some(last);
+                if !group.is_empty() {
+                    sort_entries(&mut group);
+                    return Some(group);
                 }
             }
-            if !group.is_empty() {
-                sort_entries(&mut group);
-                return Some(group);
+            if h.complete {
+                return None;
             }
+            head = self.pairs.extend(q.class, &self.usable);
         }
-        None
     }
 
     /// The consumption-policy slots that are candidates of a request now.
@@ -348,8 +366,8 @@ impl Cycle<'_> {
             }
             return (entries, refused);
         }
-        let entry = self.pairs.entry(class);
-        for &c in &entry.candidates {
+        let whole = self.pairs.whole(class, &self.usable);
+        for c in whole.from(0) {
             let slot = c.slot as usize;
             if !self.available[slot] || self.slots.consumption[slot] {
                 continue;

@@ -1,0 +1,554 @@
+//! Each class's candidates as the cycle reads them (negotiator.md section 6): a
+//! match bitmap per class, held whole (one bit per slot), and the head of the
+//! class's best-first list, worked out as far as the cycle reads it.
+//!
+//! Holding every class's sorted list costs classes x slots candidates (40 million
+//! for 400 classes and 100,000 slots, 28 bytes each); the cycle reads a few of
+//! each. So a first pass evaluates every class against every slot once (blocks
+//! of slots on every core) and keeps, per class, its bitmap and its best
+//! [`CandidateBounds::first`] candidates, chosen by selection rather than a sort.
+//! A reader that passes the end of a head asks for a longer one: the class is
+//! evaluated again over the blocks where it still has usable slots, and the
+//! head is made twice as long. Heads are dropped, least recently read first,
+//! past [`CandidateBounds::held_bytes`], and worked out again when asked for.
+//!
+//! Exact by construction: a head is the first candidates, in the total order of
+//! [`best_first`], of the slots that were usable when it was made. Slots only
+//! stop being usable during a cycle, so the usable slots now that come before a
+//! head's last candidate are all in the head; a reader skips the others.
+
+use crate::matching::batch::{best_first, BatchMatcher, Candidate, RankKey, WINDOW_CLASSES};
+use std::cmp::Ordering;
+use std::sync::{Arc, Mutex};
+
+/// How much of the classes' candidates the cycle holds.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct CandidateBounds {
+    /// How many candidates of a class a head starts with at most (the first
+    /// pass gives each class its share of `held_bytes` when that is less).
+    pub first: usize,
+    /// Bytes of heads held over all classes: past it, the least recently read
+    /// are dropped (and worked out again when asked for).
+    pub held_bytes: usize,
+    /// Bytes of rank keys the first pass holds at once (it evaluates every
+    /// class over a part of the slots at a time).
+    pub window_bytes: usize,
+}
+
+impl Default for CandidateBounds {
+    fn default() -> Self {
+        CandidateBounds {
+            first: usize::MAX,
+            held_bytes: 1 << 30,
+            window_bytes: 256 << 20,
+        }
+    }
+}
+
+impl CandidateBounds {
+    /// Every class's whole list held, worked out at once.
+    pub fn whole() -> CandidateBounds {
+        CandidateBounds {
+            first: usize::MAX,
+            held_bytes: usize::MAX,
+            window_bytes: usize::MAX,
+        }
+    }
+}
+
+/// The head of a class's best-first list, held compactly: the slots, and the
+/// runs of equal keys (a class's keys take few values; a candidate then costs
+/// about four bytes instead of 28).
+#[derive(Clone, Debug, Default)]
+pub struct Head {
+    /// The first candidates' slots, among the slots usable when the head was
+    /// made, best first (ties by slot order).
+    slots: Vec<u32>,
+    /// Runs of candidates whose keys are the same bits: the key and where the
+    /// run ends in `slots`.
+    runs: Vec<(RankKey, u32)>,
+    /// True when the head holds all the class's candidates of that moment.
+    pub complete: bool,
+}
+
+impl Head {
+    /// A head of `cands`, sorted best first.
+    fn of_sorted(cands: &[Candidate], complete: bool) -> Head {
+        let mut runs: Vec<(RankKey, u32)> = Vec::new();
+        let same = |a: &RankKey, b: &RankKey| {
+            a.pre.to_bits() == b.pre.to_bits()
+                && a.rank.to_bits() == b.rank.to_bits()
+                && a.post.to_bits() == b.post.to_bits()
+        };
+        for (i, c) in cands.iter().enumerate() {
+            match runs.last_mut() {
+                Some((k, end)) if same(k, &c.key) => *end = i as u32 + 1,
+                _ => runs.push((c.key, i as u32 + 1)),
+            }
+        }
+        Head {
+            slots: cands.iter().map(|c| c.slot).collect(),
+            runs,
+            complete,
+        }
+    }
+
+    /// How many candidates it holds.
+    pub fn len(&self) -> usize {
+        self.slots.len()
+    }
+
+    /// True when it holds none.
+    pub fn is_empty(&self) -> bool {
+        self.slots.is_empty()
+    }
+
+    /// Candidate `i`'s slot.
+    pub fn slot(&self, i: usize) -> u32 {
+        self.slots[i]
+    }
+
+    /// The run holding candidate `i`.
+    fn run_of(&self, i: usize) -> usize {
+        self.runs.partition_point(|&(_, end)| end as usize <= i)
+    }
+
+    /// Candidate `i`.
+    pub fn get(&self, i: usize) -> Candidate {
+        Candidate {
+            slot: self.slots[i],
+            key: self.runs[self.run_of(i)].0,
+        }
+    }
+
+    /// The candidates from `i` on, in order.
+    pub fn from(&self, i: usize) -> impl Iterator<Item = Candidate> + '_ {
+        let mut run = self.run_of(i);
+        (i..self.slots.len()).map(move |at| {
+            while self.runs[run].1 as usize <= at {
+                run += 1;
+            }
+            Candidate {
+                slot: self.slots[at],
+                key: self.runs[run].0,
+            }
+        })
+    }
+
+    /// Where the candidates after `cursor` (the last one read, `None` before the
+    /// first) start.
+    pub fn after(&self, cursor: &Option<Candidate>) -> usize {
+        let Some(last) = cursor else { return 0 };
+        // The first run not before the cursor's key, then the slots in it.
+        let run = self.runs.partition_point(|(k, _)| k.better_than(&last.key));
+        let start = if run == 0 {
+            0
+        } else {
+            self.runs[run - 1].1 as usize
+        };
+        let mut at = start;
+        let mut end = self.slots.len();
+        // Within runs of the cursor's key (equal keys order by slot), binary
+        // search on the whole order.
+        while at < end {
+            let mid = at + (end - at) / 2;
+            if best_first(&self.get(mid), last) != Ordering::Greater {
+                at = mid + 1;
+            } else {
+                end = mid;
+            }
+        }
+        at
+    }
+
+    fn bytes(&self) -> usize {
+        self.slots.len() * 4 + self.runs.len() * std::mem::size_of::<(RankKey, u32)>() + 64
+    }
+}
+
+/// What a candidate of a head costs on average, for sharing out what may be
+/// held (four bytes of slot and part of a run of equal keys).
+const HELD_BYTES_PER_CANDIDATE: usize = 16;
+
+/// A class's best candidates gathered part of the slots by part: each part's
+/// best `n`, sorted and held compactly, merged at the end.
+struct Parts {
+    n: usize,
+    parts: Vec<Head>,
+    dropped: bool,
+}
+
+impl Parts {
+    fn new(n: usize) -> Parts {
+        Parts {
+            n,
+            parts: Vec::new(),
+            dropped: false,
+        }
+    }
+
+    fn add(&mut self, mut cands: Vec<Candidate>) {
+        if cands.len() > self.n {
+            cands.select_nth_unstable_by(self.n, best_first);
+            cands.truncate(self.n);
+            self.dropped = true;
+        }
+        cands.sort_unstable_by(best_first);
+        if !cands.is_empty() {
+            self.parts.push(Head::of_sorted(&cands, true));
+        }
+    }
+
+    fn bytes(&self) -> usize {
+        self.parts.iter().map(Head::bytes).sum()
+    }
+
+    /// Keeps the best `n` only.
+    fn shrink(&mut self, n: usize) {
+        if n >= self.n {
+            return;
+        }
+        self.n = n;
+        let merged = self.merged();
+        self.dropped |= !merged.complete;
+        self.parts = vec![merged];
+    }
+
+    fn merged(&self) -> Head {
+        let mut best = Best::new(self.n);
+        for p in &self.parts {
+            best.extend(p.from(0));
+        }
+        best.head()
+    }
+
+    fn head(self) -> Head {
+        let mut h = self.merged();
+        h.complete &= !self.dropped;
+        h
+    }
+}
+
+/// The best `n` of candidates pushed in any order, kept in at most about `2n`
+/// places: past that, the best `n` are selected and the rest dropped.
+struct Best {
+    n: usize,
+    kept: Vec<Candidate>,
+    dropped: bool,
+}
+
+impl Best {
+    fn new(n: usize) -> Best {
+        Best {
+            n,
+            kept: Vec::new(),
+            dropped: false,
+        }
+    }
+
+    fn extend(&mut self, cands: impl IntoIterator<Item = Candidate>) {
+        for c in cands {
+            self.kept.push(c);
+            if self.kept.len() >= self.n.saturating_mul(2).max(1024) {
+                self.trim();
+            }
+        }
+    }
+
+    fn trim(&mut self) {
+        if self.kept.len() > self.n {
+            self.kept.select_nth_unstable_by(self.n, best_first);
+            self.kept.truncate(self.n);
+            self.dropped = true;
+        }
+    }
+
+    fn head(mut self) -> Head {
+        self.trim();
+        self.kept.sort_unstable_by(best_first);
+        Head::of_sorted(&self.kept, !self.dropped)
+    }
+}
+
+/// Every class's bitmap and the heads held.
+#[derive(Clone)]
+pub struct Heads {
+    /// Evaluates heads again (none when every list was given whole).
+    matcher: Option<Arc<Mutex<BatchMatcher>>>,
+    bounds: CandidateBounds,
+    blocks: usize,
+    /// Per class, per block of 64 slots, which match (`blocks` words a class).
+    masks: Vec<u64>,
+    held: Vec<Option<Arc<Head>>>,
+    /// Per class, when it was last read (for dropping the least recent).
+    read_at: Vec<u64>,
+    clock: u64,
+    bytes: usize,
+    /// (class, slot) pairs evaluated so far.
+    pub(super) evaluations: u64,
+}
+
+impl Heads {
+    /// Every class of `matcher` against every slot: bitmaps and first heads.
+    /// Classes are taken a window at a time (as many as the batch matcher
+    /// compiles at once), each window over parts of the slots whose keys fit
+    /// [`CandidateBounds::window_bytes`]; a class keeps the best of each part.
+    pub fn first_pass(mut matcher: BatchMatcher, bounds: CandidateBounds) -> Heads {
+        use rayon::prelude::*;
+        let classes = matcher.class_count();
+        let slots = matcher.slot_count();
+        let blocks = slots.div_ceil(64);
+        let mut heads = Heads {
+            matcher: None,
+            bounds,
+            blocks,
+            masks: vec![0; classes * blocks],
+            held: Vec::with_capacity(classes),
+            read_at: vec![0; classes],
+            clock: 0,
+            bytes: 0,
+            evaluations: 0,
+        };
+        let all: Vec<u32> = (0..classes as u32).collect();
+        let mut held_before = 0;
+        for window in all.chunks(WINDOW_CLASSES) {
+            // Keys are held about three times while a part is gathered
+            // (blocks, lists, the part's selection).
+            let per_block = window.len() * 64 * 3 * std::mem::size_of::<Candidate>();
+            let part = (bounds.window_bytes / per_block).clamp(1, blocks.max(1));
+            let mut parts: Vec<Parts> = window.iter().map(|_| Parts::new(bounds.first)).collect();
+            let mut b0 = 0;
+            while b0 < blocks {
+                let range = b0..(b0 + part).min(blocks);
+                let results = matcher.evaluate_keyed(window, range.clone(), None);
+                let masks = &mut heads.masks;
+                parts
+                    .par_iter_mut()
+                    .zip(results)
+                    .zip(masks.par_chunks_mut(blocks).skip(window[0] as usize))
+                    .for_each(|((parts, (m, cands)), mask)| {
+                        mask[range.clone()].copy_from_slice(&m);
+                        parts.add(cands);
+                    });
+                // Past what may be held, every class keeps its share only.
+                let held: usize = held_before + parts.iter().map(Parts::bytes).sum::<usize>();
+                if held > bounds.held_bytes {
+                    let share = bounds.held_bytes / 2 / classes.max(1) / HELD_BYTES_PER_CANDIDATE;
+                    parts.par_iter_mut().for_each(|p| p.shrink(share.max(1)));
+                }
+                b0 = range.end;
+            }
+            let made: Vec<Head> = parts.into_par_iter().map(Parts::head).collect();
+            for head in made {
+                heads.bytes += head.bytes();
+                heads.held.push(Some(Arc::new(head)));
+            }
+            held_before = heads.bytes;
+        }
+        heads.evaluations = matcher.stats().pairs;
+        if heads.held.iter().flatten().any(|h| !h.complete) {
+            heads.matcher = Some(Arc::new(Mutex::new(matcher)));
+        }
+        heads
+    }
+
+    /// Heads given whole, with their bitmaps (`blocks` words a class).
+    pub fn given(blocks: usize, masks: Vec<u64>, lists: Vec<Vec<Candidate>>) -> Heads {
+        let classes = lists.len();
+        let held: Vec<Option<Arc<Head>>> = lists
+            .iter()
+            .map(|l| Some(Arc::new(Head::of_sorted(l, true))))
+            .collect();
+        Heads {
+            matcher: None,
+            bounds: CandidateBounds::whole(),
+            blocks,
+            masks,
+            bytes: held.iter().flatten().map(|h| h.bytes()).sum(),
+            held,
+            read_at: vec![0; classes],
+            clock: 0,
+            evaluations: 0,
+        }
+    }
+
+    /// How many classes there are.
+    pub fn class_count(&self) -> usize {
+        self.held.len()
+    }
+
+    /// Class `c`'s bitmap: per block of 64 slots, which match.
+    pub fn mask(&self, c: u32) -> &[u64] {
+        let at = c as usize * self.blocks;
+        &self.masks[at..at + self.blocks]
+    }
+
+    /// True when class `c` and slot `s` match.
+    pub fn matches(&self, c: u32, s: u32) -> bool {
+        self.mask(c)
+            .get(s as usize / 64)
+            .is_some_and(|b| b & (1 << (s % 64)) != 0)
+    }
+
+    /// True when some slot of `usable` (per block of 64, the slots a head may
+    /// hold) matches class `c`.
+    pub fn any_usable(&self, c: u32, usable: &[u64]) -> bool {
+        self.mask(c).iter().zip(usable).any(|(m, u)| m & u != 0)
+    }
+
+    /// Class `c`'s head, worked out over `usable` slots when not held.
+    pub fn head(&mut self, c: u32, usable: &[u64]) -> Arc<Head> {
+        self.clock += 1;
+        self.read_at[c as usize] = self.clock;
+        if let Some(h) = &self.held[c as usize] {
+            return h.clone();
+        }
+        let first = self.bounds.first;
+        self.make(c, usable, first)
+    }
+
+    /// Class `c`'s head made longer (twice as long, at least the first length),
+    /// over the slots `usable` now.
+    pub fn extend(&mut self, c: u32, usable: &[u64]) -> Arc<Head> {
+        let held = self.held[c as usize].as_ref().map_or(0, |h| h.len());
+        let n = held.saturating_mul(2).max(self.bounds.first).max(1);
+        self.make(c, usable, n)
+    }
+
+    /// Class `c`'s whole list over the slots `usable` now, not held.
+    pub fn whole(&mut self, c: u32, usable: &[u64]) -> Arc<Head> {
+        if let Some(h) = &self.held[c as usize] {
+            if h.complete {
+                return h.clone();
+            }
+        }
+        Arc::new(self.evaluate(c, usable, usize::MAX))
+    }
+
+    /// Makes and holds class `c`'s head of `n` candidates over `usable` slots.
+    fn make(&mut self, c: u32, usable: &[u64], n: usize) -> Arc<Head> {
+        let head = Arc::new(self.evaluate(c, usable, n));
+        if let Some(old) = self.held[c as usize].replace(head.clone()) {
+            self.bytes -= old.bytes();
+        }
+        self.bytes += head.bytes();
+        self.drop_least_recent(c);
+        head
+    }
+
+    /// The best `n` candidates of class `c` among `usable` slots.
+    fn evaluate(&mut self, c: u32, usable: &[u64], n: usize) -> Head {
+        let Some(matcher) = self.matcher.clone() else {
+            // Every head was complete when made: what is not held matches
+            // nothing usable (a given list is always held).
+            return Head {
+                complete: true,
+                ..Head::default()
+            };
+        };
+        let only: Vec<u64> = self
+            .mask(c)
+            .iter()
+            .zip(usable)
+            .map(|(m, u)| m & u)
+            .collect();
+        let mut m = matcher.lock().unwrap_or_else(|p| p.into_inner());
+        let before = m.stats().pairs;
+        let (_, cands) = m
+            .evaluate_keyed(&[c], 0..self.blocks, Some(&only))
+            .pop()
+            .expect("one class asked");
+        self.evaluations += m.stats().pairs - before;
+        drop(m);
+        let mut best = Best::new(n);
+        best.extend(cands.into_iter().filter(|cand| {
+            let s = cand.slot as usize;
+            only[s / 64] & (1 << (s % 64)) != 0
+        }));
+        best.head()
+    }
+
+    /// Past the bound, drops the heads read least recently (never `keep`'s)
+    /// until a quarter of the bound is free.
+    fn drop_least_recent(&mut self, keep: u32) {
+        if self.bytes <= self.bounds.held_bytes {
+            return;
+        }
+        let mut order: Vec<u32> = (0..self.held.len() as u32)
+            .filter(|&k| k != keep && self.held[k as usize].is_some())
+            .collect();
+        order.sort_unstable_by_key(|&k| self.read_at[k as usize]);
+        let target = self.bounds.held_bytes / 4 * 3;
+        for k in order {
+            if self.bytes <= target {
+                break;
+            }
+            if let Some(h) = self.held[k as usize].take() {
+                self.bytes -= h.bytes();
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::matching::batch::RankKey;
+
+    fn cand(slot: u32, pre: f64) -> Candidate {
+        Candidate {
+            slot,
+            key: RankKey {
+                pre,
+                rank: 0.0,
+                post: 0.0,
+            },
+        }
+    }
+
+    fn head_of(cands: Vec<Candidate>, n: usize) -> Head {
+        let mut best = Best::new(n);
+        best.extend(cands);
+        best.head()
+    }
+
+    fn all(h: &Head) -> Vec<Candidate> {
+        h.from(0).collect()
+    }
+
+    /// The best `n`, by selection as they come, are the first `n` of the sorted
+    /// list, with their keys.
+    #[test]
+    fn a_head_is_the_start_of_the_sorted_list() {
+        let mut x = 7u64;
+        let cands: Vec<Candidate> = (0..5000)
+            .map(|s| {
+                x = x.wrapping_mul(6364136223846793005).wrapping_add(1);
+                cand(s, ((x >> 40) % 17) as f64)
+            })
+            .collect();
+        let mut sorted = cands.clone();
+        sorted.sort_by(best_first);
+        for n in [0, 1, 2, 16, 700, 4999, 5000, 5001] {
+            let h = head_of(cands.clone(), n);
+            assert_eq!(all(&h), sorted[..n.min(5000)], "{n}");
+            assert_eq!(h.complete, n >= 5000);
+            assert!(h.runs.len() <= 17);
+            for i in (0..h.len()).step_by(97) {
+                assert_eq!(h.get(i), sorted[i]);
+                assert_eq!(h.from(i).next(), Some(sorted[i]));
+            }
+        }
+    }
+
+    #[test]
+    fn reading_on_after_a_cursor_skips_what_was_read() {
+        let h = head_of(vec![cand(3, 1.0), cand(1, 2.0), cand(2, 1.0)], 10);
+        assert_eq!(h.after(&None), 0);
+        assert_eq!(h.after(&Some(cand(1, 2.0))), 1);
+        assert_eq!(h.after(&Some(cand(2, 1.0))), 2);
+        // A cursor no longer in the head (its slot was taken): the next after it.
+        assert_eq!(h.after(&Some(cand(0, 1.5))), 1);
+        assert_eq!(h.after(&Some(cand(9, 0.0))), 3);
+    }
+}
