@@ -847,6 +847,18 @@ fn classad_bench_reports_every_phase() {
     }
 }
 
+/// Two runs of one cycle agree: the matches (compared as debug text, where a
+/// NaN key equals itself), the unmatched jobs and the rejections.
+fn assert_same_cycle(want: &CycleOutcome, got: &CycleOutcome, context: &str) {
+    assert_eq!(
+        format!("{:?}", want.matches),
+        format!("{:?}", got.matches),
+        "{context}"
+    );
+    assert_eq!(want.unmatched, got.unmatched, "{context}");
+    assert_eq!(want.stats.rejections, got.stats.rejections, "{context}");
+}
+
 /// Candidates held within small bounds (heads of one to three candidates,
 /// worked out a block of slots at a time, dropped and worked out again, made
 /// longer as the cycle reads past them) give the same cycle as whole lists
@@ -886,13 +898,8 @@ fn candidates_within_small_bounds_give_the_same_cycle() {
                 held_bytes,
                 window_bytes: 1,
             });
-            assert_eq!(
-                format!("{:?}", all.matches),
-                format!("{:?}", tight.matches),
-                "case {index}, first {first}, held {held_bytes}\n{p}"
-            );
-            assert_eq!(all.unmatched, tight.unmatched, "case {index}");
-            assert_eq!(all.stats.rejections, tight.stats.rejections);
+            let context = format!("case {index}, first {first}, held {held_bytes}\n{p}");
+            assert_same_cycle(&all, &tight, &context);
             assert_eq!(
                 all.stats.num_jobs_considered,
                 tight.stats.num_jobs_considered
@@ -973,14 +980,7 @@ fn candidates_merged_from_shards_give_the_same_cycle() {
         let pairs = ClassPairs::from_candidates(n, merged).expect("valid lists");
         let sharded = negotiate_with_pairs(&table, &facts, &clusters, pairs, &k, &prios);
         let one = negotiate(&jobs, &slots, &k, &prios);
-        // Debug text: a NaN key equals itself there.
-        assert_eq!(
-            format!("{:?}", sharded.matches),
-            format!("{:?}", one.matches),
-            "case {index}\n{p}"
-        );
-        assert_eq!(sharded.unmatched, one.unmatched, "case {index}");
-        assert_eq!(sharded.stats.rejections, one.stats.rejections);
+        assert_same_cycle(&one, &sharded, &format!("case {index}\n{p}"));
         matches += one.matches.len();
         if index % 5 == 4 {
             nan_matches += one.matches.len();
