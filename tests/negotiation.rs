@@ -859,6 +859,35 @@ fn assert_same_cycle(want: &CycleOutcome, got: &CycleOutcome, context: &str) {
     assert_eq!(want.stats.rejections, got.stats.rejections, "{context}");
 }
 
+/// A group of equal keys cut by the end of a class's head is read again
+/// whole once the head is longer: the unclaimed slot, later in slot order but
+/// first in the group by its preemption state, is taken, not the claimed slot
+/// the short head ends on (HTCondor's order: PRE, Rank, POST, then the
+/// preemption state, negotiator.md section 6).
+#[test]
+fn a_group_cut_by_the_end_of_a_head_is_read_whole() {
+    use classad::negotiate::{negotiate_bounded, CandidateBounds};
+    let claimed = "State = \"Claimed\"\nRemoteUser = \"zed@d\"\nRank = 0\nCurrentRank = 0";
+    let slots = format!("{}\n{}", slots_of(1, 1, 1, claimed), slots_of(1, 1, 2, ""));
+    let jobs = jobs_of("alice", 1, 1, "");
+    let k = knobs(
+        "PREEMPTION_REQUIREMENTS = True\nNEGOTIATOR_PRE_JOB_RANK = 0\n\
+         NEGOTIATOR_POST_JOB_RANK = 0\n",
+    );
+    let prios = Priorities::parse("", "priorities").unwrap();
+    let (jobs, slots) = (ads(&jobs), ads(&slots));
+    let whole = negotiate_bounded(&jobs, &slots, &k, &prios, CandidateBounds::whole());
+    assert_eq!(order(&whole), [(0, 1)]);
+    assert_eq!(whole.matches[0].preempt, PreemptState::None);
+    let short = CandidateBounds {
+        first: 1,
+        held_bytes: usize::MAX,
+        window_bytes: 1,
+    };
+    let cut = negotiate_bounded(&jobs, &slots, &k, &prios, short);
+    assert_same_cycle(&whole, &cut, "a head of one candidate");
+}
+
 /// Candidates held within small bounds (heads of one to three candidates,
 /// worked out a block of slots at a time, dropped and worked out again, made
 /// longer as the cycle reads past them) give the same cycle as whole lists

@@ -439,8 +439,8 @@ impl Heads {
     /// The best `n` candidates of class `c` among `usable` slots.
     fn evaluate(&mut self, c: u32, usable: &[u64], n: usize) -> Head {
         let Some(matcher) = self.matcher.clone() else {
-            // Every head was complete when made: what is not held matches
-            // nothing usable (a given list is always held).
+            // Without a matcher every head is complete and never dropped
+            // (see `drop_least_recent`): nothing is left to work out.
             return Head {
                 complete: true,
                 ..Head::default()
@@ -469,9 +469,10 @@ impl Heads {
     }
 
     /// Past the bound, drops the heads read least recently (never `keep`'s)
-    /// until a quarter of the bound is free.
+    /// until a quarter of the bound is free. Only a head that can be made
+    /// again (there is a matcher) is dropped.
     fn drop_least_recent(&mut self, keep: u32) {
-        if self.bytes <= self.bounds.held_bytes {
+        if self.matcher.is_none() || self.bytes <= self.bounds.held_bytes {
             return;
         }
         let mut order: Vec<u32> = (0..self.held.len() as u32)
