@@ -47,11 +47,20 @@ impl ErrorCount {
 /// for some targets is not counted: the VM's block matcher folds error into "no
 /// match" per pair and a per-pair count would cost a second matching.
 pub fn requirements_errors(ads: &[Arc<ClassAd>]) -> ErrorCount {
-    let mut count = ErrorCount::default();
-    for (i, ad) in ads.iter().enumerate() {
-        count.note(i, requirements_error(ad));
+    use rayon::prelude::*;
+    // Each ad on its own, on every core: at 100,000 slots this took half a
+    // second of one core while the other waited.
+    let (errors, first) = ads
+        .par_iter()
+        .enumerate()
+        .filter(|(_, ad)| requirements_error(ad))
+        .map(|(i, _)| (1, i))
+        .reduce(|| (0, usize::MAX), |a, b| (a.0 + b.0, a.1.min(b.1)));
+    ErrorCount {
+        errors,
+        total: ads.len(),
+        first: (errors > 0).then_some(first),
     }
-    count
 }
 
 /// True when `ad`'s `Requirements`, evaluated in the ad alone, is error (or fails).

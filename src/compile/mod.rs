@@ -32,12 +32,15 @@
 mod codegen;
 mod fields;
 pub mod host;
+mod reuse;
 
 pub use codegen::compile_expr;
 pub use fields::{intern_ad, intern_tree};
+pub use reuse::ProgramReuse;
 
 use crate::ad::ClassAd;
-use classad_vm::{Attr, CompiledAd, SlotTable, Value};
+use crate::syntax::ast::ExprRef;
+use classad_vm::{Attr, CompiledAd, Program, SlotTable, Value};
 use std::sync::Arc;
 
 /// An ad compiled for the machine, with the ad it came from (for evaluations the
@@ -53,21 +56,49 @@ pub struct CompiledClassAd {
 /// Compiles every attribute of `ad` against `slots`: literals and lists of
 /// literals become values, other expressions programs.
 pub fn compile_ad(ad: &Arc<ClassAd>, slots: &mut SlotTable) -> CompiledClassAd {
+    compile_ad_with(ad, slots, None)
+}
+
+/// [`compile_ad`], with the programs of ads compiled before through `reuse`
+/// shared where they are exactly the same (see [`ProgramReuse`]).
+pub fn compile_ad_reusing<'a>(
+    ad: &'a Arc<ClassAd>,
+    slots: &mut SlotTable,
+    reuse: &mut ProgramReuse<'a>,
+) -> CompiledClassAd {
+    compile_ad_with(ad, slots, Some(reuse))
+}
+
+fn compile_ad_with<'a>(
+    ad: &'a Arc<ClassAd>,
+    slots: &mut SlotTable,
+    mut reuse: Option<&mut ProgramReuse<'a>>,
+) -> CompiledClassAd {
     // Sized once, to the ad's own names: the table may hold many more.
-    let ids: Vec<u32> = ad.iter().map(|(name, _)| slots.intern(name)).collect();
+    let ids: Arc<[u32]> = match reuse.as_deref_mut() {
+        Some(reuse) => reuse.name_slots(ad, slots),
+        None => ad.iter().map(|(name, _)| slots.intern(name)).collect(),
+    };
     let mut vm = CompiledAd::with_slots(ids.iter().max().map_or(0, |&m| m as usize + 1));
-    let mut facts = codegen::MyFacts::new(ad.clone());
-    for ((_, e), slot) in ad.iter().zip(ids) {
+    // What is known of MY, shared by the attributes compiled (none when every
+    // program is reused).
+    let mut facts: Option<codegen::MyFacts> = None;
+    for ((_, e), &slot) in ad.iter().zip(ids.iter()) {
         let attr = match e.node() {
             crate::syntax::ast::Node::Lit(Value::RelTime(r)) => Attr::Value(Value::Real(*r)),
             crate::syntax::ast::Node::Lit(v) => Attr::Value(v.clone()),
             _ => match codegen::literal_list(&e.to_expr_ref()) {
                 Some(list) => Attr::Value(list),
-                None => Attr::Code(Arc::new(codegen::compile_with(
-                    &e.to_expr_ref(),
-                    Some(&mut facts),
-                    slots,
-                ))),
+                None => {
+                    let mut compile = |slots: &mut SlotTable| {
+                        let facts = facts.get_or_insert_with(|| codegen::MyFacts::new(ad.clone()));
+                        codegen::compile_with(&e.to_expr_ref(), Some(facts), slots)
+                    };
+                    Attr::Code(match reuse.as_deref_mut() {
+                        Some(reuse) => reuse.program(e, ad, slots, compile),
+                        None => Arc::new(compile(slots)),
+                    })
+                }
             },
         };
         vm.set(slot, attr);
@@ -77,6 +108,18 @@ pub fn compile_ad(ad: &Arc<ClassAd>, slots: &mut SlotTable) -> CompiledClassAd {
         vm,
         source: ad.clone(),
     }
+}
+
+/// [`compile_expr`] through `reuse`: `e` is evaluated with `my` as MY.
+pub fn compile_expr_reusing<'a>(
+    e: &'a ExprRef,
+    my: &'a Arc<ClassAd>,
+    slots: &mut SlotTable,
+    reuse: &mut ProgramReuse<'a>,
+) -> Arc<Program> {
+    reuse.program(e.view(), my, slots, |slots| {
+        compile_expr(e, Some(my), slots)
+    })
 }
 
 /// Evaluates `expr` on the machine with MY = `my` (`None`: no ad) and an optional

@@ -2,7 +2,7 @@
 
 use crate::ad::ClassAd;
 use crate::compile::host::VmHost;
-use crate::compile::{compile_ad, compile_expr, CompiledClassAd};
+use crate::compile::{compile_ad_reusing, compile_expr_reusing, CompiledClassAd, ProgramReuse};
 use crate::eval::Semantics;
 use crate::syntax::ast::ExprRef;
 use classad_vm::lanes::LANES;
@@ -77,22 +77,28 @@ const PARALLEL_DROP_MIN: usize = 2048;
 /// table. On one thread, everything is compiled on the one table at once:
 /// interning first only serves the copies (with them, a third of compiling
 /// the jobs of a 2,000-job mix pool).
-fn compile_ads(
-    machines: &[Arc<ClassAd>],
-    exprs: &[ExprRef],
+fn compile_ads<'a>(
+    machines: &'a [Arc<ClassAd>],
+    exprs: &'a [ExprRef],
     expr_slots: &[u32],
     slots: &mut SlotTable,
 ) -> Vec<CompiledClassAd> {
-    let one = |m: &Arc<ClassAd>, table: &mut SlotTable| {
-        let mut c = compile_ad(m, table);
+    // Ads of one kind share their programs (see `ProgramReuse`): most of a
+    // pool's slots compile to what a slot before them compiled to.
+    let one = |m: &'a Arc<ClassAd>, table: &mut SlotTable, reuse: &mut ProgramReuse<'a>| {
+        let mut c = compile_ad_reusing(m, table, reuse);
         for (e, &slot) in exprs.iter().zip(expr_slots) {
-            let program = compile_expr(e, Some(&c.source), table);
-            c.vm.set(slot, Attr::Code(Arc::new(program)));
+            let program = compile_expr_reusing(e, m, table, reuse);
+            c.vm.set(slot, Attr::Code(program));
         }
         c
     };
+    let sequential = |slots: &mut SlotTable| {
+        let mut reuse = ProgramReuse::new();
+        machines.iter().map(|m| one(m, slots, &mut reuse)).collect()
+    };
     if rayon::current_num_threads() == 1 {
-        return machines.iter().map(|m| one(m, slots)).collect();
+        return sequential(slots);
     }
     let mut seen: ahash::AHashSet<usize> = ahash::AHashSet::new();
     for m in machines {
@@ -102,18 +108,28 @@ fn compile_ads(
         crate::compile::intern_tree(&e.tree, slots, &mut seen);
     }
     let frozen = slots.entries();
+    // A few parts a thread, each with its reuse: every part compiles each kind
+    // of slot once.
+    let part = machines
+        .len()
+        .div_ceil(4 * rayon::current_num_threads())
+        .max(64);
     let parts: Vec<(Vec<CompiledClassAd>, bool)> = machines
-        .par_chunks(64)
+        .par_chunks(part)
         .map(|chunk| {
+            let mut reuse = ProgramReuse::over_copies(frozen);
             let mut table = slots.clone();
-            let out = chunk.iter().map(|m| one(m, &mut table)).collect();
+            let out = chunk
+                .iter()
+                .map(|m| one(m, &mut table, &mut reuse))
+                .collect();
             (out, table.entries() == frozen)
         })
         .collect();
     if parts.iter().all(|(_, same)| *same) {
         parts.into_iter().flat_map(|(c, _)| c).collect()
     } else {
-        machines.iter().map(|m| one(m, slots)).collect()
+        sequential(slots)
     }
 }
 

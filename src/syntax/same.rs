@@ -112,6 +112,84 @@ fn same_value(x: &Value, y: &Value) -> bool {
     }
 }
 
+/// Appends an exact encoding of the subtree at `id`: equal encodings are equal
+/// trees (reals by their bits). False for a literal list or record value, which
+/// has no encoding here.
+pub fn exact_text(tree: &Expr, id: NodeId, out: &mut Vec<u8>) -> bool {
+    let mut stack = vec![id];
+    while let Some(id) = stack.pop() {
+        let node = tree.node(id);
+        let name = |out: &mut Vec<u8>, s: &str| {
+            out.extend_from_slice(&(s.len() as u64).to_le_bytes());
+            out.extend_from_slice(s.as_bytes());
+        };
+        match node {
+            Node::Lit(v) => {
+                out.push(1);
+                match v {
+                    Value::Undefined => out.push(0),
+                    Value::Error => out.push(1),
+                    Value::Bool(b) => out.extend_from_slice(&[2, *b as u8]),
+                    Value::Int(i) => {
+                        out.push(3);
+                        out.extend_from_slice(&i.to_le_bytes());
+                    }
+                    Value::Real(r) => {
+                        out.push(4);
+                        out.extend_from_slice(&r.to_bits().to_le_bytes());
+                    }
+                    Value::Str(s) => {
+                        out.push(5);
+                        name(out, s);
+                    }
+                    Value::AbsTime(t) => {
+                        out.push(6);
+                        out.extend_from_slice(&t.secs.to_le_bytes());
+                        out.extend_from_slice(&t.offset.to_le_bytes());
+                    }
+                    Value::RelTime(r) => {
+                        out.push(7);
+                        out.extend_from_slice(&r.to_bits().to_le_bytes());
+                    }
+                    Value::List(_) | Value::Ad(_) => return false,
+                }
+            }
+            Node::Attr {
+                scope,
+                name: n,
+                absolute,
+            } => {
+                out.extend_from_slice(&[2, scope.is_some() as u8, *absolute as u8]);
+                name(out, n);
+            }
+            Node::Unary(op, _) => out.extend_from_slice(&[3, *op as u8]),
+            Node::Binary(op, _, _) => out.extend_from_slice(&[4, *op as u8]),
+            Node::Ternary(..) => out.push(5),
+            Node::Paren(_) => out.push(6),
+            Node::Call { name: n, args } => {
+                out.push(7);
+                name(out, n);
+                out.extend_from_slice(&(args.len() as u64).to_le_bytes());
+            }
+            Node::List(items) => {
+                out.push(8);
+                out.extend_from_slice(&(items.len() as u64).to_le_bytes());
+            }
+            Node::Record(fields) => {
+                out.push(9);
+                out.extend_from_slice(&(fields.len() as u64).to_le_bytes());
+                for (f, _) in fields {
+                    name(out, f);
+                }
+            }
+        }
+        let mut kids: smallvec::SmallVec<[NodeId; 4]> = smallvec::SmallVec::new();
+        node.for_each_child(|k| kids.push(k));
+        stack.extend(kids.iter().rev());
+    }
+    true
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
