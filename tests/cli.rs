@@ -2157,3 +2157,67 @@ fn endless_input_fails_at_a_documented_limit_never_an_abort() {
         "CLASSAD_MAX_LINE_BYTES=x: expected a positive number",
     );
 }
+
+/// `classad <args>` with its standard error on a terminal (a pseudo-terminal
+/// made by util-linux's `script`, which Debian always has) and progress drawn
+/// at once: what the terminal showed.
+fn on_a_terminal(args: &str) -> String {
+    let pools = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/conformance/pools");
+    let command = format!(
+        "{} {args} --jobs {pools}/pool1.jobs.ads --machines {pools}/pool1.machines.ads > /dev/null",
+        env!("CARGO_BIN_EXE_classad")
+    );
+    let out = Command::new("script")
+        .args(["-qec", &command, "/dev/null"])
+        .env("CLASSAD_PROGRESS_AFTER_MS", "0")
+        .stdin(Stdio::null())
+        .output()
+        .expect("util-linux's script runs");
+    assert!(out.status.success(), "{out:?}");
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+#[test]
+fn progress_is_shown_on_a_terminal_and_nowhere_else() {
+    // Issue 34 item 4: each phase's line on a terminal...
+    for (command, phases) in [
+        (
+            "negotiate",
+            &[
+                "reading the slots",
+                "compiling the slots",
+                "matching",
+                "negotiating",
+            ][..],
+        ),
+        (
+            "match",
+            &["reading the slots", "compiling the slots", "matching"][..],
+        ),
+        ("match --all-pairs", &["reading the slots", "matching"][..]),
+    ] {
+        let screen = on_a_terminal(command);
+        for phase in phases {
+            assert!(
+                screen.contains(phase),
+                "`{command}` showed no {phase:?}: {screen:?}"
+            );
+        }
+        // ... but not with --quiet,
+        let quiet = on_a_terminal(&format!("{command} --quiet"));
+        assert!(!quiet.contains("matching"), "{quiet:?}");
+    }
+    // ... and not when standard error is not a terminal.
+    let out = Command::new(env!("CARGO_BIN_EXE_classad"))
+        .arg("negotiate")
+        .env("CLASSAD_PROGRESS_AFTER_MS", "0")
+        .output()
+        .expect("runs");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(out.status.success());
+    assert!(
+        !stderr.contains("matching") && !stderr.contains('\u{1b}'),
+        "{stderr:?}"
+    );
+    assert!(stderr.starts_with("classad negotiate: "), "{stderr:?}");
+}

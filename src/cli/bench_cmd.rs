@@ -5,6 +5,7 @@
 use super::io::{read_in_parts, read_reader_in_parts};
 use super::json_real::real;
 use super::negotiate_cmd::{load_knobs, load_priorities};
+use super::progress::Progress;
 use super::Failure;
 use crate::ad::ClassAd;
 use crate::generate::{Pool, PoolSpec, Syntax};
@@ -15,12 +16,11 @@ use crate::negotiate::{
     Priorities,
 };
 use clap::Args;
-use indicatif::{ProgressBar, ProgressStyle};
 use serde_json::json;
 use std::io::{BufRead, Write};
 use std::process::ExitCode;
 use std::sync::Arc;
-use std::time::{Duration, Instant};
+use std::time::Instant;
 
 /// Arguments of `classad bench`.
 #[derive(Args, Debug)]
@@ -112,24 +112,12 @@ struct Phases {
     negotiate: f64,
 }
 
-/// A spinner on standard error for a phase; drawn only on a terminal.
-fn phase(message: &str) -> ProgressBar {
-    let bar = ProgressBar::new_spinner();
-    bar.set_style(
-        ProgressStyle::with_template("{spinner} {msg} {elapsed}").expect("a valid template"),
-    );
-    bar.set_message(message.to_string());
-    bar.enable_steady_tick(Duration::from_millis(100));
-    bar
-}
-
-/// Times `f` under a spinner.
-fn timed<T>(message: &str, seconds: &mut f64, f: impl FnOnce() -> T) -> T {
-    let bar = phase(message);
+/// Times `f` as a phase of `progress`.
+fn timed<T>(progress: &Progress, message: &str, seconds: &mut f64, f: impl FnOnce() -> T) -> T {
+    let _phase = progress.phase(message);
     let t = Instant::now();
     let r = f();
     *seconds = t.elapsed().as_secs_f64();
-    bar.finish_and_clear();
     r
 }
 
@@ -166,11 +154,12 @@ fn run_on_threads(a: &BenchArgs, threads: usize) -> Result<ExitCode, Failure> {
     let started = Instant::now();
     let knobs = load_knobs(a.config.as_deref())?;
     let mut t = Phases::default();
+    let progress = Progress::on_stderr(false);
     let src = source(a)?;
     // Generate (in memory) or open.
     let (jobs_text, machines_text, generated_priorities) = match &src {
         Source::Generated(spec) => {
-            let texts = timed("generating the pool", &mut t.generate, || {
+            let texts = timed(&progress, "generating the pool", &mut t.generate, || {
                 let pool = Pool::new(spec);
                 let (mut jobs, mut machines, mut priorities) = (Vec::new(), Vec::new(), Vec::new());
                 pool.write_jobs(Syntax::Old, &mut jobs)?;
@@ -190,28 +179,33 @@ fn run_on_threads(a: &BenchArgs, threads: usize) -> Result<ExitCode, Failure> {
         (None, None) => Priorities::default(),
     };
     // Parse.
-    let (jobs, slots) = timed("parsing", &mut t.parse, || -> Result<_, String> {
-        Ok(match &src {
-            Source::Generated(_) => {
-                let jt = jobs_text.as_deref().expect("generated");
-                let mt = machines_text.as_deref().expect("generated");
-                (
-                    parse_ads(jt, "<generated jobs>")?,
-                    parse_ads(mt, "<generated machines>")?,
-                )
-            }
-            Source::Files { jobs, machines } => (parse_file(jobs)?, parse_file(machines)?),
-        })
-    })?;
+    let (jobs, slots) = timed(
+        &progress,
+        "parsing",
+        &mut t.parse,
+        || -> Result<_, String> {
+            Ok(match &src {
+                Source::Generated(_) => {
+                    let jt = jobs_text.as_deref().expect("generated");
+                    let mt = machines_text.as_deref().expect("generated");
+                    (
+                        parse_ads(jt, "<generated jobs>")?,
+                        parse_ads(mt, "<generated machines>")?,
+                    )
+                }
+                Source::Files { jobs, machines } => (parse_file(jobs)?, parse_file(machines)?),
+            })
+        },
+    )?;
     drop((jobs_text, machines_text));
     // Compile: the slots prepared and compiled.
-    let (table, compiled) = timed("compiling", &mut t.compile, || {
+    let (table, compiled) = timed(&progress, "compiling", &mut t.compile, || {
         let table = prepare_slots(&slots, &knobs, &priorities);
         let compiled = CompiledSlots::new(&table.ads, &knobs.policy);
         (table, compiled)
     });
     // Cluster, reading each job's facts on the way.
-    let (clusters, facts) = timed("clustering", &mut t.cluster, || {
+    let (clusters, facts) = timed(&progress, "clustering", &mut t.cluster, || {
         let mut sig = SignificantAttributes::compute(&table.ads, &knobs.policy);
         sig.add_class_names(&class_names(&table, &knobs));
         let (c, facts) = cluster_with_facts(&jobs, sig, &knobs);
@@ -223,14 +217,15 @@ fn run_on_threads(a: &BenchArgs, threads: usize) -> Result<ExitCode, Failure> {
     });
     let (autoclusters, classes) = (clusters.len(), clusters.class_count());
     // Match: every class's candidates.
-    let pairs = timed("matching", &mut t.matching, || {
+    let pairs = timed(&progress, "matching", &mut t.matching, || {
         let matcher = BatchMatcher::for_classes(clusters.representatives().to_vec(), compiled);
         ClassPairs::from_matcher(matcher)
     });
     // Negotiate.
-    let outcome = timed("negotiating", &mut t.negotiate, || {
+    let outcome = timed(&progress, "negotiating", &mut t.negotiate, || {
         negotiate_with_pairs(&table, &facts, &clusters, pairs, &knobs, &priorities)
     });
+    drop(progress);
     let evaluations = outcome.stats.evaluations;
     let total = started.elapsed().as_secs_f64();
     let report = Report {

@@ -2,11 +2,13 @@
 //! assignment, from the batch matcher (autoclusters, blocks of slots, every core).
 
 use super::error_count::{requirements_errors, requirements_errors_by_class};
-use super::io::{load_ads, one_standard_input, output_error, read_in_parts};
+use super::io::{load_ads, one_standard_input, output_error};
 use super::match_output::{job_id, job_id_of, slot_label, slot_names};
 use super::negotiate_cmd::Format;
 use super::pairs_out::PairsOut;
+use super::progress::{plain_size, Progress};
 use super::Failure;
+use crate::ad::files::{display_name, open_input, read_reader_in_parts};
 use crate::ad::{read_ads, ClassAd};
 use crate::engine::Engine;
 use crate::eval::Semantics;
@@ -26,7 +28,6 @@ use std::time::Instant;
 /// The pool used when no files are given: 30 jobs and 40 slots made by the project's
 /// pool generator (`gen_pool.py --machines 40 --jobs 30 --seed 1`).
 const DEFAULT_JOBS: &str = include_str!("../../tests/conformance/pools/pool1.jobs.ads");
-const DEFAULT_MACHINES: &str = include_str!("../../tests/conformance/pools/pool1.machines.ads");
 
 /// Arguments of `classad match`.
 #[derive(Args, Debug)]
@@ -120,14 +121,9 @@ fn run_on_threads(a: &MatchArgs, threads: usize) -> Result<ExitCode, Failure> {
             policy
         }
     };
-    let (machines, machine_file) = match &a.machines {
-        Some(m) => (load_ads(m)?, m.as_str()),
-        None => (
-            read_ads(DEFAULT_MACHINES, "<built-in machines>").map_err(|e| e.to_string())?,
-            "<built-in machines>",
-        ),
-    };
-    let machines: Vec<Arc<ClassAd>> = machines.into_iter().map(Arc::new).collect();
+    let progress = Progress::on_stderr(a.quiet);
+    let machines = super::negotiate_cmd::load_slots(a.machines.as_deref(), &progress)?;
+    let machine_file = a.machines.as_deref().unwrap_or("<built-in machines>");
     let job_file = a.jobs.as_deref().unwrap_or("<built-in jobs>");
     // With autoclusters on the VM, the queue is read in parts and each part's ads
     // dropped once clustered: only a job per class is kept.
@@ -139,14 +135,18 @@ fn run_on_threads(a: &MatchArgs, threads: usize) -> Result<ExitCode, Failure> {
         let sig = SignificantAttributes::compute(&machines, &policy);
         // The slots compile while the queue is read: both on every core.
         let (slots, clusters) = rayon::join(
-            || CompiledSlots::new(&machines, &policy),
-            || cluster_jobs(a.jobs.as_deref(), sig, wants_ids),
+            || {
+                let _phase = progress.phase("compiling the slots");
+                CompiledSlots::new(&machines, &policy)
+            },
+            || cluster_jobs(a.jobs.as_deref(), sig, wants_ids, &progress),
         );
         compiled = Some(slots);
         let (clusters, read_ids) = clusters?;
         ids = read_ids;
         (Vec::new(), Some(clusters))
     } else {
+        let _phase = progress.phase("reading the jobs");
         let jobs = match &a.jobs {
             Some(j) => load_ads(j)?,
             None => read_ads(DEFAULT_JOBS, "<built-in jobs>").map_err(|e| e.to_string())?,
@@ -183,6 +183,7 @@ fn run_on_threads(a: &MatchArgs, threads: usize) -> Result<ExitCode, Failure> {
     let mut out = std::io::BufWriter::with_capacity(1 << 16, stdout.lock());
     match Engine::from(a.engine) {
         Engine::Vm => {
+            let _phase = progress.phase("matching");
             let t = Instant::now();
             let mut matcher = match (clusters, compiled) {
                 (Some(c), Some(slots)) => BatchMatcher::with_compiled(c, slots),
@@ -206,6 +207,7 @@ fn run_on_threads(a: &MatchArgs, threads: usize) -> Result<ExitCode, Failure> {
             summary.pairs = matcher.stats().pairs;
         }
         Engine::Reference => {
+            let _phase = progress.phase("matching");
             let t = Instant::now();
             let pairs = reference_pairs(&jobs, &machines);
             summary.classes = jobs.len();
@@ -237,6 +239,7 @@ fn run_on_threads(a: &MatchArgs, threads: usize) -> Result<ExitCode, Failure> {
     }
     pairs_out.finish(&mut out).map_err(output_error)?;
     out.flush().map_err(output_error)?;
+    drop(progress);
     summary.matches = pairs_out.pairs;
     summary.unmatched = Some(job_count - pairs_out.jobs_matched);
     if !a.quiet {
@@ -254,7 +257,9 @@ fn run_cycle(a: &MatchArgs, threads: usize) -> Result<ExitCode, Failure> {
     let priorities = crate::negotiate::Priorities::default();
     let how = evaluation(a.engine, a.no_autocluster);
     let (jobs, machines) = (a.jobs.as_deref(), a.machines.as_deref());
-    let c = cycle_from_files(jobs, machines, &knobs, &priorities, how)?;
+    let progress = Progress::on_stderr(a.quiet);
+    let c = cycle_from_files(jobs, machines, &knobs, &priorities, how, &progress)?;
+    drop(progress);
     c.warn(jobs, machines)?;
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::with_capacity(1 << 16, stdout.lock());
@@ -319,6 +324,7 @@ fn cluster_jobs(
     path: Option<&str>,
     sig: SignificantAttributes,
     ids: bool,
+    progress: &Progress,
 ) -> Result<(Autoclusters, Vec<String>), String> {
     let mut builder = AutoclusterBuilder::new(sig.clone());
     let ids_of = |ads: &[ClassAd]| -> Vec<String> {
@@ -335,8 +341,11 @@ fn cluster_jobs(
     };
     let mut all_ids = Vec::new();
     let classify = |ads: Vec<ClassAd>| (sig.classify(&ads), ids_of(&ads), ads);
-    read_in_parts(
-        path,
+    let phase = progress.reading("reading and clustering the jobs", plain_size(path));
+    let input = phase.count(open_input(path, 1 << 20)?);
+    read_reader_in_parts(
+        input,
+        display_name(path),
         classify,
         |(part, part_ids, ads): (PartClasses, Vec<String>, Vec<ClassAd>)| {
             all_ids.extend(part_ids);

@@ -16,6 +16,7 @@ mod match_cmd;
 mod match_output;
 mod negotiate_cmd;
 mod pairs_out;
+mod progress;
 mod query_cmd;
 
 use clap::{Parser, Subcommand};

@@ -6,14 +6,17 @@ use super::error_count::{requirements_errors, requirements_errors_by_class, Erro
 use super::io::{load_ads, output_error};
 use super::json_real::real;
 use super::match_output::{job_id, slot_names};
+use super::progress::{plain_size, Progress};
 use super::Failure;
+use crate::ad::files::display_name;
 use crate::ad::{read_ads, ClassAd};
 use crate::matching::batch::CompiledSlots;
 use crate::matching::config::Config;
 use crate::matching::{Autoclusters, SignificantAttributes};
 use crate::negotiate::{
-    cluster_with_facts, negotiate_prepared, negotiate_with_pairs, prepare_slots, ClassPairs,
-    CycleKnobs, CycleOutcome, Priorities, QueueFacts, SlotTable,
+    cluster_with_facts, negotiate_prepared, negotiate_prepared_in_phases, negotiate_with_pairs,
+    prepare_slots, ClassPairs, CycleKnobs, CycleOutcome, CyclePhase, Priorities, QueueFacts,
+    SlotTable,
 };
 use clap::Args;
 use serde_json::json;
@@ -128,13 +131,15 @@ pub fn read_queue(
     path: Option<&str>,
     sig: SignificantAttributes,
     knobs: &CycleKnobs,
+    progress: &Progress,
 ) -> Result<Queue, String> {
     let read = match path {
         None => {
             crate::negotiate::read_queue(DEFAULT_JOBS.as_bytes(), "<built-in jobs>", sig, knobs)
         }
         Some(path) => {
-            let input = super::io::open_input(path, 1 << 20)?;
+            let phase = progress.reading("reading and clustering the jobs", plain_size(path));
+            let input = phase.count(super::io::open_input(path, 1 << 20)?);
             let name = if path == "-" { "<stdin>" } else { path };
             crate::negotiate::read_queue(input, name, sig, knobs)
         }
@@ -144,12 +149,19 @@ pub fn read_queue(
 }
 
 /// The slots of `--machines` (or the built-in pool).
-pub fn load_slots(path: Option<&str>) -> Result<Vec<Arc<ClassAd>>, String> {
-    let ads = match path {
-        Some(m) => load_ads(m)?,
-        None => read_ads(DEFAULT_MACHINES, "<built-in machines>").map_err(|e| e.to_string())?,
+pub fn load_slots(path: Option<&str>, progress: &Progress) -> Result<Vec<Arc<ClassAd>>, String> {
+    let Some(path) = path else {
+        let ads = read_ads(DEFAULT_MACHINES, "<built-in machines>").map_err(|e| e.to_string())?;
+        return Ok(ads.into_iter().map(Arc::new).collect());
     };
-    Ok(ads.into_iter().map(Arc::new).collect())
+    let phase = progress.reading("reading the slots", plain_size(path));
+    let input = phase.count(super::io::open_input(path, 1 << 20)?);
+    let mut slots = Vec::new();
+    let map = |ads: Vec<ClassAd>| ads.into_iter().map(Arc::new).collect::<Vec<_>>();
+    crate::ad::files::read_reader_in_parts(input, display_name(path), map, |part| {
+        slots.extend(part)
+    })?;
+    Ok(slots)
 }
 
 /// One cycle from files: the outcome, the slot table and the queue's facts.
@@ -200,9 +212,10 @@ pub fn cycle_from_files(
     knobs: &CycleKnobs,
     priorities: &Priorities,
     how: Evaluation,
+    progress: &Progress,
 ) -> Result<Cycle, String> {
     let started = Instant::now();
-    let slots = load_slots(machines)?;
+    let slots = load_slots(machines, progress)?;
     let slot_errors = requirements_errors(&slots);
     let table = prepare_slots(&slots, knobs, priorities);
     drop(slots);
@@ -212,22 +225,35 @@ pub fn cycle_from_files(
         // The queue is read in parts, each part's ads dropped once clustered,
         // while the slots compile.
         let (compiled, queue) = rayon::join(
-            || CompiledSlots::new(&table.ads, &knobs.policy),
-            || read_queue(jobs, sig, knobs),
+            || {
+                let _phase = progress.phase("compiling the slots");
+                CompiledSlots::new(&table.ads, &knobs.policy)
+            },
+            || read_queue(jobs, sig, knobs, progress),
         );
         let queue = queue?;
         let read_s = started.elapsed().as_secs_f64();
         let autoclusters = queue.clusters.len();
         let classes = queue.clusters.class_count();
         let job_errors = requirements_errors_by_class(&queue.clusters);
-        let mut outcome = negotiate_prepared(
+        let mut phase = None;
+        let mut outcome = negotiate_prepared_in_phases(
             &table,
             &queue.facts,
             queue.clusters,
             compiled,
             knobs,
             priorities,
+            |p| {
+                // The phase before is over (its line cleared) as the next starts.
+                phase = None;
+                phase = Some(progress.phase(match p {
+                    CyclePhase::Matching => "matching every class against the slots",
+                    CyclePhase::Negotiating => "negotiating",
+                }));
+            },
         );
+        drop(phase);
         outcome.stats.phase_durations[0] = read_s;
         outcome.stats.duration += read_s;
         return Ok(Cycle {
@@ -241,6 +267,7 @@ pub fn cycle_from_files(
             slot_errors,
         });
     }
+    let reading = progress.phase("reading the jobs");
     let queue: Vec<Arc<ClassAd>> = match jobs {
         Some(j) => load_ads(j)?,
         None => read_ads(DEFAULT_JOBS, "<built-in jobs>").map_err(|e| e.to_string())?,
@@ -253,9 +280,11 @@ pub fn cycle_from_files(
     if !how.autocluster {
         clusters = clusters.one_class_per_job(&queue);
     }
+    drop(reading);
     let read_s = started.elapsed().as_secs_f64();
     let autoclusters = clusters.len();
     let classes = clusters.class_count();
+    let _cycle = progress.phase("matching and negotiating");
     let mut outcome = match how.engine {
         crate::engine::Engine::Vm => {
             let compiled = CompiledSlots::new(&table.ads, &knobs.policy);
@@ -300,7 +329,9 @@ fn run_on_threads(a: &NegotiateArgs) -> Result<ExitCode, Failure> {
     let priorities = load_priorities(a.priorities.as_deref())?;
     let how = evaluation(a.engine, a.no_autocluster);
     let (jobs, machines) = (a.jobs.as_deref(), a.machines.as_deref());
-    let c = cycle_from_files(jobs, machines, &knobs, &priorities, how)?;
+    let progress = Progress::on_stderr(a.quiet);
+    let c = cycle_from_files(jobs, machines, &knobs, &priorities, how, &progress)?;
+    drop(progress);
     c.warn(jobs, machines)?;
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::with_capacity(1 << 16, stdout.lock());

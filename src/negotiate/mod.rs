@@ -150,10 +150,35 @@ pub fn negotiate_prepared(
     knobs: &CycleKnobs,
     priorities: &Priorities,
 ) -> CycleOutcome {
+    negotiate_prepared_in_phases(table, facts, clusters, compiled, knobs, priorities, |_| {})
+}
+
+/// The phases of [`negotiate_prepared_in_phases`], in order.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum CyclePhase {
+    /// Every class's candidates worked out (the first pass over the slots).
+    Matching,
+    /// The pie spins.
+    Negotiating,
+}
+
+/// [`negotiate_prepared`], calling `entering` as each phase starts (to show
+/// progress on a long run).
+pub fn negotiate_prepared_in_phases(
+    table: &SlotTable,
+    facts: &QueueFacts,
+    clusters: Autoclusters,
+    compiled: CompiledSlots,
+    knobs: &CycleKnobs,
+    priorities: &Priorities,
+    mut entering: impl FnMut(CyclePhase),
+) -> CycleOutcome {
     let started = std::time::Instant::now();
+    entering(CyclePhase::Matching);
     let matcher = BatchMatcher::for_classes(clusters.representatives().to_vec(), compiled);
     let pairs = ClassPairs::from_matcher(matcher);
     let matched = started.elapsed().as_secs_f64();
+    entering(CyclePhase::Negotiating);
     let mut outcome = negotiate_with_pairs(table, facts, &clusters, pairs, knobs, priorities);
     let s = &mut outcome.stats;
     s.phase_durations[1] += matched;
