@@ -17,7 +17,9 @@
 //! stop being usable during a cycle, so the usable slots now that come before a
 //! head's last candidate are all in the head; a reader skips the others.
 
-use crate::matching::batch::{best_first, BatchMatcher, Candidate, RankKey, WINDOW_CLASSES};
+use crate::matching::batch::{
+    best_first, sort_best_first, BatchMatcher, Candidate, RankKey, WINDOW_CLASSES,
+};
 use std::cmp::Ordering;
 use std::sync::{Arc, Mutex};
 
@@ -193,7 +195,7 @@ impl Parts {
             cands.truncate(self.n);
             self.dropped = true;
         }
-        cands.sort_unstable_by(best_first);
+        sort_best_first(&mut cands);
         if !cands.is_empty() {
             self.parts.push(Head::of_sorted(&cands, true));
         }
@@ -265,7 +267,7 @@ impl Best {
 
     fn head(mut self) -> Head {
         self.trim();
-        self.kept.sort_unstable_by(best_first);
+        sort_best_first(&mut self.kept);
         Head::of_sorted(&self.kept, !self.dropped)
     }
 }
