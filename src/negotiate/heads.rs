@@ -432,7 +432,9 @@ impl Heads {
         let mut batch = vec![(c, self.longer(c))];
         let mut growth = self.held[c as usize].as_ref().map_or(0, |h| h.bytes());
         for k in 0..self.held.len() as u32 {
-            if batch.len() >= WINDOW_CLASSES {
+            // Looking costs a pass over the heads held: none once nothing more
+            // may be held.
+            if batch.len() >= WINDOW_CLASSES || self.bytes + growth >= self.bounds.held_bytes {
                 break;
             }
             let Some(h) = self.held[k as usize].as_ref() else {
@@ -441,8 +443,11 @@ impl Heads {
             if k == c || h.complete || h.is_empty() {
                 continue;
             }
+            if self.bytes + growth + h.bytes() > self.bounds.held_bytes {
+                continue;
+            }
             let taken = h.slots.iter().filter(|&&s| !is_set(usable, s)).count();
-            if taken * 2 < h.len() || self.bytes + growth + h.bytes() > self.bounds.held_bytes {
+            if taken * 2 < h.len() {
                 continue;
             }
             growth += h.bytes();
