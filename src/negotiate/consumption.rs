@@ -54,8 +54,15 @@ pub fn consumption(job: &Arc<ClassAd>, slot: &Arc<ClassAd>) -> Consumption {
     let Some(resources) = resources(slot) else {
         return Consumption::new();
     };
+    consumed(&requests_view(job, &resources), slot, &resources)
+}
+
+/// `job` as `Consumption<resource>` sees it for `resources`:
+/// `_condor_Request<resource>` standing for `Request<resource>` when the job has
+/// it, and a missing `Request<resource>` as 0.
+pub fn requests_view(job: &Arc<ClassAd>, resources: &[String]) -> Arc<ClassAd> {
     let mut view: Option<Arc<ClassAd>> = None;
-    for r in &resources {
+    for r in resources {
         let request = format!("Request{r}");
         let replaced = match eval_attr(
             job,
@@ -73,14 +80,19 @@ pub fn consumption(job: &Arc<ClassAd>, slot: &Arc<ClassAd>) -> Consumption {
             Arc::make_mut(ad).insert_expr(request.as_str(), Expr::literal(v));
         }
     }
-    let job = view.as_ref().unwrap_or(job);
+    view.unwrap_or_else(|| job.clone())
+}
+
+/// Each `Consumption<resource>` of `slot` for `resources`, with `view` (see
+/// [`requests_view`]) as TARGET.
+pub fn consumed(view: &Arc<ClassAd>, slot: &Arc<ClassAd>, resources: &[String]) -> Consumption {
     resources
-        .into_iter()
+        .iter()
         .map(|r| {
             let v = eval_attr(
                 slot,
                 &format!("Consumption{r}"),
-                Some(job),
+                Some(view),
                 Semantics::Htcondor,
             );
             let cv = match v.ok().as_ref().and_then(number) {
@@ -88,7 +100,7 @@ pub fn consumption(job: &Arc<ClassAd>, slot: &Arc<ClassAd>) -> Consumption {
                 Some(x) => x,
                 None => -999.0,
             };
-            (r, cv)
+            (r.clone(), cv)
         })
         .collect()
 }

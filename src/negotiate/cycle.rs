@@ -9,6 +9,7 @@ use super::knobs::CycleKnobs;
 use super::matchlist::{
     sort_entries, Entry, LazyList, MatchList, PreemptState, NO_PREEMPTION_RANK,
 };
+use super::offers::{Offer, Offers};
 use super::pairs::{evaluate_rank, evaluate_test, ClassPairs, Test};
 use super::priorities::Priorities;
 use super::report::{CycleMatch, CycleOutcome, SubmitterReport, Unmatched, UnmatchedJobs};
@@ -16,7 +17,7 @@ use super::slots::SlotTable;
 use crate::ad::ClassAd;
 use crate::eval::{eval_in, Semantics};
 use crate::matching::batch::RankKey;
-use crate::matching::{negotiator_key, symmetric_match, Autoclusters};
+use crate::matching::{negotiator_key, Autoclusters};
 use rayon::prelude::*;
 use std::sync::Arc;
 
@@ -144,6 +145,8 @@ pub(super) struct Cycle<'a> {
     cp_version: Vec<u32>,
     /// What consumption-policy slots offer classes, by (class, slot).
     cp_memo: ahash::AHashMap<(u32, u32), CpState>,
+    /// What is shared among the offers of consumption-policy slots.
+    offers: Offers,
     /// With `NEGOTIATOR_IGNORE_JOB_RANKS`: the slots by (PRE, POST) and their
     /// values against an empty job.
     static_order: Option<Vec<u32>>,
@@ -173,6 +176,17 @@ struct CpState {
     cost: f64,
     /// PRE, the job's Rank, POST (when it matches).
     key: RankKey,
+}
+
+impl CpState {
+    fn of(o: Offer, version: u32) -> CpState {
+        CpState {
+            version,
+            matches: o.matches,
+            cost: o.cost,
+            key: o.key,
+        }
+    }
 }
 
 /// What a request's search for a slot found.
@@ -267,6 +281,7 @@ impl<'a> Cycle<'a> {
             consumption_slots: (0..slots.len()).filter(|&s| slots.consumption[s]).collect(),
             cp_version: vec![0; slots.len()],
             cp_memo: ahash::AHashMap::new(),
+            offers: Offers::new(slots.len()),
             static_order: None,
             static_ranks: Vec::new(),
             submitters,
@@ -697,10 +712,11 @@ impl<'a> Cycle<'a> {
             let slot = entry.slot as usize;
             let rep = self.clusters.representative(req.class).clone();
             let cost = if self.slots.consumption[slot] {
-                let c = consumption::consumption(&rep, &self.ads[slot]);
+                let c = self.offers.consumption(req.class, &rep, slot, &self.ads);
                 let (cost, after) = consumption::cost(&self.ads[slot], &c);
                 self.ads[slot] = after;
                 self.cp_version[slot] += 1;
+                self.offers.changed(slot);
                 self.put_back(req, &rep, slot);
                 cost
             } else {

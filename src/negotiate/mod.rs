@@ -32,6 +32,7 @@ pub mod heads;
 pub mod jobs;
 pub mod knobs;
 mod matchlist;
+mod offers;
 mod packing;
 pub mod pairs;
 pub mod priorities;

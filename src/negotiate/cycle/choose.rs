@@ -5,36 +5,7 @@
 
 use super::*;
 use crate::matching::batch::Candidate;
-use crate::matching::NegotiatorPolicy;
 use std::cmp::Ordering;
-
-/// What consumption-policy slot `ad` (at `version`) offers a job like `rep`:
-/// whether it holds what the job consumes and matches the job with its
-/// requests replaced by that, the cost, and the key.
-fn offer(
-    rep: &Arc<ClassAd>,
-    ad: &Arc<ClassAd>,
-    policy: &NegotiatorPolicy,
-    version: u32,
-) -> CpState {
-    let c = consumption::consumption(rep, ad);
-    let matches = consumption::sufficient(ad, &c)
-        && symmetric_match(&consumption::overridden(rep, &c), ad, Semantics::Htcondor);
-    CpState {
-        version,
-        matches,
-        cost: consumption::cost(ad, &c).0,
-        key: if matches {
-            negotiator_key(rep, ad, policy)
-        } else {
-            RankKey {
-                pre: -f64::MAX,
-                rank: 0.0,
-                post: -f64::MAX,
-            }
-        },
-    }
-}
 
 impl Cycle<'_> {
     /// A consumption-policy slot that just matched goes back into the live list
@@ -43,14 +14,11 @@ impl Cycle<'_> {
         if self.list.is_none() {
             return;
         }
-        let ad = self.ads[slot].clone();
-        let c = consumption::consumption(rep, &ad);
-        if !(consumption::sufficient(&ad, &c)
-            && symmetric_match(&consumption::overridden(rep, &c), &ad, Semantics::Htcondor))
-        {
+        let st = self.cp_state(req.class, rep, slot);
+        if !st.matches {
             return;
         }
-        let key = self.key_of(req.class, rep, slot);
+        let key = self.key_of(st, slot);
         let e = Entry {
             slot: slot as u32,
             key,
@@ -72,8 +40,9 @@ impl Cycle<'_> {
         self.list = Some(live);
     }
 
-    /// The key of a consumption-policy slot for a request, as it is now.
-    fn key_of(&self, _class: u32, rep: &Arc<ClassAd>, slot: usize) -> RankKey {
+    /// The key of a consumption-policy slot for a request, as it is now
+    /// (`st`, its offer).
+    fn key_of(&self, st: CpState, slot: usize) -> RankKey {
         if self.static_order.is_some() {
             let (pre, post) = self.static_ranks[slot];
             RankKey {
@@ -82,7 +51,7 @@ impl Cycle<'_> {
                 post,
             }
         } else {
-            negotiator_key(rep, &self.ads[slot], &self.knobs.policy)
+            st.key
         }
     }
 
@@ -112,7 +81,14 @@ impl Cycle<'_> {
                 return *st;
             }
         }
-        let st = offer(rep, &self.ads[slot], &self.knobs.policy, version);
+        self.offers.prepare(class, rep, &[slot], &self.ads);
+        let (o, cost) = self
+            .offers
+            .offer(class, rep, slot, &self.ads[slot], &self.knobs.policy);
+        if let Some(cost) = cost {
+            self.offers.keep_cost(slot, cost);
+        }
+        let st = CpState::of(o, version);
         self.keep_cp_state(class, slot, st);
         st
     }
@@ -142,15 +118,20 @@ impl Cycle<'_> {
                         .is_none_or(|st| st.version != self.cp_version[s])
             })
             .collect();
-        if missing.len() < 2 {
+        if missing.is_empty() {
             return;
         }
-        let (ads, versions, policy) = (&self.ads, &self.cp_version, &self.knobs.policy);
-        let states: Vec<CpState> = missing
+        self.offers.prepare(class, rep, &missing, &self.ads);
+        let (ads, offers, policy) = (&self.ads, &self.offers, &self.knobs.policy);
+        let made: Vec<_> = missing
             .par_iter()
-            .map(|&s| offer(rep, &ads[s], policy, versions[s]))
+            .map(|&s| offers.offer(class, rep, s, &ads[s], policy))
             .collect();
-        for (s, st) in missing.into_iter().zip(states) {
+        for (s, (o, cost)) in missing.into_iter().zip(made) {
+            if let Some(cost) = cost {
+                self.offers.keep_cost(s, cost);
+            }
+            let st = CpState::of(o, self.cp_version[s]);
             self.keep_cp_state(class, s, st);
         }
     }
