@@ -879,13 +879,16 @@ fn a_group_cut_by_the_end_of_a_head_is_read_whole() {
     let whole = negotiate_bounded(&jobs, &slots, &k, &prios, CandidateBounds::whole());
     assert_eq!(order(&whole), [(0, 1)]);
     assert_eq!(whole.matches[0].preempt, PreemptState::None);
-    let short = CandidateBounds {
-        first: 1,
-        held_bytes: usize::MAX,
-        window_bytes: 1,
-    };
-    let cut = negotiate_bounded(&jobs, &slots, &k, &prios, short);
-    assert_same_cycle(&whole, &cut, "a head of one candidate");
+    for keys_bytes in [0, usize::MAX] {
+        let short = CandidateBounds {
+            first: 1,
+            held_bytes: usize::MAX,
+            window_bytes: 1,
+            keys_bytes,
+        };
+        let cut = negotiate_bounded(&jobs, &slots, &k, &prios, short);
+        assert_same_cycle(&whole, &cut, "a head of one candidate");
+    }
 }
 
 /// Candidates held within small bounds (heads of one to three candidates,
@@ -900,7 +903,7 @@ fn candidates_within_small_bounds_give_the_same_cycle() {
         class_names, negotiate_with_pairs, prepare_slots, CandidateBounds, ClassPairs, QueueFacts,
     };
     let master = gen::master_seed();
-    let mut again = 0;
+    let (mut again, mut keyed) = (0, 0);
     for index in 0..gen::scaled(60) {
         let p = negotiation_pool(master, index, index % 4 == 3);
         let (jobs, slots) = (ads(&p.jobs), ads(&p.slots));
@@ -922,20 +925,36 @@ fn candidates_within_small_bounds_give_the_same_cycle() {
         };
         let all = run(CandidateBounds::whole());
         for (first, held_bytes) in [(1, usize::MAX), (1 + index % 3, 1), (usize::MAX, 1)] {
-            let tight = run(CandidateBounds {
-                first,
-                held_bytes,
-                window_bytes: 1,
-            });
-            let context = format!("case {index}, first {first}, held {held_bytes}\n{p}");
-            assert_same_cycle(&all, &tight, &context);
-            assert_eq!(
-                all.stats.num_jobs_considered,
-                tight.stats.num_jobs_considered
-            );
-            again += usize::from(tight.stats.evaluations > all.stats.evaluations);
+            // Heads evaluated again past their ends, and heads made from the
+            // classes' keys held compactly.
+            for keys_bytes in [0, usize::MAX] {
+                let tight = run(CandidateBounds {
+                    first,
+                    held_bytes,
+                    window_bytes: 1,
+                    keys_bytes,
+                });
+                let context = format!(
+                    "case {index}, first {first}, held {held_bytes}, keys {keys_bytes}\n{p}"
+                );
+                assert_same_cycle(&all, &tight, &context);
+                assert_eq!(
+                    all.stats.num_jobs_considered,
+                    tight.stats.num_jobs_considered
+                );
+                if keys_bytes == 0 {
+                    again += usize::from(tight.stats.evaluations > all.stats.evaluations);
+                } else {
+                    keyed += 1;
+                    assert_eq!(
+                        tight.stats.evaluations, all.stats.evaluations,
+                        "heads made from held keys evaluate nothing again: {context}"
+                    );
+                }
+            }
         }
     }
+    assert!(keyed > 0);
     assert!(again > 10, "heads were made longer or again: {again}");
 }
 

@@ -100,7 +100,7 @@ pub fn best_first(a: &Candidate, b: &Candidate) -> std::cmp::Ordering {
     // The keys as integers in the same order: sorting a class's candidates
     // compares them some ten times each, and integer tuples compare without
     // the branches of three NaN-aware float comparisons.
-    let key = |k: &RankKey| (ordered(k.pre), ordered(k.rank), ordered(k.post));
+    let key = |k: &RankKey| (ordered_key(k.pre), ordered_key(k.rank), ordered_key(k.post));
     key(&b.key).cmp(&key(&a.key)).then(a.slot.cmp(&b.slot))
 }
 
@@ -116,9 +116,9 @@ pub fn sort_best_first(cands: &mut [Candidate]) {
     // Best first is the greatest keys first: `!` reverses an integer's order.
     let key = |c: &Candidate| {
         [
-            !ordered(c.key.pre),
-            !ordered(c.key.rank),
-            !ordered(c.key.post),
+            !ordered_key(c.key.pre),
+            !ordered_key(c.key.rank),
+            !ordered_key(c.key.post),
         ]
     };
     let mut keyed: Vec<([i64; 3], u32, u32)> = cands
@@ -133,7 +133,7 @@ pub fn sort_best_first(cands: &mut [Candidate]) {
 
 /// `x` as an integer whose order is [`RankKey::partial_cmp_key`]'s order of
 /// numbers: a NaN as negative infinity, and both zeros as one.
-fn ordered(x: f64) -> i64 {
+pub fn ordered_key(x: f64) -> i64 {
     let x = if x.is_nan() {
         f64::NEG_INFINITY
     } else {

@@ -17,9 +17,12 @@
 //! stop being usable during a cycle, so the usable slots now that come before a
 //! head's last candidate are all in the head; a reader skips the others.
 
+mod keys;
+
 use crate::matching::batch::{
     best_first, sort_best_first, BatchMatcher, Candidate, RankKey, WINDOW_CLASSES,
 };
+use keys::{ClassKeys, KeysBuilder};
 use std::cmp::Ordering;
 use std::sync::{Arc, Mutex};
 
@@ -35,6 +38,11 @@ pub struct CandidateBounds {
     /// Bytes of rank keys the first pass holds at once (it evaluates every
     /// class over a part of the slots at a time).
     pub window_bytes: usize,
+    /// Bytes of classes' keys held compactly (see [`keys`]): heads of a class
+    /// whose keys are held are made without evaluating anything. Past it, the
+    /// first pass keeps heads only, and those are evaluated again when the
+    /// cycle reads past them.
+    pub keys_bytes: usize,
 }
 
 impl Default for CandidateBounds {
@@ -43,17 +51,20 @@ impl Default for CandidateBounds {
             first: usize::MAX,
             held_bytes: 1 << 30,
             window_bytes: 256 << 20,
+            keys_bytes: 4 << 30,
         }
     }
 }
 
 impl CandidateBounds {
-    /// Every class's whole list held, worked out at once.
+    /// Every class's whole list held, worked out at once (no keys held: the
+    /// lists are).
     pub fn whole() -> CandidateBounds {
         CandidateBounds {
             first: usize::MAX,
             held_bytes: usize::MAX,
             window_bytes: usize::MAX,
+            keys_bytes: 0,
         }
     }
 }
@@ -167,6 +178,10 @@ impl Head {
         self.slots.len() * 4 + self.runs.len() * std::mem::size_of::<(RankKey, u32)>() + 64
     }
 }
+
+/// How long a head made from held keys starts at least (it doubles as the
+/// cycle reads past it).
+const KEYED_FIRST: usize = 256;
 
 /// What a candidate of a head costs on average, for sharing out what may be
 /// held (four bytes of slot and part of a run of equal keys).
@@ -289,6 +304,9 @@ pub struct Heads {
     blocks: usize,
     /// Per class, per block of 64 slots, which match (`blocks` words a class).
     masks: Vec<u64>,
+    /// Per class, its keys held compactly (heads made from them evaluate
+    /// nothing), when the first pass could hold them.
+    keys: Vec<Option<Arc<ClassKeys>>>,
     held: Vec<Option<Arc<Head>>>,
     /// Per class, when it was last read (for dropping the least recent).
     read_at: Vec<u64>,
@@ -314,6 +332,7 @@ impl Heads {
             first: bounds.first,
             blocks,
             masks: vec![0; classes * blocks],
+            keys: Vec::with_capacity(classes),
             held: Vec::with_capacity(classes),
             read_at: vec![0; classes],
             clock: 0,
@@ -322,11 +341,59 @@ impl Heads {
         };
         let all: Vec<u32> = (0..classes as u32).collect();
         let mut held_before = 0;
+        let mut keys_held = 0;
         for window in all.chunks(WINDOW_CLASSES) {
             // Keys are held about three times while a part is gathered
             // (blocks, lists, the part's selection).
             let per_block = window.len() * 64 * 3 * std::mem::size_of::<Candidate>();
             let part = (bounds.window_bytes / per_block).clamp(1, blocks.max(1));
+            if keys_held < bounds.keys_bytes {
+                let mut builders: Vec<KeysBuilder> =
+                    window.iter().map(|_| KeysBuilder::new()).collect();
+                let mut b0 = 0;
+                while b0 < blocks {
+                    let range = b0..(b0 + part).min(blocks);
+                    let results = matcher.evaluate_keyed(window, range.clone(), None);
+                    builders
+                        .par_iter_mut()
+                        .zip(results)
+                        .zip(heads.masks.par_chunks_mut(blocks).skip(window[0] as usize))
+                        .for_each(|((keys, (m, cands)), mask)| {
+                            mask[range.clone()].copy_from_slice(&m);
+                            keys.add(&cands);
+                        });
+                    b0 = range.end;
+                }
+                // The first heads are made here, on every core, over every
+                // slot (a reader skips those no longer available).
+                let all_slots = vec![u64::MAX; blocks];
+                let first = bounds.first.min(
+                    (bounds.held_bytes / 2 / classes.max(1) / HELD_BYTES_PER_CANDIDATE)
+                        .max(KEYED_FIRST),
+                );
+                let masks = &heads.masks;
+                let made: Vec<(ClassKeys, Head)> = builders
+                    .into_par_iter()
+                    .zip(window.par_iter())
+                    .map(|(b, &c)| {
+                        let keys = b.finish();
+                        let mask = &masks[c as usize * blocks..(c as usize + 1) * blocks];
+                        let head = keys.head(mask, &all_slots, first);
+                        (keys, head)
+                    })
+                    .collect();
+                for (k, head) in made {
+                    keys_held += k.bytes();
+                    heads.keys.push(Some(Arc::new(k)));
+                    if heads.bytes + head.bytes() <= bounds.held_bytes {
+                        heads.bytes += head.bytes();
+                        heads.held.push(Some(Arc::new(head)));
+                    } else {
+                        heads.held.push(None);
+                    }
+                }
+                continue;
+            }
             let mut parts: Vec<Parts> = window.iter().map(|_| Parts::new(bounds.first)).collect();
             let mut b0 = 0;
             while b0 < blocks {
@@ -353,6 +420,7 @@ impl Heads {
             let made: Vec<Head> = parts.into_par_iter().map(Parts::head).collect();
             for head in made {
                 heads.bytes += head.bytes();
+                heads.keys.push(None);
                 heads.held.push(Some(Arc::new(head)));
             }
             held_before = heads.bytes;
@@ -377,6 +445,7 @@ impl Heads {
             first: usize::MAX,
             blocks,
             masks,
+            keys: vec![None; classes],
             bytes: held.iter().flatten().map(|h| h.bytes()).sum(),
             held,
             read_at: vec![0; classes],
@@ -416,8 +485,22 @@ impl Heads {
         if let Some(h) = &self.held[c as usize] {
             return h.clone();
         }
-        let first = self.first;
+        let first = self.first_length(c);
         self.make(c, usable, first)
+    }
+
+    /// The length class `c`'s head is first made with: a class whose keys are
+    /// held starts short (making it longer costs a pass over its codes).
+    fn first_length(&self, c: u32) -> usize {
+        if self.keys[c as usize].is_some() {
+            // Each class's share of what may be held: the heads of every
+            // class fit at once, and a head is made again seldom.
+            let share =
+                self.bounds.held_bytes / 2 / self.held.len().max(1) / HELD_BYTES_PER_CANDIDATE;
+            self.first.min(share.max(KEYED_FIRST))
+        } else {
+            self.first
+        }
     }
 
     /// Class `c`'s head made longer (twice as long, at least the first length),
@@ -429,6 +512,11 @@ impl Heads {
     /// costs a pass over every slot (its columns built for it alone); at 400,000
     /// slots and 2,000 classes the cycle made heads longer one by one for minutes.
     pub fn extend(&mut self, c: u32, usable: &[u64]) -> Arc<Head> {
+        if self.keys[c as usize].is_some() {
+            self.read_at[c as usize] = self.clock;
+            let n = self.longer(c);
+            return self.make(c, usable, n);
+        }
         let mut batch = vec![(c, self.longer(c))];
         let mut growth = self.held[c as usize].as_ref().map_or(0, |h| h.bytes());
         for k in 0..self.held.len() as u32 {
@@ -440,7 +528,7 @@ impl Heads {
             let Some(h) = self.held[k as usize].as_ref() else {
                 continue;
             };
-            if k == c || h.complete || h.is_empty() {
+            if k == c || h.complete || h.is_empty() || self.keys[k as usize].is_some() {
                 continue;
             }
             if self.bytes + growth + h.bytes() > self.bounds.held_bytes {
@@ -465,7 +553,7 @@ impl Heads {
     /// The length class `c`'s head is made longer to.
     fn longer(&self, c: u32) -> usize {
         let held = self.held[c as usize].as_ref().map_or(0, |h| h.len());
-        held.saturating_mul(2).max(self.first).max(1)
+        held.saturating_mul(2).max(self.first_length(c)).max(1)
     }
 
     /// Class `c`'s whole list over the slots `usable` now, not held.
@@ -543,6 +631,9 @@ impl Heads {
 
     /// The best `n` candidates of class `c` among `usable` slots.
     fn evaluate(&mut self, c: u32, usable: &[u64], n: usize) -> Head {
+        if let Some(keys) = &self.keys[c as usize] {
+            return keys.head(self.mask(c), usable, n);
+        }
         let Some(matcher) = self.matcher.clone() else {
             // Without a matcher every head is complete and never dropped
             // (see `drop_least_recent`): nothing is left to work out.
@@ -575,13 +666,14 @@ impl Heads {
 
     /// Past the bound, drops the heads read least recently (never `keep`'s)
     /// until a quarter of the bound is free. Only a head that can be made
-    /// again (there is a matcher) is dropped.
+    /// again (from its keys, or there is a matcher) is dropped.
     fn drop_least_recent(&mut self, keep: u32) {
-        if self.matcher.is_none() || self.bytes <= self.bounds.held_bytes {
+        if self.bytes <= self.bounds.held_bytes {
             return;
         }
+        let again = |k: u32| self.matcher.is_some() || self.keys[k as usize].is_some();
         let mut order: Vec<u32> = (0..self.held.len() as u32)
-            .filter(|&k| k != keep && self.held[k as usize].is_some())
+            .filter(|&k| k != keep && self.held[k as usize].is_some() && again(k))
             .collect();
         order.sort_unstable_by_key(|&k| self.read_at[k as usize]);
         let target = self.bounds.held_bytes / 4 * 3;
@@ -652,6 +744,7 @@ mod tests {
             first: usize::MAX,
             held_bytes,
             window_bytes: usize::MAX,
+            keys_bytes: 0,
         };
         Heads::first_pass(matcher, bounds)
     }
