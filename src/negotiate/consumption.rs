@@ -155,16 +155,64 @@ pub fn overridden(job: &Arc<ClassAd>, c: &Consumption) -> Arc<ClassAd> {
 
 /// `slot` with what `c` consumes subtracted from its resources.
 pub fn deducted(slot: &Arc<ClassAd>, c: &Consumption) -> Arc<ClassAd> {
-    let mut ad = (**slot).clone();
-    for (r, cv) in c {
-        let have = eval_attr(slot, r, None, Semantics::Htcondor)
-            .ok()
-            .as_ref()
-            .and_then(number)
-            .unwrap_or(0.0);
+    let held: Vec<Option<f64>> = c
+        .iter()
+        .map(|(r, _)| {
+            eval_attr(slot, r, None, Semantics::Htcondor)
+                .ok()
+                .as_ref()
+                .and_then(number)
+        })
+        .collect();
+    deducted_from(slot, &held, c)
+}
+
+/// `ad` with each resource of `c` set to what the slot held of it (`held`, in
+/// `c`'s order; 0 when not a number) less what `c` consumes.
+pub fn deducted_from(ad: &ClassAd, held: &[Option<f64>], c: &Consumption) -> Arc<ClassAd> {
+    let mut ad = ad.clone();
+    for ((r, cv), have) in c.iter().zip(held) {
+        let have = have.unwrap_or(0.0);
         ad.insert_expr(r.as_str(), Expr::literal(preserving_integers(have - cv)));
     }
     Arc::new(ad)
+}
+
+/// An ad of `slot`'s `SlotWeight` alone, when it reads nothing of the slot but
+/// `resources` by their bare names (literals, operators, builtins that read
+/// neither ads nor the clock): its weight after a deduction is then the same
+/// in this ad as in the whole slot's, each resource set in both.
+pub fn weight_alone(slot: &ClassAd, resources: &[String]) -> Option<ClassAd> {
+    use crate::functions::{IMPURE_BUILTINS, SCOPED_BUILTINS};
+    use crate::syntax::ast::Node;
+    let e = slot.get("SlotWeight")?;
+    let listed = |list: &[&str], name: &str| list.iter().any(|b| b.eq_ignore_ascii_case(name));
+    let mut stack = vec![e.id];
+    while let Some(id) = stack.pop() {
+        match e.tree.node(id) {
+            Node::Lit(_) => {}
+            Node::Attr {
+                scope: None,
+                name,
+                absolute: false,
+            } => {
+                if !resources.iter().any(|r| r.eq_ignore_ascii_case(name)) {
+                    return None;
+                }
+            }
+            Node::Attr { .. } | Node::Record(_) => return None,
+            Node::Call { name, args } => {
+                if listed(&IMPURE_BUILTINS, name) || listed(&SCOPED_BUILTINS, name) {
+                    return None;
+                }
+                stack.extend(args.iter().copied());
+            }
+            n => n.for_each_child(|c| stack.push(c)),
+        }
+    }
+    let mut alone = ClassAd::new();
+    alone.insert("SlotWeight", e.to_expr_ref());
+    Some(alone)
 }
 
 /// The slot's raw `SlotWeight` (0 when it is not a number), within

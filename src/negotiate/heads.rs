@@ -106,6 +106,15 @@ impl Head {
         }
     }
 
+    /// A head of `slots`, best first, with the runs of their keys.
+    fn of_parts(slots: Vec<u32>, runs: Vec<(RankKey, u32)>, complete: bool) -> Head {
+        Head {
+            slots,
+            runs,
+            complete,
+        }
+    }
+
     /// How many candidates it holds.
     pub fn len(&self) -> usize {
         self.slots.len()

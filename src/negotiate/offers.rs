@@ -60,6 +60,10 @@ struct SlotFacts {
     held: Vec<Option<f64>>,
     /// Its form, when it has one (see [`Offers::form_of`]).
     form: Option<u32>,
+    /// Its `SlotWeight` now, and an ad of it alone when it reads only the
+    /// resources (see [`consumption::weight_alone`]).
+    weight: f64,
+    weight_alone: Option<ClassAd>,
     /// The cost of consumptions taken from it, as they were asked for.
     costs: Vec<(Amounts, f64)>,
 }
@@ -161,7 +165,13 @@ impl Offers {
         let (cost, new) = match known {
             Some(w) => (w, None),
             None => {
-                let w = consumption::cost(ad, &c).0;
+                let w = match &facts.weight_alone {
+                    Some(alone) => {
+                        let after = consumption::deducted_from(alone, &facts.held, &c);
+                        facts.weight - consumption::raw_weight(&after)
+                    }
+                    None => consumption::cost(ad, &c).0,
+                };
                 (w, Some((bits, w)))
             }
         };
@@ -254,6 +264,8 @@ impl Offers {
                 resources: None,
                 held: Vec::new(),
                 form: None,
+                weight: consumption::raw_weight(ad),
+                weight_alone: None,
                 costs: Vec::new(),
             };
         };
@@ -267,6 +279,7 @@ impl Offers {
             })
             .collect();
         let form = self.form_of(ad, &resources);
+        let weight_alone = consumption::weight_alone(ad, &resources);
         let next = self.lists.len() as u32;
         let list = *self
             .resource_lists
@@ -279,6 +292,8 @@ impl Offers {
             resources: Some(list),
             held,
             form,
+            weight: consumption::raw_weight(ad),
+            weight_alone,
             costs: Vec::new(),
         }
     }
@@ -394,10 +409,16 @@ mod tests {
     #[test]
     fn offers_equal_the_pair_by_pair_computation() {
         let policy = NegotiatorPolicy::default();
+        // A weight of the resources alone, or one that reads more of the slot.
         let slot = |cpus: i64, mem: i64, extra: &str| {
+            let weight = if cpus % 2 == 0 {
+                "Cpus + Memory / 1000"
+            } else {
+                "Cpus + Bonus\nBonus = 2"
+            };
             ad(&format!(
                 "PartitionableSlot = true\nMachineResources = \"Cpus Memory\"\n\
-                 Cpus = {cpus}\nMemory = {mem}\nSlotWeight = Cpus + Memory / 1000\n\
+                 Cpus = {cpus}\nMemory = {mem}\nSlotWeight = {weight}\n\
                  Requirements = TARGET.RequestCpus <= MY.Cpus && TARGET.RequestMemory <= MY.Memory\n\
                  Rank = MY.Cpus\n{extra}"
             ))

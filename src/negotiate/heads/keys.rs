@@ -21,14 +21,6 @@ enum Codes {
 }
 
 impl Codes {
-    fn get(&self, i: usize) -> u32 {
-        match self {
-            Codes::Narrow(v) => u32::from(v[i]),
-            Codes::Mid(v) => u32::from(v[i]),
-            Codes::Wide(v) => v[i],
-        }
-    }
-
     fn push(&mut self, code: u32) {
         // Widened as the class meets more keys than the width holds.
         if let Codes::Narrow(v) = self {
@@ -79,12 +71,22 @@ impl KeysBuilder {
 
     /// Adds the candidates of the next slots, in slot order.
     pub fn add(&mut self, cands: &[Candidate]) {
+        // Neighbouring slots (one machine's, one kind's) mostly share a key.
+        let mut last: Option<([u64; 3], u32)> = None;
         for c in cands {
-            let next = self.table.len() as u32;
-            let code = *self.index.entry(bits(&c.key)).or_insert(next);
-            if code == next {
-                self.table.push(c.key);
-            }
+            let b = bits(&c.key);
+            let code = match last {
+                Some((lb, code)) if lb == b => code,
+                _ => {
+                    let next = self.table.len() as u32;
+                    let code = *self.index.entry(b).or_insert(next);
+                    if code == next {
+                        self.table.push(c.key);
+                    }
+                    last = Some((b, code));
+                    code
+                }
+            };
             self.codes.push(code);
         }
     }
@@ -92,16 +94,21 @@ impl KeysBuilder {
     pub fn finish(self) -> ClassKeys {
         // Places best first; keys of one order (a NaN and negative infinity,
         // the two zeros) share a place, where slot order decides between them.
-        let mut by_order: Vec<u32> = (0..self.table.len() as u32).collect();
-        let order = |c: u32| {
-            let k = &self.table[c as usize];
-            [ordered_key(k.pre), ordered_key(k.rank), ordered_key(k.post)]
-        };
-        by_order.sort_unstable_by_key(|&c| std::cmp::Reverse(order(c)));
+        let mut by_order: Vec<([i64; 3], u32)> = self
+            .table
+            .iter()
+            .enumerate()
+            .map(|(c, k)| {
+                let o = [ordered_key(k.pre), ordered_key(k.rank), ordered_key(k.post)];
+                // Best first is the greatest first: `!` reverses the order.
+                (o.map(|x| !x), c as u32)
+            })
+            .collect();
+        by_order.sort_unstable();
         let mut place = vec![0u32; self.table.len()];
         let mut places = 0u32;
-        for (i, &c) in by_order.iter().enumerate() {
-            if i > 0 && order(by_order[i - 1]) != order(c) {
+        for (i, &(o, c)) in by_order.iter().enumerate() {
+            if i > 0 && by_order[i - 1].0 != o {
                 places += 1;
             }
             place[c as usize] = places;
@@ -139,17 +146,11 @@ impl ClassKeys {
     }
 
     /// Calls `f(slot, code)` for every slot of `mask & usable`, in slot order.
-    fn for_each(&self, mask: &[u64], usable: &[u64], mut f: impl FnMut(u32, u32)) {
-        let mut at = 0usize;
-        for (b, (&m, &u)) in mask.iter().zip(usable).enumerate() {
-            let mut live = m & u;
-            while live != 0 {
-                let lane = live.trailing_zeros();
-                let i = at + (m & ((1u64 << lane) - 1)).count_ones() as usize;
-                f((b * 64) as u32 + lane, self.codes.get(i));
-                live &= live - 1;
-            }
-            at += m.count_ones() as usize;
+    fn for_each(&self, mask: &[u64], usable: &[u64], f: impl FnMut(u32, u32)) {
+        match &self.codes {
+            Codes::Narrow(v) => scan(v, mask, usable, f),
+            Codes::Mid(v) => scan(v, mask, usable, f),
+            Codes::Wide(v) => scan(v, mask, usable, f),
         }
     }
 
@@ -157,35 +158,26 @@ impl ClassKeys {
     /// follow) and `usable` mark, best first (ties in slot order), as a head.
     pub fn head(&self, mask: &[u64], usable: &[u64], n: usize) -> Head {
         let places = self.places as usize;
-        let mut count = vec![0usize; places];
+        let mut count = vec![0u32; places];
         self.for_each(mask, usable, |_, code| {
             count[self.place[code as usize] as usize] += 1
         });
-        let total: usize = count.iter().sum();
+        let total: usize = count.iter().map(|&k| k as usize).sum();
         let take = n.min(total);
         // The places taken whole, and how many of the last one.
-        let mut start = vec![0usize; places];
+        let mut start = vec![0u32; places];
         let (mut sum, mut last, mut of_last) = (0usize, 0usize, 0usize);
         for (p, &k) in count.iter().enumerate() {
-            start[p] = sum;
+            start[p] = sum as u32;
             last = p;
-            if sum + k >= take {
+            if sum + k as usize >= take {
                 of_last = take - sum;
                 break;
             }
-            sum += k;
+            sum += k as usize;
         }
-        let mut out = vec![
-            Candidate {
-                slot: 0,
-                key: RankKey {
-                    pre: 0.0,
-                    rank: 0.0,
-                    post: 0.0,
-                },
-            };
-            take
-        ];
+        let mut slots = vec![0u32; take];
+        let mut codes = vec![0u32; take];
         if take > 0 {
             let mut in_last = 0usize;
             self.for_each(mask, usable, |slot, code| {
@@ -196,14 +188,47 @@ impl ClassKeys {
                 if p == last {
                     in_last += 1;
                 }
-                out[start[p]] = Candidate {
-                    slot,
-                    key: self.table[code as usize],
-                };
+                let at = start[p] as usize;
+                slots[at] = slot;
+                codes[at] = code;
                 start[p] += 1;
             });
         }
-        Head::of_sorted(&out, take == total)
+        // Runs of one key: codes are interned by the keys' bits.
+        let mut runs: Vec<(RankKey, u32)> = Vec::new();
+        for (i, &code) in codes.iter().enumerate() {
+            match runs.last_mut() {
+                Some((_, end)) if codes[i - 1] == code => *end = i as u32 + 1,
+                _ => runs.push((self.table[code as usize], i as u32 + 1)),
+            }
+        }
+        Head::of_parts(slots, runs, take == total)
+    }
+}
+
+/// [`ClassKeys::for_each`] over codes of one width: the bits of each block of
+/// the bitmap in turn, the code's place counted along (usable slots are most).
+fn scan<T: Copy + Into<u32>>(
+    codes: &[T],
+    mask: &[u64],
+    usable: &[u64],
+    mut f: impl FnMut(u32, u32),
+) {
+    let mut at = 0usize;
+    for (b, (&m, &u)) in mask.iter().zip(usable).enumerate() {
+        if m & u == 0 {
+            at += m.count_ones() as usize;
+            continue;
+        }
+        let mut bits = m;
+        while bits != 0 {
+            let lane = bits.trailing_zeros();
+            if u & (1 << lane) != 0 {
+                f((b * 64) as u32 + lane, codes[at].into());
+            }
+            at += 1;
+            bits &= bits - 1;
+        }
     }
 }
 
