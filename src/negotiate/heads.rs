@@ -161,26 +161,21 @@ impl Head {
     /// first) start.
     pub fn after(&self, cursor: &Option<Candidate>) -> usize {
         let Some(last) = cursor else { return 0 };
-        // The first run not before the cursor's key, then the slots in it.
+        // The runs better than the cursor's key come before it; then the runs
+        // of keys of its order (equal keys order by slot); then the rest.
         let run = self.runs.partition_point(|(k, _)| k.better_than(&last.key));
-        let start = if run == 0 {
-            0
-        } else {
-            self.runs[run - 1].1 as usize
-        };
-        let mut at = start;
-        let mut end = self.slots.len();
-        // Within runs of the cursor's key (equal keys order by slot), binary
-        // search on the whole order.
-        while at < end {
-            let mid = at + (end - at) / 2;
-            if best_first(&self.get(mid), last) != Ordering::Greater {
-                at = mid + 1;
+        let end_of = |r: usize| {
+            if r == 0 {
+                0
             } else {
-                end = mid;
+                self.runs[r - 1].1 as usize
             }
-        }
-        at
+        };
+        let start = end_of(run);
+        let equal = self.runs[run..]
+            .partition_point(|(k, _)| k.partial_cmp_key(&last.key) == Ordering::Equal);
+        let end = end_of(run + equal);
+        start + self.slots[start..end].partition_point(|&s| s <= last.slot)
     }
 
     fn bytes(&self) -> usize {
@@ -831,6 +826,32 @@ mod tests {
                 assert_eq!(h.get(i), sorted[i]);
                 assert_eq!(h.from(i).next(), Some(sorted[i]));
             }
+        }
+    }
+
+    /// Where reading goes on after any cursor (in the head or not, keys of
+    /// one order with other bits among them) is past every candidate not
+    /// after it in the whole order.
+    #[test]
+    fn after_a_cursor_is_the_first_candidate_past_it() {
+        let mut x = 3u64;
+        let mut next = move || {
+            x = x
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
+            x >> 33
+        };
+        let values = [0.0, -0.0, 1.0, 2.0, f64::NAN, f64::NEG_INFINITY];
+        let cands: Vec<Candidate> = (0..400)
+            .map(|s| cand(s, values[(next() % 6) as usize]))
+            .collect();
+        let h = head_of(cands.clone(), 300);
+        for _ in 0..500 {
+            let c = cand((next() % 420) as u32, values[(next() % 6) as usize]);
+            let want = (0..h.len())
+                .find(|&i| best_first(&h.get(i), &c) == Ordering::Greater)
+                .unwrap_or(h.len());
+            assert_eq!(h.after(&Some(c)), want, "{c:?}");
         }
     }
 
