@@ -52,7 +52,11 @@ impl Codes {
 /// A class's keys being gathered, part of the slots by part, in slot order.
 pub(super) struct KeysBuilder {
     table: Vec<RankKey>,
-    index: ahash::AHashMap<[u64; 3], u32>,
+    /// The keys' numbers by their bits' hash (the bits are the table's): a few
+    /// bytes a key, where a map holding the keys again took gigabytes for
+    /// 2,000 classes of tens of thousands of keys each.
+    index: hashbrown::HashTable<u32>,
+    hasher: ahash::RandomState,
     codes: Codes,
 }
 
@@ -64,7 +68,8 @@ impl KeysBuilder {
     pub fn new() -> KeysBuilder {
         KeysBuilder {
             table: Vec::new(),
-            index: ahash::AHashMap::new(),
+            index: hashbrown::HashTable::new(),
+            hasher: ahash::RandomState::new(),
             codes: Codes::Narrow(Vec::new()),
         }
     }
@@ -78,17 +83,27 @@ impl KeysBuilder {
             let code = match last {
                 Some((lb, code)) if lb == b => code,
                 _ => {
-                    let next = self.table.len() as u32;
-                    let code = *self.index.entry(b).or_insert(next);
-                    if code == next {
-                        self.table.push(c.key);
-                    }
+                    let code = self.intern(b, c.key);
                     last = Some((b, code));
                     code
                 }
             };
             self.codes.push(code);
         }
+    }
+
+    /// The number of the key of bits `b`, a new one when it is new.
+    fn intern(&mut self, b: [u64; 3], key: RankKey) -> u32 {
+        let hash = self.hasher.hash_one(b);
+        let table = &self.table;
+        if let Some(&code) = self.index.find(hash, |&c| bits(&table[c as usize]) == b) {
+            return code;
+        }
+        let code = table.len() as u32;
+        let hasher = &self.hasher;
+        self.index.insert_unique(hash, code, |&c| hasher.hash_one(bits(&table[c as usize])));
+        self.table.push(key);
+        code
     }
 
     pub fn finish(self) -> ClassKeys {
