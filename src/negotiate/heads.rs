@@ -1,16 +1,22 @@
 //! Each class's candidates as the cycle reads them (negotiator.md section 6): a
-//! match bitmap per class, held whole (one bit per slot), and the head of the
-//! class's best-first list, worked out as far as the cycle reads it.
+//! match bitmap per class, held whole (one bit per slot), each class's keys
+//! held compactly (see [`keys`]), and the head of the class's best-first list,
+//! worked out as far as the cycle reads it.
 //!
 //! Holding every class's sorted list costs classes x slots candidates (40 million
 //! for 400 classes and 100,000 slots, 28 bytes each); the cycle reads a few of
 //! each. So a first pass evaluates every class against every slot once (blocks
-//! of slots on every core) and keeps, per class, its bitmap and its best
-//! [`CandidateBounds::first`] candidates, chosen by selection rather than a sort.
-//! A reader that passes the end of a head asks for a longer one: the class is
-//! evaluated again over the blocks where it still has usable slots, and the
-//! head is made twice as long. Heads are dropped, least recently read first,
-//! past [`CandidateBounds::held_bytes`], and worked out again when asked for.
+//! of slots on every core) and keeps, per class, its bitmap and its keys: a
+//! code of one, two or four bytes per matching slot and the class's distinct
+//! keys once. A head is made from them by a counting sort of the usable slots,
+//! without evaluating anything; a reader that passes the end of a head asks
+//! for one twice as long. Heads are dropped, least recently read first, past
+//! [`CandidateBounds::held_bytes`], and made again when asked for.
+//!
+//! Past [`CandidateBounds::keys_bytes`] the first pass keeps, for the classes
+//! left, the best [`CandidateBounds::first`] candidates only (chosen by
+//! selection rather than a sort), and a head read past its end is evaluated
+//! again over the blocks where the class still has usable slots.
 //!
 //! Exact by construction: a head is the first candidates, in the total order of
 //! [`best_first`], of the slots that were usable when it was made. Slots only
