@@ -253,7 +253,20 @@ pub struct BatchMatcher {
     /// The classes whose representatives the pool holds compiled now: a run over
     /// the same classes (all of them, when they fit in one window) reuses them.
     compiled_classes: Vec<u32>,
+    /// How the classes last ranked group for PRE, POST and their `Rank`: the
+    /// same for every part of the slots a window of classes is ranked over (at
+    /// 100,000 slots, working them out for each part was a fifth of the first
+    /// pass).
+    rank_groups: Option<RankSetup>,
     stats: BatchStats,
+}
+
+/// The groups of one set of classes for the rank expressions (see
+/// [`BatchMatcher::evaluate_blocks`]).
+struct RankSetup {
+    classes: Vec<u32>,
+    class_groups: [Vec<Vec<u32>>; 2],
+    job_groups: Option<RankGroups>,
 }
 
 /// The slots of a pool compiled for the batch matcher, with the negotiator's
@@ -346,6 +359,7 @@ impl BatchMatcher {
             rank_reads: None,
             slot_reads: SlotReads::default(),
             compiled_classes: Vec::new(),
+            rank_groups: None,
             stats: BatchStats::default(),
         }
     }
@@ -621,8 +635,11 @@ impl BatchMatcher {
             .iter()
             .map(|&c| self.representatives[c as usize].clone())
             .collect();
-        let (mut groups, mut job_groups) = ([Vec::new(), Vec::new()], None);
-        if ranks {
+        let known = self
+            .rank_groups
+            .as_ref()
+            .is_some_and(|g| g.classes == classes);
+        if ranks && !known {
             let machines = &self.pool.machines;
             let (pre, post) = (&self.pre, &self.post);
             // Apart: POST (HTCondor's default) reads nothing of a job that
@@ -632,11 +649,16 @@ impl BatchMatcher {
                 let kinds = SlotKinds::of(&machines.iter().map(|m| &*m.source).collect::<Vec<_>>());
                 [pre, post].map(|e| rank_reads(machines, &kinds, e.iter().map(|(_, e)| e)))
             });
-            groups = reads
+            let class_groups = reads
                 .each_ref()
                 .map(|r| r.class_groups(&class_ids(&reps, &r.names)));
             self.learn_slot_reads(&reps);
-            job_groups = RankGroups::of(&reps, |rep| job_rank_key(rep, &self.slot_reads));
+            let job_groups = RankGroups::of(&reps, |rep| job_rank_key(rep, &self.slot_reads));
+            self.rank_groups = Some(RankSetup {
+                classes: classes.to_vec(),
+                class_groups,
+                job_groups,
+            });
         }
         if self.compiled_classes != classes {
             self.pool.set_jobs(&reps);
@@ -649,8 +671,13 @@ impl BatchMatcher {
             slot_sets: self.rank_reads.as_ref().map_or([&[][..], &[][..]], |r| {
                 [&r[0].set_of_slot, &r[1].set_of_slot]
             }),
-            class_groups: [&groups[0], &groups[1]],
-            job_groups: job_groups.as_ref(),
+            class_groups: self.rank_groups.as_ref().map_or([&[][..], &[][..]], |g| {
+                [&g.class_groups[0][..], &g.class_groups[1][..]]
+            }),
+            job_groups: self
+                .rank_groups
+                .as_ref()
+                .and_then(|g| g.job_groups.as_ref()),
         });
         let slots = pool.machines.len();
         let wanted = |b: usize| only.is_none_or(|o| o.get(b).is_some_and(|&m| m != 0));
