@@ -364,6 +364,11 @@ impl BatchMatcher {
         }
     }
 
+    /// Class `c`'s representative (the job that stands for it).
+    pub fn representative(&self, c: u32) -> &Arc<ClassAd> {
+        &self.representatives[c as usize]
+    }
+
     /// How many classes the jobs are evaluated in.
     pub fn class_count(&self) -> usize {
         self.representatives.len()

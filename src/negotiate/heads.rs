@@ -197,6 +197,34 @@ const KEYED_FIRST: usize = 256;
 /// held (four bytes of slot and part of a run of equal keys).
 const HELD_BYTES_PER_CANDIDATE: usize = 16;
 
+/// The classes of `window` in groups of one `Rank` (by exact text; a class
+/// whose `Rank` has none, alone), as indices into `window`: a group's keys
+/// are gathered into one table (see [`KeysBuilder`]). Any grouping is exact
+/// (a class takes another's number for a slot only for the same bits); this
+/// one puts together the classes whose keys are mostly the same.
+fn by_rank(matcher: &BatchMatcher, window: &[u32]) -> Vec<Vec<usize>> {
+    let mut index: ahash::AHashMap<Vec<u8>, usize> = ahash::AHashMap::new();
+    let mut groups: Vec<Vec<usize>> = Vec::new();
+    for (i, &c) in window.iter().enumerate() {
+        let mut text = Vec::new();
+        let known = match matcher.representative(c).get("Rank") {
+            Some(e) => crate::syntax::same::exact_text(e.tree, e.id, &mut text),
+            None => true,
+        };
+        let g = if known {
+            let next = groups.len();
+            *index.entry(text).or_insert(next)
+        } else {
+            groups.len()
+        };
+        if g == groups.len() {
+            groups.push(Vec::new());
+        }
+        groups[g].push(i);
+    }
+    groups
+}
+
 /// A class's best candidates gathered part of the slots by part: each part's
 /// best `n`, sorted and held compactly, merged at the end.
 struct Parts {
@@ -358,21 +386,38 @@ impl Heads {
             let per_block = window.len() * 64 * 3 * std::mem::size_of::<Candidate>();
             let part = (bounds.window_bytes / per_block).clamp(1, blocks.max(1));
             if keys_held < bounds.keys_bytes {
+                let groups = by_rank(&matcher, window);
                 let mut builders: Vec<KeysBuilder> =
-                    window.iter().map(|_| KeysBuilder::new()).collect();
+                    groups.iter().map(|g| KeysBuilder::new(g.len())).collect();
                 let mut b0 = 0;
                 while b0 < blocks {
                     let range = b0..(b0 + part).min(blocks);
                     let results = matcher.evaluate_keyed(window, range.clone(), None);
+                    heads
+                        .masks
+                        .par_chunks_mut(blocks)
+                        .skip(window[0] as usize)
+                        .zip(results.par_iter())
+                        .for_each(|(mask, (m, _))| mask[range.clone()].copy_from_slice(m));
+                    let first = (range.start * 64) as u32;
+                    let len = (range.end * 64).min(slots) - range.start * 64;
                     builders
                         .par_iter_mut()
-                        .zip(results)
-                        .zip(heads.masks.par_chunks_mut(blocks).skip(window[0] as usize))
-                        .for_each(|((keys, (m, cands)), mask)| {
-                            mask[range.clone()].copy_from_slice(&m);
-                            keys.add(&cands);
+                        .zip(groups.par_iter())
+                        .for_each(|(b, g)| {
+                            let cands: Vec<&[Candidate]> =
+                                g.iter().map(|&i| &results[i].1[..]).collect();
+                            b.add(&cands, first, len);
                         });
                     b0 = range.end;
+                }
+                let finished: Vec<Vec<ClassKeys>> =
+                    builders.into_par_iter().map(KeysBuilder::finish).collect();
+                let mut of_class: Vec<Option<(ClassKeys, usize)>> = vec![None; window.len()];
+                for (g, keys) in groups.iter().zip(finished) {
+                    for (&i, k) in g.iter().zip(keys) {
+                        of_class[i] = Some((k, g.len()));
+                    }
                 }
                 // The first heads are made here, on every core, over every
                 // slot (a reader skips those no longer available).
@@ -382,18 +427,18 @@ impl Heads {
                         .max(KEYED_FIRST),
                 );
                 let masks = &heads.masks;
-                let made: Vec<(ClassKeys, Head)> = builders
+                let made: Vec<(ClassKeys, usize, Head)> = of_class
                     .into_par_iter()
                     .zip(window.par_iter())
-                    .map(|(b, &c)| {
-                        let keys = b.finish();
+                    .map(|(k, &c)| {
+                        let (keys, of) = k.expect("every class is in a group");
                         let mask = &masks[c as usize * blocks..(c as usize + 1) * blocks];
                         let head = keys.head(mask, &all_slots, first);
-                        (keys, head)
+                        (keys, of, head)
                     })
                     .collect();
-                for (k, head) in made {
-                    keys_held += k.bytes();
+                for (k, of, head) in made {
+                    keys_held += k.bytes(of);
                     heads.keys.push(Some(Arc::new(k)));
                     if heads.bytes + head.bytes() <= bounds.held_bytes {
                         heads.bytes += head.bytes();

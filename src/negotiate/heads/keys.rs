@@ -11,6 +11,7 @@
 
 use super::Head;
 use crate::matching::batch::{ordered_key, Candidate, RankKey};
+use std::sync::Arc;
 
 /// Per matching slot, the number of its key.
 #[derive(Clone, Debug)]
@@ -65,7 +66,10 @@ impl Codes {
     }
 }
 
-/// A class's keys being gathered, part of the slots by part, in slot order.
+/// The keys of a group of classes being gathered, part of the slots by part,
+/// in slot order, into one table: classes of one `Rank` mostly give a slot
+/// the same key, and a class then takes the number the one before it gave
+/// that slot (when the bits are the same) rather than looking the key up.
 pub(super) struct KeysBuilder {
     table: Vec<RankKey>,
     /// The keys' numbers by their bits' hash (the bits are the table's): a few
@@ -73,39 +77,52 @@ pub(super) struct KeysBuilder {
     /// 2,000 classes of tens of thousands of keys each.
     index: hashbrown::HashTable<u32>,
     hasher: ahash::RandomState,
-    codes: Codes,
+    /// Per class of the group, its codes.
+    codes: Vec<Codes>,
 }
 
 fn bits(k: &RankKey) -> [u64; 3] {
     [k.pre.to_bits(), k.rank.to_bits(), k.post.to_bits()]
 }
 
+/// No number yet.
+const NONE: u32 = u32::MAX;
+
 impl KeysBuilder {
-    pub fn new() -> KeysBuilder {
+    /// A builder for a group of `classes` classes.
+    pub fn new(classes: usize) -> KeysBuilder {
         KeysBuilder {
             table: Vec::new(),
             index: hashbrown::HashTable::new(),
             hasher: ahash::RandomState::new(),
-            codes: Codes::Narrow(Vec::new()),
+            codes: (0..classes).map(|_| Codes::Narrow(Vec::new())).collect(),
         }
     }
 
-    /// Adds the candidates of the next slots, in slot order.
-    pub fn add(&mut self, cands: &[Candidate]) {
-        self.codes.reserve(cands.len());
-        // Neighbouring slots (one machine's, one kind's) mostly share a key.
-        let mut last: Option<([u64; 3], u32)> = None;
-        for c in cands {
-            let b = bits(&c.key);
-            let code = match last {
-                Some((lb, code)) if lb == b => code,
-                _ => {
-                    let code = self.intern(b, c.key);
-                    last = Some((b, code));
-                    code
-                }
-            };
-            self.codes.push(code);
+    /// Adds each class's candidates (in the group's order) among the `len`
+    /// slots from `first`, in slot order.
+    pub fn add(&mut self, cands: &[&[Candidate]], first: u32, len: usize) {
+        // Per slot of the part, the number the last class gave it.
+        let mut given = vec![NONE; len];
+        for (k, cands) in cands.iter().enumerate() {
+            self.codes[k].reserve(cands.len());
+            // Neighbouring slots (one machine's, one kind's) mostly share a key.
+            let mut last: Option<([u64; 3], u32)> = None;
+            for c in cands.iter() {
+                let b = bits(&c.key);
+                let at = (c.slot - first) as usize;
+                let code = match (last, given[at]) {
+                    (Some((lb, code)), _) if lb == b => code,
+                    (_, g) if g != NONE && bits(&self.table[g as usize]) == b => g,
+                    _ => {
+                        let code = self.intern(b, c.key);
+                        last = Some((b, code));
+                        code
+                    }
+                };
+                given[at] = code;
+                self.codes[k].push(code);
+            }
         }
     }
 
@@ -124,7 +141,8 @@ impl KeysBuilder {
         code
     }
 
-    pub fn finish(self) -> ClassKeys {
+    /// Each class's keys, in the group's order.
+    pub fn finish(self) -> Vec<ClassKeys> {
         // Places best first; keys of one order (a NaN and negative infinity,
         // the two zeros) share a place, where slot order decides between them.
         let mut by_order: Vec<([i64; 3], u32)> = self
@@ -146,36 +164,52 @@ impl KeysBuilder {
             }
             place[c as usize] = places;
         }
-        let mut codes = self.codes;
-        match &mut codes {
-            Codes::Narrow(v) => v.shrink_to_fit(),
-            Codes::Mid(v) => v.shrink_to_fit(),
-            Codes::Wide(v) => v.shrink_to_fit(),
-        }
-        ClassKeys {
+        let keys = Arc::new(KeyTable {
             places: if self.table.is_empty() { 0 } else { places + 1 },
             table: self.table,
             place,
-            codes,
-        }
+        });
+        self.codes
+            .into_iter()
+            .map(|mut codes| {
+                match &mut codes {
+                    Codes::Narrow(v) => v.shrink_to_fit(),
+                    Codes::Mid(v) => v.shrink_to_fit(),
+                    Codes::Wide(v) => v.shrink_to_fit(),
+                }
+                ClassKeys {
+                    keys: keys.clone(),
+                    codes,
+                }
+            })
+            .collect()
     }
 }
 
-/// A class's keys against every slot it matches (see the module).
-#[derive(Clone, Debug)]
-pub struct ClassKeys {
+/// The distinct keys of a group of classes, and their places best first.
+#[derive(Debug)]
+struct KeyTable {
     /// The distinct keys, by bits.
     table: Vec<RankKey>,
     /// Per key, its place best first.
     place: Vec<u32>,
     places: u32,
+}
+
+/// A class's keys against every slot it matches (see the module).
+#[derive(Clone, Debug)]
+pub struct ClassKeys {
+    /// The keys its codes number (shared by its group).
+    keys: Arc<KeyTable>,
     codes: Codes,
 }
 
 impl ClassKeys {
-    /// What it holds, in bytes.
-    pub fn bytes(&self) -> usize {
-        self.codes.bytes() + self.table.len() * (std::mem::size_of::<RankKey>() + 4) + 64
+    /// What it holds, in bytes, with its share of the group's table (`of`
+    /// classes).
+    pub fn bytes(&self, of: usize) -> usize {
+        let table = self.keys.table.len() * (std::mem::size_of::<RankKey>() + 4);
+        self.codes.bytes() + table / of.max(1) + 64
     }
 
     /// Calls `f(slot, code)` for every slot of `mask & usable`, in slot order.
@@ -190,10 +224,11 @@ impl ClassKeys {
     /// The best `n` of the slots `mask` (the class's bitmap, which these keys
     /// follow) and `usable` mark, best first (ties in slot order), as a head.
     pub fn head(&self, mask: &[u64], usable: &[u64], n: usize) -> Head {
-        let places = self.places as usize;
+        let (place, table) = (&self.keys.place, &self.keys.table);
+        let places = self.keys.places as usize;
         let mut count = vec![0u32; places];
         self.for_each(mask, usable, |_, code| {
-            count[self.place[code as usize] as usize] += 1
+            count[place[code as usize] as usize] += 1
         });
         let total: usize = count.iter().map(|&k| k as usize).sum();
         let take = n.min(total);
@@ -214,7 +249,7 @@ impl ClassKeys {
         if take > 0 {
             let mut in_last = 0usize;
             self.for_each(mask, usable, |slot, code| {
-                let p = self.place[code as usize] as usize;
+                let p = place[code as usize] as usize;
                 if p > last || (p == last && in_last == of_last) {
                     return;
                 }
@@ -232,7 +267,7 @@ impl ClassKeys {
         for (i, &code) in codes.iter().enumerate() {
             match runs.last_mut() {
                 Some((_, end)) if codes[i - 1] == code => *end = i as u32 + 1,
-                _ => runs.push((self.table[code as usize], i as u32 + 1)),
+                _ => runs.push((table[code as usize], i as u32 + 1)),
             }
         }
         Head::of_parts(slots, runs, take == total)
@@ -317,12 +352,33 @@ mod tests {
                 };
                 cands.push(Candidate { slot: s, key });
             }
-            let mut b = KeysBuilder::new();
-            // Given in two parts, as the first pass gives them.
+            // Given in two parts, as the first pass gives them, after a class
+            // of the same group whose keys are mostly the same and sometimes
+            // not (its numbers are taken where the bits are the same).
+            let other: Vec<Candidate> = cands
+                .iter()
+                .map(|c| Candidate {
+                    slot: c.slot,
+                    key: if c.slot % 7 == 0 {
+                        RankKey {
+                            rank: c.key.rank + 1.0,
+                            ..c.key
+                        }
+                    } else {
+                        c.key
+                    },
+                })
+                .collect();
+            let mut b = KeysBuilder::new(2);
             let half = cands.len() / 2;
-            b.add(&cands[..half]);
-            b.add(&cands[half..]);
-            let keys = b.finish();
+            let cut = cands[half].slot;
+            b.add(&[&other[..half], &cands[..half]], 0, cut as usize);
+            b.add(
+                &[&other[half..], &cands[half..]],
+                cut,
+                (slots - cut) as usize,
+            );
+            let keys = b.finish().remove(1);
             let mut sorted: Vec<Candidate> = cands
                 .iter()
                 .copied()
