@@ -1,6 +1,6 @@
 //! Each class's candidates as the cycle reads them (negotiator.md section 6): a
 //! match bitmap per class, held whole (one bit per slot), each class's keys
-//! held compactly (see [`keys`]), and the head of the class's best-first list,
+//! held compactly (module `keys`), and the head of the class's best-first list,
 //! worked out as far as the cycle reads it.
 //!
 //! Holding every class's sorted list costs classes x slots candidates (40 million
@@ -44,7 +44,7 @@ pub struct CandidateBounds {
     /// Bytes of rank keys the first pass holds at once (it evaluates every
     /// class over a part of the slots at a time).
     pub window_bytes: usize,
-    /// Bytes of classes' keys held compactly (see [`keys`]): heads of a class
+    /// Bytes of classes' keys held compactly (module `keys`): heads of a class
     /// whose keys are held are made without evaluating anything. Past it, the
     /// first pass keeps heads only, and those are evaluated again when the
     /// cycle reads past them.
