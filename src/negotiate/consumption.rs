@@ -109,14 +109,25 @@ pub fn consumed(view: &Arc<ClassAd>, slot: &Arc<ClassAd>, resources: &[String]) 
 /// consumption is at least 0 and one is above 0. A resource the slot does not have
 /// as a number is not held (HTCondor stops the negotiator there).
 pub fn sufficient(slot: &Arc<ClassAd>, c: &Consumption) -> bool {
+    let held: Vec<Option<f64>> = c
+        .iter()
+        .map(|(r, _)| {
+            eval_attr(slot, r, None, Semantics::Htcondor)
+                .ok()
+                .as_ref()
+                .and_then(number)
+        })
+        .collect();
+    holds(&held, c)
+}
+
+/// [`sufficient`] on what the slot holds of each resource of `c` (in `c`'s
+/// order; `None` where that is not a number).
+pub fn holds(held: &[Option<f64>], c: &Consumption) -> bool {
     let mut positive = 0;
-    for (r, cv) in c {
-        let have = eval_attr(slot, r, None, Semantics::Htcondor)
-            .ok()
-            .as_ref()
-            .and_then(number);
+    for ((_, cv), have) in c.iter().zip(held) {
         match have {
-            Some(av) if av >= *cv => {}
+            Some(av) if *av >= *cv => {}
             _ => return false,
         }
         if *cv < 0.0 {

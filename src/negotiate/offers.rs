@@ -154,7 +154,7 @@ impl Offers {
     ) -> (Offer, Option<(Amounts, f64)>) {
         let facts = self.slots[slot].as_ref().expect("prepared");
         let c = self.consumption_prepared(class, facts, ad);
-        let matches = sufficient(facts, &c)
+        let matches = consumption::holds(&facts.held, &c)
             && symmetric_match(&self.overridden_of(class, rep, &c), ad, Semantics::Htcondor);
         let bits = amounts(&c);
         let known = facts
@@ -325,25 +325,6 @@ fn same_consumption(c: &Consumption, d: &Consumption) -> bool {
         && c.iter()
             .zip(d)
             .all(|((r, a), (s, b))| a.to_bits() == b.to_bits() && r == s)
-}
-
-/// HTCondor's test that the slot holds what `c` consumes (see
-/// [`consumption::sufficient`]), on what the slot holds now.
-fn sufficient(facts: &SlotFacts, c: &Consumption) -> bool {
-    let mut positive = 0;
-    for ((_, cv), have) in c.iter().zip(&facts.held) {
-        match have {
-            Some(av) if *av >= *cv => {}
-            _ => return false,
-        }
-        if *cv < 0.0 {
-            return false;
-        }
-        if *cv > 0.0 {
-            positive += 1;
-        }
-    }
-    positive > 0
 }
 
 /// True when the expression at `id` reads nothing but attributes that `job`
