@@ -105,20 +105,24 @@ pub fn consumed(view: &Arc<ClassAd>, slot: &Arc<ClassAd>, resources: &[String]) 
         .collect()
 }
 
-/// True when `slot` holds at least what `c` consumes of every resource, every
-/// consumption is at least 0 and one is above 0. A resource the slot does not have
-/// as a number is not held (HTCondor stops the negotiator there).
-pub fn sufficient(slot: &Arc<ClassAd>, c: &Consumption) -> bool {
-    let held: Vec<Option<f64>> = c
-        .iter()
+/// What `slot` holds of each resource of `c`, in its order (`None` where that
+/// is not a number).
+fn held(slot: &Arc<ClassAd>, c: &Consumption) -> Vec<Option<f64>> {
+    c.iter()
         .map(|(r, _)| {
             eval_attr(slot, r, None, Semantics::Htcondor)
                 .ok()
                 .as_ref()
                 .and_then(number)
         })
-        .collect();
-    holds(&held, c)
+        .collect()
+}
+
+/// True when `slot` holds at least what `c` consumes of every resource, every
+/// consumption is at least 0 and one is above 0. A resource the slot does not have
+/// as a number is not held (HTCondor stops the negotiator there).
+pub fn sufficient(slot: &Arc<ClassAd>, c: &Consumption) -> bool {
+    holds(&held(slot, c), c)
 }
 
 /// [`sufficient`] on what the slot holds of each resource of `c` (in `c`'s
@@ -166,16 +170,7 @@ pub fn overridden(job: &Arc<ClassAd>, c: &Consumption) -> Arc<ClassAd> {
 
 /// `slot` with what `c` consumes subtracted from its resources.
 pub fn deducted(slot: &Arc<ClassAd>, c: &Consumption) -> Arc<ClassAd> {
-    let held: Vec<Option<f64>> = c
-        .iter()
-        .map(|(r, _)| {
-            eval_attr(slot, r, None, Semantics::Htcondor)
-                .ok()
-                .as_ref()
-                .and_then(number)
-        })
-        .collect();
-    deducted_from(slot, &held, c)
+    deducted_from(slot, &held(slot, c), c)
 }
 
 /// `ad` with each resource of `c` set to what the slot held of it (`held`, in
