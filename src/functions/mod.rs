@@ -178,6 +178,14 @@ pub const IMPURE_BUILTINS: [&str; 9] = [
     "debug",
 ];
 
+/// True when a call of `name` gives the same value for the same argument values
+/// wherever it is evaluated: neither the clock, chance, the scope nor the
+/// expressions themselves ([`IMPURE_BUILTINS`], [`SCOPED_BUILTINS`]).
+pub fn depends_on_arguments_only(name: &str) -> bool {
+    let listed = |list: &[&str]| list.iter().any(|b| b.eq_ignore_ascii_case(name));
+    !listed(&IMPURE_BUILTINS) && !listed(&SCOPED_BUILTINS)
+}
+
 /// Finds the builtin called `name`: case-insensitively, except those HTCondor only
 /// knows under one spelling. `None` for an unknown function (which evaluates to
 /// error).

@@ -5,7 +5,7 @@
 
 use crate::ad::ClassAd;
 use crate::eval::{eval_attr, Semantics};
-use crate::syntax::ast::Expr;
+use crate::syntax::ast::{Expr, Node, NodeId};
 use classad_vm::Value;
 use std::sync::Arc;
 
@@ -189,36 +189,52 @@ pub fn deducted_from(ad: &ClassAd, held: &[Option<f64>], c: &Consumption) -> Arc
 /// neither ads nor the clock): its weight after a deduction is then the same
 /// in this ad as in the whole slot's, each resource set in both.
 pub fn weight_alone(slot: &ClassAd, resources: &[String]) -> Option<ClassAd> {
-    use crate::functions::{IMPURE_BUILTINS, SCOPED_BUILTINS};
-    use crate::syntax::ast::Node;
     let e = slot.get("SlotWeight")?;
-    let listed = |list: &[&str], name: &str| list.iter().any(|b| b.eq_ignore_ascii_case(name));
-    let mut stack = vec![e.id];
-    while let Some(id) = stack.pop() {
-        match e.tree.node(id) {
-            Node::Lit(_) => {}
-            Node::Attr {
-                scope: None,
-                name,
-                absolute: false,
-            } => {
-                if !resources.iter().any(|r| r.eq_ignore_ascii_case(name)) {
-                    return None;
-                }
-            }
-            Node::Attr { .. } | Node::Record(_) => return None,
-            Node::Call { name, args } => {
-                if listed(&IMPURE_BUILTINS, name) || listed(&SCOPED_BUILTINS, name) {
-                    return None;
-                }
-                stack.extend(args.iter().copied());
-            }
-            n => n.for_each_child(|c| stack.push(c)),
-        }
+    let reads_resources = |id| match e.tree.node(id) {
+        Node::Attr {
+            scope: None,
+            name,
+            absolute: false,
+        } => resources.iter().any(|r| r.eq_ignore_ascii_case(name)),
+        _ => false,
+    };
+    if !reads_only(e.tree, e.id, reads_resources) {
+        return None;
     }
     let mut alone = ClassAd::new();
     alone.insert("SlotWeight", e.to_expr_ref());
     Some(alone)
+}
+
+/// True when the expression at `id` is made of literals, operators, lists,
+/// calls of builtins that depend on their arguments only, and attribute
+/// references `reference` accepts (given the reference's node): its value then
+/// depends on nothing but what those references read. A record is refused.
+pub fn reads_only(tree: &Expr, id: NodeId, mut reference: impl FnMut(NodeId) -> bool) -> bool {
+    let mut stack = vec![id];
+    while let Some(id) = stack.pop() {
+        match tree.node(id) {
+            Node::Lit(_) => {}
+            Node::Attr { .. } => {
+                if !reference(id) {
+                    return false;
+                }
+            }
+            Node::Call { name, args } => {
+                if !crate::functions::depends_on_arguments_only(name) {
+                    return false;
+                }
+                stack.extend(args.iter().copied());
+            }
+            Node::Record(_) => return false,
+            n @ (Node::Unary(..)
+            | Node::Binary(..)
+            | Node::Ternary(..)
+            | Node::Paren(_)
+            | Node::List(_)) => n.for_each_child(|c| stack.push(c)),
+        }
+    }
+    true
 }
 
 /// The slot's raw `SlotWeight` (0 when it is not a number), within
@@ -288,6 +304,47 @@ mod tests {
             consumption(&missing, &plain)[0].1,
             0.0,
             "a missing request is 0"
+        );
+    }
+
+    /// A weight is worked out alone only when it reads the resources alone, by
+    /// their bare names, through builtins that depend on their arguments only;
+    /// alone, it weighs a deduction as the whole slot does.
+    #[test]
+    fn a_weight_of_the_resources_alone_weighs_as_the_slot_does() {
+        let resources = ["Cpus".to_string(), "Memory".to_string()];
+        let slot = |weight: &str| {
+            ad(&format!(
+                "Cpus = 8\nMemory = 4000\nBonus = 2\nSlotWeight = {weight}\n"
+            ))
+        };
+        for weight in ["Cpus + Memory / 1000", "max({cpus, 2}) * 2", "3"] {
+            let s = slot(weight);
+            let alone = weight_alone(&s, &resources).expect(weight);
+            let c: Consumption = [("Cpus".to_string(), 2.0), ("Memory".to_string(), 500.0)]
+                .into_iter()
+                .collect();
+            let held = [Some(8.0), Some(4000.0)];
+            assert_eq!(
+                raw_weight(&deducted_from(&alone, &held, &c)),
+                raw_weight(&deducted(&s, &c)),
+                "{weight}"
+            );
+        }
+        for weight in [
+            "Cpus + Bonus",
+            "MY.Cpus",
+            "Cpus * random(2)",
+            "[a = Cpus].a",
+        ] {
+            assert!(
+                weight_alone(&slot(weight), &resources).is_none(),
+                "{weight}"
+            );
+        }
+        assert!(
+            weight_alone(&ad("Cpus = 1\n"), &resources).is_none(),
+            "no weight"
         );
     }
 

@@ -332,39 +332,12 @@ fn same_consumption(c: &Consumption, d: &Consumption) -> bool {
 /// that read neither ads nor the clock, and such selections. Its value is then
 /// the same in every slot (that does not define `target` itself).
 fn reads_only_literals_of(tree: &Expr, id: NodeId, job: &ClassAd) -> bool {
-    use crate::functions::{IMPURE_BUILTINS, SCOPED_BUILTINS};
-    let listed = |list: &[&str], name: &str| list.iter().any(|b| b.eq_ignore_ascii_case(name));
-    let mut stack = vec![id];
-    while let Some(id) = stack.pop() {
-        match tree.node(id) {
-            Node::Lit(_) => {}
-            Node::Attr { .. } => {
-                let Some((base, name)) = tree.named_selection(id) else {
-                    return false;
-                };
-                if !base.as_str().eq_ignore_ascii_case("target") {
-                    return false;
-                }
-                match job.get(name.as_str()) {
-                    Some(e) if matches!(e.node(), Node::Lit(_)) => {}
-                    _ => return false,
-                }
-            }
-            Node::Call { name, args } => {
-                if listed(&IMPURE_BUILTINS, name) || listed(&SCOPED_BUILTINS, name) {
-                    return false;
-                }
-                stack.extend(args.iter().copied());
-            }
-            Node::Record(_) => return false,
-            n @ (Node::Unary(..)
-            | Node::Binary(..)
-            | Node::Ternary(..)
-            | Node::Paren(_)
-            | Node::List(_)) => n.for_each_child(|c| stack.push(c)),
+    consumption::reads_only(tree, id, |at| match tree.named_selection(at) {
+        Some((base, name)) if base.as_str().eq_ignore_ascii_case("target") => {
+            matches!(job.get(name.as_str()), Some(e) if matches!(e.node(), Node::Lit(_)))
         }
-    }
-    true
+        _ => false,
+    })
 }
 
 #[cfg(test)]
