@@ -16,8 +16,8 @@ use crate::limits::MAX_THREADS;
 use crate::matching::batch::{best_first, BatchMatcher, Candidate, CompiledSlots};
 use crate::matching::config::Config;
 use crate::matching::{
-    negotiator_key, symmetric_match, AutoclusterBuilder, Autoclusters, NegotiatorPolicy,
-    PartClasses, SignificantAttributes,
+    negotiator_key, symmetric_match, AutoclusterBuilder, Autoclusters, KeptPart, NegotiatorPolicy,
+    SignificantAttributes,
 };
 use clap::Args;
 use std::io::Write;
@@ -340,16 +340,21 @@ fn cluster_jobs(
         return Ok((builder.finish(), ids_of(&jobs)));
     };
     let mut all_ids = Vec::new();
-    let classify = |ads: Vec<ClassAd>| (sig.classify(&ads), ids_of(&ads), ads);
+    // Each part's ads are dropped on the thread that read them (but for the
+    // few a new class keeps), not on the one that adds the parts.
+    let classify = |ads: Vec<ClassAd>| {
+        let part_ids = ids_of(&ads);
+        (sig.classify(&ads).keeping_firsts(ads), part_ids)
+    };
     let phase = progress.reading("reading and clustering the jobs", plain_size(path));
     let input = phase.count(open_input(path, 1 << 20)?);
     read_reader_in_parts(
         input,
         display_name(path),
         classify,
-        |(part, part_ids, ads): (PartClasses, Vec<String>, Vec<ClassAd>)| {
+        |(part, part_ids): (KeptPart<ClassAd>, Vec<String>)| {
             all_ids.extend(part_ids);
-            builder.add(part, &ads)
+            builder.add_kept(part)
         },
     )?;
     Ok((builder.finish(), all_ids))

@@ -24,7 +24,7 @@
 //! read the clock or `random()` are evaluated once per class and slot, as HTCondor
 //! evaluates them once per autocluster.
 
-use super::classify::{PartClasses, PartKey, SharedClasses};
+use super::classify::{KeptPart, PartClasses, PartKey, SharedClasses};
 use super::policy::NegotiatorPolicy;
 use super::refs::{NameSet, References};
 use super::slot_kinds::by_kind;
@@ -603,15 +603,35 @@ impl AutoclusterBuilder {
                 (sigs, keys, part.of_job)
             })
             .collect();
+        self.write_ids(ids, jobs.len(), len);
+    }
+
+    /// Adds the next part of the queue, classified and with only the jobs its
+    /// classes can need ([`PartClasses::keeping_firsts`]): as
+    /// [`AutoclusterBuilder::add`] of the whole part.
+    pub fn add_kept<J: SharedAd>(&mut self, part: KeptPart<J>) {
+        let KeptPart { classes, firsts } = part;
+        let jobs = classes.of_job.len();
+        if jobs == 0 {
+            return;
+        }
+        let (sigs, keys) = self.number(classes.signatures, &classes.keys, &firsts);
+        self.write_ids(vec![(sigs, keys, classes.of_job)], jobs, jobs);
+    }
+
+    /// Writes each job's cluster and class from its part's ids: `jobs` new
+    /// jobs in parts of `len` (the last may be shorter), one part per entry of
+    /// `ids`.
+    fn write_ids(&mut self, ids: Vec<PartIds>, jobs: usize, len: usize) {
         let a = &mut self.clusters;
         let base = a.cluster_of.len();
         for v in [&mut a.cluster_of, &mut a.class_of] {
             if v.is_empty() {
                 // Zeroed fresh memory is not touched until written, below, on
                 // every thread.
-                *v = vec![0; jobs.len()];
+                *v = vec![0; jobs];
             } else {
-                v.resize(base + jobs.len(), 0);
+                v.resize(base + jobs, 0);
             }
         }
         a.cluster_of[base..]
@@ -794,20 +814,29 @@ mod tests {
         let parts = jobs.chunks(len).map(|p| sig.classify(p)).collect();
         at_once.add_parts(parts, &jobs, len);
         let at_once = at_once.finish();
-        assert!(in_turn.len() > 2 && in_turn.classes().len() > in_turn.len());
-        assert_eq!(at_once.clusters(), in_turn.clusters());
-        assert_eq!(at_once.classes(), in_turn.classes());
-        for j in 0..jobs.len() {
-            assert_eq!(at_once.cluster_of(j), in_turn.cluster_of(j));
-            assert_eq!(at_once.class_of(j), in_turn.class_of(j));
+        // Each part keeping only its keys' first jobs (the rest dropped where
+        // it was classified) numbers them alike too.
+        let mut kept = AutoclusterBuilder::new(sig.clone());
+        for part in jobs.chunks(len) {
+            kept.add_kept(sig.classify(part).keeping_firsts(part.to_vec()));
         }
+        let kept = kept.finish();
+        assert!(in_turn.len() > 2 && in_turn.classes().len() > in_turn.len());
         let procs = |a: &Autoclusters| -> Vec<String> {
             a.representatives()
                 .iter()
                 .map(|r| format!("{:?}", r.get("ProcId").map(|e| e.node().clone())))
                 .collect()
         };
-        assert_eq!(procs(&at_once), procs(&in_turn));
+        for other in [&at_once, &kept] {
+            assert_eq!(other.clusters(), in_turn.clusters());
+            assert_eq!(other.classes(), in_turn.classes());
+            for j in 0..jobs.len() {
+                assert_eq!(other.cluster_of(j), in_turn.cluster_of(j));
+                assert_eq!(other.class_of(j), in_turn.class_of(j));
+            }
+            assert_eq!(procs(other), procs(&in_turn));
+        }
         // Within a part, its keyed classes come first, then its classes of
         // their own in job order.
         let text = "RequestCpus = 1\nX = 1\n\nX = random(10)\n\nRequestCpus = 2\nX = 1\n\n\

@@ -745,6 +745,46 @@ pub struct PartClasses {
     pub(super) keys: Vec<PartKey>,
 }
 
+impl PartClasses {
+    /// Keeps of the part's `jobs` (the jobs these classes were worked out
+    /// from, in order) only those [`super::AutoclusterBuilder::add_kept`] can
+    /// need, the first job of each key, and drops the rest here: a caller that
+    /// classifies parts on many threads and adds them on one drops each part's
+    /// ads on the thread that read them rather than on the one that adds.
+    pub fn keeping_firsts<J>(mut self, jobs: Vec<J>) -> KeptPart<J> {
+        assert_eq!(self.of_job.len(), jobs.len(), "the part's classes and jobs");
+        let mut index = vec![u32::MAX; jobs.len()];
+        for &(_, first, _) in &self.keys {
+            index[first as usize] = 0;
+        }
+        let mut firsts = Vec::with_capacity(self.keys.len());
+        for (i, job) in jobs.into_iter().enumerate() {
+            if index[i] == 0 {
+                index[i] = firsts.len() as u32;
+                firsts.push(job);
+            }
+        }
+        for key in &mut self.keys {
+            key.1 = index[key.1 as usize];
+        }
+        KeptPart {
+            classes: self,
+            firsts,
+        }
+    }
+}
+
+/// A part's classes with only the jobs of it they can need: the first job of
+/// each key, which a class new to the builder keeps as its representative
+/// (see [`PartClasses::keeping_firsts`]).
+#[derive(Debug)]
+pub struct KeptPart<J> {
+    /// The classes, each key's first job numbered in `firsts`.
+    pub(super) classes: PartClasses,
+    /// The first job of each key, in job order.
+    pub(super) firsts: Vec<J>,
+}
+
 impl SignificantAttributes {
     /// Works out the classes of a part of a queue (any thread; see
     /// [`super::autocluster::AutoclusterBuilder`]). Classes worked out for

@@ -20,7 +20,7 @@ mod slot_kinds;
 
 pub use autocluster::{AutoclusterBuilder, Autoclusters, SignificantAttributes};
 pub(crate) use classify::exact_text;
-pub use classify::PartClasses;
+pub use classify::{KeptPart, PartClasses};
 pub use policy::NegotiatorPolicy;
 pub use pool::CompiledPool;
 pub(crate) use slot_kinds::SlotKinds;

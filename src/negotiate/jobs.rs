@@ -8,7 +8,7 @@ use super::submitters::{SubmitterId, SubmitterNames};
 use crate::ad::ClassAd;
 use crate::eval::{eval_in, Semantics};
 use crate::matching::autocluster::SharedAd;
-use crate::matching::{Autoclusters, PartClasses, SignificantAttributes};
+use crate::matching::{Autoclusters, KeptPart, PartClasses, SignificantAttributes};
 use crate::syntax::ast::{ExprRef, Node};
 use classad_vm::{Str, Value};
 use rayon::prelude::*;
@@ -289,12 +289,14 @@ pub fn read_queue<R: std::io::BufRead + Send>(
     let mut builder = crate::matching::AutoclusterBuilder::new(significant.clone());
     let mut facts = Vec::new();
     let names = SubmitterNames::new();
+    // Each part's ads are dropped where the part was read, on rayon's
+    // threads, but for the few a new class keeps: the parts are added on one.
     let classify = |ads: Vec<ClassAd>| {
         let (part, f) = classify_with_facts(&significant, &ads, knobs, &names);
-        (part, f, ads)
+        (part.keeping_firsts(ads), f)
     };
-    let sink = |(part, f, ads): (PartClasses, Vec<JobFacts>, Vec<ClassAd>)| {
-        builder.add(part, &ads);
+    let sink = |(part, f): (KeptPart<ClassAd>, Vec<JobFacts>)| {
+        builder.add_kept(part);
         facts.extend(f);
         Ok::<(), std::convert::Infallible>(())
     };
