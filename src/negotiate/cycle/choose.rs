@@ -383,13 +383,10 @@ impl Cycle<'_> {
         refused: &mut u32,
     ) -> Option<Entry> {
         let (s, class, rep, l, only_rank) = (q.submitter, q.class, &q.rep, &q.limits, q.only_rank);
-        // Borrowed from the table (not from the cycle): a candidate of a
-        // million is looked at without a reference count raised and dropped.
-        let slots = self.slots;
-        let remote = if self.knobs.consider_preemption {
-            slots.remote_user[slot].as_deref()
-        } else {
-            None
+        let remote = match self.runs_on[slot] {
+            UNCLAIMED => None,
+            _ if !self.knobs.consider_preemption => None,
+            user => Some(user),
         };
         // The tests run in HTCondor's order, each only when the outcome needs it.
         let state = if only_rank {
@@ -401,7 +398,7 @@ impl Cycle<'_> {
         } else if let Some(r) = remote {
             if self.test(Test::RankPreferred, class, rep, slot) {
                 PreemptState::Rank
-            } else if r != &*self.submitters[s].name {
+            } else if r as usize != s {
                 if !self.test(Test::Requirements, class, rep, slot)
                     || !self.test(Test::RankAtLeast, class, rep, slot)
                 {
