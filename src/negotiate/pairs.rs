@@ -50,12 +50,55 @@ struct SharedTest<T> {
     combos: Vec<Combos>,
     /// Per slot, the values so far, by key (see [`SharedTest::key`]).
     memo: Vec<smallvec::SmallVec<[(u32, T); 2]>>,
-    /// Per slot, an id of what it gives the test (the exact text of every
-    /// attribute the test reads in it); slots of one id give a job the same value.
-    slot_key: Vec<Option<u32>>,
-    /// Values by (slot id, read set, combination), shared by the slots of one
-    /// id (which read one set: the id stands for the text the walk went by).
-    across: ahash::AHashMap<(u32, u32, u32), T>,
+    /// Per slot, the id of what it gives the test (the exact text of every
+    /// attribute the test reads in it) with the set it reads, or [`NO_PAIR`]:
+    /// slots of one id give a job the same value. One number a slot, read
+    /// with one load: a candidate's test is looked up millions of times.
+    pair_of: Vec<u32>,
+    /// Per such id, its read set.
+    pair_set: Vec<u32>,
+    /// Values by (id, combination), shared by the slots of one id.
+    across: Across<T>,
+}
+
+/// In [`SharedTest::pair_of`]: the slot's values are not shared.
+const NO_PAIR: u32 = u32::MAX;
+
+/// Values of a test shared across slots: per (slot id, read set), a row indexed
+/// by the combination of what a class gives that set. Rows hold at most
+/// [`ACROSS_ENTRIES`] values in all; past that they start afresh.
+#[derive(Clone)]
+struct Across<T> {
+    rows: Vec<Vec<Option<T>>>,
+    cells: usize,
+}
+
+impl<T: Copy> Across<T> {
+    fn new(pairs: usize) -> Self {
+        Across {
+            rows: vec![Vec::new(); pairs],
+            cells: 0,
+        }
+    }
+
+    fn get(&self, pair: u32, combo: u32) -> Option<T> {
+        *self.rows[pair as usize].get(combo as usize)?
+    }
+
+    fn insert(&mut self, pair: u32, combo: u32, v: T) {
+        let (pair, combo) = (pair as usize, combo as usize);
+        if self.rows[pair].len() <= combo {
+            let grow = combo + 1 - self.rows[pair].len();
+            if self.cells + grow > ACROSS_ENTRIES {
+                self.rows.iter_mut().for_each(Vec::clear);
+                self.cells = 0;
+            }
+            let row = &mut self.rows[pair];
+            self.cells += combo + 1 - row.len();
+            row.resize(combo + 1, None);
+        }
+        self.rows[pair][combo] = Some(v);
+    }
 }
 
 /// What the classes give one read set: per class its combination's id, the
@@ -144,7 +187,7 @@ impl<T: Copy> SharedTest<T> {
         let sets: Vec<Arc<Option<NameSet>>> = walked.into_iter().map(|(set, _)| set).collect();
         let reads = RankReads::from_sets(sets);
         let mut ids: ahash::AHashMap<Vec<u8>, u32> = ahash::AHashMap::new();
-        let slot_key = keys
+        let slot_key: Vec<Option<u32>> = keys
             .into_iter()
             .map(|k| {
                 k.map(|k| {
@@ -155,7 +198,7 @@ impl<T: Copy> SharedTest<T> {
             .collect();
         let mut read_sets: Vec<Vec<u16>> = Vec::new();
         let mut set_ids: ahash::AHashMap<Vec<u16>, u32> = ahash::AHashMap::new();
-        let read_set_of = reads
+        let read_set_of: Vec<Option<u32>> = reads
             .per_slot
             .into_iter()
             .map(|names| {
@@ -165,6 +208,19 @@ impl<T: Copy> SharedTest<T> {
                         read_sets.len() as u32 - 1
                     })
                 })
+            })
+            .collect();
+        let mut pair_ids: ahash::AHashMap<(u32, u32), u32> = ahash::AHashMap::new();
+        let mut pair_set = Vec::new();
+        let pair_of = slot_key
+            .iter()
+            .zip(&read_set_of)
+            .map(|pair| match pair {
+                (Some(k), Some(r)) => *pair_ids.entry((*k, *r)).or_insert_with(|| {
+                    pair_set.push(*r);
+                    pair_set.len() as u32 - 1
+                }),
+                _ => NO_PAIR,
             })
             .collect();
         let combos = vec![
@@ -181,8 +237,9 @@ impl<T: Copy> SharedTest<T> {
             read_sets,
             combos,
             memo: vec![smallvec::SmallVec::new(); ads.len()],
-            slot_key,
-            across: ahash::AHashMap::new(),
+            pair_of,
+            across: Across::new(pair_set.len()),
+            pair_set,
             expr,
         }
     }
@@ -193,7 +250,7 @@ impl<T: Copy> SharedTest<T> {
         SharedTest {
             expr,
             memo: vec![smallvec::SmallVec::new(); self.memo.len()],
-            across: ahash::AHashMap::new(),
+            across: Across::new(self.pair_set.len()),
             ..self.clone()
         }
     }
@@ -203,9 +260,15 @@ impl<T: Copy> SharedTest<T> {
     /// `CLASS_KEY`) when those are not known; and whether the combination is
     /// known to be shared by other classes.
     fn key(&mut self, c: u32, s: u32) -> (u32, bool) {
-        let Some(r) = self.read_set_of[s as usize] else {
-            return (CLASS_KEY | c, false);
-        };
+        match self.read_set_of[s as usize] {
+            Some(r) => self.combo(c, r),
+            None => (CLASS_KEY | c, false),
+        }
+    }
+
+    /// The combination of what class `c` gives read set `r`, and whether it is
+    /// known to be shared by other classes.
+    fn combo(&mut self, c: u32, r: u32) -> (u32, bool) {
         let combos = &mut self.combos[r as usize];
         let mut id = combos.of_class[c as usize];
         if id == UNSEEN {
@@ -234,22 +297,20 @@ impl<T: Copy> SharedTest<T> {
         job: &Arc<ClassAd>,
         eval: impl Fn(&ExprRef, &Arc<ClassAd>, &Arc<ClassAd>) -> T,
     ) -> T {
-        let (key, shared) = self.key(c, s);
         // Slots that give the test the same text share values, for classes whose
         // values read nothing back from the slot.
-        if let (Some(k), Some(r), true) = (
-            self.slot_key[s as usize],
-            self.read_set_of[s as usize],
-            shared,
-        ) {
-            if let Some(v) = self.across.get(&(k, r, key)) {
-                return *v;
+        let pair = self.pair_of[s as usize];
+        let (key, shared) = if pair == NO_PAIR {
+            self.key(c, s)
+        } else {
+            self.combo(c, self.pair_set[pair as usize])
+        };
+        if pair != NO_PAIR && shared {
+            if let Some(v) = self.across.get(pair, key) {
+                return v;
             }
             let v = eval(&self.expr, slot, job);
-            if self.across.len() >= ACROSS_ENTRIES {
-                self.across.clear();
-            }
-            self.across.insert((k, r, key), v);
+            self.across.insert(pair, key, v);
             return v;
         }
         let memo = &mut self.memo[s as usize];
@@ -593,5 +654,28 @@ fn rank_of(e: &ExprRef, slot: &Arc<ClassAd>, job: &Arc<ClassAd>) -> f64 {
     match eval_in(e, slot, Some(job), Semantics::Htcondor) {
         Ok(v) => negotiator_rank_value(&v),
         Err(_) => -f64::MAX,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn values_shared_across_slots_are_found_by_id_and_combination_within_a_bound() {
+        let mut a: Across<bool> = Across::new(3);
+        assert_eq!(a.get(0, 0), None);
+        a.insert(1, 4, true);
+        a.insert(2, 0, false);
+        assert_eq!(a.get(1, 4), Some(true));
+        assert_eq!(a.get(2, 0), Some(false));
+        assert_eq!((a.get(1, 3), a.get(1, 5), a.get(0, 4)), (None, None, None));
+        assert_eq!(a.cells, 6);
+        // Past the bound, every row starts afresh: memory stays bounded.
+        let last = (ACROSS_ENTRIES - 6) as u32;
+        a.insert(0, last, true);
+        assert_eq!(a.get(1, 4), None);
+        assert_eq!(a.get(0, last), Some(true));
+        assert_eq!(a.cells, last as usize + 1);
     }
 }
