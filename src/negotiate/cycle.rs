@@ -919,7 +919,19 @@ impl<'a> Cycle<'a> {
                 }
             })
             .collect();
-        self.out
+        // What the cycle held for its search (every class's keys and heads, the
+        // slots' ads, what the offers shared) is freed on another thread: the
+        // outcome is ready now, and freeing it took 3% of the cycle.
+        let Cycle {
+            out,
+            pairs,
+            ads,
+            cp_memo,
+            offers,
+            ..
+        } = self;
+        rayon::spawn(move || drop((pairs, ads, cp_memo, offers)));
+        out
     }
 }
 
