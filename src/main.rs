@@ -2,7 +2,7 @@
 
 /// mimalloc rather than the system allocator: reading a large queue on several
 /// threads allocates and frees small blocks at a rate where glibc's allocator
-/// spends a fifth of the time (see BENCHMARKS.md, "Batch matching"). Built
+/// spends a fifth of the time (see docs/benchmarks-history.md, "Batch matching"). Built
 /// without transparent huge pages (Cargo.toml says why).
 #[global_allocator]
 static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;

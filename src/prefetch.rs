@@ -14,7 +14,7 @@ pub fn prefetch<T>(value: &T) {
     // cannot fault, whatever the address; this one comes from a live reference.
     // The intrinsic is `unsafe` only for its target feature, SSE, which every
     // x86-64 processor has. Measured: clustering a million-job queue (see
-    // BENCHMARKS.md).
+    // docs/benchmarks-history.md).
     unsafe {
         use std::arch::x86_64::{_mm_prefetch, _MM_HINT_T0};
         _mm_prefetch::<_MM_HINT_T0>((value as *const T).cast::<i8>());
