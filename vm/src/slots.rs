@@ -63,6 +63,36 @@ impl SlotTable {
     pub fn is_empty(&self) -> bool {
         self.names.is_empty()
     }
+
+    /// The paths interned, by id.
+    pub fn paths_in_order(&self) -> Vec<&[u32]> {
+        let mut paths: Vec<(&[u32], u32)> = self.paths.iter().map(|(p, &id)| (&**p, id)).collect();
+        paths.sort_unstable_by_key(|&(_, id)| id);
+        paths.into_iter().map(|(p, _)| p).collect()
+    }
+
+    /// Interns every name and path of `other`, in `other`'s order (names by
+    /// slot, then paths by id). Parts of a pool interned on several threads,
+    /// each into a copy of one table, absorbed in the parts' order, give the
+    /// table interning the whole pool in order on one thread gives: each
+    /// copy's new entries are in the order its part first met them.
+    pub fn absorb(&mut self, other: &SlotTable) {
+        let slots: Vec<u32> = (0..other.len() as u32)
+            .map(|slot| match other.names.name(slot) {
+                Some(name) => self.names.intern(name.as_str()),
+                None => unreachable!("the slots of a table are dense"),
+            })
+            .collect();
+        for path in other.paths_in_order() {
+            // A step past the names is a subscript (`PathStep::index_name`),
+            // the same in every table.
+            let path: Vec<u32> = path
+                .iter()
+                .map(|&s| slots.get(s as usize).copied().unwrap_or(s))
+                .collect();
+            self.intern_path(&path);
+        }
+    }
 }
 
 #[cfg(test)]
@@ -79,5 +109,47 @@ mod tests {
         assert_eq!(t.get("Disk"), None);
         assert_eq!(t.name(0), Some("Memory"));
         assert_eq!(t.len(), 2);
+    }
+
+    #[test]
+    fn copies_absorbed_in_order_are_the_table_interned_in_order() {
+        // One table interning parts a, b, c in turn ...
+        let parts: [(&[&str], &[&[&str]]); 3] = [
+            (&["Memory", "Cpus"], &[&["Rec", "Cpus"]]),
+            (
+                &["cpus", "Disk", "Rec"],
+                &[&["Rec", "Disk"], &["Rec", "cpus"]],
+            ),
+            (&["Arch", "DISK"], &[&["Arch"]]),
+        ];
+        let intern = |t: &mut SlotTable, (names, paths): (&[&str], &[&[&str]])| {
+            for n in names {
+                t.intern(n);
+            }
+            for p in paths {
+                let mut slots: Vec<u32> = p.iter().map(|n| t.intern(n)).collect();
+                t.intern_path(&slots);
+                slots.push(crate::program::PathStep::index_name(2));
+                t.intern_path(&slots);
+            }
+        };
+        let mut base = SlotTable::new();
+        base.intern("Requirements");
+        let mut whole = base.clone();
+        for p in parts {
+            intern(&mut whole, p);
+        }
+        // ... and each part into its own copy of the table, absorbed in order.
+        let mut merged = base.clone();
+        for p in parts {
+            let mut copy = base.clone();
+            intern(&mut copy, p);
+            merged.absorb(&copy);
+        }
+        assert_eq!(merged.entries(), whole.entries());
+        for slot in 0..whole.len() as u32 {
+            assert_eq!(merged.name(slot), whole.name(slot));
+        }
+        assert_eq!(merged.paths_in_order(), whole.paths_in_order());
     }
 }
