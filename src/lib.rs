@@ -92,5 +92,7 @@ pub mod matching;
 pub mod negotiate;
 pub(crate) mod prefetch;
 pub mod syntax;
+#[cfg(test)]
+mod test_rng;
 
 pub use classad_vm::Value;

@@ -758,13 +758,8 @@ mod tests {
             f64::MAX,
             f64::INFINITY,
         ];
-        let mut x = 1u64;
-        let mut pick = || {
-            x = x
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            values[(x >> 33) as usize % values.len()]
-        };
+        let mut rng = crate::test_rng::TestRng::new(1);
+        let mut pick = || values[rng.below(values.len() as u64) as usize];
         let cands: Vec<Candidate> = (0..3000)
             .map(|i| Candidate {
                 slot: (i % 97) as u32,

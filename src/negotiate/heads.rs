@@ -885,13 +885,8 @@ mod tests {
     /// after it in the whole order.
     #[test]
     fn after_a_cursor_is_the_first_candidate_past_it() {
-        let mut x = 3u64;
-        let mut next = move || {
-            x = x
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            x >> 33
-        };
+        let mut rng = crate::test_rng::TestRng::new(3);
+        let mut next = move || rng.next();
         let values = [0.0, -0.0, 1.0, 2.0, f64::NAN, f64::NEG_INFINITY];
         let cands: Vec<Candidate> = (0..400)
             .map(|s| cand(s, values[(next() % 6) as usize]))

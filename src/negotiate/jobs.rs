@@ -567,13 +567,8 @@ mod tests {
     /// plain sort by the key.
     #[test]
     fn request_order_is_the_sort_by_the_key_on_every_path() {
-        let mut x = 7u64;
-        let mut next = |m: u64| {
-            x = x
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            (x >> 33) % m
-        };
+        let mut rng = crate::test_rng::TestRng::new(7);
+        let mut next = |m: u64| rng.below(m);
         for (n, prios, shuffled) in [
             (50, 1, false),
             (300, 4, false),

@@ -310,13 +310,8 @@ mod tests {
     /// both zeros and infinities among them).
     #[test]
     fn heads_from_keys_are_the_sorted_usable_candidates() {
-        let mut x = 11u64;
-        let mut next = move || {
-            x = x
-                .wrapping_mul(6364136223846793005)
-                .wrapping_add(1442695040888963407);
-            x >> 33
-        };
+        let mut rng = crate::test_rng::TestRng::new(11);
+        let mut next = move || rng.next();
         let odd = [
             f64::NAN,
             0.0,
