@@ -753,19 +753,21 @@ impl PartClasses {
     /// ads on the thread that read them rather than on the one that adds.
     pub fn keeping_firsts<J>(mut self, jobs: Vec<J>) -> KeptPart<J> {
         assert_eq!(self.of_job.len(), jobs.len(), "the part's classes and jobs");
-        let mut index = vec![u32::MAX; jobs.len()];
+        let mut wanted = vec![false; jobs.len()];
         for &(_, first, _) in &self.keys {
-            index[first as usize] = 0;
+            wanted[first as usize] = true;
         }
+        // Per job kept, its index among those kept.
+        let mut kept_as = vec![0u32; jobs.len()];
         let mut firsts = Vec::with_capacity(self.keys.len());
         for (i, job) in jobs.into_iter().enumerate() {
-            if index[i] == 0 {
-                index[i] = firsts.len() as u32;
+            if wanted[i] {
+                kept_as[i] = firsts.len() as u32;
                 firsts.push(job);
             }
         }
         for key in &mut self.keys {
-            key.1 = index[key.1 as usize];
+            key.1 = kept_as[key.1 as usize];
         }
         KeptPart {
             classes: self,

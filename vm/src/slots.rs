@@ -77,11 +77,12 @@ impl SlotTable {
     /// table interning the whole pool in order on one thread gives: each
     /// copy's new entries are in the order its part first met them.
     pub fn absorb(&mut self, other: &SlotTable) {
-        let slots: Vec<u32> = (0..other.len() as u32)
-            .map(|slot| match other.names.name(slot) {
-                Some(name) => self.names.intern(name.as_str()),
-                None => unreachable!("the slots of a table are dense"),
-            })
+        // Per slot of `other`, its slot here.
+        let slots: Vec<u32> = other
+            .names
+            .names()
+            .iter()
+            .map(|name| self.names.intern_str(name))
             .collect();
         for path in other.paths_in_order() {
             // A step past the names is a subscript (`PathStep::index_name`),
