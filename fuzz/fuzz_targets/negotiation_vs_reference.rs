@@ -22,8 +22,7 @@ use std::sync::Arc;
 
 /// A pool of the generator: its master seed, index, and whether it has groups;
 /// and the bounds of the candidates held (0: the defaults; else heads of
-/// `heads % 4 + 1` candidates, dropped at once when `heads` is odd, made from
-/// the classes' keys held compactly when `heads % 8` is 4 or more).
+/// `heads % 4 + 1` candidates, dropped at once when `heads` is odd).
 #[derive(Arbitrary)]
 struct Case {
     master: u64,
@@ -40,7 +39,6 @@ impl Case {
                 first: usize::from(h % 4 + 1),
                 held_bytes: if h % 2 == 1 { 1 } else { usize::MAX },
                 window_bytes: 1,
-                keys_bytes: if h % 8 < 4 { 0 } else { usize::MAX },
             },
         }
     }

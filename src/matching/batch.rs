@@ -569,19 +569,16 @@ impl BatchMatcher {
     }
 
     /// Evaluates `classes` against the slots of the blocks of 64 in `blocks`
-    /// that `only` marks (indexed from the first block of the pool; every block
-    /// of the range when `None`): per class, per block of the range, which
-    /// slots match (none in a block left out), and the matching slots with
-    /// their keys in slot order, unsorted (a caller wanting the best few
-    /// selects them without sorting every candidate).
+    /// (indexed from the first block of the pool): per class, per block of the
+    /// range, which slots match, and the matching slots with their keys in
+    /// slot order, unsorted (a caller numbers their keys without sorting).
     pub fn evaluate_keyed(
         &mut self,
         classes: &[u32],
         blocks: std::ops::Range<usize>,
-        only: Option<&[u64]>,
     ) -> Vec<(Vec<u64>, Vec<Candidate>)> {
         let first = blocks.start;
-        let results = self.evaluate_blocks(classes, true, blocks, only);
+        let results = self.evaluate_blocks(classes, true, blocks);
         (0..classes.len())
             .into_par_iter()
             .map(|ci| {
@@ -607,7 +604,7 @@ impl BatchMatcher {
     /// Evaluates `classes` against every slot.
     fn evaluate(&mut self, classes: &[u32], ranks: bool) -> Vec<ClassResult> {
         let all = 0..self.pool.machines.len().div_ceil(LANES);
-        let blocks = self.evaluate_blocks(classes, ranks, all, None);
+        let blocks = self.evaluate_blocks(classes, ranks, all);
         // Each class's results, gathered from the blocks in slot order.
         let mut out: Vec<ClassResult> = (0..classes.len())
             .map(|ci| ClassResult {
@@ -626,15 +623,13 @@ impl BatchMatcher {
         out
     }
 
-    /// The results of `classes` against the blocks of slots in `blocks` that
-    /// `only` marks (every one when `None`; a block left out matches nothing),
-    /// one per block of the range.
+    /// The results of `classes` against the blocks of slots in `blocks`, one
+    /// per block of the range.
     fn evaluate_blocks(
         &mut self,
         classes: &[u32],
         ranks: bool,
         blocks: std::ops::Range<usize>,
-        only: Option<&[u64]>,
     ) -> Vec<BlockResult> {
         let reps: Vec<Arc<ClassAd>> = classes
             .iter()
@@ -685,20 +680,13 @@ impl BatchMatcher {
                 .and_then(|g| g.job_groups.as_ref()),
         });
         let slots = pool.machines.len();
-        let wanted = |b: usize| only.is_none_or(|o| o.get(b).is_some_and(|&m| m != 0));
         let blocks = blocks.start..blocks.end.min(slots.div_ceil(LANES));
         let results: Vec<BlockResult> = blocks
             .clone()
             .into_par_iter()
-            .map(|b| {
-                if !wanted(b) {
-                    return BlockResult::nothing(classes.len());
-                }
-                THREAD_MACHINE.with(|vm| block_work(pool, &mut vm.borrow_mut(), b, rank))
-            })
+            .map(|b| THREAD_MACHINE.with(|vm| block_work(pool, &mut vm.borrow_mut(), b, rank)))
             .collect();
         let evaluated = blocks
-            .filter(|&b| wanted(b))
             .map(|b| (slots - b * LANES).min(LANES))
             .sum::<usize>();
         self.stats.classes += classes.len() as u64;

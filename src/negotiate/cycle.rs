@@ -883,6 +883,7 @@ impl<'a> Cycle<'a> {
 
     fn finish(mut self) -> CycleOutcome {
         self.out.stats.evaluations = self.pairs.evaluations();
+        self.out.stats.heads_made = self.pairs.heads_made();
         let mut matched: Vec<u32> = Vec::with_capacity(self.out.matches.len());
         for m in &self.out.matches {
             matched.push(m.job);

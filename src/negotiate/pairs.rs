@@ -445,6 +445,11 @@ impl ClassPairs {
         self.heads.evaluations
     }
 
+    /// Heads made after the first pass so far (from the classes' keys).
+    pub fn heads_made(&self) -> u64 {
+        self.heads.made
+    }
+
     /// The classes' candidates as given, one list per class of the cycle (in
     /// class order) over a pool of `slot_count` slots: each list the class's
     /// matching slots, best first ([`best_first`]: the key, then slot order), as

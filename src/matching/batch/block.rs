@@ -50,16 +50,6 @@ pub(super) struct BlockResult {
 }
 
 impl BlockResult {
-    /// The result of a block not evaluated: nothing matches.
-    pub(super) fn nothing(classes: usize) -> BlockResult {
-        BlockResult {
-            masks: vec![0; classes],
-            keys: Vec::new(),
-            key_start: vec![0; classes],
-            ranked: 0,
-        }
-    }
-
     /// The keys of class `ci` of the window (ranked runs only), one per
     /// matching slot of the block, in slot order.
     pub(super) fn keys_of(&self, ci: usize) -> &[RankKey] {

@@ -56,14 +56,6 @@ impl Codes {
             Codes::Wide(v) => room(v, extra),
         }
     }
-
-    fn bytes(&self) -> usize {
-        match self {
-            Codes::Narrow(v) => v.capacity(),
-            Codes::Mid(v) => v.capacity() * 2,
-            Codes::Wide(v) => v.capacity() * 4,
-        }
-    }
 }
 
 /// The keys of a group of classes being gathered, part of the slots by part,
@@ -205,13 +197,6 @@ pub struct ClassKeys {
 }
 
 impl ClassKeys {
-    /// What it holds, in bytes, with its share of the group's table (`of`
-    /// classes).
-    pub fn bytes(&self, of: usize) -> usize {
-        let table = self.keys.table.len() * (std::mem::size_of::<RankKey>() + 4);
-        self.codes.bytes() + table / of.max(1) + 64
-    }
-
     /// Calls `f(slot, code)` for every slot of `mask & usable`, in slot order.
     fn for_each(&self, mask: &[u64], usable: &[u64], f: impl FnMut(u32, u32)) {
         match &self.codes {
