@@ -881,19 +881,20 @@ fn a_group_cut_by_the_end_of_a_head_is_read_whole() {
     assert_eq!(whole.matches[0].preempt, PreemptState::None);
     let short = CandidateBounds {
         first: 1,
-        held_bytes: usize::MAX,
+        first_bytes: usize::MAX,
         window_bytes: 1,
     };
     let cut = negotiate_bounded(&jobs, &slots, &k, &prios, short);
     assert_same_cycle(&whole, &cut, "a head of one candidate");
 }
 
-/// Candidates held within small bounds (heads of one to three candidates,
-/// worked out a block of slots at a time, dropped and made again, made longer
-/// as the cycle reads past them) give the same cycle as whole lists given at
+/// Candidates held within small bounds (heads of one to three candidates or
+/// of the least share, worked out a block of slots at a time, made longer as
+/// the cycle reads past them) give the same cycle as whole lists given at
 /// once, and evaluate every (class, slot) pair once: whatever the bounds,
-/// heads are made from the classes' keys, never evaluated again (the
-/// evaluation count that keeps issue 34's cliff from coming back).
+/// heads are made from the classes' keys, never evaluated again, and a
+/// class's head is made about log2(slots) times at most (the counts that
+/// keep issue 34's cliff from coming back).
 #[test]
 fn candidates_within_small_bounds_give_the_same_cycle() {
     use classad::matching::batch::{BatchMatcher, CompiledSlots};
@@ -933,7 +934,7 @@ fn candidates_within_small_bounds_give_the_same_cycle() {
             let pairs = ClassPairs::with_bounds(matcher(), bounds);
             negotiate_with_pairs(&table, &facts, &clusters, pairs, &k, &prios)
         };
-        for (first, held_bytes) in [
+        for (first, first_bytes) in [
             (usize::MAX, usize::MAX),
             (1, usize::MAX),
             (1 + index % 3, 1),
@@ -941,10 +942,10 @@ fn candidates_within_small_bounds_give_the_same_cycle() {
         ] {
             let tight = run(CandidateBounds {
                 first,
-                held_bytes,
+                first_bytes,
                 window_bytes: 1,
             });
-            let context = format!("case {index}, first {first}, held {held_bytes}\n{p}");
+            let context = format!("case {index}, first {first}, bytes {first_bytes}\n{p}");
             assert_same_cycle(&all, &tight, &context);
             assert_eq!(
                 all.stats.num_jobs_considered,
@@ -953,6 +954,13 @@ fn candidates_within_small_bounds_give_the_same_cycle() {
             assert_eq!(
                 tight.stats.evaluations, all.stats.evaluations,
                 "heads made from held keys evaluate nothing again: {context}"
+            );
+            let (classes, slots) = (clusters.representatives().len(), table.len());
+            let doublings = (usize::BITS - slots.leading_zeros()) as usize;
+            assert!(
+                tight.stats.heads_made as usize <= classes * (1 + doublings),
+                "{} heads made for {classes} classes: {context}",
+                tight.stats.heads_made
             );
             remade += usize::from(tight.stats.heads_made > 0);
             cases += 1;

@@ -1,6 +1,6 @@
 //! The negotiation cycle (`classad::negotiate`: match classes, the batch matcher,
 //! lazy match lists, shared preemption tests, class heads within small bounds
-//! made longer and again as the cycle reads them) against the plain serial negotiator
+//! made longer as the cycle reads them) against the plain serial negotiator
 //! of `tests/gen/reference_negotiator.rs`, on the seeded pools of
 //! `tests/gen/negotiation_pools.rs`: the same matches in the same order, and the
 //! same statistics.
@@ -22,7 +22,8 @@ use std::sync::Arc;
 
 /// A pool of the generator: its master seed, index, and whether it has groups;
 /// and the bounds of the candidates held (0: the defaults; else heads of
-/// `heads % 4 + 1` candidates, dropped at once when `heads` is odd).
+/// `heads % 4 + 1` candidates when `heads` is even, and of each class's least
+/// share, 256, when it is odd).
 #[derive(Arbitrary)]
 struct Case {
     master: u64,
@@ -36,8 +37,12 @@ impl Case {
         match self.heads {
             0 => CandidateBounds::default(),
             h => CandidateBounds {
-                first: usize::from(h % 4 + 1),
-                held_bytes: if h % 2 == 1 { 1 } else { usize::MAX },
+                first: if h % 2 == 1 {
+                    usize::MAX
+                } else {
+                    usize::from(h % 4 + 1)
+                },
+                first_bytes: if h % 2 == 1 { 1 } else { usize::MAX },
                 window_bytes: 1,
             },
         }

@@ -10,15 +10,17 @@
 //! code of one, two or four bytes per matching slot and the class's distinct
 //! keys once. A head is made from them by a counting sort of the usable slots,
 //! without evaluating anything; a reader that passes the end of a head asks
-//! for one twice as long. Heads are dropped, least recently read first, past
-//! [`CandidateBounds::held_bytes`], and made again from the keys when asked
-//! for.
+//! for one twice as long.
 //!
-//! So every (class, slot) pair is evaluated once, in the first pass, whatever
-//! the bounds: what they bound is what is held, never how often anything is
-//! evaluated. (Past a fixed budget of keys the first pass once kept short
-//! heads alone and evaluated a class again each time the cycle read past one:
-//! a cost that grew with the cycle's reads times the slots, issue 34's cliff.)
+//! So every (class, slot) pair is evaluated once, in the first pass, and a
+//! class's head is made at most about log2(its matching slots) times; what a
+//! head holds past its first length is at most twice what the cycle read of
+//! it. Time and memory follow what the cycle does, with no budget past which
+//! the cost changes. (Once, past a fixed budget of keys, the first pass kept
+//! short heads alone and evaluated a class again each time the cycle read
+//! past one; and heads were dropped past a bound on what was held, then made
+//! again at each read: costs that grew with the cycle's reads times the
+//! slots, issue 34's cliff.)
 //!
 //! Exact by construction: a head is the first candidates, in the total order of
 //! [`best_first`], of the slots that were usable when it was made. Slots only
@@ -36,12 +38,11 @@ use std::sync::Arc;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct CandidateBounds {
     /// How many candidates of a class a head starts with at most (each class
-    /// starts with its share of `held_bytes` when that is less, and at least
+    /// starts with its share of `first_bytes` when that is less, and at least
     /// [`KEYED_FIRST`]).
     pub first: usize,
-    /// Bytes of heads held over all classes: past it, the least recently read
-    /// are dropped (and made again from the class's keys when asked for).
-    pub held_bytes: usize,
+    /// Bytes the first heads of all classes share.
+    pub first_bytes: usize,
     /// Bytes of rank keys the first pass holds at once (it evaluates every
     /// class over a part of the slots at a time).
     pub window_bytes: usize,
@@ -51,7 +52,7 @@ impl Default for CandidateBounds {
     fn default() -> Self {
         CandidateBounds {
             first: usize::MAX,
-            held_bytes: 1 << 30,
+            first_bytes: 512 << 20,
             window_bytes: 256 << 20,
         }
     }
@@ -62,7 +63,7 @@ impl CandidateBounds {
     pub fn whole() -> CandidateBounds {
         CandidateBounds {
             first: usize::MAX,
-            held_bytes: usize::MAX,
+            first_bytes: usize::MAX,
             window_bytes: usize::MAX,
         }
     }
@@ -176,26 +177,23 @@ impl Head {
         let end = end_of(run + equal);
         start + self.slots[start..end].partition_point(|&s| s <= last.slot)
     }
-
-    fn bytes(&self) -> usize {
-        self.slots.len() * 4 + self.runs.len() * std::mem::size_of::<(RankKey, u32)>() + 64
-    }
 }
 
 /// How long a head made from held keys starts at least (it doubles as the
 /// cycle reads past it).
 const KEYED_FIRST: usize = 256;
 
-/// What a candidate of a head costs on average, for sharing out what may be
-/// held (four bytes of slot and part of a run of equal keys).
-const HELD_BYTES_PER_CANDIDATE: usize = 16;
+/// What a candidate of a head costs on average, for sharing out
+/// [`CandidateBounds::first_bytes`] (four bytes of slot and part of a run of
+/// equal keys).
+const BYTES_PER_CANDIDATE: usize = 16;
 
 /// The length a head of one of `classes` is first made with: at most
-/// [`CandidateBounds::first`], each class's share of what may be held (the
-/// heads of every class then fit at once, and a head is made again seldom),
-/// and at least [`KEYED_FIRST`] (making it longer costs a pass over its codes).
+/// [`CandidateBounds::first`], and each class's share of
+/// [`CandidateBounds::first_bytes`], at least [`KEYED_FIRST`] (making a head
+/// longer costs a pass over its codes).
 fn keyed_first(bounds: CandidateBounds, classes: usize) -> usize {
-    let share = bounds.held_bytes / 2 / classes.max(1) / HELD_BYTES_PER_CANDIDATE;
+    let share = bounds.first_bytes / classes.max(1) / BYTES_PER_CANDIDATE;
     bounds.first.min(share.max(KEYED_FIRST))
 }
 
@@ -227,7 +225,7 @@ fn by_rank(matcher: &BatchMatcher, window: &[u32]) -> Vec<Vec<usize>> {
     groups
 }
 
-/// Every class's bitmap and the heads held.
+/// Every class's bitmap, keys and head.
 #[derive(Clone)]
 pub struct Heads {
     bounds: CandidateBounds,
@@ -235,14 +233,10 @@ pub struct Heads {
     /// Per class, per block of 64 slots, which match (`blocks` words a class).
     masks: Vec<u64>,
     /// Per class, its keys held compactly (heads made from them evaluate
-    /// nothing); none for a class whose whole list was given, which is held
-    /// and never dropped.
+    /// nothing); none for a class whose whole list was given.
     keys: Vec<Option<Arc<ClassKeys>>>,
-    held: Vec<Option<Arc<Head>>>,
-    /// Per class, when it was last read (for dropping the least recent).
-    read_at: Vec<u64>,
-    clock: u64,
-    bytes: usize,
+    /// Per class, its head.
+    held: Vec<Arc<Head>>,
     /// (class, slot) pairs evaluated so far.
     pub(super) evaluations: u64,
     /// Heads made after the first pass.
@@ -266,9 +260,6 @@ impl Heads {
             masks: vec![0; classes * blocks],
             keys: Vec::with_capacity(classes),
             held: Vec::with_capacity(classes),
-            read_at: vec![0; classes],
-            clock: 0,
-            bytes: 0,
             evaluations: 0,
             made: 0,
         };
@@ -329,12 +320,7 @@ impl Heads {
                 .collect();
             for (k, head) in made {
                 heads.keys.push(Some(Arc::new(k)));
-                if heads.bytes + head.bytes() <= bounds.held_bytes {
-                    heads.bytes += head.bytes();
-                    heads.held.push(Some(Arc::new(head)));
-                } else {
-                    heads.held.push(None);
-                }
+                heads.held.push(Arc::new(head));
             }
         }
         heads.evaluations = matcher.stats().pairs;
@@ -344,19 +330,16 @@ impl Heads {
     /// Heads given whole, with their bitmaps (`blocks` words a class).
     pub fn given(blocks: usize, masks: Vec<u64>, lists: Vec<Vec<Candidate>>) -> Heads {
         let classes = lists.len();
-        let held: Vec<Option<Arc<Head>>> = lists
+        let held: Vec<Arc<Head>> = lists
             .iter()
-            .map(|l| Some(Arc::new(Head::of_sorted(l, true))))
+            .map(|l| Arc::new(Head::of_sorted(l, true)))
             .collect();
         Heads {
             bounds: CandidateBounds::whole(),
             blocks,
             masks,
             keys: vec![None; classes],
-            bytes: held.iter().flatten().map(|h| h.bytes()).sum(),
             held,
-            read_at: vec![0; classes],
-            clock: 0,
             evaluations: 0,
             made: 0,
         }
@@ -386,61 +369,35 @@ impl Heads {
         self.mask(c).iter().zip(usable).any(|(m, u)| m & u != 0)
     }
 
-    /// Class `c`'s head, worked out over `usable` slots when not held.
-    pub fn head(&mut self, c: u32, usable: &[u64]) -> Arc<Head> {
-        self.clock += 1;
-        self.read_at[c as usize] = self.clock;
-        if let Some(h) = &self.held[c as usize] {
-            return h.clone();
-        }
-        let first = self.first_length();
-        self.make(c, usable, first)
+    /// Class `c`'s head.
+    pub fn head(&self, c: u32) -> Arc<Head> {
+        self.held[c as usize].clone()
     }
 
     /// Class `c`'s head made longer (twice as long, at least the first length),
     /// over the slots `usable` now: a pass over the class's codes.
     pub fn extend(&mut self, c: u32, usable: &[u64]) -> Arc<Head> {
-        self.read_at[c as usize] = self.clock;
-        let n = self.longer(c);
-        self.make(c, usable, n)
-    }
-
-    /// The length a head is first made with.
-    fn first_length(&self) -> usize {
-        keyed_first(self.bounds, self.held.len())
-    }
-
-    /// The length class `c`'s head is made longer to.
-    fn longer(&self, c: u32) -> usize {
-        let held = self.held[c as usize].as_ref().map_or(0, |h| h.len());
-        held.saturating_mul(2).max(self.first_length()).max(1)
+        let head = &self.held[c as usize];
+        if head.complete {
+            return head.clone();
+        }
+        let n = head
+            .len()
+            .saturating_mul(2)
+            .max(keyed_first(self.bounds, self.held.len()));
+        self.made += 1;
+        let longer = Arc::new(self.head_from_keys(c, usable, n));
+        self.held[c as usize] = longer.clone();
+        longer
     }
 
     /// Class `c`'s whole list over the slots `usable` now, not held.
-    pub fn whole(&mut self, c: u32, usable: &[u64]) -> Arc<Head> {
-        if let Some(h) = &self.held[c as usize] {
-            if h.complete {
-                return h.clone();
-            }
+    pub fn whole(&self, c: u32, usable: &[u64]) -> Arc<Head> {
+        let head = &self.held[c as usize];
+        if head.complete {
+            return head.clone();
         }
         Arc::new(self.head_from_keys(c, usable, usize::MAX))
-    }
-
-    /// Makes and holds class `c`'s head of `n` candidates over `usable` slots.
-    fn make(&mut self, c: u32, usable: &[u64], n: usize) -> Arc<Head> {
-        self.made += 1;
-        let head = Arc::new(self.head_from_keys(c, usable, n));
-        self.hold(c, head.clone());
-        self.drop_least_recent(c);
-        head
-    }
-
-    /// Holds `head` as class `c`'s.
-    fn hold(&mut self, c: u32, head: Arc<Head>) {
-        self.bytes += head.bytes();
-        if let Some(old) = self.held[c as usize].replace(head) {
-            self.bytes -= old.bytes();
-        }
     }
 
     /// The best `n` candidates of class `c` among `usable` slots, from its
@@ -448,35 +405,12 @@ impl Heads {
     fn head_from_keys(&self, c: u32, usable: &[u64], n: usize) -> Head {
         match &self.keys[c as usize] {
             Some(keys) => keys.head(self.mask(c), usable, n),
-            // A class without keys had its whole list given: it is held whole
-            // and never dropped (see `drop_least_recent`), so it is never made.
+            // A class without keys had its whole list given: its head is
+            // complete, so it is never made.
             None => Head {
                 complete: true,
                 ..Head::default()
             },
-        }
-    }
-
-    /// Past the bound, drops the heads read least recently (never `keep`'s)
-    /// until a quarter of the bound is free. Only a head that can be made
-    /// again from its keys is dropped.
-    fn drop_least_recent(&mut self, keep: u32) {
-        if self.bytes <= self.bounds.held_bytes {
-            return;
-        }
-        let again = |k: u32| self.keys[k as usize].is_some();
-        let mut order: Vec<u32> = (0..self.held.len() as u32)
-            .filter(|&k| k != keep && self.held[k as usize].is_some() && again(k))
-            .collect();
-        order.sort_unstable_by_key(|&k| self.read_at[k as usize]);
-        let target = self.bounds.held_bytes / 4 * 3;
-        for k in order {
-            if self.bytes <= target {
-                break;
-            }
-            if let Some(h) = self.held[k as usize].take() {
-                self.bytes -= h.bytes();
-            }
         }
     }
 }
@@ -543,10 +477,10 @@ mod tests {
         Heads::first_pass(matcher, bounds)
     }
 
-    fn bounded(first: usize, held_bytes: usize) -> CandidateBounds {
+    fn first(first: usize) -> CandidateBounds {
         CandidateBounds {
             first,
-            held_bytes,
+            first_bytes: 1,
             window_bytes: 1,
         }
     }
@@ -555,9 +489,9 @@ mod tests {
     /// and is the start of the whole list.
     #[test]
     fn heads_grow_by_doubling_from_the_first_length() {
-        let mut heads = three_classes(bounded(8, usize::MAX));
+        let mut heads = three_classes(first(8));
         let usable = vec![u64::MAX; heads.blocks];
-        let h = heads.head(0, &usable);
+        let h = heads.head(0);
         assert_eq!((h.len(), h.complete), (8, false));
         let longer = heads.extend(0, &usable);
         assert_eq!((longer.len(), longer.complete), (16, false));
@@ -567,49 +501,40 @@ mod tests {
         assert_eq!(heads.evaluations, 3 * 300);
     }
 
-    /// Past the bound on what is held, heads are dropped and made again from
-    /// the classes' keys: over the slots still usable, the start of each
-    /// class's whole list, and nothing is evaluated again (before, a head
-    /// made again past a fixed budget of keys was evaluated over every slot,
-    /// each time).
+    /// Heads made longer as slots are taken are the starts of each class's
+    /// whole list over the slots still usable; a class's head is made about
+    /// log2(its slots) times, and nothing is evaluated again.
     #[test]
-    fn heads_dropped_past_the_bound_are_made_again_without_evaluating() {
-        let mut tight = three_classes(bounded(4, 1));
-        let mut whole = three_classes(CandidateBounds::whole());
-        let mut usable = vec![u64::MAX; tight.blocks];
+    fn heads_made_longer_are_the_usable_start_of_the_list_and_evaluate_nothing() {
+        let mut heads = three_classes(first(4));
+        let whole = three_classes(CandidateBounds::whole());
+        let mut usable = vec![u64::MAX; heads.blocks];
         let mut rng = crate::test_rng::TestRng::new(11);
-        let mut made = 0;
-        for round in 0..40 {
-            for c in 0..3u32 {
+        for c in 0..3u32 {
+            let mut made = 0;
+            let mut len = heads.head(c).len();
+            assert_eq!(len, 4);
+            while !heads.head(c).complete {
+                // A few more slots taken.
+                for _ in 0..5 {
+                    let s = (rng.next() % 300) as usize;
+                    usable[s / 64] &= !(1 << (s % 64));
+                }
                 let want: Vec<Candidate> = whole
-                    .whole(c, &usable)
+                    .head(c)
                     .from(0)
                     .filter(|cand| is_set(&usable, cand.slot))
                     .collect();
-                // Made again (another class's head was read since), then
-                // made longer twice.
-                let mut len = 4;
-                for step in 0..3 {
-                    let h = if step == 0 {
-                        tight.head(c, &usable)
-                    } else {
-                        tight.extend(c, &usable)
-                    };
-                    assert_eq!(h.len(), len.min(want.len()), "round {round}, class {c}");
-                    assert_eq!(all(&h), want[..h.len()], "round {round}, class {c}");
-                    assert_eq!(h.complete, h.len() == want.len());
-                    len *= 2;
-                    made += 1;
-                }
+                let h = heads.extend(c, &usable);
+                made += 1;
+                len *= 2;
+                assert_eq!(h.len(), len.min(want.len()), "class {c}");
+                assert_eq!(all(&h), want[..h.len()], "class {c}");
+                assert_eq!(h.complete, h.len() == want.len());
             }
-            // Another slot taken.
-            let s = (rng.next() % 300) as usize;
-            usable[s / 64] &= !(1 << (s % 64));
-            // Only the head read last is held past a bound of one byte.
-            assert!(tight.held.iter().flatten().count() <= 1);
+            assert!(made <= 7, "{made} heads made for class {c}");
         }
-        assert!(made > 100);
-        assert_eq!(tight.evaluations, 3 * 300);
+        assert_eq!(heads.evaluations, 3 * 300);
     }
 
     fn all(h: &Head) -> Vec<Candidate> {

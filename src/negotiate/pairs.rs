@@ -419,10 +419,9 @@ impl ClassPairs {
         }
     }
 
-    /// Class `c`'s head, worked out over the `usable` slots (per block of 64)
-    /// when not held.
-    pub fn head(&mut self, c: u32, usable: &[u64]) -> Arc<Head> {
-        self.heads.head(c, usable)
+    /// Class `c`'s head.
+    pub fn head(&self, c: u32) -> Arc<Head> {
+        self.heads.head(c)
     }
 
     /// Class `c`'s head made longer, over the slots `usable` now.
@@ -431,7 +430,7 @@ impl ClassPairs {
     }
 
     /// Class `c`'s whole list over the slots `usable` now.
-    pub fn whole(&mut self, c: u32, usable: &[u64]) -> Arc<Head> {
+    pub fn whole(&self, c: u32, usable: &[u64]) -> Arc<Head> {
         self.heads.whole(c, usable)
     }
 

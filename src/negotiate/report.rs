@@ -85,10 +85,9 @@ pub struct CycleStats {
     pub pie_spins: u64,
     /// (class, slot) pairs whose match was decided (not a negotiator-ad name).
     pub evaluations: u64,
-    /// Heads of classes' best-first lists made after the first pass (made
-    /// longer as the cycle read past them, or again after being dropped):
-    /// each a pass over the class's keys, evaluating nothing (not a
-    /// negotiator-ad name).
+    /// Heads of classes' best-first lists made longer after the first pass
+    /// as the cycle read past them: each a pass over the class's keys,
+    /// evaluating nothing (not a negotiator-ad name).
     pub heads_made: u64,
     /// `LastNegotiationCycleDuration` (seconds, here fractional).
     pub duration: f64,

@@ -247,7 +247,7 @@ impl Cycle<'_> {
         if !self.pairs.any_usable(q.class, &self.usable) {
             return None;
         }
-        let mut head = self.pairs.head(q.class, &self.usable);
+        let mut head = self.pairs.head(q.class);
         loop {
             let h = head.clone();
             let mut cands = h.from(h.after(cursor)).peekable();
