@@ -23,7 +23,7 @@
 //! slots, issue 34's cliff.)
 //!
 //! Exact by construction: a head is the first candidates, in the total order of
-//! [`best_first`], of the slots that were usable when it was made. Slots only
+//! [`crate::matching::batch::best_first`], of the slots that were usable when it was made. Slots only
 //! stop being usable during a cycle, so the usable slots now that come before a
 //! head's last candidate are all in the head; a reader skips the others.
 
@@ -39,7 +39,7 @@ use std::sync::Arc;
 pub struct CandidateBounds {
     /// How many candidates of a class a head starts with at most (each class
     /// starts with its share of `first_bytes` when that is less, and at least
-    /// [`KEYED_FIRST`]).
+    /// 256).
     pub first: usize,
     /// Bytes the first heads of all classes share.
     pub first_bytes: usize,
