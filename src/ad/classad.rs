@@ -118,6 +118,18 @@ impl ClassAd {
         self.names.binary_search_by(|n| attr_order(n, name))
     }
 
+    /// Where `name` is among the ad's names (ignoring case): the same place in
+    /// every ad of its layout ([`ClassAd::layout_id`]).
+    pub(crate) fn position_of(&self, name: &str) -> Option<usize> {
+        self.position(name).ok()
+    }
+
+    /// The expression at place `i` of the ad's names (see
+    /// [`ClassAd::position_of`]).
+    pub(crate) fn view_at(&self, i: usize) -> ExprView<'_> {
+        self.view(&self.slots[i])
+    }
+
     fn view<'a>(&'a self, slot: &'a Slot) -> ExprView<'a> {
         ExprView {
             tree: slot.tree.as_ref().unwrap_or(&self.local),
@@ -256,6 +268,14 @@ impl ClassAd {
     /// layout keep each name at the same position, while both are alive.
     pub(crate) fn layout_id(&self) -> usize {
         Arc::as_ptr(&self.names) as usize
+    }
+
+    /// Takes `other`'s layout, which must have the same names in the same
+    /// spellings (the caller knows: both were made alike from ads of one
+    /// layout): ads made alike then share it, as ads read alike do.
+    pub(crate) fn share_layout(&mut self, other: &ClassAd) {
+        debug_assert_eq!(self.names, other.names);
+        self.names = other.names.clone();
     }
 
     /// Asks for the ad's own fields and for its slots at `positions` (those in

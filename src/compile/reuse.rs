@@ -7,9 +7,10 @@
 //! anew was most of the cost of reading a large pool (issue 34).
 //!
 //! The key is exact: the expression's exact text, then each name it reaches,
-//! without case, with the exact text of MY's expression of that name or its
-//! absence. Every way the compiler reads MY is a lookup of one of those names, so
-//! two equal keys compile to the same program. An expression that reaches a
+//! without case (as a number this reuse gives each name), with the exact text of
+//! MY's expression of that name or its absence. Every way the compiler reads MY
+//! is a lookup of one of those names, so two equal keys compile to the same
+//! program. An expression that reaches a
 //! builtin whose names are strings (`eval`, `unparse`, ...) is compiled on its
 //! own every time.
 
@@ -29,9 +30,18 @@ const MAX_KEPT: usize = 1 << 16;
 /// what it was compiled from. Lives no longer than the ads (`'a`): it knows
 /// expressions by their address.
 pub struct ProgramReuse<'a> {
-    /// Per expression (its tree's address and node), the names it reads, in the
-    /// spelling of the tree; `None` when it cannot be shared.
-    names: ahash::AHashMap<(usize, NodeId), Option<Arc<[&'a str]>>>,
+    /// Per expression (its tree's address and node), the names it reads, each
+    /// with its number (see `ids`) in the spelling of the tree; `None` when it
+    /// cannot be shared.
+    names: ahash::AHashMap<(usize, NodeId), Option<Arc<[(u32, &'a str)]>>>,
+    /// Per name without case, its number in keys.
+    ids: ahash::AHashMap<Box<str>, u32>,
+    /// Per name's number, the key it was last reached for (names are reached
+    /// once per key).
+    reached_in: Vec<u64>,
+    keys_made: u64,
+    /// Per (layout, name's number), where the name is in ads of that layout.
+    places: ahash::AHashMap<(usize, u32), Option<u32>>,
     /// Per expression, its exact text (`None`: it has none).
     texts: ahash::AHashMap<(usize, NodeId), Option<Arc<[u8]>>>,
     /// Per layout of ads (see [`ClassAd::layout_id`]), its names' slots.
@@ -51,6 +61,10 @@ impl<'a> ProgramReuse<'a> {
     pub fn new() -> ProgramReuse<'a> {
         ProgramReuse {
             names: Default::default(),
+            ids: Default::default(),
+            reached_in: Vec::new(),
+            keys_made: 0,
+            places: Default::default(),
             texts: Default::default(),
             layouts: Default::default(),
             programs: Default::default(),
@@ -121,27 +135,26 @@ impl<'a> ProgramReuse<'a> {
     fn key(&mut self, e: ExprView<'a>, my: &'a ClassAd) -> Option<Vec<u8>> {
         let mut key = Vec::with_capacity(256);
         self.exact_text(e, &mut key)?;
-        let mut reached: Vec<(&'a str, Option<ExprView<'a>>)> = Vec::new();
-        let mut todo: Vec<&'a str> = self.names_of(e)?.to_vec();
-        while let Some(n) = todo.pop() {
-            if reached.iter().any(|(m, _)| m.eq_ignore_ascii_case(n)) {
+        self.keys_made += 1;
+        let mut reached: Vec<(u32, Option<ExprView<'a>>)> = Vec::new();
+        let mut todo: Vec<(u32, &'a str)> = self.names_of(e)?.to_vec();
+        while let Some((id, n)) = todo.pop() {
+            let seen = &mut self.reached_in[id as usize];
+            if *seen == self.keys_made {
                 continue;
             }
-            let found = my.get(n);
+            *seen = self.keys_made;
+            let found = self.place(my, id, n).map(|i| my.view_at(i));
             if let Some(v) = found {
                 if !matches!(v.node(), Node::Lit(_)) {
                     todo.extend(self.names_of(v)?.iter());
                 }
             }
-            reached.push((n, found));
+            reached.push((id, found));
         }
-        reached.sort_unstable_by(|a, b| {
-            let lower = |s: &'a str| s.bytes().map(|c| c.to_ascii_lowercase());
-            lower(a.0).cmp(lower(b.0))
-        });
-        for (n, found) in reached {
-            key.extend_from_slice(&(n.len() as u64).to_le_bytes());
-            key.extend(n.bytes().map(|c| c.to_ascii_lowercase()));
+        reached.sort_unstable_by_key(|&(id, _)| id);
+        for (id, found) in reached {
+            key.extend_from_slice(&id.to_le_bytes());
             match found {
                 None => key.push(0),
                 Some(v) => {
@@ -151,6 +164,32 @@ impl<'a> ProgramReuse<'a> {
             }
         }
         Some(key)
+    }
+
+    /// Where name `n` (number `id`) is in `my`, worked out once per layout.
+    fn place(&mut self, my: &ClassAd, id: u32, n: &str) -> Option<usize> {
+        let at = *self
+            .places
+            .entry((my.layout_id(), id))
+            .or_insert_with(|| my.position_of(n).map(|i| i as u32));
+        at.map(|i| i as usize)
+    }
+
+    /// The number of name `n` in keys (one per name without case).
+    fn id_of(&mut self, n: &str) -> u32 {
+        if let Some(&id) = self.ids.get(n) {
+            return id;
+        }
+        let lower = n.to_ascii_lowercase();
+        // Numbers count the names without case (the map holds spellings too).
+        let next = self.reached_in.len() as u32;
+        let id = *self.ids.entry(lower.into()).or_insert(next);
+        if id == next {
+            self.reached_in.push(0);
+        }
+        // The spelling as written finds it at once next time.
+        self.ids.insert(n.into(), id);
+        id
     }
 
     /// Appends the exact text of `e` (see [`exact_text`]), memoized for
@@ -170,12 +209,13 @@ impl<'a> ProgramReuse<'a> {
 
     /// The names the subtree `e` reads, memoized per expression; `None` when it
     /// calls a builtin that reads names from strings or scopes.
-    fn names_of(&mut self, e: ExprView<'a>) -> Option<Arc<[&'a str]>> {
+    fn names_of(&mut self, e: ExprView<'a>) -> Option<Arc<[(u32, &'a str)]>> {
         let at = (Arc::as_ptr(e.tree) as usize, e.id);
         if let Some(n) = self.names.get(&at) {
             return n.clone();
         }
-        let found = read_names(e).map(Arc::from);
+        let found: Option<Arc<[(u32, &'a str)]>> =
+            read_names(e).map(|names| names.into_iter().map(|n| (self.id_of(n), n)).collect());
         self.names.insert(at, found.clone());
         found
     }

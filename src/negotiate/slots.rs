@@ -78,11 +78,22 @@ impl SlotTable {
         knobs: &CycleKnobs,
         eup: impl Fn(&str) -> f64 + Sync,
     ) -> SlotTable {
-        // Each slot on its own, on rayon's threads (the copies of the slots that
-        // get attributes are fresh memory), then gathered in file order.
+        // Each slot on its own, in a few parts a thread on rayon's threads (the
+        // copies of the slots that get attributes are fresh memory; those of
+        // a part made alike share a layout), then gathered in file order.
+        let part = slots
+            .len()
+            .div_ceil(4 * rayon::current_num_threads())
+            .max(64);
         let prepared: Vec<Option<Prepared>> = slots
-            .par_iter()
-            .map(|slot| prepare(slot, knobs, &eup))
+            .par_chunks(part)
+            .flat_map_iter(|chunk| {
+                let mut layouts = Layouts::default();
+                chunk
+                    .iter()
+                    .map(|slot| prepare(slot, knobs, &eup, &mut layouts))
+                    .collect::<Vec<_>>()
+            })
             .collect();
         let mut t = SlotTable {
             ads: Vec::new(),
@@ -137,12 +148,40 @@ struct Prepared {
     remote_user: Option<Arc<str>>,
 }
 
+/// The layouts of the prepared ads made so far (on one thread), by the
+/// layout of the ad they were made from and the names added (a bit each):
+/// slots of one kind, given the same names, share one layout, as the slots
+/// read did. Without it every prepared slot had a layout of its own, and
+/// what is worked out once per layout (the names' places in the slot table
+/// when compiling, issue 34) was worked out once per slot.
+#[derive(Default)]
+struct Layouts(ahash::AHashMap<(usize, u8), ClassAd>);
+
+impl Layouts {
+    /// `ad` (made from `from` by adding the names of `added`) with the layout
+    /// of the first ad made so: the same names added to the same names give
+    /// the same names, so the layouts are equal.
+    fn share(&mut self, from: &ClassAd, added: u8, mut ad: ClassAd) -> ClassAd {
+        match self.0.entry((from.layout_id(), added)) {
+            std::collections::hash_map::Entry::Occupied(first) => {
+                ad.share_layout(first.get());
+            }
+            std::collections::hash_map::Entry::Vacant(v) => {
+                // Held while `from` is alive (its layout is the key's).
+                v.insert(ad.clone());
+            }
+        }
+        ad
+    }
+}
+
 /// `slot` prepared for the cycle; `None` when `NEGOTIATOR_SLOT_CONSTRAINT`
 /// leaves it out.
 fn prepare(
     slot: &Arc<ClassAd>,
     knobs: &CycleKnobs,
     eup: &impl Fn(&str) -> f64,
+    layouts: &mut Layouts,
 ) -> Option<Prepared> {
     if let Some(c) = &knobs.slot_constraint {
         let pass = eval_in(c, slot, None, Semantics::Htcondor)
@@ -153,9 +192,11 @@ fn prepare(
         }
     }
     let mut ad: Option<ClassAd> = None;
+    let mut added = 0u8;
     if number(slot, "SlotWeight").is_none() {
         ad.get_or_insert_with(|| (**slot).clone())
             .insert(added_name(0), knobs.slot_weight.clone());
+        added |= 1;
     }
     let user = remote_user(slot);
     if knobs.consider_preemption {
@@ -163,13 +204,18 @@ fn prepare(
             let prio = eup(u) as f32 as f64;
             ad.get_or_insert_with(|| (**slot).clone())
                 .insert_expr(added_name(1), Expr::literal(Value::Real(prio)));
+            added |= 2;
         }
         if let Some(r) = number(slot, "PreemptingRank") {
             ad.get_or_insert_with(|| (**slot).clone())
                 .insert_expr(added_name(2), Expr::literal(Value::Real(r)));
+            added |= 4;
         }
     }
-    let ad = ad.map_or_else(|| slot.clone(), Arc::new);
+    let ad = ad.map_or_else(
+        || slot.clone(),
+        |ad| Arc::new(layouts.share(slot, added, ad)),
+    );
     let raw = number(&ad, "SlotWeight");
     let weight = match raw {
         Some(w) if knobs.use_slot_weights && w >= 0.0 => super::bounds::bounded(w),
@@ -229,6 +275,32 @@ mod tests {
             .into_iter()
             .map(Arc::new)
             .collect()
+    }
+
+    /// Slots of one layout given the same names share one layout, with their
+    /// own values; slots given other names (or with another layout) do not.
+    #[test]
+    fn slots_given_the_same_names_share_a_layout() {
+        let claimed =
+            |i: usize| format!("Cpus = {i}\nState = \"Claimed\"\nRemoteUser = \"u{i}@d\"\n\n");
+        let mut text: String = (0..6).map(claimed).collect();
+        text.push_str("Cpus = 1\nState = \"Unclaimed\"\nRemoteUser = undefined\n\n");
+        text.push_str("Cpus = 1\nState = \"Claimed\"\nRemoteUser = \"v@d\"\nMemory = 1\n\n");
+        let s = slots(&text);
+        assert!(s[..7]
+            .windows(2)
+            .all(|w| w[0].layout_id() == w[1].layout_id()));
+        let k = CycleKnobs::default();
+        let t = SlotTable::new(&s, &k, |u| u.len() as f64);
+        let layouts: Vec<usize> = t.ads.iter().map(|a| a.layout_id()).collect();
+        assert!(layouts[..6].iter().all(|&l| l == layouts[0]), "{layouts:?}");
+        assert_ne!(layouts[6], layouts[0], "no remote user: no priority added");
+        assert_ne!(layouts[7], layouts[0], "another layout read");
+        for (i, ad) in t.ads.iter().enumerate().take(6) {
+            assert_eq!(number(ad, "Cpus"), Some(i as f64));
+            let prio = number(ad, added_name(1).as_str());
+            assert_eq!(prio, Some(format!("u{i}@d").len() as f64));
+        }
     }
 
     #[test]
