@@ -26,6 +26,9 @@ use std::sync::Arc;
 /// a pool whose slots share nothing costs what it cost before and no more memory.
 const MAX_KEPT: usize = 1 << 16;
 
+/// The names an expression reads, each with its number in keys.
+type NamesRead<'a> = Arc<[(u32, &'a str)]>;
+
 /// Programs compiled for the ads of one pool, each kept under the exact key of
 /// what it was compiled from. Lives no longer than the ads (`'a`): it knows
 /// expressions by their address.
@@ -33,7 +36,7 @@ pub struct ProgramReuse<'a> {
     /// Per expression (its tree's address and node), the names it reads, each
     /// with its number (see `ids`) in the spelling of the tree; `None` when it
     /// cannot be shared.
-    names: ahash::AHashMap<(usize, NodeId), Option<Arc<[(u32, &'a str)]>>>,
+    names: ahash::AHashMap<(usize, NodeId), Option<NamesRead<'a>>>,
     /// Per name without case, its number in keys.
     ids: ahash::AHashMap<Box<str>, u32>,
     /// Per name's number, the key it was last reached for (names are reached
@@ -209,12 +212,12 @@ impl<'a> ProgramReuse<'a> {
 
     /// The names the subtree `e` reads, memoized per expression; `None` when it
     /// calls a builtin that reads names from strings or scopes.
-    fn names_of(&mut self, e: ExprView<'a>) -> Option<Arc<[(u32, &'a str)]>> {
+    fn names_of(&mut self, e: ExprView<'a>) -> Option<NamesRead<'a>> {
         let at = (Arc::as_ptr(e.tree) as usize, e.id);
         if let Some(n) = self.names.get(&at) {
             return n.clone();
         }
-        let found: Option<Arc<[(u32, &'a str)]>> =
+        let found: Option<NamesRead<'a>> =
             read_names(e).map(|names| names.into_iter().map(|n| (self.id_of(n), n)).collect());
         self.names.insert(at, found.clone());
         found
