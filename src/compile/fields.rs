@@ -15,18 +15,23 @@ use std::sync::Arc;
 pub(super) fn list_fields(
     ad: &ClassAd,
     owner: Option<&Arc<ClassAd>>,
-    e: &crate::syntax::ast::ExprRef,
+    e: crate::syntax::ast::ExprView<'_>,
     slot: u32,
     vm: Option<&mut CompiledAd>,
     slots: &mut SlotTable,
 ) {
+    use crate::syntax::ast::Node;
+    // Most attributes are neither (a slot has about 90, compiled per slot).
+    if !matches!(e.node(), Node::Record(_) | Node::List(_)) {
+        return;
+    }
     let mut fields = RecordFields {
         ad,
         owner,
         chain: Vec::new(),
         budget: MAX_FIELDS,
     };
-    fields.value(e, &mut vec![slot], vm, slots);
+    fields.value(&e.to_expr_ref(), &mut vec![slot], vm, slots);
 }
 
 /// Interns every name and path compiling `ad` against `slots` interns: its
@@ -37,7 +42,7 @@ pub fn intern_ad(ad: &ClassAd, slots: &mut SlotTable, trees_seen: &mut ahash::AH
     for (name, e) in ad.iter() {
         let slot = slots.intern(name);
         intern_tree(e.tree, slots, trees_seen);
-        list_fields(ad, None, &e.to_expr_ref(), slot, None, slots);
+        list_fields(ad, None, e, slot, None, slots);
     }
 }
 

@@ -102,7 +102,7 @@ fn compile_ad_with<'a>(
             },
         };
         vm.set(slot, attr);
-        fields::list_fields(ad, Some(ad), &e.to_expr_ref(), slot, Some(&mut vm), slots);
+        fields::list_fields(ad, Some(ad), e, slot, Some(&mut vm), slots);
     }
     CompiledClassAd {
         vm,
