@@ -23,9 +23,10 @@
 //! slots, issue 34's cliff.)
 //!
 //! Exact by construction: a head is the first candidates, in the total order of
-//! [`crate::matching::batch::best_first`], of the slots that were usable when it was made. Slots only
-//! stop being usable during a cycle, so the usable slots now that come before a
-//! head's last candidate are all in the head; a reader skips the others.
+//! [`crate::matching::batch::best_first`], of the slots that were usable when
+//! it was made. Slots only stop being usable during a cycle, so the usable
+//! slots now that come before a head's last candidate are all in the head; a
+//! reader skips the others.
 
 mod keys;
 
