@@ -57,7 +57,11 @@ impl Program {
                     | BitAnd | BitOr | BitXor | Shl | Shr | UShr | And | Or | Index => {
                         (x(i)?, y_reg(i)?, reg(i.z)?)
                     }
-                    CmpK => (x(i)?, konst16(i.y)?, reg(i.z & 0xff)? | (i.z & !0xff)),
+                    CmpK => {
+                        let (src, cmp) = i.cmp_k_parts();
+                        let moved = Instr::cmp_k(x(i)?, konst16(i.y)?, reg(src)? as u8, cmp);
+                        (moved.x, moved.y, moved.z)
+                    }
                     CmpTK => (x(i)?, konst16(i.y)?, i.z),
                     JumpIfFalse | JumpIfTrue | JumpIfDefined | JumpIfNot => {
                         (x(i)?, i.y, jump(i.z)?)
@@ -88,6 +92,7 @@ impl Program {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ops::Cmp;
     use crate::value::Value;
 
     #[test]
@@ -97,7 +102,7 @@ mod tests {
                 Instr::new(Op::Const, 1, 0, 0),
                 Instr::new(Op::JumpIfFalse, 1, 0, 4),
                 Instr::new(Op::LoadTarget, 2, 3, 9),
-                Instr::new(Op::CmpK, 0, 1, 2 | (4 << 8)),
+                Instr::cmp_k(0, 1, 2, Cmp::from_code(4)),
                 Instr::new(Op::Ret, 0, 0, 0),
             ],
             consts: vec![Value::Bool(true), Value::Int(1)],
@@ -120,7 +125,7 @@ mod tests {
                 Instr::new(Op::Const, 10, 0, 5),
                 Instr::new(Op::JumpIfFalse, 10, 0, 24),
                 Instr::new(Op::LoadTarget, 11, 5, 9),
-                Instr::new(Op::CmpK, 7, 6, 11 | (4 << 8)),
+                Instr::cmp_k(7, 6, 11, Cmp::from_code(4)),
             ]
         );
         let crowded = Placement {

@@ -3,7 +3,10 @@
 //! Every instruction is `op x y z`: `x` is an 8-bit register (usually the
 //! destination), `y` a 16-bit operand (a register, or a small immediate), `z` a 32-bit
 //! operand (a register, constant index, slot, jump target or native id). Registers are
-//! per-program; `r[i]` below. Jump targets are instruction indices.
+//! per-program; `r[i]` below. Jump targets are instruction indices. The three
+//! instructions whose `z` packs two operands (`CmpK`, `CmpTK`, `Call`) are made
+//! with [`Instr::cmp_k`], [`Instr::cmp_tk`] and [`Instr::call`] and read with
+//! their `_parts` methods: nothing else packs or unpacks them.
 //!
 //! | op | operands | semantics |
 //! |---|---|---|
@@ -162,10 +165,55 @@ pub struct Instr {
     pub z: u32,
 }
 
+/// How many attribute slots a `CmpTK` can name: its `z` holds the slot in its low
+/// 24 bits and the comparison above them.
+pub const CMP_TK_SLOTS: u32 = 1 << 24;
+
 impl Instr {
     /// An instruction from its parts.
     pub const fn new(op: Op, x: u8, y: u16, z: u32) -> Instr {
         Instr { op, x, y, z }
+    }
+
+    /// `CmpK`: `r[dst] = r[src] cmp consts[k]`.
+    pub fn cmp_k(dst: u8, k: u16, src: u8, cmp: Cmp) -> Instr {
+        Instr::new(
+            Op::CmpK,
+            dst,
+            k,
+            u32::from(src) | u32::from(cmp.code()) << 8,
+        )
+    }
+
+    /// `CmpTK`: `r[dst]` = TARGET's attribute `slot` `cmp consts[k]`; `None`
+    /// when `slot` is not below [`CMP_TK_SLOTS`].
+    pub fn cmp_tk(dst: u8, k: u16, slot: u32, cmp: Cmp) -> Option<Instr> {
+        (slot < CMP_TK_SLOTS)
+            .then(|| Instr::new(Op::CmpTK, dst, k, slot | u32::from(cmp.code()) << 24))
+    }
+
+    /// `Call`: `r[dst]` = builtin `native` on the `argc` registers from
+    /// `first`.
+    pub fn call(dst: u8, first: u16, native: u32, argc: u8) -> Instr {
+        Instr::new(Op::Call, dst, first, native << 8 | u32::from(argc))
+    }
+
+    /// A `CmpK`'s source register and comparison.
+    #[inline]
+    pub fn cmp_k_parts(self) -> (u32, Cmp) {
+        (self.z & 0xff, Cmp::from_code(self.z >> 8))
+    }
+
+    /// A `CmpTK`'s slot and comparison.
+    #[inline]
+    pub fn cmp_tk_parts(self) -> (u32, Cmp) {
+        (self.z & (CMP_TK_SLOTS - 1), Cmp::from_code(self.z >> 24))
+    }
+
+    /// A `Call`'s builtin and argument count.
+    #[inline]
+    pub fn call_parts(self) -> (u32, u32) {
+        (self.z >> 8, self.z & 0xff)
     }
 }
 
@@ -182,20 +230,19 @@ impl fmt::Display for Instr {
                 write!(f, "{name:<13} r{x}, @{z}")
             }
             Test | TestTernary => write!(f, "{name:<13} r{x}, r{y}, @{z}"),
-            CmpK => write!(
-                f,
-                "{name:<13} r{x}, r{} {:?} k{y}",
-                z & 0xff,
-                crate::ops::Cmp::from_code(z >> 8)
-            ),
-            CmpTK => write!(
-                f,
-                "{name:<13} r{x}, slot{} {:?} k{y}",
-                z & 0xff_ffff,
-                crate::ops::Cmp::from_code(z >> 24)
-            ),
+            CmpK => {
+                let (src, cmp) = self.cmp_k_parts();
+                write!(f, "{name:<13} r{x}, r{src} {cmp:?} k{y}")
+            }
+            CmpTK => {
+                let (slot, cmp) = self.cmp_tk_parts();
+                write!(f, "{name:<13} r{x}, slot{slot} {cmp:?} k{y}")
+            }
             Jump => write!(f, "{name:<13} @{z}"),
-            Call => write!(f, "{name:<13} r{x}, native{}(r{y}..+{})", z >> 8, z & 0xff),
+            Call => {
+                let (native, argc) = self.call_parts();
+                write!(f, "{name:<13} r{x}, native{native}(r{y}..+{argc})")
+            }
             TargetCached => write!(f, "{name:<13} r{x}, sub{z}"),
             SelectPath => write!(f, "{name:<13} r{x}, path{z}"),
             Member => write!(f, "{name:<13} r{x}, r{y} in set{z}"),
@@ -299,11 +346,13 @@ mod tests {
             "LoadTarget    r0, slot7"
         );
         assert_eq!(
-            Instr::new(Op::CmpTK, 1, 2, (4 << 24) | 9).to_string(),
+            Instr::cmp_tk(1, 2, 9, Cmp::from_code(4))
+                .unwrap()
+                .to_string(),
             "CmpTK         r1, slot9 Eq k2"
         );
         assert_eq!(
-            Instr::new(Op::Call, 1, 3, (5 << 8) | 2).to_string(),
+            Instr::call(1, 3, 5, 2).to_string(),
             "Call          r1, native5(r3..+2)"
         );
     }

@@ -167,7 +167,7 @@ impl Machine {
                 }),
                 Op::CmpTK => {
                     let k = &p.consts[y as usize];
-                    let (slot, cmp) = (z & 0xff_ffff, Cmp::from_code(z >> 24));
+                    let (slot, cmp) = ins.cmp_tk_parts();
                     // Integer constants (most of matchmaking's) compare against an
                     // integer attribute without the general rules; the test is
                     // chosen once per block.
@@ -197,7 +197,8 @@ impl Machine {
                     }
                 }
                 Op::CmpK => {
-                    let (k, src, cmp) = (&p.consts[y as usize], r(z), Cmp::from_code(z >> 8));
+                    let (src, cmp) = ins.cmp_k_parts();
+                    let (k, src) = (&p.consts[y as usize], r(src));
                     per_lane!(|lane| Some(ops::compare(cmp, &regs[src][lane], k)))
                 }
                 Op::Neg | Op::Plus | Op::Not | Op::BitNot => {
@@ -289,12 +290,13 @@ impl Machine {
                     })
                 }
                 Op::Call => {
-                    let (first, argc) = (y, z & 0xff);
+                    let (native, argc) = ins.call_parts();
+                    let first = y;
                     let (args, calls) = (&mut st.args, &mut self.calls);
                     per_lane!(|lane| {
                         args.clear();
                         args.extend((first..first + argc).map(|a| regs[r(a)][lane].clone()));
-                        calls.call(host, z >> 8, args).ok()
+                        calls.call(host, native, args).ok()
                     })
                 }
                 Op::Index => {

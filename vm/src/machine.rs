@@ -556,15 +556,12 @@ impl Machine {
                 Op::And => bin!(ops::and, ins),
                 Op::Or => bin!(ops::or, ins),
                 Op::CmpK => {
-                    let v = ops::compare(
-                        Cmp::from_code(ins.z >> 8),
-                        &r!(ins.z & 0xff),
-                        &p.consts[ins.y as usize],
-                    );
+                    let (src, cmp) = ins.cmp_k_parts();
+                    let v = ops::compare(cmp, &r!(src), &p.consts[ins.y as usize]);
                     r!(ins.x) = v;
                 }
                 Op::CmpTK => {
-                    let (slot, cmp) = (ins.z & 0xff_ffff, Cmp::from_code(ins.z >> 24));
+                    let (slot, cmp) = ins.cmp_tk_parts();
                     let k = &p.consts[ins.y as usize];
                     let side = 1 - me;
                     if side == 1 {
@@ -654,9 +651,11 @@ impl Machine {
                 }
                 Op::Call => {
                     let first = usize::from(ins.y);
-                    let argc = (ins.z & 0xff) as usize;
-                    let args = frame.get(first..first + argc).ok_or(Halt::NeedReference)?;
-                    let v = self.calls.call(host, ins.z >> 8, args)?;
+                    let (native, argc) = ins.call_parts();
+                    let args = frame
+                        .get(first..first + argc as usize)
+                        .ok_or(Halt::NeedReference)?;
+                    let v = self.calls.call(host, native, args)?;
                     r!(ins.x) = v;
                 }
                 Op::TargetCached => {

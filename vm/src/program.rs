@@ -278,7 +278,7 @@ impl TargetOnly {
         for ins in &code.code {
             let slot = match ins.op {
                 LoadTarget => ins.z,
-                CmpTK => ins.z & 0xff_ffff,
+                CmpTK => ins.cmp_tk_parts().0,
                 Const | Move | Neg | Plus | Not | BitNot | Add | Sub | Mul | Div | Mod | Lt
                 | Le | Gt | Ge | Eq | Ne | Is | Isnt | CmpK | BitAnd | BitOr | BitXor | Shl
                 | Shr | UShr | And | Or | JumpIfFalse | JumpIfTrue | JumpIfDefined | Test
@@ -350,6 +350,7 @@ impl fmt::Display for Program {
 mod tests {
     use super::*;
     use crate::instr::Op;
+    use crate::ops::Cmp;
 
     fn sub(code: &[Instr]) -> TargetOnly {
         TargetOnly::new(
@@ -383,8 +384,8 @@ mod tests {
     #[test]
     fn inputs_are_the_attributes_read_by_name() {
         let load = |slot: u32| Instr::new(Op::LoadTarget, 0, 0, slot);
-        let cmp = |slot: u32| Instr::new(Op::CmpTK, 1, 0, slot | 4 << 24);
-        let call = Instr::new(Op::Call, 2, 0, 7 << 8 | 2);
+        let cmp = |slot: u32| Instr::cmp_tk(1, 0, slot, Cmp::from_code(4)).expect("a slot");
+        let call = Instr::call(2, 0, 7, 2);
         let ret = Instr::new(Op::Ret, 0, 0, 2);
         assert_eq!(
             sub(&[load(3), cmp(5), call, ret]).inputs(),

@@ -6,7 +6,7 @@ use crate::functions::{
     find, find_index, ERROR_ON_FAILED_ARGUMENT, IMPURE_BUILTINS, SCOPED_BUILTINS,
 };
 use crate::syntax::ast::NodeId;
-use classad_vm::{Op, Str, Value};
+use classad_vm::{Instr, Op, Str, Value};
 
 /// The membership builtins that compile to `Member` when their list is a
 /// constant (see `const_set`).
@@ -92,7 +92,8 @@ impl Gen<'_> {
         for (i, a) in args.iter().enumerate() {
             self.node(*a, first + i as u16, d);
         }
-        self.emit(Op::Call, dst, first, (native << 8) | args.len() as u32);
+        // (Registers past 255, and so more arguments, make the program fall back.)
+        self.push(Instr::call(dst as u8, first, native, args.len() as u8));
     }
 
     /// The prepared collection of a membership builtin (`stringListMember` and

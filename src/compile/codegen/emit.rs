@@ -16,7 +16,12 @@ impl Gen<'_> {
     pub(super) fn emit(&mut self, op: Op, x: u16, y: u16, z: u32) -> usize {
         // Registers past 255 make the whole program fall back (see compile_expr);
         // truncating here keeps the code well-formed meanwhile.
-        self.code.push(Instr::new(op, x as u8, y, z));
+        self.push(Instr::new(op, x as u8, y, z))
+    }
+
+    /// Appends `ins` (made by one of [`Instr`]'s typed constructors); its index.
+    pub(super) fn push(&mut self, ins: Instr) -> usize {
+        self.code.push(ins);
         self.code.len() - 1
     }
 
@@ -170,22 +175,17 @@ impl Gen<'_> {
         };
         self.consts.push(k);
         if let Some((slot, site)) = self.target_attr(x, d) {
-            if slot < 1 << 24 {
+            // (Registers past 255 make the program fall back, as in `emit`.)
+            if let Some(ins) = Instr::cmp_tk(dst as u8, ki, slot, cmp) {
                 // The load's own depth, which the instruction does not carry.
                 self.extra_depth = self.extra_depth.max(site + 1);
-                let z = slot | (u32::from(cmp.code()) << 24);
-                self.emit(Op::CmpTK, dst, ki, z);
+                self.push(ins);
                 return true;
             }
         }
         let rx = self.reg();
         self.node(x, rx, d);
-        self.emit(
-            Op::CmpK,
-            dst,
-            ki,
-            u32::from(rx) | (u32::from(cmp.code()) << 8),
-        );
+        self.push(Instr::cmp_k(dst as u8, ki, rx as u8, cmp));
         true
     }
 

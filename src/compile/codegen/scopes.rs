@@ -6,7 +6,7 @@ use super::{site, Gen, SubtreeQuestion};
 use crate::ad::ClassAd;
 use crate::functions::find_index;
 use crate::syntax::ast::{BinOp, Node, NodeId};
-use classad_vm::{Op, SlotTable, Value};
+use classad_vm::{Instr, Op, SlotTable, Value};
 
 /// Names that resolve to an ad or a value in HTCondor's scope walk rather than to an
 /// attribute (context and match-ad names, and the special names).
@@ -321,7 +321,7 @@ impl Gen<'_> {
         } else if name.eq_ignore_ascii_case("CurrentTime") {
             // Old semantics: `CurrentTime` is `time()` when MY does not define it.
             let native = find_index("time").unwrap_or(u32::MAX);
-            self.emit(Op::Call, dst, 0, native << 8);
+            self.push(Instr::call(dst as u8, 0, native, 0));
         } else if is_scope_name(name) {
             self.reference();
         } else {

@@ -196,7 +196,7 @@ impl Machine {
                     regs[dst].set_column(col.logic, c as u32, active);
                 }
                 Op::CmpTK => {
-                    let (slot, cmp) = (z & 0xff_ffff, Cmp::from_code(z >> 24));
+                    let (slot, cmp) = ins.cmp_tk_parts();
                     let c = block.slot(slot);
                     if block.col(c).unsure() != 0 {
                         let out = self.closed_lanes(block, c, slot, (p, my, at), host);
@@ -214,13 +214,13 @@ impl Machine {
                 }
                 Op::CmpK | Op::Member => {
                     let from = if ins.op == Op::CmpK {
-                        r(z)
+                        r(ins.cmp_k_parts().0)
                     } else {
                         r(y as u32)
                     };
                     let (src, src_nums) = (regs[from], &nums[from]);
                     let (v, out) = if ins.op == Op::CmpK {
-                        let (cmp, k) = (Cmp::from_code(z >> 8), &p.consts[y]);
+                        let (cmp, k) = (ins.cmp_k_parts().1, &p.consts[y]);
                         Self::value_op(
                             &src,
                             src_nums,
@@ -371,8 +371,8 @@ impl Machine {
                     active = 0;
                 }
                 // The clock: read once for the block (see `Host::shared_by_block`).
-                Op::Call if z & 0xff == 0 && host.shared_by_block(z >> 8) => {
-                    match host.call(z >> 8, &[]) {
+                Op::Call if ins.call_parts().1 == 0 && host.shared_by_block(ins.call_parts().0) => {
+                    match host.call(ins.call_parts().0, &[]) {
                         Ok(v) => regs[dst].set_number(&mut nums[dst], &v, active),
                         Err(_) => {
                             escaped |= active;

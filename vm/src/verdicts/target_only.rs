@@ -83,7 +83,7 @@ impl Machine {
             .code
             .code
             .iter()
-            .all(|i| i.op != Op::Call || host.pure_call(i.z >> 8));
+            .all(|i| i.op != Op::Call || host.pure_call(i.call_parts().0));
         let slots = sub.inputs().filter(|_| pure);
         let mut groups = Groups::new();
         for &target in block.targets() {

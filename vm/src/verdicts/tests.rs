@@ -40,7 +40,7 @@ fn program(op: Op, cmp: Cmp, k: usize, by_const: bool) -> Program {
         Instr::new(op, 2, 0, 1),
         Instr::new(Op::Move, 3, 0, 2),
         if by_const {
-            Instr::new(Op::CmpK, 5, k as u16, 3 | u32::from(cmp.code()) << 8)
+            Instr::cmp_k(5, k as u16, 3, cmp)
         } else {
             Instr::new(Op::Const, 4, 0, k as u32)
         },
@@ -174,7 +174,7 @@ fn chained(op: Op, cmp: Cmp, k: usize) -> Program {
         Instr::new(op, 3, 2, 1),
         Instr::new(op, 4, 1, 3),
         Instr::new(op, 5, 3, 4),
-        Instr::new(Op::CmpK, 6, k as u16, 5 | u32::from(cmp.code()) << 8),
+        Instr::cmp_k(6, k as u16, 5, cmp),
         Instr::new(Op::Ret, 0, 0, 6),
     ];
     Program {
@@ -261,7 +261,7 @@ fn a_branch_to_the_reference_takes_out_only_its_lanes() {
     // `TARGET.A > 1 || <something only the reference evaluator does>`
     let code = vec![
         Instr::new(Op::LoadTarget, 0, 0, 0),
-        Instr::new(Op::CmpK, 1, 0, u32::from(Cmp::Gt.code()) << 8),
+        Instr::cmp_k(1, 0, 0, Cmp::Gt),
         Instr::new(Op::JumpIfTrue, 1, 0, 4),
         Instr::new(Op::Reference, 0, 0, 0),
         Instr::new(Op::Ret, 0, 0, 1),
