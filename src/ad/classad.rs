@@ -270,12 +270,15 @@ impl ClassAd {
         Arc::as_ptr(&self.names) as usize
     }
 
-    /// Takes `other`'s layout, which must have the same names in the same
-    /// spellings (the caller knows: both were made alike from ads of one
-    /// layout): ads made alike then share it, as ads read alike do.
+    /// Takes `other`'s layout when the two ads have the same names in the same
+    /// spellings (nothing changes otherwise): ads made alike then share it, as
+    /// ads read alike do. The names are compared, not assumed: a layout taken
+    /// wrongly would give every attribute another's name. (Names of ads made
+    /// alike are mostly the same `Str`s, compared by address first.)
     pub(crate) fn share_layout(&mut self, other: &ClassAd) {
-        debug_assert_eq!(self.names, other.names);
-        self.names = other.names.clone();
+        if !Arc::ptr_eq(&self.names, &other.names) && self.names == other.names {
+            self.names = other.names.clone();
+        }
     }
 
     /// Asks for the ad's own fields and for its slots at `positions` (those in
@@ -330,6 +333,32 @@ mod tests {
 
     fn lit(i: i64) -> Expr {
         Expr::literal(Value::Int(i))
+    }
+
+    /// A layout is taken only from an ad of the same names: otherwise each
+    /// attribute would be read under another's name.
+    #[test]
+    fn a_layout_is_shared_only_between_ads_of_the_same_names() {
+        let mut a = ClassAd::new();
+        a.insert_expr("A", lit(1));
+        a.insert_expr("B", lit(2));
+        let mut b = ClassAd::new();
+        b.insert_expr("A", lit(3));
+        b.insert_expr("B", lit(4));
+        let mut c = ClassAd::new();
+        c.insert_expr("A", lit(5));
+        c.insert_expr("C", lit(6));
+        b.share_layout(&a);
+        assert_eq!(b.layout_id(), a.layout_id());
+        c.share_layout(&a);
+        assert_ne!(c.layout_id(), a.layout_id());
+        assert!(c.get("C").is_some() && c.get("B").is_none());
+        let int = |ad: &ClassAd, n: &str, want: i64| {
+            ad.get(n).is_some_and(
+                |e| matches!(e.node(), crate::syntax::ast::Node::Lit(Value::Int(i)) if *i == want),
+            )
+        };
+        assert!(int(&b, "A", 3) && int(&b, "B", 4) && int(&c, "C", 6));
     }
 
     #[test]

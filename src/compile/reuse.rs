@@ -10,9 +10,8 @@
 //! without case (as a number this reuse gives each name), with the exact text of
 //! MY's expression of that name or its absence. Every way the compiler reads MY
 //! is a lookup of one of those names, so two equal keys compile to the same
-//! program. An expression that reaches a
-//! builtin whose names are strings (`eval`, `unparse`, ...) is compiled on its
-//! own every time.
+//! program. An expression that reaches a builtin whose names are strings
+//! (`eval`, `unparse`, ...) is compiled on its own every time.
 
 use crate::ad::ClassAd;
 use crate::functions::SCOPED_BUILTINS;

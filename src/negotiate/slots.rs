@@ -159,8 +159,8 @@ struct Layouts(ahash::AHashMap<(usize, u8), ClassAd>);
 
 impl Layouts {
     /// `ad` (made from `from` by adding the names of `added`) with the layout
-    /// of the first ad made so: the same names added to the same names give
-    /// the same names, so the layouts are equal.
+    /// of the first ad made so (the same names added to the same names give
+    /// the same names; `ClassAd::share_layout` checks).
     fn share(&mut self, from: &ClassAd, added: u8, mut ad: ClassAd) -> ClassAd {
         match self.0.entry((from.layout_id(), added)) {
             std::collections::hash_map::Entry::Occupied(first) => {
