@@ -184,26 +184,45 @@ pub fn deducted_from(ad: &ClassAd, held: &[Option<f64>], c: &Consumption) -> Arc
     Arc::new(ad)
 }
 
+/// A slot's `SlotWeight` alone (see [`weight_alone`]).
+pub struct WeightAlone {
+    /// An ad of the weight alone.
+    pub ad: ClassAd,
+    /// Per resource, in the order given, whether the weight reads it: what a
+    /// deduction weighs depends on the amounts of those alone.
+    pub reads: Vec<bool>,
+}
+
 /// An ad of `slot`'s `SlotWeight` alone, when it reads nothing of the slot but
 /// `resources` by their bare names (literals, operators, builtins that read
 /// neither ads nor the clock): its weight after a deduction is then the same
 /// in this ad as in the whole slot's, each resource set in both.
-pub fn weight_alone(slot: &ClassAd, resources: &[String]) -> Option<ClassAd> {
+pub fn weight_alone(slot: &ClassAd, resources: &[String]) -> Option<WeightAlone> {
     let e = slot.get("SlotWeight")?;
+    let mut reads = vec![false; resources.len()];
     let reads_resources = |id| match e.tree.node(id) {
         Node::Attr {
             scope: None,
             name,
             absolute: false,
-        } => resources.iter().any(|r| r.eq_ignore_ascii_case(name)),
+        } => {
+            let mut found = false;
+            for (i, r) in resources.iter().enumerate() {
+                if r.eq_ignore_ascii_case(name) {
+                    reads[i] = true;
+                    found = true;
+                }
+            }
+            found
+        }
         _ => false,
     };
     if !reads_only(e.tree, e.id, reads_resources) {
         return None;
     }
-    let mut alone = ClassAd::new();
-    alone.insert("SlotWeight", e.to_expr_ref());
-    Some(alone)
+    let mut ad = ClassAd::new();
+    ad.insert("SlotWeight", e.to_expr_ref());
+    Some(WeightAlone { ad, reads })
 }
 
 /// True when the expression at `id` is made of literals, operators, lists,
@@ -320,7 +339,7 @@ mod tests {
         };
         for weight in ["Cpus + Memory / 1000", "max({cpus, 2}) * 2", "3"] {
             let s = slot(weight);
-            let alone = weight_alone(&s, &resources).expect(weight);
+            let alone = weight_alone(&s, &resources).expect(weight).ad;
             let c: Consumption = [("Cpus".to_string(), 2.0), ("Memory".to_string(), 500.0)]
                 .into_iter()
                 .collect();

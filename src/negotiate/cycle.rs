@@ -22,6 +22,9 @@ use rayon::prelude::*;
 use std::sync::Arc;
 
 mod choose;
+mod cp_memo;
+
+use cp_memo::{CpMemo, CpState};
 
 /// How a turn ended (HTCondor's `MM_DONE` and `MM_RESUME`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -144,7 +147,7 @@ pub(super) struct Cycle<'a> {
     /// Per slot, how many times a consumption policy changed it.
     cp_version: Vec<u32>,
     /// What consumption-policy slots offer classes, by (class, slot).
-    cp_memo: ahash::AHashMap<(u32, u32), CpState>,
+    cp_memo: CpMemo,
     /// What is shared among the offers of consumption-policy slots.
     offers: Offers,
     /// Per slot, who runs on it: a submitter's index in `submitters`,
@@ -174,32 +177,6 @@ const ANOTHER_USER: u32 = u32::MAX - 1;
 
 /// In [`Cycle::runs_on`]: the slot runs nothing.
 const UNCLAIMED: u32 = u32::MAX;
-
-/// How many (class, consumption-policy slot) states the cycle keeps at most.
-const CP_MEMO_ENTRIES: usize = 1 << 20;
-
-/// What a consumption-policy slot offers a class at one version of the slot.
-#[derive(Clone, Copy, Debug)]
-struct CpState {
-    version: u32,
-    /// The slot holds what the job consumes and matches it.
-    matches: bool,
-    /// The cost of the match (the trial deduction).
-    cost: f64,
-    /// PRE, the job's Rank, POST (when it matches).
-    key: RankKey,
-}
-
-impl CpState {
-    fn of(o: Offer, version: u32) -> CpState {
-        CpState {
-            version,
-            matches: o.matches,
-            cost: o.cost,
-            key: o.key,
-        }
-    }
-}
 
 /// What a request's search for a slot found.
 struct Found {
@@ -293,6 +270,9 @@ impl<'a> Cycle<'a> {
                 usable[s / 64] |= 1 << (s % 64);
             }
         }
+        let consumption_slots: Vec<usize> =
+            (0..slots.len()).filter(|&s| slots.consumption[s]).collect();
+        let cp_memo = CpMemo::new(&consumption_slots, slots.len());
         let mut cycle = Cycle {
             knobs,
             facts,
@@ -303,9 +283,9 @@ impl<'a> Cycle<'a> {
             available,
             available_count,
             usable,
-            consumption_slots: (0..slots.len()).filter(|&s| slots.consumption[s]).collect(),
+            consumption_slots,
             cp_version: vec![0; slots.len()],
-            cp_memo: ahash::AHashMap::new(),
+            cp_memo,
             offers: Offers::new(slots.len()),
             runs_on,
             static_order: None,

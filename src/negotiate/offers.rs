@@ -41,8 +41,19 @@ pub(super) struct Offer {
 /// A consumption by the bits of its amounts, in the slot's resource order.
 type Amounts = SmallVec<[u64; 5]>;
 
-fn amounts(c: &Consumption) -> Amounts {
-    c.iter().map(|(_, v)| v.to_bits()).collect()
+/// The amounts of `c` that a cost depends on: those of the resources the
+/// slot's weight reads when it reads nothing else (`reads`), else all. A
+/// slot's costs are then shared among the classes that consume alike of what
+/// it weighs (CPUs, mostly), however their memory and disk differ.
+fn amounts(c: &Consumption, reads: Option<&[bool]>) -> Amounts {
+    match reads {
+        Some(reads) => c
+            .iter()
+            .zip(reads)
+            .map(|((_, v), &read)| if read { v.to_bits() } else { 0 })
+            .collect(),
+        None => c.iter().map(|(_, v)| v.to_bits()).collect(),
+    }
 }
 
 /// How many costs a slot keeps (one per consumption seen; a slot sees few).
@@ -63,7 +74,7 @@ struct SlotFacts {
     /// Its `SlotWeight` now, and an ad of it alone when it reads only the
     /// resources (see [`consumption::weight_alone`]).
     weight: f64,
-    weight_alone: Option<ClassAd>,
+    weight_alone: Option<consumption::WeightAlone>,
     /// The cost of consumptions taken from it, as they were asked for.
     costs: Vec<(Amounts, f64)>,
 }
@@ -156,7 +167,7 @@ impl Offers {
         let c = self.consumption_prepared(class, facts, ad);
         let matches = consumption::holds(&facts.held, &c)
             && symmetric_match(&self.overridden_of(class, rep, &c), ad, Semantics::Htcondor);
-        let bits = amounts(&c);
+        let bits = amounts(&c, facts.weight_alone.as_ref().map(|w| &w.reads[..]));
         let known = facts
             .costs
             .iter()
@@ -167,7 +178,7 @@ impl Offers {
             None => {
                 let w = match &facts.weight_alone {
                     Some(alone) => {
-                        let after = consumption::deducted_from(alone, &facts.held, &c);
+                        let after = consumption::deducted_from(&alone.ad, &facts.held, &c);
                         facts.weight - consumption::raw_weight(&after)
                     }
                     None => consumption::cost(ad, &c).0,
@@ -436,6 +447,44 @@ mod tests {
             1,
             "{independent:?}"
         );
+    }
+
+    /// A slot's costs are kept by the amounts of what its weight reads: classes
+    /// that consume the same CPUs share a cost when the weight reads CPUs
+    /// alone, and each cost still equals HTCondor's per-pair computation.
+    #[test]
+    fn a_cost_is_shared_by_classes_that_consume_alike_of_what_the_slot_weighs() {
+        let policy = NegotiatorPolicy::default();
+        let slot = |weight: &str| {
+            ad(&format!(
+                "PartitionableSlot = true\nMachineResources = \"Cpus Memory\"\n\
+                 Cpus = 8\nMemory = 4000\nSlotWeight = {weight}\nRequirements = true\n\
+                 ConsumptionCpus = quantize(target.RequestCpus, {{1}})\n\
+                 ConsumptionMemory = quantize(target.RequestMemory, {{128}})\n"
+            ))
+        };
+        let ads = vec![slot("Cpus * 2"), slot("Cpus + Memory / 1000")];
+        let jobs = [
+            ad("RequestCpus = 2\nRequestMemory = 700\nRequirements = true\n"),
+            ad("RequestCpus = 2\nRequestMemory = 1500\nRequirements = true\n"),
+            ad("RequestCpus = 1\nRequestMemory = 700\nRequirements = true\n"),
+        ];
+        let mut offers = Offers::new(ads.len());
+        for (class, rep) in jobs.iter().enumerate() {
+            let class = class as u32;
+            offers.prepare(class, rep, &[0, 1], &ads);
+            for (s, slot) in ads.iter().enumerate() {
+                let (o, cost) = offers.offer(class, rep, s, slot, &policy);
+                let c = consumption::consumption(rep, slot);
+                assert_eq!(o.cost, consumption::cost(slot, &c).0, "{class} {s}");
+                if let Some(cost) = cost {
+                    offers.keep_cost(s, cost);
+                }
+            }
+        }
+        let kept = |s: usize| offers.slots[s].as_ref().unwrap().costs.len();
+        assert_eq!(kept(0), 2, "one cost per CPU amount");
+        assert_eq!(kept(1), 3, "the weight reads the memory too");
     }
 
     fn bits_of(k: RankKey) -> [u64; 3] {

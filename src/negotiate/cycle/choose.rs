@@ -76,10 +76,8 @@ impl Cycle<'_> {
     /// the slot changes.
     fn cp_state(&mut self, class: u32, rep: &Arc<ClassAd>, slot: usize) -> CpState {
         let version = self.cp_version[slot];
-        if let Some(st) = self.cp_memo.get(&(class, slot as u32)) {
-            if st.version == version {
-                return *st;
-            }
+        if let Some(st) = self.cp_memo.get(class, slot, version) {
+            return st;
         }
         self.offers.prepare(class, rep, &[slot], &self.ads);
         let (o, cost) = self
@@ -89,16 +87,8 @@ impl Cycle<'_> {
             self.offers.keep_cost(slot, cost);
         }
         let st = CpState::of(o, version);
-        self.keep_cp_state(class, slot, st);
+        self.cp_memo.keep(class, slot, st);
         st
-    }
-
-    fn keep_cp_state(&mut self, class: u32, slot: usize, st: CpState) {
-        // A cache: dropped whole past a bound, so memory stays bounded.
-        if self.cp_memo.len() >= CP_MEMO_ENTRIES {
-            self.cp_memo.clear();
-        }
-        self.cp_memo.insert((class, slot as u32), st);
     }
 
     /// Works out on every core what the available consumption-policy slots
@@ -111,11 +101,7 @@ impl Cycle<'_> {
             .iter()
             .copied()
             .filter(|&s| {
-                self.available[s]
-                    && self
-                        .cp_memo
-                        .get(&(class, s as u32))
-                        .is_none_or(|st| st.version != self.cp_version[s])
+                self.available[s] && self.cp_memo.get(class, s, self.cp_version[s]).is_none()
             })
             .collect();
         if missing.is_empty() {
@@ -132,7 +118,7 @@ impl Cycle<'_> {
                 self.offers.keep_cost(s, cost);
             }
             let st = CpState::of(o, self.cp_version[s]);
-            self.keep_cp_state(class, s, st);
+            self.cp_memo.keep(class, s, st);
         }
     }
 
