@@ -33,6 +33,7 @@ mod keys;
 use crate::matching::batch::{BatchMatcher, Candidate, RankKey, WINDOW_CLASSES};
 use keys::{ClassKeys, KeysBuilder};
 use std::cmp::Ordering;
+use std::ops::Range;
 use std::sync::Arc;
 
 /// How much of the classes' candidates the cycle holds.
@@ -156,6 +157,22 @@ impl Head {
                 key: self.runs[run].0,
             }
         })
+    }
+
+    /// The runs of one key from candidate `i` on, each with where its
+    /// candidates are (the first clipped to start at `i`).
+    pub fn runs_from(&self, i: usize) -> impl Iterator<Item = (RankKey, Range<usize>)> + '_ {
+        let mut start = i;
+        self.runs[self.run_of(i)..].iter().map(move |&(key, end)| {
+            let run = start..end as usize;
+            start = end as usize;
+            (key, run)
+        })
+    }
+
+    /// The slots of candidates `range`.
+    pub fn slots_of(&self, range: Range<usize>) -> &[u32] {
+        &self.slots[range]
     }
 
     /// Where the candidates after `cursor` (the last one read, `None` before the
@@ -563,6 +580,16 @@ mod tests {
             for i in (0..h.len()).step_by(97) {
                 assert_eq!(h.get(i), sorted[i]);
                 assert_eq!(h.from(i).next(), Some(sorted[i]));
+                // Read run by run, from anywhere, the same candidates.
+                let by_runs: Vec<Candidate> = h
+                    .runs_from(i)
+                    .flat_map(|(key, run)| {
+                        h.slots_of(run)
+                            .iter()
+                            .map(move |&slot| Candidate { slot, key })
+                    })
+                    .collect();
+                assert_eq!(by_runs, sorted[i..n.min(5000)], "{n} from {i}");
             }
         }
     }

@@ -5,7 +5,9 @@
 
 use super::*;
 use crate::matching::batch::Candidate;
+use smallvec::SmallVec;
 use std::cmp::Ordering;
+use std::ops::Range;
 
 impl Cycle<'_> {
     /// A consumption-policy slot that just matched goes back into the live list
@@ -236,29 +238,39 @@ impl Cycle<'_> {
         let mut head = self.pairs.head(q.class);
         loop {
             let h = head.clone();
-            let mut cands = h.from(h.after(cursor)).peekable();
-            while let Some(&first) = cands.peek() {
-                let mut group = Vec::new();
-                let mut group_refused = 0;
-                let mut last = first;
-                while let Some(c) =
-                    cands.next_if(|c| c.key.partial_cmp_key(&first.key) == Ordering::Equal)
+            // A group is read run by run (a run is one key's candidates): the
+            // keys are compared once a run, not once a candidate.
+            let mut runs = h.runs_from(h.after(cursor)).peekable();
+            while let Some(&(first, _)) = runs.peek() {
+                let mut group_runs: SmallVec<[(RankKey, Range<usize>); 2]> = SmallVec::new();
+                while let Some(run) =
+                    runs.next_if(|(k, _)| k.partial_cmp_key(&first) == Ordering::Equal)
                 {
-                    last = c;
-                    let slot = c.slot as usize;
-                    if !self.available[slot] || self.slots.consumption[slot] {
-                        continue;
-                    }
-                    if let Some(e) = self.consider(q, slot, c.key, &mut group_refused) {
-                        group.push(e);
-                    }
+                    group_runs.push(run);
                 }
-                if cands.peek().is_none() && !h.complete {
+                if runs.peek().is_none() && !h.complete {
                     // The group may go on past the head.
                     break;
                 }
+                let mut group = Vec::new();
+                let mut group_refused = 0;
+                for (key, run) in &group_runs {
+                    for &slot in h.slots_of(run.clone()) {
+                        let slot = slot as usize;
+                        if !self.available[slot] || self.slots.consumption[slot] {
+                            continue;
+                        }
+                        if let Some(e) = self.consider(q, slot, *key, &mut group_refused) {
+                            group.push(e);
+                        }
+                    }
+                }
+                let (key, run) = group_runs.last().expect("a group holds its first run");
                 *refused += group_refused;
-                *cursor = Some(last);
+                *cursor = Some(Candidate {
+                    slot: h.slot(run.end - 1),
+                    key: *key,
+                });
                 if !group.is_empty() {
                     sort_entries(&mut group);
                     return Some(group);
