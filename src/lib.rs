@@ -31,7 +31,9 @@
 //! matcher, and `analysis`: `analyze_jobs` and `analyze_slots`, the match
 //! analysis of `classad analyze` as a library), `src/negotiate` (the negotiation cycle), `src/generate` (the pool
 //! generator, and `generate::shapes`, pools of one expression shape each for
-//! measuring and testing the matcher shape by shape), `src/cli` (the `classad` command); `vm/` is the machine crate:
+//! measuring and testing the matcher shape by shape), `src/cli` (the `classad` command, with the
+//! default `cli` feature that brings clap, indicatif and mimalloc; the Python
+//! module and the C ABI build without it); `vm/` is the machine crate:
 //! values, HTCondor's operator semantics, the instruction set (documented in
 //! `vm/src/instr.rs`), compiled ads and the dispatch loop.
 //!
@@ -81,6 +83,7 @@
 
 pub mod ad;
 pub mod calendar;
+#[cfg(feature = "cli")]
 pub mod cli;
 pub mod compile;
 pub mod engine;
