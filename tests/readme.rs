@@ -4,7 +4,9 @@
 //! the `PATH` and its standard output compared with the lines shown under it.
 //! `$ cat FILE` shows a file the later examples of the same page read: the lines
 //! under it are written to FILE first, in a folder of the page's own, fresh for
-//! each page, so that no page reads a file another page wrote.
+//! each page, so that no page reads a file another page wrote. Also: every
+//! relative link of those pages names a file that exists (and a heading of it,
+//! when it names one).
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
@@ -215,6 +217,114 @@ fn every_example_prints_what_its_page_shows() {
         "no example runs `classad {}` any more",
         missing.join("`, `classad ")
     );
+}
+
+/// The targets of a page's links that are not URLs (`[text](target)`, outside
+/// code blocks), each with its line.
+fn relative_links(page: &str) -> Vec<(usize, String)> {
+    let mut out = Vec::new();
+    let mut fenced = false;
+    for (i, line) in page.lines().enumerate() {
+        if line.trim_start().starts_with("```") {
+            fenced = !fenced;
+            continue;
+        }
+        if fenced || line.starts_with("    ") || line.starts_with('\t') {
+            continue;
+        }
+        let mut rest = line;
+        while let Some(at) = rest.find("](") {
+            let after = &rest[at + 2..];
+            let Some(end) = after.find(')') else { break };
+            let target = &after[..end];
+            if !target.is_empty() && !target.contains("://") && !target.starts_with("mailto:") {
+                out.push((i + 1, target.to_string()));
+            }
+            rest = &after[end..];
+        }
+    }
+    out
+}
+
+/// The anchors GitHub gives a page's headings: lower case, punctuation left out,
+/// spaces as `-`, a repeated one followed by `-1`, `-2`, ...
+fn anchors(page: &str) -> HashSet<String> {
+    let mut out = HashSet::new();
+    let mut fenced = false;
+    for line in page.lines() {
+        if line.starts_with("```") {
+            fenced = !fenced;
+            continue;
+        }
+        let Some(title) = line.strip_prefix('#').map(|t| t.trim_start_matches('#')) else {
+            continue;
+        };
+        if fenced || !title.starts_with(' ') {
+            continue;
+        }
+        let slug: String = title
+            .trim()
+            .to_lowercase()
+            .chars()
+            .filter(|c| c.is_alphanumeric() || matches!(c, ' ' | '-' | '_'))
+            .map(|c| if c == ' ' { '-' } else { c })
+            .collect();
+        let mut anchor = slug.clone();
+        let mut n = 0;
+        while !out.insert(anchor.clone()) {
+            n += 1;
+            anchor = format!("{slug}-{n}");
+        }
+    }
+    out
+}
+
+#[test]
+fn every_relative_link_names_a_file_that_exists() {
+    let mut broken = Vec::new();
+    let mut links = 0;
+    for path in pages() {
+        let name = page_name(&path);
+        let text = std::fs::read_to_string(&path).unwrap();
+        for (line, target) in relative_links(&text) {
+            links += 1;
+            let (file, anchor) = match target.split_once('#') {
+                Some((file, anchor)) => (file, Some(anchor)),
+                None => (target.as_str(), None),
+            };
+            let to = if file.is_empty() {
+                path.clone()
+            } else {
+                path.parent().unwrap().join(file)
+            };
+            if !to.exists() {
+                broken.push(format!("{name} line {line}: {target} (no such file)"));
+            } else if let Some(anchor) = anchor.filter(|_| to.is_file()) {
+                let headings = anchors(&std::fs::read_to_string(&to).unwrap_or_default());
+                if !headings.contains(anchor) {
+                    broken.push(format!("{name} line {line}: {target} (no such heading)"));
+                }
+            }
+        }
+    }
+    assert!(broken.is_empty(), "broken links:\n{}", broken.join("\n"));
+    // The README links to the manual; none found means this read nothing.
+    assert!(links >= 10, "only {links} relative links found");
+}
+
+#[test]
+fn links_and_anchors_are_read_as_github_reads_them() {
+    let text = "# `classad match`: the batch matcher\n\nSee [it](a/b.md#x-y) and\n[`c\nd`](../c.md).\n\n    [code](no.md)\n\n```\n[code](no.md)\n# not a heading\n```\n## Set-up\n## Set-up\n";
+    let links: Vec<(usize, String)> = relative_links(text);
+    assert_eq!(
+        links,
+        [(3, "a/b.md#x-y".to_string()), (5, "../c.md".to_string())]
+    );
+    let a = anchors(text);
+    for expected in ["classad-match-the-batch-matcher", "set-up", "set-up-1"] {
+        assert!(a.contains(expected), "{expected} in {a:?}");
+    }
+    assert_eq!(a.len(), 3);
 }
 
 #[test]
