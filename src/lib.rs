@@ -78,8 +78,8 @@
 //! which CI runs for a minute each.
 //! `tests/htcondor_diff.py` holds the same generated cases against HTCondor's own
 //! library (it needs `pip install htcondor`; see `tests/conformance/README.md`):
-//! 1,035,000 cases run with no disagreement left but the deviations the README
-//! documents.
+//! 1,035,000 cases run with no disagreement left but the deviations
+//! `docs/compatibility.md` documents.
 
 pub mod ad;
 pub mod calendar;

@@ -42,7 +42,7 @@ pub const MAX_THREADS: usize = 1024;
 
 /// The default cap: 16 MiB, sixteen times the largest attribute values seen in
 /// practice, and small enough that the values alive at once in an evaluation stay
-/// far below the memory of a machine (see README's compatibility list).
+/// far below the memory of a machine (see the limits in `docs/compatibility.md`).
 pub const DEFAULT_MAX_VALUE_BYTES: usize = 16 << 20;
 
 /// What a list element counts towards the cap, besides its own size: about what

@@ -99,7 +99,7 @@ fn a_list_subscript_takes_a_level_for_the_element() {
 fn calls_nested_past_our_bound_fail_within_a_small_stack() {
     // 300 references, each through 150 nested calls: HTCondor's depth is 300, but
     // our stack is bounded by MAX_TOTAL_DEPTH nested evaluations, past which the
-    // evaluation fails (README, compatibility list), on a 2 MiB thread.
+    // evaluation fails (docs/compatibility.md, limits), on a 2 MiB thread.
     let r = on_a_small_stack(|| {
         let mut s: String = (0..300)
             .map(|k| {
