@@ -37,6 +37,7 @@ mod packing;
 pub mod pairs;
 pub mod priorities;
 pub mod report;
+pub mod shard;
 pub mod slots;
 pub mod submitters;
 

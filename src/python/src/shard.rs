@@ -7,15 +7,17 @@
 //!
 //! What travels is text and bytes only: the shard's slots and the classes'
 //! representative jobs as ClassAd text (old syntax, a blank line after each ad, reals to
-//! the last bit), and each shard's candidate lists in the byte layout of
-//! [`encode`] (documented for Python users in `classad_rs/shard.py`).
+//! the last bit), and each shard's candidate lists in the library's shard
+//! format (`classad::negotiate::shard`, documented for Python users in
+//! `classad_rs/shard.py`).
 
 use crate::batch::{ads_of, knobs_of, pairs_out};
 use classad::ad::{read_ads, read_ads_from, ClassAd, ReadLimits};
 use classad::generate::{Pool as GenPool, PoolSpec, Syntax};
 use classad::limits::MAX_THREADS;
-use classad::matching::batch::{merge_best_first, BatchMatcher, Candidate, CompiledSlots, RankKey};
+use classad::matching::batch::{BatchMatcher, CompiledSlots};
 use classad::matching::{Autoclusters, SignificantAttributes};
+use classad::negotiate::shard::{class_lists, encode, merge, ShardLists};
 use classad::negotiate::{
     class_names, cluster_with_facts, negotiate_with_pairs, prepare_slots, read_queue, ClassPairs,
     CycleKnobs, Priorities, QueueFacts, SlotTable,
@@ -25,116 +27,6 @@ use pyo3::exceptions::{PyOSError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyString};
 use std::sync::Arc;
-
-/// The first bytes of a shard's candidate lists (format version 1).
-pub const MAGIC: &[u8; 8] = b"CASHARD1";
-
-/// The bytes of one candidate: its slot (u32), PRE, the job's Rank, POST (f64).
-const RECORD: usize = 4 + 3 * 8;
-
-/// The bytes before the counts: [`MAGIC`], the class count, the first slot,
-/// the slot count, a reserved word.
-const HEADER: usize = 8 + 4 * 4;
-
-/// One shard's candidate lists: the slots it covers and, per class, its
-/// candidates among them.
-pub struct ShardLists {
-    /// The first slot the shard covers (its number in the whole pool).
-    pub first: u32,
-    /// How many slots it covers.
-    pub slots: u32,
-    /// Per class, its candidates, best first.
-    pub lists: Vec<Vec<Candidate>>,
-}
-
-/// A shard's lists as bytes: [`MAGIC`], the class count, the first slot and
-/// the number of slots the shard covers, a reserved word (0) (each a u32), each
-/// class's candidate count (u32), then each class's candidates in order, each
-/// its slot (u32) and its key's PRE, Rank and POST (f64, bit for bit), every
-/// number little-endian.
-pub fn encode(shard: &ShardLists) -> Vec<u8> {
-    let lists = &shard.lists;
-    let total: usize = lists.iter().map(Vec::len).sum();
-    let mut out = Vec::with_capacity(HEADER + 4 * lists.len() + RECORD * total);
-    out.extend_from_slice(MAGIC);
-    for word in [lists.len() as u32, shard.first, shard.slots, 0] {
-        out.extend_from_slice(&word.to_le_bytes());
-    }
-    for l in lists {
-        out.extend_from_slice(&(l.len() as u32).to_le_bytes());
-    }
-    for c in lists.iter().flatten() {
-        out.extend_from_slice(&c.slot.to_le_bytes());
-        for x in [c.key.pre, c.key.rank, c.key.post] {
-            out.extend_from_slice(&x.to_bits().to_le_bytes());
-        }
-    }
-    out
-}
-
-/// The lists of bytes [`encode`] wrote; an error says what is wrong with them
-/// (a slot outside the shard's range among them).
-pub fn decode(bytes: &[u8]) -> Result<ShardLists, String> {
-    let u32_at = |at: usize| -> u32 {
-        u32::from_le_bytes(bytes[at..at + 4].try_into().expect("four bytes"))
-    };
-    let f64_at = |at: usize| -> f64 {
-        f64::from_bits(u64::from_le_bytes(
-            bytes[at..at + 8].try_into().expect("eight bytes"),
-        ))
-    };
-    if bytes.len() < HEADER || &bytes[..8] != MAGIC {
-        return Err("not candidate lists (they start with CASHARD1)".into());
-    }
-    let (classes, first, slots) = (u32_at(8) as usize, u32_at(12), u32_at(16));
-    let counts_end = HEADER.saturating_add(classes.saturating_mul(4));
-    if bytes.len() < counts_end {
-        return Err(format!(
-            "{classes} classes announced, their counts cut short"
-        ));
-    }
-    let counts: Vec<usize> = (0..classes)
-        .map(|c| u32_at(HEADER + 4 * c) as usize)
-        .collect();
-    let total: usize = counts.iter().sum();
-    if bytes.len() != counts_end + RECORD * total {
-        return Err(format!(
-            "{total} candidates announced in {} bytes, not {}",
-            bytes.len(),
-            counts_end + RECORD * total
-        ));
-    }
-    let range = u64::from(first)..u64::from(first) + u64::from(slots);
-    let mut at = counts_end;
-    let mut lists = Vec::with_capacity(classes);
-    for n in counts {
-        let mut list = Vec::with_capacity(n);
-        for _ in 0..n {
-            let slot = u32_at(at);
-            if !range.contains(&u64::from(slot)) {
-                return Err(format!(
-                    "slot {slot} is outside the shard's slots {}..{}",
-                    range.start, range.end
-                ));
-            }
-            list.push(Candidate {
-                slot,
-                key: RankKey {
-                    pre: f64_at(at + 4),
-                    rank: f64_at(at + 12),
-                    post: f64_at(at + 20),
-                },
-            });
-            at += RECORD;
-        }
-        lists.push(list);
-    }
-    Ok(ShardLists {
-        first,
-        slots,
-        lists,
-    })
-}
 
 /// Runs `f` on `threads` threads of their own (`None`: rayon's global pool),
 /// at most [`MAX_THREADS`]: a larger number is refused before any starts.
@@ -153,28 +45,6 @@ fn on_threads<T: Send>(threads: Option<usize>, f: impl FnOnce() -> T + Send) -> 
             Ok(pool.install(f))
         }
     }
-}
-
-/// Every class's candidates among `slots`, each class one of `reps`, the slots
-/// numbered from `offset`.
-fn class_lists(
-    reps: Vec<Arc<ClassAd>>,
-    slots: &[Arc<ClassAd>],
-    knobs: &CycleKnobs,
-    offset: u32,
-) -> Vec<Vec<Candidate>> {
-    let all: Vec<u32> = (0..reps.len() as u32).collect();
-    let compiled = CompiledSlots::new(slots, &knobs.policy);
-    let mut m = BatchMatcher::for_classes(reps, compiled);
-    m.evaluate_classes(&all)
-        .into_iter()
-        .map(|(_, mut cands)| {
-            if offset != 0 {
-                cands.iter_mut().for_each(|c| c.slot += offset);
-            }
-            cands
-        })
-        .collect()
 }
 
 /// Ads given as text (any syntax the library reads) or as a sequence of
@@ -238,67 +108,10 @@ pub fn merge_candidates<'py>(
     py: Python<'py>,
     results: Vec<Vec<u8>>,
 ) -> PyResult<Bound<'py, PyBytes>> {
-    let merged = py.detach(|| merged_lists(&results, None))?;
+    let merged = py
+        .detach(|| merge(&results, None))
+        .map_err(|e| PyValueError::new_err(e.to_string()))?;
     Ok(PyBytes::new(py, &encode(&merged)))
-}
-
-/// The lists of `results` merged per class. Their slot ranges must tile one
-/// range (from 0 to `pool.1` slots when `pool` is given, which also says how
-/// many classes each must hold).
-fn merged_lists(results: &[Vec<u8>], pool: Option<(usize, u32)>) -> PyResult<ShardLists> {
-    use rayon::prelude::*;
-    let bad = PyValueError::new_err;
-    let mut parts: Vec<ShardLists> = results
-        .par_iter()
-        .map(|r| decode(r))
-        .collect::<Result<_, _>>()
-        .map_err(bad)?;
-    // By where each starts, then by length: a shard of no slots (more shards
-    // than slots) starts where a slot's shard does and comes before it, so
-    // every order of the same results tiles the same range.
-    parts.sort_by_key(|p| (p.first, p.slots));
-    let first = parts.first().map_or(0, |p| p.first);
-    let mut end = u64::from(first);
-    for p in &parts {
-        if u64::from(p.first) != end {
-            return Err(bad(format!(
-                "the shards' slots do not follow each other: one starts at slot {}, \
-                 after slot {end}",
-                p.first
-            )));
-        }
-        end += u64::from(p.slots);
-    }
-    let classes = pool
-        .map(|(c, _)| c)
-        .or_else(|| parts.first().map(|p| p.lists.len()))
-        .unwrap_or(0);
-    if let Some((_, slots)) = pool {
-        if first != 0 || end != u64::from(slots) {
-            return Err(bad(format!(
-                "the shards cover slots {first}..{end}, not the pool's 0..{slots}"
-            )));
-        }
-    }
-    if let Some(p) = parts.iter().find(|p| p.lists.len() != classes) {
-        return Err(bad(format!(
-            "the shard of slots from {} has {} classes, not {classes}",
-            p.first,
-            p.lists.len()
-        )));
-    }
-    let lists = (0..classes)
-        .into_par_iter()
-        .map(|c| {
-            let lists: Vec<&[Candidate]> = parts.iter().map(|p| &p.lists[c][..]).collect();
-            merge_best_first(&lists)
-        })
-        .collect();
-    Ok(ShardLists {
-        first,
-        slots: (end - u64::from(first)) as u32,
-        lists,
-    })
 }
 
 /// The accountant's state from its text.
@@ -515,7 +328,8 @@ impl PyPreparedCycle {
                 }
                 Some(results) => {
                     let pool = (self.clusters.class_count(), self.table.len() as u32);
-                    let merged = merged_lists(results, Some(pool))?;
+                    let merged = merge(results, Some(pool))
+                        .map_err(|e| PyValueError::new_err(e.to_string()))?;
                     ClassPairs::from_candidates(self.table.len(), merged.lists)
                         .map_err(|e| PyValueError::new_err(e.to_string()))?
                 }
