@@ -134,8 +134,16 @@ impl Detector {
 }
 
 /// Reads every ad in `src`, detecting the syntax. `file` names the source in errors.
+/// A leading UTF-8 byte-order mark (an editor's, saving as "UTF-8 with BOM") is
+/// skipped: read as text, it was part of the first attribute's name.
 pub fn read_ads(src: &str, file: &str) -> Result<Vec<ClassAd>, ReadError> {
+    let src = without_bom(src);
     read_ads_as(src, file, detect(src))
+}
+
+/// `text` without a leading byte-order mark (U+FEFF).
+pub(crate) fn without_bom(text: &str) -> &str {
+    text.strip_prefix('\u{feff}').unwrap_or(text)
 }
 
 /// Reads every ad in `src` in the given syntax.
@@ -170,6 +178,24 @@ mod tests {
     use crate::syntax::ast::ExprRef;
     use classad_vm::Value;
     use std::sync::Arc;
+
+    /// A file saved "UTF-8 with BOM" reads as the same file without it, in each
+    /// syntax: the mark once became part of the first attribute's name, which
+    /// then read as undefined and changed the matches silently.
+    #[test]
+    fn a_leading_byte_order_mark_is_skipped() {
+        for text in [
+            "MyType = \"Job\"\nRequestCpus = 2\n",
+            "[ MyType = \"Job\"; RequestCpus = 2 ]",
+            "[{ \"MyType\": \"Job\", \"RequestCpus\": 2 }]",
+            "<?xml version=\"1.0\"?>\n<classads><c><a n=\"MyType\"><s>Job</s></a>\
+             <a n=\"RequestCpus\"><i>2</i></a></c></classads>\n",
+        ] {
+            let ads = read_ads(&format!("\u{feff}{text}"), "bom").unwrap();
+            let names: Vec<&str> = ads[0].iter().map(|(n, _)| n.as_str()).collect();
+            assert_eq!(names, ["MyType", "RequestCpus"], "{text}");
+        }
+    }
 
     #[test]
     fn detects_formats() {

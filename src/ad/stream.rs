@@ -476,7 +476,11 @@ pub(super) fn read_head<R: BufRead>(
         let Some(line) = lines.next_line() else {
             break;
         };
-        let line = line.map_err(|e| e.in_file(file))?;
+        let mut line = line.map_err(|e| e.in_file(file))?;
+        if line.number == 1 {
+            // A byte-order mark is not part of the first line's text.
+            line.text = super::read::without_bom(line.text);
+        }
         if format.is_none() {
             format = detector.feed(line.text);
         }
@@ -686,6 +690,30 @@ pub(super) fn fault(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Streams skip a leading byte-order mark as `read_ads` does, read whole or
+    /// in parts.
+    #[test]
+    fn a_leading_byte_order_mark_is_skipped_in_streams() {
+        let text = b"\xEF\xBB\xBFMyType = \"Job\"\nA = 1\n\nMyType = \"Job\"\nA = 2\n";
+        let ads = read_ads_from(&text[..], "bom", ReadLimits::default()).unwrap();
+        assert!(ads.iter().all(|ad| ad.contains("MyType")), "{ads:?}");
+        let mut parts = Vec::new();
+        crate::ad::parts::read_ads_in_parts(
+            &text[..],
+            "bom",
+            ReadLimits::default(),
+            8,
+            |ads| ads,
+            |p| {
+                parts.extend(p);
+                Ok::<(), ()>(())
+            },
+        )
+        .unwrap();
+        assert_eq!(parts.len(), 2);
+        assert!(parts.iter().all(|ad| ad.contains("MyType")));
+    }
 
     fn small(max_line_bytes: usize) -> ReadLimits {
         ReadLimits {

@@ -95,6 +95,8 @@ impl Config {
     /// # Ok::<(), classad::matching::config::ConfigError>(())
     /// ```
     pub fn parse(text: &str, file: &str) -> Result<Config, ConfigError> {
+        // A byte-order mark would be part of the first knob's name.
+        let text = crate::ad::read::without_bom(text);
         let mut config = Config {
             file: file.to_string(),
             ..Config::default()
@@ -302,6 +304,12 @@ pub fn parse_bool(value: &str) -> Option<bool> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_leading_byte_order_mark_is_not_part_of_the_first_knob() {
+        let c = Config::parse("\u{feff}A = 1\nB = 2\n", "c").unwrap();
+        assert_eq!(c.get("A").unwrap().as_deref(), Some("1"));
+    }
 
     #[test]
     fn definitions_comments_continuations_and_the_last_wins() {

@@ -70,6 +70,8 @@ impl Priorities {
     /// # Ok::<(), classad::negotiate::PrioritiesError>(())
     /// ```
     pub fn parse(text: &str, file: &str) -> Result<Priorities, PrioritiesError> {
+        // A byte-order mark would be part of the first submitter's name.
+        let text = crate::ad::read::without_bom(text);
         let mut p = Priorities::default();
         for (i, raw) in text.lines().enumerate() {
             let line = i as u32 + 1;
@@ -164,6 +166,12 @@ fn fields(line: &str) -> Vec<(usize, &str)> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_leading_byte_order_mark_is_not_part_of_the_first_name() {
+        let p = Priorities::parse("\u{feff}alice 2.0\nbob 1.0\n", "p").unwrap();
+        assert_eq!(p.get("alice").map(|s| s.real), Some(2.0));
+    }
 
     #[test]
     fn lines_comments_and_defaults() {
