@@ -2221,3 +2221,68 @@ fn progress_is_shown_on_a_terminal_and_nowhere_else() {
     );
     assert!(stderr.starts_with("classad negotiate: "), "{stderr:?}");
 }
+
+/// Issue 38, item 4: a job that names no submitter (no `AccountingGroup`, `User`
+/// or `Owner`) cannot be given a turn; it was left out without a word (summary
+/// "0 jobs unmatched", JSON `unmatched: []`). It is now counted in a warning
+/// naming the first, listed among the unmatched as `no submitter`, and counted
+/// in the statistics.
+#[test]
+fn jobs_without_a_submitter_are_reported_not_dropped() {
+    let slot = "MyType = \"Machine\"\nName = \"slot1@h\"\nCpus = 1\nMemory = 100\n\
+                State = \"Unclaimed\"\nRequirements = true\n";
+    let job = |cluster: u32, owner: &str| {
+        format!(
+            "MyType = \"Job\"\nClusterId = {cluster}\nProcId = 0\nJobStatus = 1\n\
+             RequestCpus = 1\nRequirements = TARGET.Cpus >= 99\n{owner}"
+        )
+    };
+    let jobs = tmp(
+        "no-submitter-jobs.ads",
+        &format!(
+            "{}\n{}\n{}",
+            job(1, "Owner = \"al\"\n"),
+            job(2, ""),
+            job(3, "")
+        ),
+    );
+    let slots = tmp("no-submitter-slots.ads", slot);
+    let o = classad(
+        &[
+            "negotiate",
+            "--jobs",
+            &jobs,
+            "--machines",
+            &slots,
+            "--format",
+            "json",
+        ],
+        "",
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    assert!(
+        stderr(&o).contains(&format!(
+            "warning: 2 of 3 jobs name no submitter (no AccountingGroup, User or Owner): \
+             left out of the cycle, listed as unmatched with reason \"no submitter\" \
+             (first: {jobs}, ad 1 counting from 0)"
+        )),
+        "{}",
+        stderr(&o)
+    );
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    let reasons: Vec<(u64, &str)> = v["unmatched"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|u| (u["job"].as_u64().unwrap(), u["reason"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        reasons,
+        [
+            (0, "rejected autocluster"),
+            (1, "no submitter"),
+            (2, "no submitter")
+        ]
+    );
+    assert_eq!(v["stats"]["jobs_without_submitter"], 2);
+}

@@ -16,7 +16,7 @@ use crate::matching::{Autoclusters, SignificantAttributes};
 use crate::negotiate::{
     cluster_with_facts, negotiate_prepared, negotiate_prepared_in_phases, negotiate_with_pairs,
     prepare_slots, ClassPairs, CycleKnobs, CycleOutcome, CyclePhase, Priorities, QueueFacts,
-    SlotTable,
+    SlotTable, Unmatched,
 };
 use clap::Args;
 use serde_json::json;
@@ -191,6 +191,16 @@ impl Cycle {
         let alone = "Requirements (evaluated alone, with no TARGET)";
         let jobs = jobs.unwrap_or("<built-in jobs>");
         self.job_errors.warn(alone, "jobs", jobs)?;
+        let unmatched = &self.outcome.unmatched;
+        if let Some(first) = unmatched.first(Unmatched::NoSubmitter) {
+            super::io::to_stderr(&format!(
+                "warning: {} of {} jobs name no submitter (no AccountingGroup, User or Owner): \
+                 left out of the cycle, listed as unmatched with reason \"no submitter\" \
+                 (first: {jobs}, ad {first} counting from 0)",
+                unmatched.count(Unmatched::NoSubmitter),
+                self.facts.len(),
+            ))?;
+        }
         let machines = machines.unwrap_or("<built-in machines>");
         self.slot_errors.warn(alone, "machines", machines)
     }
@@ -437,6 +447,11 @@ pub fn outcome_json(c: &Cycle) -> serde_json::Value {
     for (name, v) in c.outcome.stats.named() {
         stats.insert(name.to_string(), real(v));
     }
+    // Not a negotiator-ad name: the jobs the cycle could give no turn.
+    stats.insert(
+        "jobs_without_submitter".to_string(),
+        json!(c.outcome.stats.jobs_without_submitter),
+    );
     json!({
         "matches": matches,
         "unmatched": unmatched,

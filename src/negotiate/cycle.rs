@@ -826,10 +826,13 @@ impl<'a> Cycle<'a> {
                 let mut last_reason: Option<((u32, u32), Unmatched)> = None;
                 for (i, f) in facts.iter().enumerate() {
                     let j = first + i;
-                    let Some(id) = f.submitter else { continue };
                     if !f.idle {
                         continue;
                     }
+                    let Some(id) = f.submitter else {
+                        out.push(j as u32, Unmatched::NoSubmitter);
+                        continue;
+                    };
                     while matched.get(m).is_some_and(|&x| (x as usize) < j) {
                         m += 1;
                     }
@@ -871,6 +874,8 @@ impl<'a> Cycle<'a> {
         }
         matched.sort_unstable();
         self.out.unmatched = self.unmatched_jobs(&matched);
+        self.out.stats.jobs_without_submitter =
+            self.out.unmatched.count(Unmatched::NoSubmitter) as u64;
         let mut order = self.turn_order.clone();
         let mut rest: Vec<usize> = (0..self.submitters.len())
             .filter(|&s| !self.submitters[s].last.had_turn)

@@ -44,6 +44,9 @@ pub enum Unmatched {
     SubmitterLimit,
     /// No turn reached it.
     NotReached,
+    /// It names no submitter (no `AccountingGroup`, `User` or `Owner`): the
+    /// cycle cannot give it a turn.
+    NoSubmitter,
 }
 
 impl Unmatched {
@@ -54,6 +57,7 @@ impl Unmatched {
             Unmatched::RejectedAutocluster => "rejected autocluster",
             Unmatched::SubmitterLimit => "submitter limit",
             Unmatched::NotReached => "no request reached",
+            Unmatched::NoSubmitter => "no submitter",
         }
     }
 }
@@ -85,6 +89,9 @@ pub struct CycleStats {
     pub pie_spins: u64,
     /// (class, slot) pairs whose match was decided (not a negotiator-ad name).
     pub evaluations: u64,
+    /// Idle jobs that name no submitter, left out of the cycle (not a
+    /// negotiator-ad name; listed among the unmatched as [`Unmatched::NoSubmitter`]).
+    pub jobs_without_submitter: u64,
     /// Heads of classes' best-first lists made longer after the first pass
     /// as the cycle read past them: each a pass over the class's keys,
     /// evaluating nothing (not a negotiator-ad name).
@@ -247,6 +254,20 @@ impl UnmatchedJobs {
         self.runs
             .iter()
             .flat_map(|&(first, count, why)| (first..first + count).map(move |j| (j, why)))
+    }
+
+    /// How many jobs were left for `why`.
+    pub fn count(&self, why: Unmatched) -> usize {
+        self.runs
+            .iter()
+            .filter(|r| r.2 == why)
+            .map(|r| r.1 as usize)
+            .sum()
+    }
+
+    /// The first job left for `why`.
+    pub fn first(&self, why: Unmatched) -> Option<u32> {
+        self.runs.iter().find(|r| r.2 == why).map(|r| r.0)
     }
 
     /// Each job with why, in queue order, in a vector.
