@@ -378,6 +378,17 @@ mod tests {
         Ok(out)
     }
 
+    /// A stream skips a leading byte-order mark as `read_ads` does, read whole
+    /// or in parts, however few bytes a read brings.
+    #[test]
+    fn a_leading_byte_order_mark_is_skipped_in_streams() {
+        let text = b"\xEF\xBB\xBFMyType = \"Job\"\nA = 1\n\nMyType = \"Job\"\nA = 2\n";
+        let want = whole(&text[3..], ReadLimits::default());
+        assert_eq!(want.as_ref().map(Vec::len), Ok(2));
+        assert_eq!(whole(text, ReadLimits::default()), want);
+        assert_eq!(in_parts(text, ReadLimits::default(), 8), want);
+    }
+
     #[test]
     fn parts_read_as_the_whole_does() {
         let pools = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/conformance/pools");

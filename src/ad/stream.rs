@@ -691,30 +691,6 @@ pub(super) fn fault(
 mod tests {
     use super::*;
 
-    /// Streams skip a leading byte-order mark as `read_ads` does, read whole or
-    /// in parts.
-    #[test]
-    fn a_leading_byte_order_mark_is_skipped_in_streams() {
-        let text = b"\xEF\xBB\xBFMyType = \"Job\"\nA = 1\n\nMyType = \"Job\"\nA = 2\n";
-        let ads = read_ads_from(&text[..], "bom", ReadLimits::default()).unwrap();
-        assert!(ads.iter().all(|ad| ad.contains("MyType")), "{ads:?}");
-        let mut parts = Vec::new();
-        crate::ad::parts::read_ads_in_parts(
-            &text[..],
-            "bom",
-            ReadLimits::default(),
-            8,
-            |ads| ads,
-            |p| {
-                parts.extend(p);
-                Ok::<(), ()>(())
-            },
-        )
-        .unwrap();
-        assert_eq!(parts.len(), 2);
-        assert!(parts.iter().all(|ad| ad.contains("MyType")));
-    }
-
     fn small(max_line_bytes: usize) -> ReadLimits {
         ReadLimits {
             max_line_bytes,
