@@ -2286,3 +2286,39 @@ fn jobs_without_a_submitter_are_reported_not_dropped() {
     );
     assert_eq!(v["stats"]["jobs_without_submitter"], 2);
 }
+
+/// Issue 38, item 4: files given the other way round (`--jobs` slots,
+/// `--machines` jobs) read and even matched without a word; each is now named
+/// in a warning, and files the right way round give none.
+#[test]
+fn files_given_the_other_way_round_are_named_in_a_warning() {
+    let slots = tmp(
+        "swapped-slots.ads",
+        "MyType = \"Machine\"\nName = \"slot1@h\"\nCpus = 1\nRequirements = true\n\n\
+         MyType = \"Machine\"\nName = \"slot2@h\"\nCpus = 1\nRequirements = true\n",
+    );
+    let jobs = tmp(
+        "swapped-jobs.ads",
+        "MyType = \"Job\"\nClusterId = 1\nProcId = 0\nOwner = \"al\"\nJobStatus = 1\n\
+         Requirements = true\n",
+    );
+    let swapped = classad(&["negotiate", "--jobs", &slots, "--machines", &jobs], "");
+    assert!(swapped.status.success(), "{}", stderr(&swapped));
+    let err = stderr(&swapped);
+    assert!(
+        err.contains(&format!(
+            "warning: 2 of 2 ads of --jobs {slots} have MyType \"Machine\" (first: ad 0 \
+             counting from 0): are --jobs and --machines the other way round?"
+        )),
+        "{err}"
+    );
+    assert!(
+        err.contains(&format!(
+            "warning: 1 of 1 ads of --machines {jobs} have MyType \"Job\""
+        )),
+        "{err}"
+    );
+    let right = classad(&["negotiate", "--jobs", &jobs, "--machines", &slots], "");
+    assert!(!stderr(&right).contains("other way round"), "{}", stderr(&right));
+    assert_eq!(stdout(&right), "0 0\n");
+}

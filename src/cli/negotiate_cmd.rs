@@ -182,6 +182,9 @@ pub struct Cycle {
     pub job_errors: ErrorCount,
     /// Slots whose Requirements is error on its own.
     pub slot_errors: ErrorCount,
+    /// The slot ads whose `MyType` is `"Job"`: how many, the first, and how
+    /// many slot ads were read.
+    pub job_typed_slots: (usize, Option<usize>, usize),
 }
 
 impl Cycle {
@@ -202,8 +205,55 @@ impl Cycle {
             ))?;
         }
         let machines = machines.unwrap_or("<built-in machines>");
-        self.slot_errors.warn(alone, "machines", machines)
+        self.slot_errors.warn(alone, "machines", machines)?;
+        // Files given the other way round read and even match: said by name.
+        let slot_typed = self.facts.jobs.iter().filter(|f| f.slot_ad).count();
+        if slot_typed * 2 > self.facts.len() {
+            let first = self.facts.jobs.iter().position(|f| f.slot_ad).unwrap_or(0);
+            swapped_warning(
+                slot_typed,
+                self.facts.len(),
+                "jobs",
+                jobs,
+                "\"Machine\"",
+                first,
+            )?;
+        }
+        let (job_typed, first, total) = self.job_typed_slots;
+        if job_typed * 2 > total {
+            let first = first.unwrap_or(0);
+            swapped_warning(job_typed, total, "machines", machines, "\"Job\"", first)?;
+        }
+        Ok(())
     }
+}
+
+/// `warning: N of M ads of --<option> FILE have MyType <my_type> ...`.
+fn swapped_warning(
+    n: usize,
+    total: usize,
+    option: &str,
+    file: &str,
+    my_type: &str,
+    first: usize,
+) -> Result<(), Failure> {
+    super::io::to_stderr(&format!(
+        "warning: {n} of {total} ads of --{option} {file} have MyType {my_type} (first: ad \
+         {first} counting from 0): are --jobs and --machines the other way round?"
+    ))
+}
+
+/// How many of `ads` have `MyType` "Job" (ignoring case), the first, and how
+/// many ads there are.
+fn job_typed(ads: &[Arc<ClassAd>]) -> (usize, Option<usize>, usize) {
+    let is_job = |ad: &Arc<ClassAd>| {
+        matches!(
+            crate::eval::eval_attr(ad, "MyType", None, crate::eval::Semantics::Htcondor),
+            Ok(classad_vm::Value::Str(t)) if t.as_str().eq_ignore_ascii_case("Job")
+        )
+    };
+    let n = ads.iter().filter(|ad| is_job(ad)).count();
+    (n, ads.iter().position(is_job), ads.len())
 }
 
 /// How a cycle's pairs are evaluated.
@@ -227,6 +277,7 @@ pub fn cycle_from_files(
     let started = Instant::now();
     let slots = load_slots(machines, progress)?;
     let slot_errors = requirements_errors(&slots);
+    let job_typed_slots = job_typed(&slots);
     let table = prepare_slots(&slots, knobs, priorities);
     drop(slots);
     let mut sig = SignificantAttributes::compute(&table.ads, &knobs.policy);
@@ -275,6 +326,7 @@ pub fn cycle_from_files(
             read_s,
             job_errors,
             slot_errors,
+            job_typed_slots,
         });
     }
     let reading = progress.phase("reading the jobs");
@@ -322,6 +374,7 @@ pub fn cycle_from_files(
         read_s,
         job_errors,
         slot_errors,
+        job_typed_slots,
     })
 }
 

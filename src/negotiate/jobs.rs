@@ -34,10 +34,13 @@ pub struct JobFacts {
     /// `SLOT_WEIGHT` evaluated with the job's requests standing for the slot's
     /// resources (group demand, section 4(a)); 1 with slot weights off.
     pub weight: f64,
+    /// `MyType` says a slot (`"Machine"` or `"Slot"`): a file of slots given
+    /// as the queue, which the command warns about.
+    pub slot_ad: bool,
 }
 
 /// The attributes the facts read, in [`FactReader`]'s order.
-pub const FACT_NAMES: [&str; 11] = [
+pub const FACT_NAMES: [&str; 12] = [
     "AccountingGroup",
     "User",
     "Owner",
@@ -49,7 +52,13 @@ pub const FACT_NAMES: [&str; 11] = [
     "RequestMemory",
     "RequestDisk",
     "RequestGPUs",
+    "MyType",
 ];
+
+/// True when a `MyType` names a slot ad (`"Machine"`, or `"Slot"`), ignoring case.
+pub fn is_slot_type(my_type: &str) -> bool {
+    my_type.eq_ignore_ascii_case("Machine") || my_type.eq_ignore_ascii_case("Slot")
+}
 
 /// Jobs per unit of parallel work in [`JobFacts::of_all`].
 const CHUNK: usize = 1 << 14;
@@ -165,6 +174,7 @@ impl<'k> FactReader<'k> {
             Value::Real(r) => *r == 1.0,
             _ => false,
         };
+        let slot_ad = matches!(&*value(11), Value::Str(t) if is_slot_type(t.as_str()));
         let prio = int(&value(4));
         let cluster = int(&value(5));
         let proc = int(&value(6));
@@ -200,6 +210,7 @@ impl<'k> FactReader<'k> {
             proc,
             passes_constraint,
             weight,
+            slot_ad,
         }
     }
 }
