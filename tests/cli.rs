@@ -2319,6 +2319,10 @@ fn files_given_the_other_way_round_are_named_in_a_warning() {
         "{err}"
     );
     let right = classad(&["negotiate", "--jobs", &jobs, "--machines", &slots], "");
-    assert!(!stderr(&right).contains("other way round"), "{}", stderr(&right));
+    assert!(
+        !stderr(&right).contains("other way round"),
+        "{}",
+        stderr(&right)
+    );
     assert_eq!(stdout(&right), "0 0\n");
 }
