@@ -2307,7 +2307,7 @@ fn files_given_the_other_way_round_are_named_in_a_warning() {
     let err = stderr(&swapped);
     assert!(
         err.contains(&format!(
-            "warning: 2 of 2 ads of --jobs {slots} have MyType \"Machine\" (first: ad 0 \
+            "warning: 2 of 2 ads of --jobs {slots} have MyType \"Machine\" or \"Slot\" (first: ad 0 \
              counting from 0): are --jobs and --machines the other way round?"
         )),
         "{err}"

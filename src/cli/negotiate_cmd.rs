@@ -215,7 +215,7 @@ impl Cycle {
                 self.facts.len(),
                 "jobs",
                 jobs,
-                "\"Machine\"",
+                "\"Machine\" or \"Slot\"",
                 first,
             )?;
         }
@@ -252,8 +252,13 @@ fn job_typed(ads: &[Arc<ClassAd>]) -> (usize, Option<usize>, usize) {
             Ok(classad_vm::Value::Str(t)) if t.as_str().eq_ignore_ascii_case("Job")
         )
     };
-    let n = ads.iter().filter(|ad| is_job(ad)).count();
-    (n, ads.iter().position(is_job), ads.len())
+    // On every core: 400,000 slots are each an evaluation.
+    use rayon::prelude::*;
+    let n = ads.par_iter().filter(|ad| is_job(ad)).count();
+    let first = (n > 0)
+        .then(|| ads.par_iter().position_first(is_job))
+        .flatten();
+    (n, first, ads.len())
 }
 
 /// How a cycle's pairs are evaluated.
