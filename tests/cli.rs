@@ -680,9 +680,9 @@ fn query_and_match_say_when_an_expression_was_error() {
         assert_eq!(stdout(&o), "", "{engine}");
         let err = stderr(&o);
         assert!(
-            err.contains("was error for 2 of 3 jobs (first: ")
+            err.contains("Requirements is error against every slot for 2 of 3 jobs, so they match nothing (first: ")
                 && err.contains("errjobs.ads, ad 1 counting from 0)")
-                && err.contains("was error for 1 of 2 machines (first: ")
+                && err.contains("Requirements is error against every job for 1 of 2 slots, so they match nothing (first: ")
                 && err.contains("errmachines.ads, ad 1 counting from 0)"),
             "{err}"
         );
@@ -695,6 +695,46 @@ fn query_and_match_say_when_an_expression_was_error() {
     );
     let o = classad(&["match", "--quiet"], "");
     assert_eq!(stderr(&o), "", "--quiet: no summary");
+}
+
+/// condor_submit writes `versionGE(split(TARGET.CondorVersion)[1], ...)` into
+/// Requirements, which is error with no TARGET but not against a slot: no
+/// warning for it, from any command that matches (issue 38, item 5); a
+/// Requirements error against every slot is still named.
+#[test]
+fn a_requirements_error_only_for_want_of_a_target_is_not_warned_about() {
+    let jobs = tmp(
+        "versionjobs.ads",
+        "Owner = \"a\"\nRequirements = versionGE(split(TARGET.CondorVersion)[1], \"9.0.0\")\n\n\
+         Owner = \"b\"\nRequirements = TARGET.Cpus > 0 && split(TARGET.Nope)[1] == \"x\"\n",
+    );
+    let machines = tmp(
+        "versionmachines.ads",
+        "Name = \"s1\"\nCpus = 1\nRequirements = true\nCondorVersion = \"$CondorVersion: 25.0.1 Jan 1 2025 $\"\n",
+    );
+    let every =
+        "warning: Requirements is error against every slot for 1 of 2 jobs, so they match nothing";
+    for args in [
+        vec!["match", "--all-pairs"],
+        vec!["match"],
+        vec!["negotiate"],
+        vec!["negotiate", "--engine", "reference"],
+        vec!["bench"],
+    ] {
+        let mut args = args.clone();
+        args.extend(["--jobs", &jobs, "--machines", &machines]);
+        let o = classad(&args, "");
+        let err = stderr(&o);
+        assert!(o.status.success(), "{args:?}: {err}");
+        assert!(!err.contains("evaluated alone"), "{args:?}: {err}");
+        assert!(
+            err.contains(every) && err.contains("versionjobs.ads, ad 1 counting from 0)"),
+            "{args:?}: only the second job is named: {err}"
+        );
+        if args[0] != "bench" {
+            assert!(stdout(&o).contains('0'), "{args:?}: the first job matches");
+        }
+    }
 }
 
 /// The queue `classad match` reads in parts (and clusters as it reads) from a file
@@ -2285,6 +2325,95 @@ fn jobs_without_a_submitter_are_reported_not_dropped() {
         ]
     );
     assert_eq!(v["stats"]["jobs_without_submitter"], 2);
+}
+
+/// Issue 38, item 2: submitters are named as HTCondor's schedd names them
+/// (`schedd.cpp`, `Scheduler::get_submitter_and_owner`: the accounting group
+/// or the owner, then `@` and the accounting domain), a priorities line finds
+/// its submitter with or without the `@domain` (before, `group_a.u@d.org` in
+/// `condor_userprio`'s form was ignored in silence), and a line that finds no
+/// submitter is counted in one warning.
+#[test]
+fn submitters_carry_their_domain_and_priorities_find_them_either_way() {
+    let slot = |name: &str, extra: &str| {
+        format!(
+            "MyType = \"Machine\"\nName = \"{name}\"\nCpus = 1\nMemory = 100\n\
+             Requirements = true\nRank = 0\n{extra}\n"
+        )
+    };
+    let slots = tmp(
+        "domain-slots.ads",
+        &[
+            slot("slot1@h", "State = \"Unclaimed\"\n"),
+            slot(
+                "slot2@h",
+                "State = \"Claimed\"\nAccountingGroup = \"group_b.w@d.org\"\n",
+            ),
+        ]
+        .join(""),
+    );
+    let job = |cluster: u32, who: &str| {
+        format!(
+            "MyType = \"Job\"\nClusterId = {cluster}\nProcId = 0\nJobStatus = 1\n\
+             RequestCpus = 1\nRequirements = true\n{who}\n"
+        )
+    };
+    let jobs = tmp(
+        "domain-jobs.ads",
+        &[
+            job(
+                1,
+                "Owner = \"u\"\nUser = \"u@d.org\"\nAccountingGroup = \"group_a.u\"\n",
+            ),
+            job(2, "Owner = \"v\"\nUser = \"v@d.org\"\n"),
+        ]
+        .join(""),
+    );
+    let priorities = tmp(
+        "domain-priorities.txt",
+        "group_a.u 10 1\nv@d.org 20 1\ngroup_b.w 3 1\nnobody 5\nv@other.org 1 1\n",
+    );
+    let o = classad(
+        &[
+            "negotiate",
+            "--jobs",
+            &jobs,
+            "--machines",
+            &slots,
+            "--priorities",
+            &priorities,
+            "--format",
+            "json",
+        ],
+        "",
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    let subs: Vec<(&str, f64)> = v["submitters"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| {
+            let p = s["effective_priority"].as_f64().unwrap();
+            (s["name"].as_str().unwrap(), p)
+        })
+        .collect();
+    assert_eq!(
+        subs,
+        [("group_a.u@d.org", 10.0), ("v@d.org", 20.0)],
+        "the better priority (the line without the domain) has the slot first"
+    );
+    assert_eq!(v["matches"][0]["submitter"], "group_a.u@d.org");
+    assert_eq!(v["stats"]["priority_lines_without_submitter"], 2);
+    let err = stderr(&o);
+    assert!(
+        err.contains(&format!(
+            "warning: 2 of the submitters --priorities {priorities} lists name no submitter of \
+             the jobs or of the slots' claims, so their lines change nothing (first: \
+             {priorities}:4: \"nobody\"); names are compared with and without their @domain"
+        )),
+        "the claim's group_b.w@d.org finds its line; nobody and v@other.org find none: {err}"
+    );
 }
 
 /// Issue 38, item 4: files given the other way round (`--jobs` slots,

@@ -2,6 +2,7 @@
 //! read), then parsed, compiled, clustered, matched and negotiated, each phase
 //! timed, and reported with the negotiator ad's statistics.
 
+use super::input_checks::{InputChecks, InputFiles, SlotChecks};
 use super::io::{read_in_parts, read_reader_in_parts};
 use super::json_real::real;
 use super::negotiate_cmd::{load_knobs, load_priorities};
@@ -226,6 +227,22 @@ fn run_on_threads(a: &BenchArgs, threads: usize) -> Result<ExitCode, Failure> {
         negotiate_with_pairs(&table, &facts, &clusters, pairs, &knobs, &priorities)
     });
     drop(progress);
+    // Checked after the cycle, outside its phases: what would change its
+    // result in silence is said as `classad negotiate` says it.
+    let checks = InputChecks::of_classes(&clusters, SlotChecks::of(&slots), &table.ads);
+    let files = match &src {
+        Source::Generated(_) => InputFiles {
+            jobs: Some("<generated jobs>"),
+            machines: Some("<generated machines>"),
+            priorities: Some(a.priorities.as_deref().unwrap_or("<generated priorities>")),
+        },
+        Source::Files { jobs, machines } => InputFiles {
+            jobs: Some(jobs),
+            machines: Some(machines),
+            priorities: a.priorities.as_deref(),
+        },
+    };
+    checks.warn(files, &facts, &outcome)?;
     let evaluations = outcome.stats.evaluations;
     let total = started.elapsed().as_secs_f64();
     let report = Report {

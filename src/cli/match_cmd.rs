@@ -1,7 +1,7 @@
 //! `classad match`: every matching job-slot pair, or a negotiator-style
 //! assignment, from the batch matcher (autoclusters, blocks of slots, every core).
 
-use super::error_count::{requirements_errors, requirements_errors_by_class};
+use super::error_count::AloneErrors;
 use super::io::{load_ads, one_standard_input, output_error};
 use super::match_output::{job_id, job_id_of, slot_label, slot_names};
 use super::negotiate_cmd::Format;
@@ -170,15 +170,18 @@ fn run_on_threads(a: &MatchArgs, threads: usize) -> Result<ExitCode, Failure> {
         read: started.elapsed().as_secs_f64(),
         ..Summary::default()
     };
-    // Error on its own, a Requirements matches nothing: say so rather than print
-    // no pairs in silence.
-    let alone = "Requirements (evaluated alone, with no TARGET)";
-    match &clusters {
-        Some(c) => requirements_errors_by_class(c),
-        None => requirements_errors(&jobs),
-    }
-    .warn(alone, "jobs", job_file)?;
-    requirements_errors(&machines).warn(alone, "machines", machine_file)?;
+    // Error against every ad of the other side, a Requirements matches
+    // nothing: say so rather than print no pairs in silence.
+    let (job_alone, job_targets) = match &clusters {
+        Some(c) => (AloneErrors::of_classes(c), c.representatives()),
+        None => (AloneErrors::of_ads(&jobs), &jobs[..]),
+    };
+    job_alone
+        .against(&machines)
+        .warn_matches_nothing("jobs", "slot", job_file)?;
+    AloneErrors::of_ads(&machines)
+        .against(job_targets)
+        .warn_matches_nothing("slots", "job", machine_file)?;
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::with_capacity(1 << 16, stdout.lock());
     match Engine::from(a.engine) {
@@ -260,7 +263,11 @@ fn run_cycle(a: &MatchArgs, threads: usize) -> Result<ExitCode, Failure> {
     let progress = Progress::on_stderr(a.quiet);
     let c = cycle_from_files(jobs, machines, &knobs, &priorities, how, &progress)?;
     drop(progress);
-    c.warn(jobs, machines)?;
+    c.warn(super::input_checks::InputFiles {
+        jobs,
+        machines,
+        priorities: None,
+    })?;
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::with_capacity(1 << 16, stdout.lock());
     match (a.format, a.names) {

@@ -9,6 +9,7 @@ mod error_count;
 mod eval_cmd;
 mod format_cmd;
 mod gen_pool_cmd;
+mod input_checks;
 mod io;
 mod json_real;
 mod long_form;

@@ -2,7 +2,7 @@
 //! printed as the matches in the order made (text) or with everything the cycle
 //! knows (JSON).
 
-use super::error_count::{requirements_errors, requirements_errors_by_class, ErrorCount};
+use super::input_checks::{InputChecks, InputFiles, SlotChecks};
 use super::io::{load_ads, output_error};
 use super::json_real::real;
 use super::match_output::{job_id, slot_names};
@@ -16,7 +16,7 @@ use crate::matching::{Autoclusters, SignificantAttributes};
 use crate::negotiate::{
     cluster_with_facts, negotiate_prepared, negotiate_prepared_in_phases, negotiate_with_pairs,
     prepare_slots, ClassPairs, CycleKnobs, CycleOutcome, CyclePhase, Priorities, QueueFacts,
-    SlotTable, Unmatched,
+    SlotTable,
 };
 use clap::Args;
 use serde_json::json;
@@ -178,87 +178,16 @@ pub struct Cycle {
     pub classes: usize,
     /// Seconds reading the slots and the queue (clustering and compiling included).
     pub read_s: f64,
-    /// Jobs whose Requirements is error on its own.
-    pub job_errors: ErrorCount,
-    /// Slots whose Requirements is error on its own.
-    pub slot_errors: ErrorCount,
-    /// The slot ads whose `MyType` is `"Job"`: how many, the first, and how
-    /// many slot ads were read.
-    pub job_typed_slots: (usize, Option<usize>, usize),
+    /// What was checked of the inputs, to be said.
+    pub checks: InputChecks,
 }
 
 impl Cycle {
-    /// Says on standard error when a Requirements is error on its own (it then
-    /// matches nothing), rather than print fewer matches in silence.
-    pub fn warn(&self, jobs: Option<&str>, machines: Option<&str>) -> Result<(), Failure> {
-        let alone = "Requirements (evaluated alone, with no TARGET)";
-        let jobs = jobs.unwrap_or("<built-in jobs>");
-        self.job_errors.warn(alone, "jobs", jobs)?;
-        let unmatched = &self.outcome.unmatched;
-        if let Some(first) = unmatched.first(Unmatched::NoSubmitter) {
-            super::io::to_stderr(&format!(
-                "warning: {} of {} jobs name no submitter (no AccountingGroup, User or Owner): \
-                 left out of the cycle, listed as unmatched with reason \"no submitter\" \
-                 (first: {jobs}, ad {first} counting from 0)",
-                unmatched.count(Unmatched::NoSubmitter),
-                self.facts.len(),
-            ))?;
-        }
-        let machines = machines.unwrap_or("<built-in machines>");
-        self.slot_errors.warn(alone, "machines", machines)?;
-        // Files given the other way round read and even match: said by name.
-        let slot_typed = self.facts.jobs.iter().filter(|f| f.slot_ad).count();
-        if slot_typed * 2 > self.facts.len() {
-            let first = self.facts.jobs.iter().position(|f| f.slot_ad).unwrap_or(0);
-            swapped_warning(
-                slot_typed,
-                self.facts.len(),
-                "jobs",
-                jobs,
-                "\"Machine\" or \"Slot\"",
-                first,
-            )?;
-        }
-        let (job_typed, first, total) = self.job_typed_slots;
-        if job_typed * 2 > total {
-            let first = first.unwrap_or(0);
-            swapped_warning(job_typed, total, "machines", machines, "\"Job\"", first)?;
-        }
-        Ok(())
+    /// Says on standard error what would change the cycle's result in silence
+    /// (see [`InputChecks::warn`]).
+    pub fn warn(&self, files: InputFiles<'_>) -> Result<(), Failure> {
+        self.checks.warn(files, &self.facts, &self.outcome)
     }
-}
-
-/// `warning: N of M ads of --<option> FILE have MyType <my_type> ...`.
-fn swapped_warning(
-    n: usize,
-    total: usize,
-    option: &str,
-    file: &str,
-    my_type: &str,
-    first: usize,
-) -> Result<(), Failure> {
-    super::io::to_stderr(&format!(
-        "warning: {n} of {total} ads of --{option} {file} have MyType {my_type} (first: ad \
-         {first} counting from 0): are --jobs and --machines the other way round?"
-    ))
-}
-
-/// How many of `ads` have `MyType` "Job" (ignoring case), the first, and how
-/// many ads there are.
-fn job_typed(ads: &[Arc<ClassAd>]) -> (usize, Option<usize>, usize) {
-    let is_job = |ad: &Arc<ClassAd>| {
-        matches!(
-            crate::eval::eval_attr(ad, "MyType", None, crate::eval::Semantics::Htcondor),
-            Ok(classad_vm::Value::Str(t)) if t.as_str().eq_ignore_ascii_case("Job")
-        )
-    };
-    // On every core: 400,000 slots are each an evaluation.
-    use rayon::prelude::*;
-    let n = ads.par_iter().filter(|ad| is_job(ad)).count();
-    let first = (n > 0)
-        .then(|| ads.par_iter().position_first(is_job))
-        .flatten();
-    (n, first, ads.len())
 }
 
 /// How a cycle's pairs are evaluated.
@@ -281,8 +210,7 @@ pub fn cycle_from_files(
 ) -> Result<Cycle, String> {
     let started = Instant::now();
     let slots = load_slots(machines, progress)?;
-    let slot_errors = requirements_errors(&slots);
-    let job_typed_slots = job_typed(&slots);
+    let slot_checks = SlotChecks::of(&slots);
     let table = prepare_slots(&slots, knobs, priorities);
     drop(slots);
     let mut sig = SignificantAttributes::compute(&table.ads, &knobs.policy);
@@ -301,7 +229,7 @@ pub fn cycle_from_files(
         let read_s = started.elapsed().as_secs_f64();
         let autoclusters = queue.clusters.len();
         let classes = queue.clusters.class_count();
-        let job_errors = requirements_errors_by_class(&queue.clusters);
+        let checks = InputChecks::of_classes(&queue.clusters, slot_checks, &table.ads);
         let mut phase = None;
         let mut outcome = negotiate_prepared_in_phases(
             &table,
@@ -329,9 +257,7 @@ pub fn cycle_from_files(
             autoclusters,
             classes,
             read_s,
-            job_errors,
-            slot_errors,
-            job_typed_slots,
+            checks,
         });
     }
     let reading = progress.phase("reading the jobs");
@@ -342,7 +268,7 @@ pub fn cycle_from_files(
     .into_iter()
     .map(Arc::new)
     .collect();
-    let job_errors = requirements_errors(&queue);
+    let checks = InputChecks::of_jobs(&queue, slot_checks, &table.ads);
     let (mut clusters, facts) = cluster_with_facts(&queue, sig, knobs);
     if !how.autocluster {
         clusters = clusters.one_class_per_job(&queue);
@@ -377,9 +303,7 @@ pub fn cycle_from_files(
         autoclusters,
         classes,
         read_s,
-        job_errors,
-        slot_errors,
-        job_typed_slots,
+        checks,
     })
 }
 
@@ -400,7 +324,11 @@ fn run_on_threads(a: &NegotiateArgs) -> Result<ExitCode, Failure> {
     let progress = Progress::on_stderr(a.quiet);
     let c = cycle_from_files(jobs, machines, &knobs, &priorities, how, &progress)?;
     drop(progress);
-    c.warn(jobs, machines)?;
+    c.warn(InputFiles {
+        jobs,
+        machines,
+        priorities: a.priorities.as_deref(),
+    })?;
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::with_capacity(1 << 16, stdout.lock());
     match a.format {
@@ -505,10 +433,15 @@ pub fn outcome_json(c: &Cycle) -> serde_json::Value {
     for (name, v) in c.outcome.stats.named() {
         stats.insert(name.to_string(), real(v));
     }
-    // Not a negotiator-ad name: the jobs the cycle could give no turn.
+    // Not negotiator-ad names: the jobs the cycle could give no turn, and the
+    // priorities lines that apply to no one.
     stats.insert(
         "jobs_without_submitter".to_string(),
         json!(c.outcome.stats.jobs_without_submitter),
+    );
+    stats.insert(
+        "priority_lines_without_submitter".to_string(),
+        json!(c.outcome.stats.priority_lines_without_submitter),
     );
     json!({
         "matches": matches,

@@ -224,21 +224,27 @@ impl Pool {
         self.machines.consumption_slots()
     }
 
-    /// The submitters the jobs use, sorted: each job's `AccountingGroup` if it has
-    /// one, else its `User`, as the negotiator names submitters.
+    /// The names of the submitters the jobs use, sorted, as HTCondor forms
+    /// them: each job's `AccountingGroup` if it has one, else its owner, then
+    /// `@` and the domain.
     pub fn submitters(&self) -> Vec<String> {
+        self.used_submitters().iter().map(|s| s.name()).collect()
+    }
+
+    /// The submitters the jobs use, sorted by name.
+    fn used_submitters(&self) -> Vec<&submitters::Submitter> {
         let used = self.jobs.used_signatures();
-        let mut names: Vec<String> = self
+        let mut list: Vec<(String, &submitters::Submitter)> = self
             .jobs
             .signatures
             .iter()
             .zip(used)
             .filter(|(_, u)| *u)
-            .map(|(s, _)| s.submitter.name())
+            .map(|(s, _)| (s.submitter.name(), &s.submitter))
             .collect();
-        names.sort_unstable();
-        names.dedup();
-        names
+        list.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+        list.dedup_by(|a, b| a.0 == b.0);
+        list.into_iter().map(|(_, s)| s).collect()
     }
 
     /// Writes the slot ads to `out`, made on rayon's current thread pool while the
@@ -276,10 +282,10 @@ impl Pool {
     /// twice its share of the slots (at least 4). Returns the number of
     /// submitters.
     pub fn write_priorities<W: Write + ?Sized>(&self, out: &mut W) -> io::Result<usize> {
-        let names = self.submitters();
-        let share = self.machines.len() as f64 / names.len().max(1) as f64;
-        submitters::write_priorities(out, self.seed, &names, (2.0 * share).max(4.0))?;
-        Ok(names.len())
+        let list = self.used_submitters();
+        let share = self.machines.len() as f64 / list.len().max(1) as f64;
+        submitters::write_priorities(out, self.seed, &list, (2.0 * share).max(4.0))?;
+        Ok(list.len())
     }
 
     /// The number of slot ads.

@@ -31,13 +31,25 @@ impl Submitter {
         }
     }
 
-    /// The name the negotiator knows the submitter by, as `classad::negotiate`
-    /// reads it from a job: its `AccountingGroup` (`<group>.<owner>`) when it has a
-    /// group, else its `User` (`<owner>@<domain>`).
+    /// The name HTCondor knows the submitter by, as the schedd forms it and
+    /// `condor_userprio` prints it
+    /// ([`crate::negotiate::submitters::submitter_name`] of its jobs): its
+    /// `AccountingGroup` (`<group>.<owner>`) when it has a group, else its
+    /// owner, then `@<domain>`.
     pub(super) fn name(&self) -> String {
         match self.group {
-            Some(g) => format!("{g}.{}", self.owner),
+            Some(g) => format!("{g}.{}@{DOMAIN}", self.owner),
             None => format!("{}@{DOMAIN}", self.owner),
+        }
+    }
+
+    /// What names the random stream of its priorities: its name as the
+    /// generator wrote it before names carried the domain (a group's
+    /// submitter without it), so that a seed gives the priorities it gave.
+    fn stream_key(&self) -> String {
+        match self.group {
+            Some(g) => format!("{g}.{}", self.owner),
+            None => self.name(),
         }
     }
 }
@@ -85,11 +97,12 @@ pub(super) struct Priority {
     pub usage: f64,
 }
 
-/// The priority of the submitter named `name` under `seed`: drawn from a stream of
-/// its own, so a submitter's entry does not depend on who else is listed.
-/// `usage_limit` bounds the weighted usage (some slots' worth).
-pub(super) fn priority(seed: u64, name: &str, usage_limit: f64) -> Priority {
-    let mut rng = Rng::derive(seed, PRIORITIES_STREAM, fnv1a(name));
+/// The priority of the submitter whose stream is named `key` under `seed`:
+/// drawn from a stream of its own, so a submitter's entry does not depend on
+/// who else is listed. `usage_limit` bounds the weighted usage (some slots'
+/// worth).
+pub(super) fn priority(seed: u64, key: &str, usage_limit: f64) -> Priority {
+    let mut rng = Rng::derive(seed, PRIORITIES_STREAM, fnv1a(key));
     let real = 0.5 * 100f64.powf(rng.random());
     let factor = *rng.weighted(&[(1, 3), (10, 2), (100, 3), (1000, 2)]);
     let usage = if rng.chance(0.25) {
@@ -105,17 +118,18 @@ pub(super) fn priority(seed: u64, name: &str, usage_limit: f64) -> Priority {
 }
 
 /// Writes the priorities file: a `#` header line, then `<submitter> <real
-/// priority> <priority factor> <weighted usage>` for each of `names`, in order,
-/// as [`crate::negotiate::Priorities::parse`] reads them.
+/// priority> <priority factor> <weighted usage>` for each of `submitters`, in
+/// order, as [`crate::negotiate::Priorities::parse`] reads them.
 pub(super) fn write_priorities<W: Write + ?Sized>(
     out: &mut W,
     seed: u64,
-    names: &[String],
+    submitters: &[&Submitter],
     usage_limit: f64,
 ) -> io::Result<()> {
     let mut text = String::from("# submitter real-priority priority-factor weighted-usage\n");
-    for name in names {
-        let p = priority(seed, name, usage_limit);
+    for s in submitters {
+        let p = priority(seed, &s.stream_key(), usage_limit);
+        let name = s.name();
         text.push_str(&format!("{name} {} {} {}\n", p.real, p.factor, p.usage));
     }
     out.write_all(text.as_bytes())

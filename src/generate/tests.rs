@@ -62,10 +62,14 @@ fn string(ad: &ClassAd, name: &str) -> Option<String> {
 
 /// The submitter of a job as the negotiator names it.
 fn submitter(job: &ClassAd) -> String {
-    ["AccountingGroup", "User", "Owner"]
-        .iter()
-        .find_map(|n| string(job, n))
-        .unwrap()
+    let s = |n: &str| string(job, n);
+    crate::negotiate::submitters::submitter_name(
+        s("AccountingGroup").as_deref(),
+        s("User").as_deref(),
+        s("Owner").as_deref(),
+        None,
+    )
+    .unwrap()
 }
 
 #[test]

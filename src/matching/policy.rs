@@ -84,7 +84,9 @@ impl Default for NegotiatorPolicy {
 /// The knobs of negotiator.md section 10 and those of section 1-8 the emulated
 /// cycle reads: known, whether or not matching uses them yet. (`GROUP_QUOTA_*`
 /// and `GROUP_ACCEPT_SURPLUS_*` are known by prefix.)
-const KNOWN_KNOBS: [&str; 30] = [
+const KNOWN_KNOBS: [&str; 32] = [
+    "ACCOUNTING_DOMAIN",
+    "UID_DOMAIN",
     "NEGOTIATOR_PRE_JOB_RANK",
     "NEGOTIATOR_POST_JOB_RANK",
     "NEGOTIATOR_CONSIDER_PREEMPTION",

@@ -195,16 +195,16 @@ impl<'a> Cycle<'a> {
         clusters: &'a Autoclusters,
         pairs: ClassPairs,
     ) -> Cycle<'a> {
-        let names = facts.submitters.names();
+        let all_names = facts.submitters.names();
         let facts = &facts.jobs[..];
         // Submitters in the order of their first job.
-        let mut by_id = vec![u32::MAX; names.len()];
+        let mut by_id = vec![u32::MAX; all_names.len()];
         let mut submitters: Vec<Submitter> = Vec::new();
         for (j, f) in facts.iter().enumerate() {
             let Some(id) = f.submitter else { continue };
             let mut s = by_id[id.index()] as usize;
             if s == u32::MAX as usize {
-                let name = &names[id.index()];
+                let name = &all_names[id.index()];
                 s = submitters.len();
                 by_id[id.index()] = s as u32;
                 submitters.push(Submitter {
@@ -306,6 +306,13 @@ impl<'a> Cycle<'a> {
         cycle.out.stats.total_slots = slots.len() as u64;
         cycle.out.stats.trimmed_slots = available_count as u64;
         cycle.out.stats.candidate_slots = available_count as u64;
+        // A priorities line that finds no submitter, of a job or of a slot's
+        // claim, changes nothing: said, not passed over in silence.
+        let claims = slots.remote_user.iter().flatten().map(|r| &**r);
+        cycle.out.unfound_priorities =
+            priorities.unfound(all_names.iter().map(|n| &**n).chain(claims));
+        cycle.out.stats.priority_lines_without_submitter =
+            cycle.out.unfound_priorities.len() as u64;
         if knobs.ignore_job_ranks {
             cycle.sort_slots_statically();
         }

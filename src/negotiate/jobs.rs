@@ -4,7 +4,7 @@
 //! once per job, so a queue read in parts can drop each ad once clustered.
 
 use super::knobs::CycleKnobs;
-use super::submitters::{SubmitterId, SubmitterNames};
+use super::submitters::{submitter_name, SubmitterId, SubmitterNames};
 use crate::ad::ClassAd;
 use crate::eval::{eval_in, Semantics};
 use crate::matching::autocluster::SharedAd;
@@ -17,9 +17,10 @@ use std::sync::Arc;
 /// One job's facts.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct JobFacts {
-    /// `AccountingGroup`, else `User`, else `Owner` (strings), numbered by the
-    /// [`SubmitterNames`] the facts were read with; `None` when the job has none
-    /// of them (it is ignored).
+    /// The submitter as HTCondor names it, from `AccountingGroup`, `User` and
+    /// `Owner` ([`submitter_name`]), numbered by the [`SubmitterNames`] the
+    /// facts were read with; `None` when the job has no group and no owner
+    /// (it is reported, not negotiated for).
     pub submitter: Option<SubmitterId>,
     /// `JobStatus` is 1 (idle) or missing.
     pub idle: bool,
@@ -60,6 +61,25 @@ pub fn is_slot_type(my_type: &str) -> bool {
     my_type.eq_ignore_ascii_case("Machine") || my_type.eq_ignore_ascii_case("Slot")
 }
 
+/// A job's `AccountingGroup`, `User` and `Owner` when strings: what its
+/// submitter's name is made of.
+type SubmitterKey = [Option<Str>; 3];
+
+/// True when two keys hold the same strings (the same string, shared by the
+/// jobs of a cluster, is found without reading it).
+fn same_key(a: &SubmitterKey, b: &SubmitterKey) -> bool {
+    a.iter().zip(b).all(|(x, y)| match (x, y) {
+        (Some(x), Some(y)) => std::ptr::eq(x.as_str(), y.as_str()) || x.as_str() == y.as_str(),
+        (None, None) => true,
+        _ => false,
+    })
+}
+
+/// The text of a key's string.
+fn text(s: &Option<Str>) -> Option<&str> {
+    s.as_ref().map(|s| s.as_str())
+}
+
 /// Jobs per unit of parallel work in [`JobFacts::of_all`].
 const CHUNK: usize = 1 << 14;
 
@@ -78,8 +98,9 @@ pub struct FactReader<'k> {
     /// The last layout's identity and positions.
     last: Option<(usize, FactPositions)>,
     submitters: ahash::AHashMap<Box<str>, SubmitterId>,
-    /// The last job's submitter: jobs of one cluster come together.
-    last_submitter: Option<(Str, SubmitterId)>,
+    /// The last job's `AccountingGroup`, `User` and `Owner`, and the submitter
+    /// they name: jobs of one cluster come together.
+    last_submitter: Option<(SubmitterKey, Option<SubmitterId>)>,
 }
 
 impl<'k> FactReader<'k> {
@@ -114,21 +135,24 @@ impl<'k> FactReader<'k> {
         p
     }
 
-    fn submitter(&mut self, name: Str) -> SubmitterId {
+    fn submitter(&mut self, key: SubmitterKey) -> Option<SubmitterId> {
         if let Some((last, id)) = &self.last_submitter {
-            if std::ptr::eq(last.as_str(), name.as_str()) || last.as_str() == name.as_str() {
+            if same_key(last, &key) {
                 return *id;
             }
         }
-        let id = match self.submitters.get(name.as_str()) {
-            Some(&id) => id,
-            None => {
-                let id = self.names.id(name.as_str());
-                self.submitters.insert(name.as_str().into(), id);
-                id
+        let domain = self.knobs.accounting_domain.as_deref();
+        let id = submitter_name(text(&key[0]), text(&key[1]), text(&key[2]), domain).map(|name| {
+            match self.submitters.get(name.as_str()) {
+                Some(&id) => id,
+                None => {
+                    let id = self.names.id(&name);
+                    self.submitters.insert(name.into(), id);
+                    id
+                }
             }
-        };
-        self.last_submitter = Some((name, id));
+        });
+        self.last_submitter = Some((key, id));
         id
     }
 
@@ -161,13 +185,10 @@ impl<'k> FactReader<'k> {
             Value::Bool(b) => *b as i64,
             _ => 0,
         };
-        let mut submitter_name = None;
-        for i in 0..3 {
-            if let Value::Str(s) = &*value(i) {
-                submitter_name = Some(s.clone());
-                break;
-            }
-        }
+        let key: SubmitterKey = std::array::from_fn(|i| match &*value(i) {
+            Value::Str(s) => Some(s.clone()),
+            _ => None,
+        });
         let idle = match &*value(3) {
             Value::Undefined => true,
             Value::Int(1) => true,
@@ -203,7 +224,7 @@ impl<'k> FactReader<'k> {
             Some(rs) => demand_weight(&knobs.slot_weight, rs),
         };
         JobFacts {
-            submitter: submitter_name.map(|s| self.submitter(s)),
+            submitter: self.submitter(key),
             idle,
             prio,
             cluster,
@@ -494,13 +515,24 @@ mod tests {
         assert_eq!(
             names,
             [
-                Some("g.u".into()),
+                Some("g.u@d".into()),
                 Some("u@d".into()),
                 Some("o".into()),
                 None
-            ]
+            ],
+            "HTCondor's names: the group or the owner, then the domain of User"
         );
         assert_eq!(f.submitters.len(), 3);
+        let k = CycleKnobs {
+            accounting_domain: Some("cfg".into()),
+            ..CycleKnobs::default()
+        };
+        let g = facts(
+            "Owner = \"o\"\n\nAccountingGroup = \"g.o\"\nOwner = \"o\"\n",
+            &k,
+        );
+        let names: Vec<Option<Arc<str>>> = (0..g.len()).map(|j| g.submitter(j)).collect();
+        assert_eq!(names, [Some("o@cfg".into()), Some("g.o@cfg".into())]);
         assert_eq!(
             f.jobs.iter().map(|f| f.idle).collect::<Vec<_>>(),
             [false, true, true, true]

@@ -119,6 +119,10 @@ pub struct CycleKnobs {
     /// `NEGOTIATOR_MAX_TIME_PER_CYCLE`, `_PER_SUBMITTER`, `_PER_PIESPIN` in
     /// seconds: reported against, never enforced.
     pub max_time: [f64; 3],
+    /// `ACCOUNTING_DOMAIN`, else `UID_DOMAIN`: the domain of the submitters
+    /// of jobs whose `User` has none (see
+    /// [`submitter_name`](super::submitters::submitter_name)).
+    pub accounting_domain: Option<String>,
 }
 
 impl Default for CycleKnobs {
@@ -144,6 +148,7 @@ impl Default for CycleKnobs {
             allow_quota_oversubscription: true,
             strict_enforce_quota: true,
             max_time: [1200.0, 60.0, 120.0],
+            accounting_domain: None,
         }
     }
 }
@@ -368,6 +373,10 @@ impl CycleKnobs {
                 positive("NEGOTIATOR_MAX_TIME_PER_SUBMITTER", d.max_time[1])?,
                 positive("NEGOTIATOR_MAX_TIME_PER_PIESPIN", d.max_time[2])?,
             ],
+            accounting_domain: match r.raw("ACCOUNTING_DOMAIN")? {
+                Some((d, _)) => Some(d),
+                None => r.raw("UID_DOMAIN")?.map(|(d, _)| d),
+            },
             policy,
         };
         Ok((knobs, warnings))

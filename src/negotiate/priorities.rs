@@ -25,11 +25,24 @@ pub struct PriorityEntry {
     pub usage: f64,
 }
 
-/// The submitters of a priorities file, by exact name, in file order.
+/// The submitters of a priorities file, in file order, found by name with or
+/// without its `@domain` (see [`Priorities::get`]).
 #[derive(Clone, Debug, Default)]
 pub struct Priorities {
-    entries: Vec<(String, PriorityEntry)>,
+    /// (name, entry, 1-based line), in file order.
+    entries: Vec<(String, PriorityEntry, u32)>,
     by_name: ahash::AHashMap<String, usize>,
+    /// The first entry with an `@domain`, by its name less the domain.
+    by_bare_name: ahash::AHashMap<String, usize>,
+}
+
+/// A line of a priorities file that names no submitter of the cycle.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct UnfoundPriority {
+    /// The name it gives.
+    pub name: String,
+    /// Its 1-based line.
+    pub line: u32,
 }
 
 /// A priorities file that could not be read.
@@ -127,19 +140,83 @@ impl Priorities {
                 return Err(error(fields[0].0, format!("{name:?} is listed twice")));
             }
             p.by_name.insert(name.clone(), p.entries.len());
-            p.entries.push((name, entry));
+            if let Some((bare, _)) = name.rsplit_once('@') {
+                p.by_bare_name
+                    .entry(bare.to_string())
+                    .or_insert(p.entries.len());
+            }
+            p.entries.push((name, entry, line));
         }
         Ok(p)
     }
 
-    /// The entry of `name` (matched exactly).
+    /// The entry of the submitter `name`: the line of that exact name, else,
+    /// when `name` has an `@domain`, the line of the name without it, else,
+    /// when it has none, the first line of that name with a domain. So a
+    /// file in `condor_userprio`'s form (`group_cms.alice@example.org`) and
+    /// one without domains both find HTCondor's submitter names; two names of
+    /// different domains stay apart.
+    ///
+    /// ```
+    /// use classad::negotiate::Priorities;
+    /// let p = Priorities::parse("group_cms.alice 2\nbob@example.org 3\n", "prio")?;
+    /// assert_eq!(p.get("group_cms.alice@example.org").unwrap().real, 2.0);
+    /// assert_eq!(p.get("bob").unwrap().real, 3.0);
+    /// assert!(p.get("bob@other.org").is_none());
+    /// # Ok::<(), classad::negotiate::PrioritiesError>(())
+    /// ```
     pub fn get(&self, name: &str) -> Option<&PriorityEntry> {
-        self.by_name.get(name).map(|&i| &self.entries[i].1)
+        self.position(name).map(|i| &self.entries[i].1)
+    }
+
+    fn position(&self, name: &str) -> Option<usize> {
+        if let Some(&i) = self.by_name.get(name) {
+            return Some(i);
+        }
+        match name.rsplit_once('@') {
+            Some((bare, _)) => self
+                .by_name
+                .get(bare)
+                .copied()
+                .filter(|&i| !self.entries[i].0.contains('@')),
+            None => self.by_bare_name.get(name).copied(),
+        }
+    }
+
+    /// The lines that [`get`](Priorities::get) gives none of `names` (the
+    /// submitters of the jobs and of the slots' claims), in file order: a
+    /// line an admin meant for a submitter that finds none changes nothing.
+    pub fn unfound<'n>(&self, names: impl IntoIterator<Item = &'n str>) -> Vec<UnfoundPriority> {
+        let mut found = vec![false; self.entries.len()];
+        for name in names {
+            if let Some(i) = self.position(name) {
+                found[i] = true;
+            }
+        }
+        self.entries
+            .iter()
+            .zip(found)
+            .filter(|(_, f)| !f)
+            .map(|((name, _, line), _)| UnfoundPriority {
+                name: name.clone(),
+                line: *line,
+            })
+            .collect()
+    }
+
+    /// How many submitters are listed.
+    pub fn len(&self) -> usize {
+        self.entries.len()
+    }
+
+    /// True when no submitter is listed.
+    pub fn is_empty(&self) -> bool {
+        self.entries.is_empty()
     }
 
     /// Every submitter listed, in file order.
     pub fn iter(&self) -> impl Iterator<Item = (&str, &PriorityEntry)> {
-        self.entries.iter().map(|(n, e)| (n.as_str(), e))
+        self.entries.iter().map(|(n, e, _)| (n.as_str(), e))
     }
 }
 
@@ -191,6 +268,29 @@ mod tests {
             })
         );
         assert!(p.get("Alice").is_none(), "names are matched exactly");
+    }
+
+    #[test]
+    fn names_are_found_with_or_without_their_domain() {
+        let p = Priorities::parse(
+            "alice 1\ngroup_a.bob@x.org 2\nbob@y.org 3\nbob@x.org 4\ncarol@x.org 5\ncarol 6\n",
+            "f",
+        )
+        .unwrap();
+        let real = |n: &str| p.get(n).map(|e| e.real);
+        assert_eq!(real("alice@x.org"), Some(1.0), "a line without a domain");
+        assert_eq!(real("group_a.bob@x.org"), Some(2.0));
+        assert_eq!(real("group_a.bob"), Some(2.0), "a name without a domain");
+        assert_eq!(real("group_a.bob@z.org"), None, "another domain");
+        assert_eq!(real("bob"), Some(3.0), "the first line of that name");
+        assert_eq!(real("bob@x.org"), Some(4.0), "the exact name first");
+        assert_eq!(real("carol@x.org"), Some(5.0));
+        assert_eq!(real("carol"), Some(6.0));
+        assert_eq!(real("carol@z.org"), Some(6.0));
+        let unfound = p.unfound(["alice@x.org", "group_a.bob", "bob@x.org", "carol@x.org"]);
+        let lines: Vec<(u32, &str)> = unfound.iter().map(|u| (u.line, u.name.as_str())).collect();
+        assert_eq!(lines, [(3, "bob@y.org"), (6, "carol")]);
+        assert_eq!(p.len(), 6);
     }
 
     #[test]

@@ -3,6 +3,7 @@
 //! HTCondor's negotiator ad (negotiator.md section 11).
 
 use super::matchlist::PreemptState;
+use super::priorities::UnfoundPriority;
 use crate::matching::batch::RankKey;
 use std::sync::Arc;
 
@@ -92,6 +93,9 @@ pub struct CycleStats {
     /// Idle jobs that name no submitter, left out of the cycle (not a
     /// negotiator-ad name; listed among the unmatched as [`Unmatched::NoSubmitter`]).
     pub jobs_without_submitter: u64,
+    /// Lines of the priorities file that name no submitter (not a
+    /// negotiator-ad name; listed in [`CycleOutcome::unfound_priorities`]).
+    pub priority_lines_without_submitter: u64,
     /// Heads of classes' best-first lists made longer after the first pass
     /// as the cycle read past them: each a pass over the class's keys,
     /// evaluating nothing (not a negotiator-ad name).
@@ -195,6 +199,9 @@ pub struct CycleOutcome {
     pub submitters: Vec<SubmitterReport>,
     /// The statistics.
     pub stats: CycleStats,
+    /// The lines of the priorities file that name no submitter of the jobs or
+    /// of the slots' claims, in file order.
+    pub unfound_priorities: Vec<UnfoundPriority>,
 }
 
 /// The jobs a cycle left unmatched, in queue order, with why: kept as runs of

@@ -1,7 +1,9 @@
 //! The submitters' names met while a queue's facts are read, each numbered once,
 //! so that a job's facts hold a 4-byte number rather than a name: a million
 //! jobs' facts take less fresh memory, and the cycle groups jobs by submitter
-//! with an array index rather than a hash of the name.
+//! with an array index rather than a hash of the name. Also how HTCondor forms
+//! a submitter's name from a job, and how names with and without their domain
+//! are taken as one.
 
 use std::num::NonZeroU32;
 use std::sync::{Arc, RwLock};
@@ -83,6 +85,64 @@ impl SubmitterNames {
     }
 }
 
+/// The name HTCondor's schedd gives the submitter of a job, the name the
+/// negotiator and `condor_userprio` know it by (negotiator.md section 1):
+/// the job's `AccountingGroup` when it is set and differs from the owner,
+/// else the owner, followed by `@` and the accounting domain. The owner is
+/// the job's `User` less its `@domain` (`Owner` when there is no `User`).
+/// `schedd.cpp`, `Scheduler::get_submitter_and_owner`, picks the group or the
+/// owner; the submitter ad's `Name` appends `@` and `ACCOUNTING_DOMAIN`
+/// (`USER_IS_THE_NEW_OWNER` is false in HTCondor 25). `ACCOUNTING_DOMAIN`
+/// defaults to `UID_DOMAIN`, the domain the schedd wrote into `User`, so the
+/// domain is the one in `User`; a job without one takes `domain` (the
+/// configuration's `ACCOUNTING_DOMAIN`, else `UID_DOMAIN`), and with none of
+/// these the name has no domain. Empty strings count as unset. `None` when the
+/// job has no group and no owner.
+///
+/// ```
+/// use classad::negotiate::submitters::submitter_name;
+/// let user = Some("alice@example.org");
+/// assert_eq!(submitter_name(Some("group_cms.alice"), user, Some("alice"), None).as_deref(),
+///            Some("group_cms.alice@example.org"));
+/// assert_eq!(submitter_name(None, user, Some("alice"), None).as_deref(), Some("alice@example.org"));
+/// assert_eq!(submitter_name(None, None, Some("bob"), Some("d.org")).as_deref(), Some("bob@d.org"));
+/// assert_eq!(submitter_name(None, None, Some("bob"), None).as_deref(), Some("bob"));
+/// ```
+pub fn submitter_name(
+    accounting_group: Option<&str>,
+    user: Option<&str>,
+    owner: Option<&str>,
+    domain: Option<&str>,
+) -> Option<String> {
+    let (user_owner, user_domain) = match set(user) {
+        Some(u) => match u.rsplit_once('@') {
+            Some((o, d)) => (set(Some(o)), set(Some(d))),
+            None => (Some(u), None),
+        },
+        None => (None, None),
+    };
+    let owner = user_owner.or(set(owner));
+    let base = match set(accounting_group) {
+        Some(g) if Some(g) != owner => g,
+        _ => owner?,
+    };
+    Some(match user_domain.or(set(domain)) {
+        Some(d) => format!("{base}@{d}"),
+        None => base.to_string(),
+    })
+}
+
+/// `s` unless it is empty.
+fn set(s: Option<&str>) -> Option<&str> {
+    s.filter(|s| !s.is_empty())
+}
+
+/// A submitter's name less its `@domain` (from the last `@`), as
+/// `condor_userprio` users often write it.
+pub fn without_domain(name: &str) -> &str {
+    name.rsplit_once('@').map_or(name, |(bare, _)| bare)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -113,6 +173,43 @@ mod tests {
         for (i, n) in all.iter().enumerate() {
             assert_eq!(names.id(n).index(), i);
         }
+    }
+
+    #[test]
+    fn names_as_the_schedd_forms_them() {
+        // schedd.cpp, Scheduler::get_submitter_and_owner: the group when set and
+        // not the owner's own name, else the owner; then "@" ACCOUNTING_DOMAIN.
+        for (group, user, owner, domain, want) in [
+            (Some("g.a"), Some("a@x"), Some("a"), None, Some("g.a@x")),
+            (
+                Some("g.a"),
+                Some("a@x"),
+                Some("a"),
+                Some("cfg"),
+                Some("g.a@x"),
+            ),
+            (Some("a"), Some("a@x"), Some("a"), None, Some("a@x")),
+            (Some(""), Some("a@x"), Some("a"), None, Some("a@x")),
+            (None, Some("a@x"), None, None, Some("a@x")),
+            (None, Some("a"), None, Some("cfg"), Some("a@cfg")),
+            (None, None, Some("a"), Some("cfg"), Some("a@cfg")),
+            (None, None, Some("a"), None, Some("a")),
+            (Some("g.a"), None, None, None, Some("g.a")),
+            (Some("g.a"), None, None, Some("cfg"), Some("g.a@cfg")),
+            (None, Some(""), Some(""), None, None),
+            (None, None, None, Some("cfg"), None),
+            // The owner is User's, ahead of Owner's.
+            (None, Some("u@x"), Some("o"), None, Some("u@x")),
+            (Some("u"), Some("u@x"), Some("o"), None, Some("u@x")),
+        ] {
+            assert_eq!(
+                submitter_name(group, user, owner, domain).as_deref(),
+                want,
+                "{group:?} {user:?} {owner:?} {domain:?}"
+            );
+        }
+        assert_eq!(without_domain("g.a@x.org"), "g.a");
+        assert_eq!(without_domain("g.a"), "g.a");
     }
 
     #[test]

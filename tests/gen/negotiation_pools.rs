@@ -42,6 +42,10 @@ const SUBMITTERS: [&str; 7] = [
 pub fn negotiation_pool(master: u64, index: usize, groups: bool) -> NegotiationPool {
     let (_, mut rng) = Rng::for_case(master, 0x4E60, index as u64);
     let r = &mut rng;
+    // How names are written (with a domain or not) on a stream of its own, so
+    // that the pools' shapes stay those the other draws give.
+    let (_, mut names) = Rng::for_case(master, 0x4E61, index as u64);
+    let n = &mut names;
     let subs: Vec<&str> = {
         let n = r.range(1, 5);
         let mut v: Vec<&str> = Vec::new();
@@ -57,6 +61,13 @@ pub fn negotiation_pool(master: u64, index: usize, groups: bool) -> NegotiationP
     let mut priorities = String::from("# submitter real-priority factor usage\n");
     for s in SUBMITTERS {
         if r.one_in(2) {
+            // condor_userprio prints names with their domain; the plain form
+            // often goes without: both find the submitter.
+            let s = if n.one_in(2) {
+                format!("{s}@d")
+            } else {
+                s.to_string()
+            };
             let real = [0.5, 1.0, 2.5, 10.0, 40.0][r.below(5)];
             match r.below(3) {
                 0 => priorities.push_str(&format!("{s} {real}\n")),
@@ -100,9 +111,16 @@ pub fn negotiation_pool(master: u64, index: usize, groups: bool) -> NegotiationP
         // Sometimes an attribute that reads the slot back (a slot's Rank reads it).
         let read_back = ["Echo = 3", "Echo = TARGET.Cpus - 1.5", "Echo = 1"][r.below(3)];
         let procs = r.range(1, 6).min(n_jobs - made);
+        // Now and then a cluster without User: its submitter takes the
+        // configured domain, or none.
+        let user = if n.one_in(5) {
+            String::new()
+        } else {
+            format!("User = \"{owner}@d\"\n")
+        };
         for p in 0..procs {
             jobs.push_str(&format!(
-                "ClusterId = {cluster}\nProcId = {p}\nOwner = \"{owner}\"\nUser = \"{owner}@d\"\n"
+                "ClusterId = {cluster}\nProcId = {p}\nOwner = \"{owner}\"\n{user}"
             ));
             if let Some(g) = group {
                 jobs.push_str(&format!("AccountingGroup = \"{g}\"\n"));
@@ -167,6 +185,8 @@ pub fn negotiation_pool(master: u64, index: usize, groups: bool) -> NegotiationP
             3..=4 => {
                 // A claimed slot.
                 let user = match r.below(3) {
+                    // The startd's names carry the domain; some here do not.
+                    0 if n.one_in(2) => format!("{}@d", r.pick(&subs)),
                     0 => (*r.pick(&subs)).to_string(),
                     1 => "zed@d".to_string(),
                     _ => "group_b.yan@d".to_string(),
@@ -225,6 +245,9 @@ pub fn negotiation_pool(master: u64, index: usize, groups: bool) -> NegotiationP
         if r.one_in(4) {
             config.push_str(&format!("{name} = {}\n", r.pick(values)));
         }
+    }
+    if n.one_in(4) {
+        config.push_str("ACCOUNTING_DOMAIN = d\n");
     }
     let packing = r.one_in(4);
     if groups {

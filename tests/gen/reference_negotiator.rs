@@ -249,9 +249,7 @@ impl<'a> Reference<'a> {
         let mut subs: Vec<Sub> = Vec::new();
         let mut js = Vec::new();
         for (i, j) in jobs.iter().enumerate() {
-            let submitter = ["AccountingGroup", "User", "Owner"]
-                .iter()
-                .find_map(|n| string(j, n));
+            let submitter = submitter_of(j, knobs.accounting_domain.as_deref());
             let int = |n: &str| match attr(j, n) {
                 Value::Int(i) => i,
                 Value::Real(r) => r as i64,
@@ -1072,4 +1070,31 @@ impl<'a> Reference<'a> {
         });
         (first, refused)
     }
+}
+
+/// The job's submitter as HTCondor's schedd names it (`schedd.cpp`,
+/// `Scheduler::get_submitter_and_owner`, and the submitter ad's `Name`): its
+/// `AccountingGroup` unless unset, empty or the owner's own name, else the
+/// owner (`User` less its domain, else `Owner`), then `@` and the domain of
+/// `User` (else the configured one; none without either).
+fn submitter_of(job: &Arc<ClassAd>, configured: Option<&str>) -> Option<String> {
+    let text = |n: &str| string(job, n).filter(|s| !s.is_empty());
+    let user = text("User");
+    let (owner, domain) = match user.as_deref().map(|u| u.rsplit_once('@')) {
+        Some(Some((o, d))) => (Some(o.to_string()), Some(d.to_string())),
+        Some(None) => (user.clone(), None),
+        None => (None, None),
+    };
+    let owner = owner.filter(|o| !o.is_empty()).or_else(|| text("Owner"));
+    let base = match text("AccountingGroup") {
+        Some(g) if Some(&g) != owner.as_ref() => g,
+        _ => owner?,
+    };
+    let domain = domain
+        .filter(|d| !d.is_empty())
+        .or(configured.map(str::to_string));
+    Some(match domain {
+        Some(d) => format!("{base}@{d}"),
+        None => base,
+    })
 }
