@@ -2416,6 +2416,106 @@ fn submitters_carry_their_domain_and_priorities_find_them_either_way() {
     );
 }
 
+/// Issue 38, item 1: `--priorities` reads `condor_userprio -l` as it prints
+/// it (`user_prio.cpp`; `Accountant::ReportState`'s legacy ad of numbered
+/// attributes): the cycle is the one the plain file of the same state gives,
+/// a floor is warned about, and the table is refused with a pointer to `-l`.
+#[test]
+fn condor_userprio_dash_l_gives_the_cycle_of_the_plain_file() {
+    let slots: String = (1..=3)
+        .map(|i| {
+            format!(
+                "MyType = \"Machine\"\nName = \"slot{i}@h\"\nCpus = 1\nMemory = 100\n\
+                 State = \"Unclaimed\"\nRequirements = true\nRank = 0\n\n"
+            )
+        })
+        .collect();
+    let slots = tmp("userprio-slots.ads", &slots);
+    let jobs: String = ["a", "b"]
+        .iter()
+        .enumerate()
+        .flat_map(|(c, u)| {
+            (0..3).map(move |p| {
+                format!(
+                    "MyType = \"Job\"\nClusterId = {}\nProcId = {p}\nOwner = \"{u}\"\n\
+                     User = \"{u}@d.org\"\nJobStatus = 1\nRequestCpus = 1\nRequirements = true\n\n",
+                    c + 1
+                )
+            })
+        })
+        .collect();
+    let jobs = tmp("userprio-jobs.ads", &jobs);
+    let plain = tmp(
+        "userprio-plain.txt",
+        "a@d.org 2.5 10 1.5\nb@d.org 0.5 1 0\n",
+    );
+    let legacy = tmp(
+        "userprio-l.txt",
+        "LastUpdate = 1764300000\nName1 = \"<none>\"\nIsAccountingGroup1 = true\n\
+         Priority1 = 0.0\nName2 = \"a@d.org\"\nIsAccountingGroup2 = false\n\
+         AccountingGroup2 = \"<none>\"\nPriority2 = 25.0\nCeiling2 = -1\nFloor2 = 0\n\
+         PriorityFactor2 = 10.0\nResourcesUsed2 = 2\nWeightedResourcesUsed2 = 1.5\n\
+         Name3 = \"b@d.org\"\nIsAccountingGroup3 = false\nPriority3 = 0.5\nFloor3 = 2\n\
+         PriorityFactor3 = 1.0\nWeightedResourcesUsed3 = 0.0\nNumSubmittors = 3\n",
+    );
+    let run = |prio: &str| {
+        classad(
+            &[
+                "negotiate",
+                "--jobs",
+                &jobs,
+                "--machines",
+                &slots,
+                "--priorities",
+                prio,
+                "--format",
+                "json",
+            ],
+            "",
+        )
+    };
+    let (p, l) = (run(&plain), run(&legacy));
+    assert!(
+        p.status.success() && l.status.success(),
+        "{}{}",
+        stderr(&p),
+        stderr(&l)
+    );
+    let cycle = |o: &std::process::Output| {
+        let mut v: serde_json::Value = serde_json::from_str(&stdout(o)).unwrap();
+        v["stats"] = serde_json::Value::Null;
+        v
+    };
+    assert_eq!(cycle(&p), cycle(&l), "the same state, the same cycle");
+    let v = cycle(&l);
+    assert_eq!(v["submitters"][0]["name"], "b@d.org");
+    assert_eq!(v["submitters"][0]["effective_priority"], 0.5);
+    assert_eq!(v["submitters"][1]["effective_priority"], 25.0);
+    assert!(
+        stderr(&l).contains(&format!(
+            "warning: 1 submitters of --priorities {legacy} have a Floor or Ceiling (first: \
+             \"b@d.org\"), which the emulator does not model yet"
+        )),
+        "{}",
+        stderr(&l)
+    );
+    assert!(!stderr(&p).contains("Floor"), "{}", stderr(&p));
+    let table = tmp(
+        "userprio-table.txt",
+        "Last Priority Update: 11/28 21:00\nUser Name   Effective Priority\n",
+    );
+    let o = run(&table);
+    assert!(!o.status.success());
+    assert!(
+        stderr(&o).contains(&format!(
+            "{table}:1:1: this is condor_userprio's table, whose columns round the numbers: \
+             give the output of `condor_userprio -l`"
+        )),
+        "{}",
+        stderr(&o)
+    );
+}
+
 /// Issue 38, item 4: files given the other way round (`--jobs` slots,
 /// `--machines` jobs) read and even matched without a word; each is now named
 /// in a warning, and files the right way round give none.

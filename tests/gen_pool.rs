@@ -82,16 +82,21 @@ fn every_syntax_reads_back_with_the_requested_counts() {
         let (m, j, p) = gen(&d, syntax, &["--submitters", "12"]);
         let (machines, jobs) = (read(&m), read(&j));
         assert_eq!((machines.len(), jobs.len()), (150, 400), "{syntax}");
-        // The priorities name exactly the jobs' submitters.
+        // The priorities name exactly the jobs' submitters, as HTCondor names
+        // them (with their domain).
         let prios = Priorities::parse(&std::fs::read_to_string(&p).unwrap(), &p).unwrap();
         let listed: BTreeSet<String> = prios.iter().map(|(n, _)| n.to_string()).collect();
         let used: BTreeSet<String> = jobs
             .iter()
             .map(|j| {
-                ["AccountingGroup", "User", "Owner"]
-                    .iter()
-                    .find_map(|n| string(j, n))
-                    .unwrap()
+                let s = |n: &str| string(j, n);
+                classad::negotiate::submitters::submitter_name(
+                    s("AccountingGroup").as_deref(),
+                    s("User").as_deref(),
+                    s("Owner").as_deref(),
+                    None,
+                )
+                .unwrap()
             })
             .collect();
         assert_eq!(listed, used, "{syntax}");

@@ -108,13 +108,23 @@ pub fn load_knobs(path: Option<&str>) -> Result<CycleKnobs, Failure> {
     Ok(knobs)
 }
 
-/// The priorities of `--priorities`.
-pub fn load_priorities(path: Option<&str>) -> Result<Priorities, String> {
+/// The priorities of `--priorities`, with a warning on standard error when
+/// some submitter has a floor or a ceiling, which the cycle does not model.
+pub fn load_priorities(path: Option<&str>) -> Result<Priorities, Failure> {
     let Some(path) = path else {
         return Ok(Priorities::default());
     };
     let text = super::io::read_text_file(path)?;
-    Priorities::parse(&text, path).map_err(|e| e.to_string())
+    let p = Priorities::parse(&text, path).map_err(|e| e.to_string())?;
+    let bounded = p.with_floor_or_ceiling();
+    if let Some(first) = bounded.first() {
+        super::io::to_stderr(&format!(
+            "warning: {} submitters of --priorities {path} have a Floor or Ceiling (first: \
+             {first:?}), which the emulator does not model yet: the cycle runs as if they had none",
+            bounded.len()
+        ))?;
+    }
+    Ok(p)
 }
 
 /// A queue read and clustered, with each job's facts.

@@ -1,9 +1,13 @@
 //! The accountant's state a cycle starts from (negotiator.md section 1): per
 //! submitter, its real priority, priority factor and weighted usage, read from a
-//! priorities file, and the effective priorities HTCondor's accountant derives.
+//! priorities file (`condor_userprio -l`, or a plain form), and found by
+//! submitter name with or without its `@domain`.
 
 use super::bounds::MAX_AMOUNT;
 use std::fmt;
+
+pub mod plain;
+pub mod userprio;
 
 /// HTCondor's floor on a real priority (`MinPriority`).
 pub const MIN_PRIORITY: f64 = 0.5;
@@ -23,6 +27,10 @@ pub struct PriorityEntry {
     pub factor: Option<f64>,
     /// Weighted usage (slots in use), 0 when not given.
     pub usage: f64,
+    /// `Floor` from `condor_userprio -l`, when above 0 (not modelled yet).
+    pub floor: Option<f64>,
+    /// `Ceiling` from `condor_userprio -l`, when 0 or more (not modelled yet).
+    pub ceiling: Option<f64>,
 }
 
 /// The submitters of a priorities file, in file order, found by name with or
@@ -71,83 +79,55 @@ impl fmt::Display for PrioritiesError {
 impl std::error::Error for PrioritiesError {}
 
 impl Priorities {
-    /// Reads lines `<submitter> <real priority> [<priority factor> [<weighted
-    /// usage>]]`, each number from 0 to [`MAX_AMOUNT`]; `#` starts a comment;
-    /// blank lines are skipped. `file` names the text in errors.
+    /// Reads the accountant's state in either of the layouts an admin has at
+    /// hand: `condor_userprio -l` as it prints it (see [`userprio`]), or the
+    /// plain form, lines `<submitter> <real priority> [<priority factor>
+    /// [<weighted usage>]]`, each number from 0 to [`MAX_AMOUNT`], `#` starting
+    /// a comment (see [`plain`]). `condor_userprio`'s table (its output without
+    /// `-l`) is refused with a pointer to `-l`: its columns round the numbers
+    /// and change with its options. `file` names the text in errors.
     ///
     /// ```
     /// use classad::negotiate::Priorities;
     /// let p = Priorities::parse("# name prio factor usage\nalice 2.5 100 4\nbob 0.7\n", "prio")?;
     /// assert_eq!(p.get("alice").unwrap().usage, 4.0);
     /// assert_eq!(p.get("bob").unwrap().factor, None);
+    /// let l = Priorities::parse("Name = \"carol@d\"\nPriority = 50.0\nPriorityFactor = 100.0\n", "-l")?;
+    /// assert_eq!(l.get("carol@d").unwrap().real, 0.5);
     /// # Ok::<(), classad::negotiate::PrioritiesError>(())
     /// ```
     pub fn parse(text: &str, file: &str) -> Result<Priorities, PrioritiesError> {
         // A byte-order mark would be part of the first submitter's name.
         let text = crate::ad::read::without_bom(text);
-        let mut p = Priorities::default();
-        for (i, raw) in text.lines().enumerate() {
-            let line = i as u32 + 1;
-            let body = raw.split('#').next().unwrap_or("");
-            let fields: Vec<(usize, &str)> = fields(body);
-            if fields.is_empty() {
-                continue;
-            }
-            let error = |column: usize, message: String| PrioritiesError {
+        match userprio::layout(text) {
+            userprio::Layout::Ads => userprio::parse(text, file),
+            userprio::Layout::Table(line) => Err(PrioritiesError {
                 file: file.to_string(),
                 line,
-                column: column as u32 + 1,
-                message,
-            };
-            if fields.len() < 2 {
-                let column = fields[0].0 + fields[0].1.len();
-                return Err(error(
-                    column,
-                    "expected a real priority after the name".into(),
-                ));
-            }
-            if fields.len() > 4 {
-                let what = "expected at most: name, real priority, priority factor, usage";
-                return Err(error(fields[4].0, what.into()));
-            }
-            let number = |k: usize, what: &str| -> Result<f64, PrioritiesError> {
-                let (col, text) = fields[k];
-                match text.parse::<f64>() {
-                    Ok(x) if (0.0..=MAX_AMOUNT).contains(&x) => Ok(x),
-                    _ => Err(error(
-                        col,
-                        format!(
-                            "expected a {what} (a number from 0 to {MAX_AMOUNT:e}), found {text:?}"
-                        ),
-                    )),
-                }
-            };
-            let entry = PriorityEntry {
-                real: number(1, "real priority")?,
-                factor: if fields.len() > 2 {
-                    Some(number(2, "priority factor")?)
-                } else {
-                    None
-                },
-                usage: if fields.len() > 3 {
-                    number(3, "weighted usage")?
-                } else {
-                    0.0
-                },
-            };
-            let name = fields[0].1.to_string();
-            if p.by_name.contains_key(&name) {
-                return Err(error(fields[0].0, format!("{name:?} is listed twice")));
-            }
-            p.by_name.insert(name.clone(), p.entries.len());
-            if let Some((bare, _)) = name.rsplit_once('@') {
-                p.by_bare_name
-                    .entry(bare.to_string())
-                    .or_insert(p.entries.len());
-            }
-            p.entries.push((name, entry, line));
+                column: 1,
+                message: "this is condor_userprio's table, whose columns round the numbers: \
+                          give the output of `condor_userprio -l` (read as it is), or lines \
+                          `<submitter> <real priority> [<priority factor> [<weighted usage>]]`"
+                    .into(),
+            }),
+            userprio::Layout::Plain => plain::parse(text, file),
         }
-        Ok(p)
+    }
+
+    /// Adds `name`'s entry, read at `line`; `Err` with a message when the name
+    /// is listed already.
+    fn push(&mut self, name: String, entry: PriorityEntry, line: u32) -> Result<(), String> {
+        if self.by_name.contains_key(&name) {
+            return Err(format!("{name:?} is listed twice"));
+        }
+        self.by_name.insert(name.clone(), self.entries.len());
+        if let Some((bare, _)) = name.rsplit_once('@') {
+            self.by_bare_name
+                .entry(bare.to_string())
+                .or_insert(self.entries.len());
+        }
+        self.entries.push((name, entry, line));
+        Ok(())
     }
 
     /// The entry of the submitter `name`: the line of that exact name, else,
@@ -214,30 +194,20 @@ impl Priorities {
         self.entries.is_empty()
     }
 
+    /// The submitters with a `Floor` or `Ceiling` (from `condor_userprio
+    /// -l`), in file order: the cycle does not model them yet.
+    pub fn with_floor_or_ceiling(&self) -> Vec<&str> {
+        self.entries
+            .iter()
+            .filter(|(_, e, _)| e.floor.is_some() || e.ceiling.is_some())
+            .map(|(n, _, _)| n.as_str())
+            .collect()
+    }
+
     /// Every submitter listed, in file order.
     pub fn iter(&self) -> impl Iterator<Item = (&str, &PriorityEntry)> {
         self.entries.iter().map(|(n, e, _)| (n.as_str(), e))
     }
-}
-
-/// The blank-separated fields of a line, with their byte columns.
-fn fields(line: &str) -> Vec<(usize, &str)> {
-    let mut out = Vec::new();
-    let mut start = None;
-    for (i, c) in line.char_indices() {
-        match (c.is_whitespace(), start) {
-            (true, Some(s)) => {
-                out.push((s, &line[s..i]));
-                start = None;
-            }
-            (false, None) => start = Some(i),
-            _ => {}
-        }
-    }
-    if let Some(s) = start {
-        out.push((s, &line[s..]));
-    }
-    out
 }
 
 #[cfg(test)]
@@ -264,7 +234,9 @@ mod tests {
             Some(&PriorityEntry {
                 real: 0.7,
                 factor: Some(1.0),
-                usage: 0.0
+                usage: 0.0,
+                floor: None,
+                ceiling: None,
             })
         );
         assert!(p.get("Alice").is_none(), "names are matched exactly");
