@@ -18,7 +18,7 @@ use classad::matching::batch::{BatchMatcher, CompiledSlots};
 use classad::matching::config::Config;
 use classad::matching::{Autoclusters, SignificantAttributes};
 use classad::negotiate::{
-    class_names, negotiate_prepared, negotiate_with_pairs, prepare_slots, ClassPairs, CycleKnobs,
+    class_names, negotiate_with_pairs, prepare_slots, ClassPairs, CycleKnobs, Pool as SlotPool,
     Priorities, QueueFacts,
 };
 use criterion::{criterion_group, criterion_main, Criterion, Throughput};
@@ -90,18 +90,10 @@ fn cycle_of(c: &mut Criterion, name: &str, b: &Bench, with_matching: bool) {
         })
     });
     if with_matching {
+        let pool = SlotPool::new(&b.slots, knobs.clone(), b.priorities.clone());
+        let queue = pool.queue(&b.jobs);
         g.bench_function(format!("match_and_cycle/{name}"), |bench| {
-            bench.iter(|| {
-                let compiled = CompiledSlots::new(&table.ads, &knobs.policy);
-                negotiate_prepared(
-                    &table,
-                    &facts,
-                    clusters.clone(),
-                    compiled,
-                    &knobs,
-                    &b.priorities,
-                )
-            })
+            bench.iter(|| pool.negotiate_compiled(&queue, pool.compile(), |_| {}))
         });
     }
     g.finish();

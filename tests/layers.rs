@@ -85,3 +85,42 @@ fn code_lines_skip_comments_and_unit_tests() {
     let lines: Vec<_> = code_lines(text).map(|(n, _)| n).collect();
     assert_eq!(lines, vec![1]);
 }
+
+/// Issue 35, item 1: the front ends that run a negotiation cycle go through the
+/// library's one pipeline (`classad::negotiate::Pool`), and do not assemble it
+/// from its parts. (The all-pairs matchers, `classad match --all-pairs` and
+/// the bindings' `BatchMatcher`-backed match calls, are the matching pipeline's,
+/// not listed here.)
+#[test]
+fn negotiating_front_ends_go_through_the_pool() {
+    const FRONT_ENDS: [&str; 4] = [
+        "cli/negotiate_cmd.rs",
+        "cli/bench_cmd.rs",
+        "cli/input_checks.rs",
+        "python/src/shard.rs",
+    ];
+    const PARTS: [&str; 9] = [
+        "BatchMatcher",
+        "ClassPairs",
+        "AutoclusterBuilder",
+        "CompiledSlots",
+        "SignificantAttributes",
+        "cluster_with_facts",
+        "prepare_slots",
+        "negotiate_with_pairs",
+        "class_names",
+    ];
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut bad = Vec::new();
+    for file in FRONT_ENDS {
+        let text = std::fs::read_to_string(src.join(file)).unwrap();
+        for (n, line) in code_lines(&text) {
+            for part in PARTS {
+                if line.contains(part) {
+                    bad.push(format!("src/{file}:{n}: names {part}: {}", line.trim()));
+                }
+            }
+        }
+    }
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+}

@@ -9,13 +9,8 @@ use super::negotiate_cmd::{load_knobs, load_priorities};
 use super::progress::Progress;
 use super::Failure;
 use crate::ad::ClassAd;
-use crate::generate::{Pool, PoolSpec, Syntax};
-use crate::matching::batch::{BatchMatcher, CompiledSlots};
-use crate::matching::SignificantAttributes;
-use crate::negotiate::{
-    class_names, cluster_with_facts, negotiate_with_pairs, prepare_slots, ClassPairs, CycleOutcome,
-    Priorities,
-};
+use crate::generate::{Pool as GeneratedPool, PoolSpec, Syntax};
+use crate::negotiate::{CycleOutcome, CyclePhase, Pool, Priorities};
 use clap::Args;
 use serde_json::json;
 use std::io::{BufRead, Write};
@@ -161,7 +156,7 @@ fn run_on_threads(a: &BenchArgs, threads: usize) -> Result<ExitCode, Failure> {
     let (jobs_text, machines_text, generated_priorities) = match &src {
         Source::Generated(spec) => {
             let texts = timed(&progress, "generating the pool", &mut t.generate, || {
-                let pool = Pool::new(spec);
+                let pool = GeneratedPool::new(spec);
                 let (mut jobs, mut machines, mut priorities) = (Vec::new(), Vec::new(), Vec::new());
                 pool.write_jobs(Syntax::Old, &mut jobs)?;
                 pool.write_machines(Syntax::Old, &mut machines)?;
@@ -200,36 +195,44 @@ fn run_on_threads(a: &BenchArgs, threads: usize) -> Result<ExitCode, Failure> {
     )?;
     drop((jobs_text, machines_text));
     // Compile: the slots prepared and compiled.
-    let (table, compiled) = timed(&progress, "compiling", &mut t.compile, || {
-        let table = prepare_slots(&slots, &knobs, &priorities);
-        let compiled = CompiledSlots::new(&table.ads, &knobs.policy);
-        (table, compiled)
+    let (pool, compiled) = timed(&progress, "compiling", &mut t.compile, || {
+        let pool = Pool::new(&slots, knobs, priorities);
+        let compiled = pool.compile();
+        (pool, compiled)
     });
     // Cluster, reading each job's facts on the way.
-    let (clusters, facts) = timed(&progress, "clustering", &mut t.cluster, || {
-        let mut sig = SignificantAttributes::compute(&table.ads, &knobs.policy);
-        sig.add_class_names(&class_names(&table, &knobs));
-        let (c, facts) = cluster_with_facts(&jobs, sig, &knobs);
+    let queue = timed(&progress, "clustering", &mut t.cluster, || {
+        let queue = pool.queue(&jobs);
         if a.no_autocluster {
-            (c.one_class_per_job(&jobs), facts)
+            queue.one_class_per_job(&jobs)
         } else {
-            (c, facts)
+            queue
         }
     });
-    let (autoclusters, classes) = (clusters.len(), clusters.class_count());
-    // Match: every class's candidates.
-    let pairs = timed(&progress, "matching", &mut t.matching, || {
-        let matcher = BatchMatcher::for_classes(clusters.representatives().to_vec(), compiled);
-        ClassPairs::from_matcher(matcher)
+    let (autoclusters, classes) = (queue.clusters().len(), queue.clusters().class_count());
+    // Match every class's candidates, then negotiate: each phase timed from
+    // the moment it starts.
+    let mut phase: Option<(Instant, Option<super::progress::Phase>)> = None;
+    let mut matching = 0.0;
+    let outcome = pool.negotiate_compiled(&queue, compiled, |p| {
+        if let Some((since, _)) = phase.take() {
+            matching = since.elapsed().as_secs_f64();
+        }
+        let what = match p {
+            CyclePhase::Matching => "matching",
+            CyclePhase::Negotiating => "negotiating",
+        };
+        phase = Some((Instant::now(), Some(progress.phase(what))));
     });
-    // Negotiate.
-    let outcome = timed(&progress, "negotiating", &mut t.negotiate, || {
-        negotiate_with_pairs(&table, &facts, &clusters, pairs, &knobs, &priorities)
-    });
+    if let Some((since, _)) = phase.take() {
+        t.negotiate = since.elapsed().as_secs_f64();
+    }
+    t.matching = matching;
     drop(progress);
     // Checked after the cycle, outside its phases: what would change its
     // result in silence is said as `classad negotiate` says it.
-    let checks = InputChecks::of_classes(&clusters, SlotChecks::of(&slots), &table.ads);
+    let checks =
+        InputChecks::of_classes(queue.clusters(), SlotChecks::of(&slots), &pool.slots().ads);
     let files = match &src {
         Source::Generated(_) => InputFiles {
             jobs: Some("<generated jobs>"),
@@ -242,7 +245,7 @@ fn run_on_threads(a: &BenchArgs, threads: usize) -> Result<ExitCode, Failure> {
             priorities: a.priorities.as_deref(),
         },
     };
-    checks.warn(files, &facts, &outcome)?;
+    checks.warn(files, queue.facts(), &outcome)?;
     let evaluations = outcome.stats.evaluations;
     let total = started.elapsed().as_secs_f64();
     let report = Report {

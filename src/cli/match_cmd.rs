@@ -261,7 +261,7 @@ fn run_cycle(a: &MatchArgs, threads: usize) -> Result<ExitCode, Failure> {
     let how = evaluation(a.engine, a.no_autocluster);
     let (jobs, machines) = (a.jobs.as_deref(), a.machines.as_deref());
     let progress = Progress::on_stderr(a.quiet);
-    let c = cycle_from_files(jobs, machines, &knobs, &priorities, how, &progress)?;
+    let c = cycle_from_files(jobs, machines, knobs, priorities, how, &progress)?;
     drop(progress);
     c.warn(super::input_checks::InputFiles {
         jobs,
@@ -282,14 +282,21 @@ fn run_cycle(a: &MatchArgs, threads: usize) -> Result<ExitCode, Failure> {
             // its own order).
             let mut names = vec![
                 None;
-                c.table
+                c.pool
+                    .slots()
                     .file_index
                     .iter()
                     .map(|&i| i as usize + 1)
                     .max()
                     .unwrap_or(0)
             ];
-            for (&i, name) in c.table.file_index.iter().zip(slot_names(&c.table.ads)) {
+            for (&i, name) in c
+                .pool
+                .slots()
+                .file_index
+                .iter()
+                .zip(slot_names(&c.pool.slots().ads))
+            {
                 names[i as usize] = name;
             }
             for m in &c.outcome.matches {
@@ -309,7 +316,7 @@ fn run_cycle(a: &MatchArgs, threads: usize) -> Result<ExitCode, Failure> {
         let s = &c.outcome.stats;
         let summary = Summary {
             jobs: c.facts.len(),
-            slots: c.table.len(),
+            slots: c.pool.slots().len(),
             autoclusters: Some(c.autoclusters),
             classes: c.classes,
             pairs: s.evaluations,

@@ -10,14 +10,8 @@ use super::progress::{plain_size, Progress};
 use super::Failure;
 use crate::ad::files::display_name;
 use crate::ad::{read_ads, ClassAd};
-use crate::matching::batch::CompiledSlots;
 use crate::matching::config::Config;
-use crate::matching::{Autoclusters, SignificantAttributes};
-use crate::negotiate::{
-    cluster_with_facts, negotiate_prepared, negotiate_prepared_in_phases, negotiate_with_pairs,
-    prepare_slots, ClassPairs, CycleKnobs, CycleOutcome, CyclePhase, Priorities, QueueFacts,
-    SlotTable,
-};
+use crate::negotiate::{CycleKnobs, CycleOutcome, CyclePhase, Pool, Priorities, Queue, QueueFacts};
 use clap::Args;
 use serde_json::json;
 use std::io::Write;
@@ -127,35 +121,20 @@ pub fn load_priorities(path: Option<&str>) -> Result<Priorities, Failure> {
     Ok(p)
 }
 
-/// A queue read and clustered, with each job's facts.
-pub struct Queue {
-    /// Per job, its facts.
-    pub facts: QueueFacts,
-    /// The autoclusters.
-    pub clusters: Autoclusters,
-}
-
-/// Reads the queue in parts on every core: each part clustered and its jobs'
-/// facts worked out, then dropped but for a job per class.
-pub fn read_queue(
-    path: Option<&str>,
-    sig: SignificantAttributes,
-    knobs: &CycleKnobs,
-    progress: &Progress,
-) -> Result<Queue, String> {
+/// Reads the queue of `--jobs` (or the built-in one) against `pool`, in parts
+/// on every core: each part clustered and its jobs' facts worked out, then
+/// dropped but for a job per class.
+pub fn read_queue(path: Option<&str>, pool: &Pool, progress: &Progress) -> Result<Queue, String> {
     let read = match path {
-        None => {
-            crate::negotiate::read_queue(DEFAULT_JOBS.as_bytes(), "<built-in jobs>", sig, knobs)
-        }
+        None => pool.read_queue(DEFAULT_JOBS.as_bytes(), "<built-in jobs>"),
         Some(path) => {
             let phase = progress.reading("reading and clustering the jobs", plain_size(path));
             let input = phase.count(super::io::open_input(path, 1 << 20)?);
             let name = if path == "-" { "<stdin>" } else { path };
-            crate::negotiate::read_queue(input, name, sig, knobs)
+            pool.read_queue(input, name)
         }
     };
-    let (clusters, facts) = read.map_err(|e| e.to_string())?;
-    Ok(Queue { facts, clusters })
+    read.map_err(|e| e.to_string())
 }
 
 /// The slots of `--machines` (or the built-in pool).
@@ -178,8 +157,8 @@ pub fn load_slots(path: Option<&str>, progress: &Progress) -> Result<Vec<Arc<Cla
 pub struct Cycle {
     /// What the cycle did.
     pub outcome: CycleOutcome,
-    /// The slots that existed for it.
-    pub table: SlotTable,
+    /// The pool it ran on (the slots that existed for it).
+    pub pool: Pool,
     /// The jobs' facts.
     pub facts: QueueFacts,
     /// How many autoclusters the queue has.
@@ -213,57 +192,47 @@ pub struct Evaluation {
 pub fn cycle_from_files(
     jobs: Option<&str>,
     machines: Option<&str>,
-    knobs: &CycleKnobs,
-    priorities: &Priorities,
+    knobs: CycleKnobs,
+    priorities: Priorities,
     how: Evaluation,
     progress: &Progress,
 ) -> Result<Cycle, String> {
     let started = Instant::now();
     let slots = load_slots(machines, progress)?;
     let slot_checks = SlotChecks::of(&slots);
-    let table = prepare_slots(&slots, knobs, priorities);
+    let pool = Pool::new(&slots, knobs, priorities);
     drop(slots);
-    let mut sig = SignificantAttributes::compute(&table.ads, &knobs.policy);
-    sig.add_class_names(&crate::negotiate::class_names(&table, knobs));
     if how.engine == crate::engine::Engine::Vm && how.autocluster {
         // The queue is read in parts, each part's ads dropped once clustered,
         // while the slots compile.
         let (compiled, queue) = rayon::join(
             || {
                 let _phase = progress.phase("compiling the slots");
-                CompiledSlots::new(&table.ads, &knobs.policy)
+                pool.compile()
             },
-            || read_queue(jobs, sig, knobs, progress),
+            || read_queue(jobs, &pool, progress),
         );
         let queue = queue?;
         let read_s = started.elapsed().as_secs_f64();
-        let autoclusters = queue.clusters.len();
-        let classes = queue.clusters.class_count();
-        let checks = InputChecks::of_classes(&queue.clusters, slot_checks, &table.ads);
+        let autoclusters = queue.clusters().len();
+        let classes = queue.clusters().class_count();
+        let checks = InputChecks::of_classes(queue.clusters(), slot_checks, &pool.slots().ads);
         let mut phase = None;
-        let mut outcome = negotiate_prepared_in_phases(
-            &table,
-            &queue.facts,
-            queue.clusters,
-            compiled,
-            knobs,
-            priorities,
-            |p| {
-                // The phase before is over (its line cleared) as the next starts.
-                phase = None;
-                phase = Some(progress.phase(match p {
-                    CyclePhase::Matching => "matching every class against the slots",
-                    CyclePhase::Negotiating => "negotiating",
-                }));
-            },
-        );
+        let mut outcome = pool.negotiate_compiled(&queue, compiled, |p| {
+            // The phase before is over (its line cleared) as the next starts.
+            phase = None;
+            phase = Some(progress.phase(match p {
+                CyclePhase::Matching => "matching every class against the slots",
+                CyclePhase::Negotiating => "negotiating",
+            }));
+        });
         drop(phase);
         outcome.stats.phase_durations[0] = read_s;
         outcome.stats.duration += read_s;
         return Ok(Cycle {
             outcome,
-            table,
-            facts: queue.facts,
+            pool,
+            facts: queue.into_facts(),
             autoclusters,
             classes,
             read_s,
@@ -271,45 +240,33 @@ pub fn cycle_from_files(
         });
     }
     let reading = progress.phase("reading the jobs");
-    let queue: Vec<Arc<ClassAd>> = match jobs {
+    let ads: Vec<Arc<ClassAd>> = match jobs {
         Some(j) => load_ads(j)?,
         None => read_ads(DEFAULT_JOBS, "<built-in jobs>").map_err(|e| e.to_string())?,
     }
     .into_iter()
     .map(Arc::new)
     .collect();
-    let checks = InputChecks::of_jobs(&queue, slot_checks, &table.ads);
-    let (mut clusters, facts) = cluster_with_facts(&queue, sig, knobs);
+    let checks = InputChecks::of_jobs(&ads, slot_checks, &pool.slots().ads);
+    let mut queue = pool.queue(&ads);
     if !how.autocluster {
-        clusters = clusters.one_class_per_job(&queue);
+        queue = queue.one_class_per_job(&ads);
     }
-    drop(reading);
+    drop((reading, ads));
     let read_s = started.elapsed().as_secs_f64();
-    let autoclusters = clusters.len();
-    let classes = clusters.class_count();
+    let autoclusters = queue.clusters().len();
+    let classes = queue.clusters().class_count();
     let _cycle = progress.phase("matching and negotiating");
     let mut outcome = match how.engine {
-        crate::engine::Engine::Vm => {
-            let compiled = CompiledSlots::new(&table.ads, &knobs.policy);
-            negotiate_prepared(&table, &facts, clusters, compiled, knobs, priorities)
-        }
-        crate::engine::Engine::Reference => {
-            let t = Instant::now();
-            let reps = clusters.representatives();
-            let pairs = ClassPairs::from_reference(reps, &table.ads, &knobs.policy);
-            let matched = t.elapsed().as_secs_f64();
-            let mut o = negotiate_with_pairs(&table, &facts, &clusters, pairs, knobs, priorities);
-            o.stats.phase_durations[1] += matched;
-            o.stats.duration += matched;
-            o
-        }
+        crate::engine::Engine::Vm => pool.negotiate(&queue),
+        crate::engine::Engine::Reference => pool.negotiate_on_reference(&queue),
     };
     outcome.stats.phase_durations[0] = read_s;
     outcome.stats.duration += read_s;
     Ok(Cycle {
         outcome,
-        table,
-        facts,
+        pool,
+        facts: queue.into_facts(),
         autoclusters,
         classes,
         read_s,
@@ -332,7 +289,7 @@ fn run_on_threads(a: &NegotiateArgs) -> Result<ExitCode, Failure> {
     let how = evaluation(a.engine, a.no_autocluster);
     let (jobs, machines) = (a.jobs.as_deref(), a.machines.as_deref());
     let progress = Progress::on_stderr(a.quiet);
-    let c = cycle_from_files(jobs, machines, &knobs, &priorities, how, &progress)?;
+    let c = cycle_from_files(jobs, machines, knobs, priorities, how, &progress)?;
     drop(progress);
     c.warn(InputFiles {
         jobs,
@@ -380,11 +337,12 @@ fn run_on_threads(a: &NegotiateArgs) -> Result<ExitCode, Failure> {
 /// Everything the cycle did, as one JSON object.
 pub fn outcome_json(c: &Cycle) -> serde_json::Value {
     let name_of_slot: ahash::AHashMap<u32, Option<String>> = c
-        .table
+        .pool
+        .slots()
         .file_index
         .iter()
         .copied()
-        .zip(slot_names(&c.table.ads))
+        .zip(slot_names(&c.pool.slots().ads))
         .collect();
     let matches: Vec<serde_json::Value> = c
         .outcome

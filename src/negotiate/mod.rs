@@ -35,6 +35,7 @@ mod matchlist;
 mod offers;
 mod packing;
 pub mod pairs;
+pub mod pool;
 pub mod priorities;
 pub mod report;
 pub mod shard;
@@ -51,18 +52,19 @@ pub use jobs::{
 pub use knobs::{CycleKnobs, GroupKnobs, Groups, Quota};
 pub use matchlist::PreemptState;
 pub use pairs::{CandidatesError, ClassPairs};
+pub use pool::{CompiledPool, Pool, Queue};
 pub use priorities::{Priorities, PrioritiesError, PriorityEntry, UnfoundPriority};
 pub use report::{CycleMatch, CycleOutcome, CycleStats, SubmitterReport, Unmatched, UnmatchedJobs};
 pub use slots::SlotTable;
 pub use submitters::{SubmitterId, SubmitterNames};
 
 use crate::ad::ClassAd;
-use crate::matching::batch::{BatchMatcher, CompiledSlots};
-use crate::matching::{Autoclusters, SignificantAttributes};
+use crate::matching::Autoclusters;
 use std::sync::Arc;
 
 /// Runs one negotiation cycle over `jobs` and `slots` (in file order) under
-/// `knobs`, the accountant starting from `priorities`.
+/// `knobs`, the accountant starting from `priorities`: a [`Pool`] made and
+/// negotiated once.
 pub fn negotiate(
     jobs: &[Arc<ClassAd>],
     slots: &[Arc<ClassAd>],
@@ -81,20 +83,9 @@ pub fn negotiate_bounded(
     priorities: &Priorities,
     bounds: CandidateBounds,
 ) -> CycleOutcome {
-    let table = prepare_slots(slots, knobs, priorities);
-    let mut sig = SignificantAttributes::compute(&table.ads, &knobs.policy);
-    sig.add_class_names(&class_names(&table, knobs));
-    let (clusters, facts) = cluster_with_facts(jobs, sig, knobs);
-    let compiled = CompiledSlots::new(&table.ads, &knobs.policy);
-    let started = std::time::Instant::now();
-    let matcher = BatchMatcher::for_classes(clusters.representatives().to_vec(), compiled);
-    let pairs = ClassPairs::with_bounds(matcher, bounds);
-    let matched = started.elapsed().as_secs_f64();
-    let mut outcome = negotiate_with_pairs(&table, &facts, &clusters, pairs, knobs, priorities);
-    let s = &mut outcome.stats;
-    s.phase_durations[1] += matched;
-    s.duration += matched;
-    outcome
+    let pool = Pool::new(slots, knobs.clone(), priorities.clone());
+    let queue = pool.queue(jobs);
+    pool.negotiate_bounded(&queue, pool.compile(), bounds, |_| {})
 }
 
 /// What the cycle reads of a request's job beyond the slots' expressions, which
@@ -141,21 +132,7 @@ pub fn prepare_slots(
     })
 }
 
-/// Runs a cycle from its parts, for a queue read in parts: the prepared slots,
-/// each job's facts, the jobs' autoclusters (against `table.ads`), and the slots
-/// compiled for the batch matcher, which works out every class's candidates.
-pub fn negotiate_prepared(
-    table: &SlotTable,
-    facts: &QueueFacts,
-    clusters: Autoclusters,
-    compiled: CompiledSlots,
-    knobs: &CycleKnobs,
-    priorities: &Priorities,
-) -> CycleOutcome {
-    negotiate_prepared_in_phases(table, facts, clusters, compiled, knobs, priorities, |_| {})
-}
-
-/// The phases of [`negotiate_prepared_in_phases`], in order.
+/// The phases of a cycle ([`Pool::negotiate_compiled`]), in order.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum CyclePhase {
     /// Every class's candidates worked out (the first pass over the slots).
@@ -164,32 +141,9 @@ pub enum CyclePhase {
     Negotiating,
 }
 
-/// [`negotiate_prepared`], calling `entering` as each phase starts (to show
-/// progress on a long run).
-pub fn negotiate_prepared_in_phases(
-    table: &SlotTable,
-    facts: &QueueFacts,
-    clusters: Autoclusters,
-    compiled: CompiledSlots,
-    knobs: &CycleKnobs,
-    priorities: &Priorities,
-    mut entering: impl FnMut(CyclePhase),
-) -> CycleOutcome {
-    let started = std::time::Instant::now();
-    entering(CyclePhase::Matching);
-    let matcher = BatchMatcher::for_classes(clusters.representatives().to_vec(), compiled);
-    let pairs = ClassPairs::from_matcher(matcher);
-    let matched = started.elapsed().as_secs_f64();
-    entering(CyclePhase::Negotiating);
-    let mut outcome = negotiate_with_pairs(table, facts, &clusters, pairs, knobs, priorities);
-    let s = &mut outcome.stats;
-    s.phase_durations[1] += matched;
-    s.duration += matched;
-    outcome
-}
-
 /// Runs a cycle given every class's candidates (from the batch matcher, or
-/// [`ClassPairs::from_reference`]).
+/// [`ClassPairs::from_reference`]): the step under [`Pool`]'s cycles, for
+/// those that hold the candidates themselves (benchmarks, tests).
 pub fn negotiate_with_pairs(
     table: &SlotTable,
     facts: &QueueFacts,

@@ -15,13 +15,8 @@ use crate::batch::{ads_of, knobs_of, pairs_out};
 use classad::ad::{read_ads, read_ads_from, ClassAd, ReadLimits};
 use classad::generate::{Pool as GenPool, PoolSpec, Syntax};
 use classad::limits::MAX_THREADS;
-use classad::matching::batch::{BatchMatcher, CompiledSlots};
-use classad::matching::{Autoclusters, SignificantAttributes};
 use classad::negotiate::shard::{class_lists, encode, merge, ShardLists};
-use classad::negotiate::{
-    class_names, cluster_with_facts, negotiate_with_pairs, prepare_slots, read_queue, ClassPairs,
-    CycleKnobs, Priorities, QueueFacts, SlotTable,
-};
+use classad::negotiate::{CycleOutcome, Pool, Priorities, Queue};
 use classad::syntax::unparse_ad_old_exact;
 use pyo3::exceptions::{PyOSError, PyValueError};
 use pyo3::prelude::*;
@@ -134,41 +129,16 @@ fn priorities_of(text: Option<&str>) -> PyResult<Priorities> {
 /// the shards need and runs the cycle on the shards' merged candidates.
 #[pyclass(module = "classad_rs", name = "PreparedCycle", frozen)]
 pub struct PyPreparedCycle {
-    table: SlotTable,
-    facts: QueueFacts,
-    clusters: Autoclusters,
-    knobs: CycleKnobs,
-    priorities: Priorities,
+    pool: Pool,
+    queue: Queue,
 }
 
-impl PyPreparedCycle {
-    /// The cycle's slots and the significant attributes of the whole pool.
-    fn slots_and_sig(
-        slots: &[Arc<ClassAd>],
-        knobs: &CycleKnobs,
-        priorities: &Priorities,
-    ) -> (SlotTable, SignificantAttributes) {
-        let table = prepare_slots(slots, knobs, priorities);
-        let mut sig = SignificantAttributes::compute(&table.ads, &knobs.policy);
-        sig.add_class_names(&class_names(&table, knobs));
-        (table, sig)
-    }
-
-    /// The cycle on `pairs`: (job, slot in the file) in the order made.
-    fn run(&self, pairs: ClassPairs) -> Vec<(usize, usize)> {
-        let o = negotiate_with_pairs(
-            &self.table,
-            &self.facts,
-            &self.clusters,
-            pairs,
-            &self.knobs,
-            &self.priorities,
-        );
-        o.matches
-            .iter()
-            .map(|m| (m.job as usize, m.slot as usize))
-            .collect()
-    }
+/// A cycle's (job index, slot index) matches in the order made.
+fn job_slot_pairs(o: &CycleOutcome) -> Vec<(usize, usize)> {
+    o.matches
+        .iter()
+        .map(|m| (m.job as usize, m.slot as usize))
+        .collect()
 }
 
 #[pymethods]
@@ -187,15 +157,9 @@ impl PyPreparedCycle {
         let knobs = knobs_of(config)?;
         let priorities = priorities_of(priorities)?;
         Ok(py.detach(|| {
-            let (table, sig) = Self::slots_and_sig(&slots, &knobs, &priorities);
-            let (clusters, facts) = cluster_with_facts(&jobs, sig, &knobs);
-            PyPreparedCycle {
-                table,
-                facts,
-                clusters,
-                knobs,
-                priorities,
-            }
+            let pool = Pool::new(&slots, knobs, priorities);
+            let queue = pool.queue(&jobs);
+            PyPreparedCycle { pool, queue }
         }))
     }
 
@@ -225,65 +189,61 @@ impl PyPreparedCycle {
             let ads = read_ads_from(slot_file, &name, ReadLimits::default())
                 .map_err(|e| PyValueError::new_err(e.to_string()))?;
             let ads: Vec<Arc<ClassAd>> = ads.into_iter().map(Arc::new).collect();
-            let (table, sig) = Self::slots_and_sig(&ads, &knobs, &priorities);
+            let pool = Pool::new(&ads, knobs, priorities);
             drop(ads);
             let name = jobs.display().to_string();
-            let (clusters, facts) = read_queue(job_file, &name, sig, &knobs)
+            let queue = pool
+                .read_queue(job_file, &name)
                 .map_err(|e| PyValueError::new_err(e.to_string()))?;
-            Ok(PyPreparedCycle {
-                table,
-                facts,
-                clusters,
-                knobs,
-                priorities,
-            })
+            Ok(PyPreparedCycle { pool, queue })
         })
     }
 
     /// How many slots exist for the cycle (the slots `slots_text` numbers).
     #[getter]
     fn slot_count(&self) -> usize {
-        self.table.len()
+        self.pool.slots().len()
     }
 
     /// How many match classes the queue has (the lists of a shard's result).
     #[getter]
     fn class_count(&self) -> usize {
-        self.clusters.class_count()
+        self.queue.clusters().class_count()
     }
 
     /// How many jobs the queue has.
     #[getter]
     fn job_count(&self) -> usize {
-        self.facts.jobs.len()
+        self.queue.len()
     }
 
     /// Per slot of the cycle, its index among the slots given (the slot
     /// numbers of the matches).
     #[getter]
     fn file_index(&self) -> Vec<u32> {
-        self.table.file_index.clone()
+        self.pool.slots().file_index.clone()
     }
 
     /// The classes' representative jobs, one per class in class order, as
     /// ClassAd text (old syntax, a blank line after each ad, every real to the
     /// last bit).
     fn representatives_text(&self, py: Python<'_>) -> String {
-        py.detach(|| ads_text(self.clusters.representatives()))
+        py.detach(|| ads_text(self.queue.clusters().representatives()))
     }
 
     /// The cycle's slots `start` to `end` (not included) as ClassAd text, as
     /// [`representatives_text`] prints ads.
     #[pyo3(signature = (start=0, end=None))]
     fn slots_text(&self, py: Python<'_>, start: usize, end: Option<usize>) -> PyResult<String> {
-        let end = end.unwrap_or(self.table.len());
-        if start > end || end > self.table.len() {
+        let slots = self.pool.slots();
+        let end = end.unwrap_or(slots.len());
+        if start > end || end > slots.len() {
             return Err(PyValueError::new_err(format!(
                 "slots {start}..{end} of {}",
-                self.table.len()
+                slots.len()
             )));
         }
-        Ok(py.detach(|| ads_text(&self.table.ads[start..end])))
+        Ok(py.detach(|| ads_text(&slots.ads[start..end])))
     }
 
     /// Every class's candidates over the whole pool, in this process, as the
@@ -296,11 +256,12 @@ impl PyPreparedCycle {
     ) -> PyResult<Bound<'py, PyBytes>> {
         let bytes = py.detach(|| {
             on_threads(threads, || {
-                let reps = self.clusters.representatives().to_vec();
+                let reps = self.queue.clusters().representatives().to_vec();
+                let slots = self.pool.slots();
                 encode(&ShardLists {
                     first: 0,
-                    slots: self.table.len() as u32,
-                    lists: class_lists(reps, &self.table.ads, &self.knobs, 0),
+                    slots: slots.len() as u32,
+                    lists: class_lists(reps, &slots.ads, self.pool.knobs(), 0),
                 })
             })
         })?;
@@ -320,21 +281,19 @@ impl PyPreparedCycle {
         numpy: bool,
     ) -> PyResult<Py<PyAny>> {
         let pairs = py.detach(|| -> PyResult<Vec<(usize, usize)>> {
-            let pairs = match &results {
-                None => {
-                    let reps = self.clusters.representatives().to_vec();
-                    let compiled = CompiledSlots::new(&self.table.ads, &self.knobs.policy);
-                    ClassPairs::from_matcher(BatchMatcher::for_classes(reps, compiled))
-                }
+            let outcome = match &results {
+                None => self.pool.negotiate(&self.queue),
                 Some(results) => {
-                    let pool = (self.clusters.class_count(), self.table.len() as u32);
-                    let merged = merge(results, Some(pool))
+                    let classes = self.queue.clusters().class_count();
+                    let slots = self.pool.slots().len() as u32;
+                    let merged = merge(results, Some((classes, slots)))
                         .map_err(|e| PyValueError::new_err(e.to_string()))?;
-                    ClassPairs::from_candidates(self.table.len(), merged.lists)
+                    self.pool
+                        .negotiate_on_candidates(&self.queue, merged.lists)
                         .map_err(|e| PyValueError::new_err(e.to_string()))?
                 }
             };
-            Ok(self.run(pairs))
+            Ok(job_slot_pairs(&outcome))
         })?;
         pairs_out(py, pairs, numpy)
     }
