@@ -17,6 +17,7 @@ pub mod policy;
 pub mod pool;
 pub mod refs;
 mod slot_kinds;
+pub mod slot_set;
 
 pub use autocluster::{AutoclusterBuilder, Autoclusters, SignificantAttributes};
 pub(crate) use classify::exact_text;
@@ -24,6 +25,7 @@ pub use classify::{KeptPart, PartClasses};
 pub use policy::NegotiatorPolicy;
 pub use pool::CompiledPool;
 pub(crate) use slot_kinds::SlotKinds;
+pub use slot_set::{ClassCandidates, SlotSet};
 
 /// True when `job` and `machine` match: HTCondor's `symmetricMatch`, i.e.
 /// `RIGHT.requirements && LEFT.requirements` in a match ad with the job on the left,

@@ -52,7 +52,7 @@ pub use jobs::{
 pub use knobs::{CycleKnobs, GroupKnobs, Groups, Quota};
 pub use matchlist::PreemptState;
 pub use pairs::{CandidatesError, ClassPairs};
-pub use pool::{CompiledPool, Pool, Queue};
+pub use pool::{Pool, Queue, SlotCode};
 pub use priorities::{Priorities, PrioritiesError, PriorityEntry, UnfoundPriority};
 pub use report::{CycleMatch, CycleOutcome, CycleStats, SubmitterReport, Unmatched, UnmatchedJobs};
 pub use slots::SlotTable;

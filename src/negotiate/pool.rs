@@ -55,7 +55,7 @@ pub struct Pool {
 
 /// The slots compiled for the batch matcher: the costly part of preparing a
 /// pool, made apart so that it can run beside reading the queue.
-pub struct CompiledPool(CompiledSlots);
+pub struct SlotCode(CompiledSlots);
 
 /// A queue read and clustered against a [`Pool`]: its match classes (a
 /// representative job each) and every job's facts. The ads themselves are not
@@ -97,8 +97,8 @@ impl Pool {
     }
 
     /// The slots compiled for the batch matcher.
-    pub fn compile(&self) -> CompiledPool {
-        CompiledPool(CompiledSlots::new(&self.slots.ads, &self.knobs.policy))
+    pub fn compile(&self) -> SlotCode {
+        SlotCode(CompiledSlots::new(&self.slots.ads, &self.knobs.policy))
     }
 
     /// `jobs` (in queue order) clustered against the pool, each job's facts
@@ -131,7 +131,7 @@ impl Pool {
     pub fn negotiate_compiled(
         &self,
         queue: &Queue,
-        compiled: CompiledPool,
+        compiled: SlotCode,
         entering: impl FnMut(CyclePhase),
     ) -> CycleOutcome {
         self.negotiate_bounded(queue, compiled, CandidateBounds::default(), entering)
@@ -143,7 +143,7 @@ impl Pool {
     pub fn negotiate_bounded(
         &self,
         queue: &Queue,
-        compiled: CompiledPool,
+        compiled: SlotCode,
         bounds: CandidateBounds,
         mut entering: impl FnMut(CyclePhase),
     ) -> CycleOutcome {

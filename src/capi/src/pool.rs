@@ -7,12 +7,11 @@ use crate::boundary::*;
 use crate::output::{classad_pairs, classad_u32_array};
 use crate::threads::in_workers;
 use classad::ad::ClassAd;
-use classad::matching::batch::{BatchMatcher, CompiledSlots};
 use classad::matching::config::Config;
-use classad::matching::Autoclusters;
+use classad::matching::SlotSet;
 use classad::negotiate::{CycleKnobs, Priorities};
 use std::ffi::c_char;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 /// A pool of slot ads compiled for the batch matcher, with the negotiator's
 /// configuration. May be used from several threads at once (a call that finds
@@ -21,12 +20,9 @@ use std::sync::{Arc, Mutex};
 /// `classad_pool_from_list`, freed with `classad_pool_free`.
 #[allow(non_camel_case_types)]
 pub struct classad_pool {
-    /// The slots, in order (their indices are the slot indices of results).
-    slots: Vec<Arc<ClassAd>>,
-    /// The negotiator's knobs (`NEGOTIATOR_PRE_JOB_RANK` and friends).
-    knobs: CycleKnobs,
-    /// The compiled slots, lent to one call at a time.
-    compiled: Mutex<Option<CompiledSlots>>,
+    /// The slots, in order (their indices are the slot indices of results),
+    /// compiled once (`classad::matching::SlotSet`).
+    set: SlotSet,
 }
 
 /// The negotiator's knobs from configuration text (HTCondor's syntax), or its
@@ -57,41 +53,16 @@ impl classad_pool {
     fn new(slots: Vec<Arc<ClassAd>>, config: Option<&str>) -> Outcome<classad_pool> {
         check_count(&slots, "slots")?;
         let knobs = knobs_of(config)?;
-        let compiled = in_workers(|| CompiledSlots::new(&slots, &knobs.policy));
         Ok(classad_pool {
-            slots,
-            knobs,
-            compiled: Mutex::new(Some(compiled)),
+            set: in_workers(|| SlotSet::new(slots, knobs.policy)),
         })
-    }
-
-    /// The compiled slots, taken for a call (compiled afresh when another call
-    /// holds them).
-    fn take_compiled(&self) -> CompiledSlots {
-        let taken = self.compiled.lock().map(|mut c| c.take()).unwrap_or(None);
-        taken.unwrap_or_else(|| CompiledSlots::new(&self.slots, &self.knobs.policy))
     }
 
     /// Calls `f(job, slot)` for every pair of `jobs` and the pool's slots that
     /// matches both ways, in job order then slot order: the batch matcher, with
     /// the jobs grouped into HTCondor's autoclusters, on the library's workers.
-    fn each_pair(&self, jobs: &[Arc<ClassAd>], mut f: impl FnMut(usize, usize) + Send) {
-        in_workers(|| {
-            let clusters = Autoclusters::new(jobs, &self.slots, &self.knobs.policy);
-            let mut m = BatchMatcher::with_compiled(clusters, self.take_compiled());
-            let _ = m.for_each_pair(|j, s| {
-                f(j, s);
-                Ok::<(), ()>(())
-            });
-            self.give_back(m.into_compiled_slots());
-        })
-    }
-
-    /// The compiled slots given back after a call.
-    fn give_back(&self, compiled: CompiledSlots) {
-        if let Ok(mut c) = self.compiled.lock() {
-            *c = Some(compiled);
-        }
+    fn each_pair(&self, jobs: &[Arc<ClassAd>], f: impl FnMut(usize, usize) + Send) {
+        in_workers(|| self.set.for_each_pair(jobs, f))
     }
 }
 
@@ -211,7 +182,7 @@ pub unsafe extern "C" fn classad_pool_size(
     guard(|| {
         // SAFETY: the caller's guarantees on `out` and `pool`.
         let (out, pool) = unsafe { (out_value(out, "out")?, handle(pool, "pool")?) };
-        out.set(pool.slots.len());
+        out.set(pool.set.len());
         Ok(())
     })
 }
@@ -241,17 +212,7 @@ pub unsafe extern "C" fn classad_pool_match(
             )
         };
         // The job is a class of its own, evaluated against every slot.
-        let result = in_workers(|| {
-            let mut m = BatchMatcher::for_classes(vec![job.ad.clone()], pool.take_compiled());
-            let result = m.evaluate_classes(&[0]);
-            pool.give_back(m.into_compiled_slots());
-            result
-        });
-        let items = result
-            .into_iter()
-            .next()
-            .map(|(_, cands)| cands.iter().map(|c| c.slot).collect())
-            .unwrap_or_default();
+        let items = in_workers(|| pool.set.candidates_of(&job.ad));
         out.set(new_handle(classad_u32_array { items }));
         Ok(())
     })

@@ -6,14 +6,13 @@
 
 use crate::ad::PyClassAd;
 use classad::ad::ClassAd;
-use classad::matching::batch::{BatchMatcher, CompiledSlots};
 use classad::matching::config::Config;
-use classad::matching::Autoclusters;
+use classad::matching::SlotSet;
 use classad::negotiate::{CycleKnobs, Priorities};
 use pyo3::exceptions::{PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::PyBytes;
-use std::sync::{Arc, Mutex};
+use std::sync::Arc;
 
 /// The ads of a Python sequence of `ClassAd`s.
 pub(crate) fn ads_of(seq: &Bound<'_, PyAny>, what: &str) -> PyResult<Vec<Arc<ClassAd>>> {
@@ -87,34 +86,8 @@ pub(crate) fn pairs_out(
 /// `NEGOTIATOR_PRE_JOB_RANK` and friends).
 #[pyclass(module = "classad_rs", name = "Pool", frozen)]
 pub struct PyPool {
-    slots: Vec<Arc<ClassAd>>,
-    knobs: CycleKnobs,
-    /// The compiled slots, lent to one call at a time (a concurrent call compiles
-    /// its own).
-    compiled: Mutex<Option<CompiledSlots>>,
-}
-
-impl PyPool {
-    /// Runs `f` on a matcher of `jobs` against the compiled slots, without the GIL.
-    fn with_matcher<T: Send>(
-        &self,
-        py: Python<'_>,
-        jobs: Vec<Arc<ClassAd>>,
-        f: impl FnOnce(&mut BatchMatcher) -> T + Send,
-    ) -> T {
-        py.detach(|| {
-            let taken = self.compiled.lock().map(|mut c| c.take()).unwrap_or(None);
-            let compiled =
-                taken.unwrap_or_else(|| CompiledSlots::new(&self.slots, &self.knobs.policy));
-            let clusters = Autoclusters::new(&jobs, &self.slots, &self.knobs.policy);
-            let mut m = BatchMatcher::with_compiled(clusters, compiled);
-            let out = f(&mut m);
-            if let Ok(mut c) = self.compiled.lock() {
-                *c = Some(m.into_compiled_slots());
-            }
-            out
-        })
-    }
+    /// The slots, compiled once (`classad::matching::SlotSet`).
+    set: SlotSet,
 }
 
 #[pymethods]
@@ -124,16 +97,13 @@ impl PyPool {
     fn py_new(py: Python<'_>, slots: &Bound<'_, PyAny>, config: Option<&str>) -> PyResult<PyPool> {
         let slots = ads_of(slots, "slots")?;
         let knobs = knobs_of(config)?;
-        let compiled = py.detach(|| CompiledSlots::new(&slots, &knobs.policy));
         Ok(PyPool {
-            slots,
-            knobs,
-            compiled: Mutex::new(Some(compiled)),
+            set: py.detach(|| SlotSet::new(slots, knobs.policy)),
         })
     }
 
     fn __len__(&self) -> usize {
-        self.slots.len()
+        self.set.len()
     }
 
     /// `allPairs(jobs, numpy=False)`: every (job index, slot index) pair that
@@ -146,12 +116,9 @@ impl PyPool {
         numpy: bool,
     ) -> PyResult<Py<PyAny>> {
         let jobs = ads_of(jobs, "jobs")?;
-        let pairs = self.with_matcher(py, jobs, |m| {
+        let pairs = py.detach(|| {
             let mut out = Vec::new();
-            let _ = m.for_each_pair(|j, s| {
-                out.push((j, s));
-                Ok::<(), ()>(())
-            });
+            self.set.for_each_pair(&jobs, |j, s| out.push((j, s)));
             out
         });
         pairs_out(py, pairs, numpy)
@@ -168,19 +135,8 @@ impl PyPool {
         jobs: &Bound<'_, PyAny>,
     ) -> PyResult<(Vec<u32>, Vec<Vec<u32>>)> {
         let jobs = ads_of(jobs, "jobs")?;
-        let n = jobs.len();
-        Ok(self.with_matcher(py, jobs, |m| {
-            let class_of: Vec<u32> = m
-                .autoclusters()
-                .map(|a| (0..n).map(|j| a.class_of(j)).collect())
-                .unwrap_or_default();
-            let mut per_class = vec![Vec::new(); m.class_count()];
-            let _ = m.for_each_class(|c, _, cands| {
-                per_class[c as usize] = cands.iter().map(|c| c.slot).collect();
-                Ok::<(), ()>(())
-            });
-            (class_of, per_class)
-        }))
+        let c = py.detach(|| self.set.candidates(&jobs));
+        Ok((c.class_of, c.candidates))
     }
 }
 
