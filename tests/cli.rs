@@ -2516,6 +2516,47 @@ fn condor_userprio_dash_l_gives_the_cycle_of_the_plain_file() {
     );
 }
 
+/// Issue 38, item 3: a configuration as `condor_config_val -dump` prints it
+/// (here-values, `X = $(X) && ...`) is read, and its thousand knobs the
+/// emulator does not read are counted in one line (`--verbose` lists them).
+#[test]
+fn a_config_dump_is_read_and_its_unread_knobs_counted_in_one_line() {
+    let config = tmp(
+        "dump.config",
+        "# Configuration from machine: cm.example.org\n\
+         DAEMON_LIST = MASTER, NEGOTIATOR\nSTART = TRUE\nSUSPEND = FALSE\n\
+         JOB_ROUTER_DEFAULTS @=end\n  [ MaxIdleJobs = 10; ]\n@end\n\
+         PREEMPTION_REQUIREMENTS = False\n\
+         PREEMPTION_REQUIREMENTS = $(PREEMPTION_REQUIREMENTS) || MY.RemoteUserPrio > 1e9\n\
+         UNKNOWN_A = 1\nUNKNOWN_B = 2\n",
+    );
+    let run = |verbose: bool| {
+        let mut args = vec!["negotiate", "--config", &config];
+        if verbose {
+            args.push("--verbose");
+        }
+        classad(&args, "")
+    };
+    let o = run(false);
+    assert!(o.status.success(), "{}", stderr(&o));
+    let err = stderr(&o);
+    let warnings: Vec<&str> = err.lines().filter(|l| l.starts_with("warning")).collect();
+    assert_eq!(
+        warnings,
+        [format!(
+            "warning: 6 knobs of --config {config} are not ones the emulator reads; ignored \
+             (first: {config}:2: DAEMON_LIST; `classad negotiate --verbose` lists them)"
+        )],
+        "{err}"
+    );
+    let o = run(true);
+    let listed = stderr(&o)
+        .lines()
+        .filter(|l| l.ends_with("not a knob the emulator reads; ignored"))
+        .count();
+    assert_eq!(listed, 6, "{}", stderr(&o));
+}
+
 /// Issue 38, item 4: files given the other way round (`--jobs` slots,
 /// `--machines` jobs) read and even matched without a word; each is now named
 /// in a warning, and files the right way round give none.

@@ -148,7 +148,7 @@ fn peak_rss_bytes() -> u64 {
 
 fn run_on_threads(a: &BenchArgs, threads: usize) -> Result<ExitCode, Failure> {
     let started = Instant::now();
-    let knobs = load_knobs(a.config.as_deref())?;
+    let knobs = load_knobs(a.config.as_deref(), false)?;
     let mut t = Phases::default();
     let progress = Progress::on_stderr(false);
     let src = source(a)?;

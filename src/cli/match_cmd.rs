@@ -256,7 +256,7 @@ fn run_on_threads(a: &MatchArgs, threads: usize) -> Result<ExitCode, Failure> {
 /// the order made.
 fn run_cycle(a: &MatchArgs, threads: usize) -> Result<ExitCode, Failure> {
     use super::negotiate_cmd::{cycle_from_files, evaluation, load_knobs};
-    let knobs = load_knobs(a.config.as_deref())?;
+    let knobs = load_knobs(a.config.as_deref(), false)?;
     let priorities = crate::negotiate::Priorities::default();
     let how = evaluation(a.engine, a.no_autocluster);
     let (jobs, machines) = (a.jobs.as_deref(), a.machines.as_deref());

@@ -11,6 +11,7 @@ use super::Failure;
 use crate::ad::files::display_name;
 use crate::ad::{read_ads, ClassAd};
 use crate::matching::config::Config;
+use crate::matching::policy::NOT_READ;
 use crate::negotiate::{CycleKnobs, CycleOutcome, CyclePhase, Pool, Priorities, Queue, QueueFacts};
 use clap::Args;
 use serde_json::json;
@@ -61,6 +62,10 @@ pub struct NegotiateArgs {
     /// No summary line on standard error.
     #[arg(long, short)]
     quiet: bool,
+    /// List each knob of `--config` the emulator does not read (else they are
+    /// counted in one line).
+    #[arg(long)]
+    verbose: bool,
     /// Report, with each match of a partitionable slot, the further jobs of its
     /// request the schedd would start on the leftovers (`packed` in JSON); they
     /// leave the queue.
@@ -88,16 +93,38 @@ pub fn run(a: NegotiateArgs) -> Result<ExitCode, Failure> {
     workers.install(|| run_on_threads(&a))
 }
 
-/// The knobs of `--config`, with a warning on standard error per knob ignored.
-pub fn load_knobs(path: Option<&str>) -> Result<CycleKnobs, Failure> {
+/// The knobs of `--config`, with the configuration's notes (templates
+/// ignored, `warning :` lines) and the knobs the emulator does not read on
+/// standard error: each of those with `verbose`, else counted in one line
+/// (a `condor_config_val -dump` has a thousand).
+pub fn load_knobs(path: Option<&str>, verbose: bool) -> Result<CycleKnobs, Failure> {
     let Some(path) = path else {
         return Ok(CycleKnobs::default());
     };
     let text = super::io::read_text_file(path)?;
     let config = Config::parse(&text, path).map_err(|e| e.to_string())?;
+    for note in config.notes() {
+        super::io::to_stderr(&format!("warning: {note}"))?;
+    }
     let (knobs, warnings) = CycleKnobs::from_config(&config).map_err(|e| e.to_string())?;
-    for w in warnings {
+    let (not_read, others): (Vec<String>, Vec<String>) =
+        warnings.into_iter().partition(|w| w.ends_with(NOT_READ));
+    for w in others {
         super::io::to_stderr(&format!("warning: {w}"))?;
+    }
+    if verbose || not_read.len() <= 3 {
+        for w in &not_read {
+            super::io::to_stderr(&format!("warning: {w}"))?;
+        }
+    } else {
+        super::io::to_stderr(&format!(
+            "warning: {} knobs of --config {path} are not ones the emulator reads; ignored \
+             (first: {}; `classad negotiate --verbose` lists them)",
+            not_read.len(),
+            not_read[0]
+                .strip_suffix(&format!(": {NOT_READ}"))
+                .unwrap_or(&not_read[0]),
+        ))?;
     }
     Ok(knobs)
 }
@@ -283,7 +310,7 @@ pub fn evaluation(engine: super::EngineArg, no_autocluster: bool) -> Evaluation 
 }
 
 fn run_on_threads(a: &NegotiateArgs) -> Result<ExitCode, Failure> {
-    let mut knobs = load_knobs(a.config.as_deref())?;
+    let mut knobs = load_knobs(a.config.as_deref(), a.verbose)?;
     knobs.schedd_packing = a.schedd_packing;
     let priorities = load_priorities(a.priorities.as_deref())?;
     let how = evaluation(a.engine, a.no_autocluster);

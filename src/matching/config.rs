@@ -4,8 +4,13 @@
 //! as HTCondor's `getline` joins it: lines trimmed, the backslash dropped, a
 //! comment line within counting as blank), names that ignore case, the last definition of a
 //! name winning, and `$(NAME)` / `$(NAME:default)` expanded recursively when a
-//! value is read (an undefined macro is empty). Not read: `include`, `if`/`else`,
-//! `+=`, `$ENV()` and metaknobs.
+//! value is read (an undefined macro is empty), `$ENV(NAME)` from the
+//! environment, `$(NAME)` in `NAME`'s own definition standing for its earlier
+//! value, here-values (`NAME @=TAG` ... `@TAG`, as `condor_config_val -dump`
+//! prints HTCondor's defaults), `if`/`elif`/`else`/`endif` on `defined NAME`,
+//! `version OP X.Y.Z` and booleans, and `error :`/`warning :` lines (all as
+//! `src/condor_utils/config.cpp`, `Parse_macros`, reads them). `use` templates
+//! are ignored with a note; `include` and `+=` are errors that say so.
 //!
 //! Expansion is bounded, where HTCondor's is not: in depth
 //! ([`MAX_EXPANSION_DEPTH`], past which a reference is taken for a cycle), in
@@ -25,6 +30,8 @@ pub struct Config {
     knobs: Vec<Knob>,
     /// The last definition of each name (lower case).
     by_name: ahash::AHashMap<String, usize>,
+    /// What reading said that is not an error.
+    notes: Vec<String>,
 }
 
 /// One `NAME = value` definition.
@@ -102,6 +109,7 @@ impl Config {
             ..Config::default()
         };
         let mut lines = text.lines().enumerate().peekable();
+        let mut conditions = Conditions::default();
         while let Some((i, raw)) = lines.next() {
             let line = i as u32 + 1;
             // As HTCondor's `getline`: each line trimmed at both ends; a comment
@@ -127,6 +135,39 @@ impl Config {
                 }
             }
             let body = logical.trim();
+            // if / elif / else / endif, and what a false branch holds.
+            if let Some(directive) = conditional(body) {
+                conditions.step(directive, &config, line)?;
+                continue;
+            }
+            if !conditions.active() {
+                continue;
+            }
+            if let Some(done) = config.keyword_line(body, line)? {
+                if done {
+                    continue;
+                }
+            }
+            // A here-value, `NAME @=TAG` then its lines up to `@TAG`.
+            if let Some((name, tag)) = here_value(body) {
+                let mut lines_of = Vec::new();
+                let closed = loop {
+                    let Some((_, next)) = lines.next() else {
+                        break false;
+                    };
+                    let next = next.trim();
+                    if next.strip_prefix('@') == Some(tag) {
+                        break true;
+                    }
+                    lines_of.push(next);
+                };
+                if !closed {
+                    let what = format!("{name} @={tag} has no closing line @{tag}");
+                    return Err(config.error(line, Some(name), &what));
+                }
+                config.define(name, &lines_of.join("\n"), line)?;
+                continue;
+            }
             let Some((name, value)) = body.split_once('=') else {
                 return Err(config.error(line, None, "expected NAME = value"));
             };
@@ -135,20 +176,94 @@ impl Config {
                 && name
                     .chars()
                     .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '.');
+            if let Some(appended) = name.strip_suffix('+') {
+                let what = format!(
+                    "{} += (appending) is not read by the emulator: write the whole value",
+                    appended.trim()
+                );
+                return Err(config.error(line, None, &what));
+            }
             if !valid {
                 let what = format!("{name:?} is not a knob name (letters, digits, `_` and `.`)");
                 return Err(config.error(line, None, &what));
             }
-            config
-                .by_name
-                .insert(name.to_ascii_lowercase(), config.knobs.len());
-            config.knobs.push(Knob {
-                name: name.to_string(),
-                value: value.trim().to_string(),
-                line,
-            });
+            config.define(name, value.trim(), line)?;
+        }
+        if let Some(open) = conditions.open_at() {
+            return Err(config.error(open, None, "this if has no endif"));
         }
         Ok(config)
+    }
+
+    /// Defines `name` as `value` at `line`. A reference of the value to its own
+    /// name, `$(NAME)` (or `$(NAME:default)`), is the name's earlier value, as
+    /// HTCondor's `expand_self_macro` reads `X = $(X) && more`.
+    fn define(&mut self, name: &str, value: &str, line: u32) -> Result<(), ConfigError> {
+        let earlier = self
+            .by_name
+            .get(&name.to_ascii_lowercase())
+            .map(|&i| self.knobs[i].value.clone());
+        let value = expand_self(value, name, earlier.as_deref())
+            .map_err(|m| self.error(line, Some(name), &m))?;
+        self.by_name
+            .insert(name.to_ascii_lowercase(), self.knobs.len());
+        self.knobs.push(Knob {
+            name: name.to_string(),
+            value,
+            line,
+        });
+        Ok(())
+    }
+
+    /// The lines of HTCondor's configuration language that are not
+    /// definitions: `use CATEGORY : TEMPLATE` (a metaknob, ignored with a
+    /// note), `error : text` (an error), `warning : text` (a note) and
+    /// `include : FILE` (not read: an error that says so). `Some(true)` when
+    /// the line was one of them.
+    fn keyword_line(&mut self, body: &str, line: u32) -> Result<Option<bool>, ConfigError> {
+        let Some((head, rest)) = body.split_once(':') else {
+            return Ok(None);
+        };
+        if head.contains('=') {
+            // `NAME = a:b` defines a knob.
+            return Ok(None);
+        }
+        let head = head.trim();
+        let head = head.strip_prefix('@').unwrap_or(head);
+        let mut words = head.split_whitespace();
+        let keyword = words.next().unwrap_or("").to_ascii_lowercase();
+        let rest = rest.trim();
+        match keyword.as_str() {
+            "use" => {
+                let category = words.collect::<Vec<_>>().join(" ");
+                self.notes.push(format!(
+                    "{}:{line}: use {category} : {rest}: a configuration template, not read by \
+                     the emulator; ignored (give the knobs it sets, e.g. from `condor_config_val \
+                     -dump`)",
+                    self.file
+                ));
+                Ok(Some(true))
+            }
+            "warning" => {
+                self.notes
+                    .push(format!("{}:{line}: warning: {rest}", self.file));
+                Ok(Some(true))
+            }
+            "error" => Err(self.error(line, None, &format!("error: {rest}"))),
+            "include" => Err(self.error(
+                line,
+                None,
+                "include is not read by the emulator: give the knobs of the whole \
+                 configuration, as `condor_config_val -dump` prints them",
+            )),
+            _ => Ok(None),
+        }
+    }
+
+    /// What reading the file said that is not an error: templates ignored,
+    /// `warning :` lines. Each names the file and line.
+    pub fn notes(&self) -> &[String] {
+        &self.notes
     }
 
     /// The file's name, as given.
@@ -212,9 +327,9 @@ impl Expansion<'_> {
             return Err("the $(...) references reach themselves".to_string());
         }
         let mut rest = value;
-        while let Some(start) = rest.find("$(") {
+        while let Some((start, env)) = next_reference(rest) {
             self.push(&rest[..start], depth)?;
-            let inner = &rest[start + 2..];
+            let inner = &rest[start + if env { 5 } else { 2 }..];
             // The matching parenthesis (defaults may hold references of their own).
             let mut level = 1;
             let mut end = None;
@@ -240,6 +355,15 @@ impl Expansion<'_> {
                 None => (reference.trim(), None),
             };
             self.count_reference()?;
+            if env {
+                // $ENV(NAME) and $ENV(NAME:default): the environment's value.
+                match std::env::var(name) {
+                    Ok(v) => self.push(&v, depth + 1)?,
+                    Err(_) => self.push(default.unwrap_or(""), depth + 1)?,
+                }
+                rest = &inner[end + 1..];
+                continue;
+            }
             let config = self.config;
             match config.by_name.get(&name.to_ascii_lowercase()) {
                 Some(&i) => self.expand(&config.knobs[i].value, depth + 1)?,
@@ -283,6 +407,211 @@ impl Expansion<'_> {
             ));
         }
         Ok(())
+    }
+}
+
+/// Where the next `$(` or `$ENV(` reference of `text` starts, and whether it
+/// is an `$ENV(` one.
+fn next_reference(text: &str) -> Option<(usize, bool)> {
+    // One pass from the front: a value may hold a million references, and
+    // searching the rest for each kind at every step made that quadratic.
+    let mut from = 0;
+    while let Some(i) = text[from..].find('$') {
+        let at = from + i;
+        let after = &text[at + 1..];
+        if after.starts_with('(') {
+            return Some((at, false));
+        }
+        if after.starts_with("ENV(") {
+            return Some((at, true));
+        }
+        from = at + 1;
+    }
+    None
+}
+
+/// `value` with each `$(NAME)` or `$(NAME:default)` that names `name` itself
+/// (ignoring case) replaced by `earlier` (else the default, else nothing).
+fn expand_self(value: &str, name: &str, earlier: Option<&str>) -> Result<String, String> {
+    let mut out = String::with_capacity(value.len());
+    let mut rest = value;
+    while let Some(start) = rest.find("$(") {
+        out.push_str(&rest[..start]);
+        let inner = &rest[start + 2..];
+        let Some(end) = inner.find(')') else {
+            out.push_str(&rest[start..]);
+            return Ok(out);
+        };
+        let reference = &inner[..end];
+        let (n, default) = match reference.split_once(':') {
+            Some((n, d)) => (n.trim(), Some(d)),
+            None => (reference.trim(), None),
+        };
+        if n.eq_ignore_ascii_case(name) && !reference.contains('(') {
+            out.push_str(earlier.or(default).unwrap_or(""));
+        } else {
+            out.push_str(&rest[start..start + 2 + end + 1]);
+        }
+        rest = &inner[end + 1..];
+    }
+    out.push_str(rest);
+    Ok(out)
+}
+
+/// `NAME @=TAG`: a here-value's name and tag.
+fn here_value(body: &str) -> Option<(&str, &str)> {
+    let (name, tag) = body.split_once("@=")?;
+    let name = name.trim();
+    let valid = !name.is_empty()
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_' || c == '.');
+    let tag = tag.trim();
+    (valid && !tag.is_empty() && !tag.contains(char::is_whitespace)).then_some((name, tag))
+}
+
+/// The HTCondor version the emulator answers `if version ...` for.
+pub const EMULATED_VERSION: [u32; 3] = [25, 0, 0];
+
+/// One of `if COND`, `elif COND`, `else`, `endif` (a leading `:` allowed, as
+/// HTCondor allows it).
+#[derive(Clone, Copy, Debug)]
+enum Conditional<'a> {
+    If(&'a str),
+    Elif(&'a str),
+    Else,
+    Endif,
+}
+
+fn conditional(body: &str) -> Option<Conditional<'_>> {
+    let body = body.strip_prefix(':').unwrap_or(body).trim_start();
+    let (word, rest) = match body.split_once(char::is_whitespace) {
+        Some((w, r)) => (w, r.trim()),
+        None => (body, ""),
+    };
+    match word.to_ascii_lowercase().as_str() {
+        "if" => Some(Conditional::If(rest)),
+        "elif" => Some(Conditional::Elif(rest)),
+        "else" if rest.is_empty() => Some(Conditional::Else),
+        "endif" if rest.is_empty() => Some(Conditional::Endif),
+        _ => None,
+    }
+}
+
+/// The open `if`s: per level, whether its lines are read, whether a branch
+/// was taken, and the line it opened at.
+#[derive(Default)]
+struct Conditions {
+    open: Vec<(bool, bool, u32)>,
+}
+
+impl Conditions {
+    /// True when lines here are read (every open `if` in a taken branch).
+    fn active(&self) -> bool {
+        self.open.iter().all(|(reading, _, _)| *reading)
+    }
+
+    /// The line of the innermost `if` left open.
+    fn open_at(&self) -> Option<u32> {
+        self.open.last().map(|(_, _, line)| *line)
+    }
+
+    fn step(&mut self, c: Conditional<'_>, config: &Config, line: u32) -> Result<(), ConfigError> {
+        let outer = self.open.iter().all(|(reading, _, _)| *reading);
+        match c {
+            Conditional::If(cond) => {
+                let holds =
+                    outer && condition(cond, config).map_err(|m| config.error(line, None, &m))?;
+                self.open.push((holds, holds, line));
+            }
+            Conditional::Elif(cond) => {
+                let Some(&(_, taken, at)) = self.open.last() else {
+                    return Err(config.error(line, None, "elif without if"));
+                };
+                let outer = self.open[..self.open.len() - 1].iter().all(|f| f.0);
+                let holds = outer
+                    && !taken
+                    && condition(cond, config).map_err(|m| config.error(line, None, &m))?;
+                *self.open.last_mut().expect("checked") = (holds, taken || holds, at);
+            }
+            Conditional::Else => {
+                let Some(&(_, taken, at)) = self.open.last() else {
+                    return Err(config.error(line, None, "else without if"));
+                };
+                let outer = self.open[..self.open.len() - 1].iter().all(|f| f.0);
+                *self.open.last_mut().expect("checked") = (outer && !taken, true, at);
+            }
+            Conditional::Endif => {
+                if self.open.pop().is_none() {
+                    return Err(config.error(line, None, "endif without if"));
+                }
+            }
+        }
+        Ok(())
+    }
+}
+
+/// An `if` condition as HTCondor's config reads it (`config.cpp`,
+/// `Evaluate_config_if_bool` and friends): `defined NAME`, `version OP X.Y.Z`
+/// (against [`EMULATED_VERSION`]), or a boolean or number after `$(...)`
+/// references are expanded; `!` before any of them negates it.
+fn condition(cond: &str, config: &Config) -> Result<bool, String> {
+    let cond = cond.trim();
+    if let Some(rest) = cond.strip_prefix('!') {
+        return condition(rest, config).map(|b| !b);
+    }
+    let (word, rest) = match cond.split_once(char::is_whitespace) {
+        Some((w, r)) => (w, r.trim()),
+        None => (cond, ""),
+    };
+    match word.to_ascii_lowercase().as_str() {
+        "defined" => {
+            let name = rest.trim();
+            Ok(match config.by_name.get(&name.to_ascii_lowercase()) {
+                Some(&i) => !config.knobs[i].value.trim().is_empty(),
+                None => false,
+            })
+        }
+        "version" => {
+            let (op, v) = rest
+                .char_indices()
+                .find(|(_, c)| c.is_ascii_digit())
+                .map(|(i, _)| (rest[..i].trim(), rest[i..].trim()))
+                .ok_or_else(|| format!("if version {rest}: expected an operator and a version"))?;
+            let mut want = [0u32; 3];
+            for (k, part) in v.split('.').take(3).enumerate() {
+                want[k] = part
+                    .parse()
+                    .map_err(|_| format!("if version {rest}: {v:?} is not a version X.Y.Z"))?;
+            }
+            let have = EMULATED_VERSION;
+            let ord = have.cmp(&want);
+            use std::cmp::Ordering::*;
+            match op {
+                ">=" => Ok(ord != Less),
+                ">" => Ok(ord == Greater),
+                "<=" => Ok(ord != Greater),
+                "<" => Ok(ord == Less),
+                "==" | "=" | "" => Ok(ord == Equal),
+                "!=" => Ok(ord != Equal),
+                _ => Err(format!("if version {rest}: {op:?} is not a comparison")),
+            }
+        }
+        _ => {
+            let mut x = Expansion {
+                config,
+                out: String::new(),
+                brought_in: 0,
+                references: 0,
+            };
+            x.expand(cond, 0)?;
+            parse_bool(&x.out).ok_or_else(|| {
+                format!(
+                    "if {cond}: not a condition the emulator reads (defined NAME, version OP \
+                     X.Y.Z, or a boolean or number)"
+                )
+            })
+        }
     }
 }
 
@@ -400,6 +729,99 @@ C = 2
             .get("A")
             .unwrap_err();
         assert!(e.message.contains("unclosed"), "{e}");
+    }
+
+    /// `condor_config_val -dump` prints HTCondor 25's defaults with two
+    /// here-values; `config.cpp`, `Parse_macros`, reads `NAME @=TAG` up to the
+    /// line `@TAG`, and expands only self references in it.
+    #[test]
+    fn here_values_and_self_references_as_parse_macros_reads_them() {
+        let c = Config::parse(
+            "# dump\nA = 1\nLONG @=end\n  first line\n$(A) and $(LONG:x)\n@end\nB = 2\n\
+             REQ = TARGET.Cpus > 0\nREQ = $(REQ) && TARGET.Memory > 0\nNEW = $(NEW:7) + 1\n",
+            "dump",
+        )
+        .unwrap();
+        assert_eq!(
+            c.get("LONG").unwrap().as_deref(),
+            Some("first line\n1 and x")
+        );
+        assert_eq!(
+            c.get("B").unwrap().as_deref(),
+            Some("2"),
+            "read on after @end"
+        );
+        assert_eq!(
+            c.get("REQ").unwrap().as_deref(),
+            Some("TARGET.Cpus > 0 && TARGET.Memory > 0"),
+            "X = $(X) && ... extends the earlier X, not a cycle"
+        );
+        assert_eq!(c.get("NEW").unwrap().as_deref(), Some("7 + 1"));
+        let e = Config::parse("A @=end\nno close\n", "f").unwrap_err();
+        assert_eq!(e.to_string(), "f:1: A: A @=end has no closing line @end");
+    }
+
+    #[test]
+    fn env_if_else_and_keyword_lines() {
+        std::env::set_var("CLASSAD_CONFIG_TEST_ENV", "from-env");
+        let c = Config::parse(
+            "E = $ENV(CLASSAD_CONFIG_TEST_ENV)\nF = $ENV(CLASSAD_CONFIG_NOT_SET:dflt)\n\
+             if version >= 9.0.0\n  V = new\nelse\n  V = old\nendif\n\
+             if defined E\n  if false\n    W = no\n  elif !defined NOPE\n    W = yes\n  endif\nendif\n\
+             if $(NOPE:0)\nX = 1\nendif\n\
+             use ROLE : Execute\nwarning : look here\nN = a:b\n",
+            "cfg",
+        );
+        let c = match c {
+            Ok(c) => c,
+            Err(e) => panic!("{e}"),
+        };
+        assert_eq!(c.get("E").unwrap().as_deref(), Some("from-env"));
+        assert_eq!(c.get("F").unwrap().as_deref(), Some("dflt"));
+        assert_eq!(c.get("V").unwrap().as_deref(), Some("new"));
+        assert_eq!(c.get("W").unwrap().as_deref(), Some("yes"));
+        assert_eq!(c.get("N").unwrap().as_deref(), Some("a:b"));
+        assert_eq!(c.notes().len(), 2);
+        assert!(c.notes()[0].starts_with("cfg:18: use ROLE : Execute: a configuration template"));
+        assert_eq!(c.notes()[1], "cfg:19: warning: look here");
+        assert!(c.get("X").unwrap().is_none(), "if 0 is false");
+        let e = Config::parse("F = dflt\nif $(F)\nendif\n", "cfg").unwrap_err();
+        assert!(
+            e.to_string().starts_with("cfg:2: if $(F): not a condition"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn unsupported_lines_say_what_they_are() {
+        for (text, want) in [
+            ("if 1\nA = 1\n", "f:1: this if has no endif"),
+            ("endif\n", "f:1: endif without if"),
+            (
+                "if version >= x\nendif\n",
+                "f:1: if version >= x: expected an operator and a version",
+            ),
+            (
+                "if version >= 9.x\nendif\n",
+                "f:1: if version >= 9.x: \"9.x\" is not a version",
+            ),
+            (
+                "if something odd\nendif\n",
+                "f:1: if something odd: not a condition",
+            ),
+            (
+                "include : /etc/condor/more\n",
+                "f:1: include is not read by the emulator",
+            ),
+            ("error : stop here\n", "f:1: error: stop here"),
+            (
+                "A += more\n",
+                "f:1: A += (appending) is not read by the emulator",
+            ),
+        ] {
+            let e = Config::parse(text, "f").unwrap_err().to_string();
+            assert!(e.starts_with(want), "{text:?}: {e}");
+        }
     }
 
     #[test]

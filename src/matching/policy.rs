@@ -81,6 +81,11 @@ impl Default for NegotiatorPolicy {
     }
 }
 
+/// How the warning for a knob the emulator does not read ends (a dump of a
+/// whole configuration has a thousand such knobs, which the command line
+/// counts in one line).
+pub const NOT_READ: &str = "not a knob the emulator reads; ignored";
+
 /// The knobs of negotiator.md section 10 and those of section 1-8 the emulated
 /// cycle reads: known, whether or not matching uses them yet. (`GROUP_QUOTA_*`
 /// and `GROUP_ACCEPT_SURPLUS_*` are known by prefix.)
@@ -208,12 +213,7 @@ impl NegotiatorPolicy {
                     || !KNOWN_KNOBS.contains(&upper.as_str())
                         && !KNOWN_PREFIXES.iter().any(|p| upper.starts_with(p))
             })
-            .map(|(name, line)| {
-                format!(
-                    "{}:{line}: {name}: not a knob the emulator reads; ignored",
-                    config.file()
-                )
-            })
+            .map(|(name, line)| format!("{}:{line}: {name}: {NOT_READ}", config.file()))
             .collect();
         Ok((policy, warnings))
     }
