@@ -12,3 +12,13 @@ pub mod xml;
 pub use classad::ClassAd;
 pub use read::{read_ads, read_ads_as, Format, ReadError};
 pub use stream::{read_ads_from, ReadLimits};
+
+/// The ads of `text` (any syntax), shared: what unit tests build pools from.
+#[cfg(test)]
+pub(crate) fn test_ads(text: &str) -> Vec<std::sync::Arc<ClassAd>> {
+    read_ads(text, "test")
+        .unwrap_or_else(|e| panic!("{e}"))
+        .into_iter()
+        .map(std::sync::Arc::new)
+        .collect()
+}

@@ -152,15 +152,8 @@ pub fn requirements_error(ad: &Arc<ClassAd>, target: Option<&Arc<ClassAd>>) -> b
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ad::read_ads;
 
-    fn ads(text: &str) -> Vec<Arc<ClassAd>> {
-        read_ads(text, "t")
-            .unwrap()
-            .into_iter()
-            .map(Arc::new)
-            .collect()
-    }
+    use crate::ad::test_ads as ads;
 
     #[test]
     fn error_only_for_want_of_a_target_is_not_counted() {

@@ -256,16 +256,9 @@ fn read_names<'a>(e: ExprView<'a>) -> Option<Vec<&'a str>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ad::read_ads;
     use crate::compile::{compile_ad, compile_ad_reusing};
 
-    fn ads(text: &str) -> Vec<Arc<ClassAd>> {
-        read_ads(text, "test")
-            .expect("ads")
-            .into_iter()
-            .map(Arc::new)
-            .collect()
-    }
+    use crate::ad::test_ads as ads;
 
     /// Each ad compiled alone and with reuse: the same programs, attribute by
     /// attribute (compared by their full printed form).

@@ -787,15 +787,8 @@ mod tests {
     }
 
     use super::*;
-    use crate::ad::read_ads;
 
-    fn ads(text: &str) -> Vec<Arc<ClassAd>> {
-        read_ads(text, "t")
-            .unwrap()
-            .into_iter()
-            .map(Arc::new)
-            .collect()
-    }
+    use crate::ad::test_ads as ads;
 
     fn pairs(m: &mut BatchMatcher) -> Vec<(usize, usize)> {
         let mut out = Vec::new();

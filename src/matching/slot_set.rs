@@ -150,15 +150,8 @@ impl SlotSet {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ad::read_ads;
 
-    fn ads(text: &str) -> Vec<Arc<ClassAd>> {
-        read_ads(text, "t")
-            .unwrap()
-            .into_iter()
-            .map(Arc::new)
-            .collect()
-    }
+    use crate::ad::test_ads as ads;
 
     #[test]
     fn every_call_agrees_and_the_code_is_lent_back() {

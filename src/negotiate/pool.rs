@@ -236,15 +236,8 @@ impl Queue {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ad::read_ads;
 
-    fn ads(text: &str) -> Vec<Arc<ClassAd>> {
-        read_ads(text, "t")
-            .unwrap()
-            .into_iter()
-            .map(Arc::new)
-            .collect()
-    }
+    use crate::ad::test_ads as ads;
 
     #[test]
     fn every_way_to_the_candidates_gives_the_same_cycle() {

@@ -363,16 +363,9 @@ fn assemble(queries: &[Query], targets: usize, blocks: Vec<BlockWords>) -> Vec<A
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ad::read_ads;
     use crate::matching::symmetric_match;
 
-    fn ads(text: &str) -> Vec<Arc<ClassAd>> {
-        read_ads(text, "t")
-            .unwrap()
-            .into_iter()
-            .map(Arc::new)
-            .collect()
-    }
+    use crate::ad::test_ads as ads;
 
     #[test]
     fn hits_count_and_list_their_targets() {
