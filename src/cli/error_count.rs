@@ -65,6 +65,10 @@ impl ErrorCount {
 /// has, at a bounded cost when many ads are in error.
 pub const MOST_TARGETS_TRIED: usize = 1024;
 
+/// The most evaluations [`AloneErrors::against`] makes in all (each ad tries
+/// at least one target): a few seconds of one core at worst.
+pub const MOST_EVALUATIONS: usize = 4 << 20;
+
 /// The ads whose `Requirements`, evaluated alone (no TARGET), is error, each
 /// with its index (the first job of a class) and how many ads it stands for:
 /// the ones that may match nothing. Most are error only for want of a target
@@ -111,11 +115,20 @@ impl AloneErrors {
     }
 
     /// The count of those whose `Requirements` is error against every one
-    /// of `targets` too (or of [`MOST_TARGETS_TRIED`] spread over them), which
+    /// of `targets` too (or of [`MOST_TARGETS_TRIED`] spread over them, fewer
+    /// when [`MOST_EVALUATIONS`] would not cover that many for every ad), which
     /// therefore match nothing. With no target, error alone is what counts.
     pub fn against(&self, targets: &[Arc<ClassAd>]) -> ErrorCount {
+        self.against_within(targets, MOST_EVALUATIONS)
+    }
+
+    /// [`AloneErrors::against`] within `budget` evaluations.
+    fn against_within(&self, targets: &[Arc<ClassAd>], budget: usize) -> ErrorCount {
         use rayon::prelude::*;
-        let step = targets.len().div_ceil(MOST_TARGETS_TRIED).max(1);
+        // Fewer targets each when many ads are error alone, so that a pool
+        // of 400,000 such slots costs at most the budget in all.
+        let per_ad = (budget / self.found.len().max(1)).clamp(1, MOST_TARGETS_TRIED);
+        let step = targets.len().div_ceil(per_ad).max(1);
         let tried: Vec<&Arc<ClassAd>> = targets.iter().step_by(step).collect();
         let in_error: Vec<bool> = self
             .found
@@ -199,5 +212,16 @@ mod tests {
         );
         let c = alone.against(&pool(4999));
         assert_eq!(c.errors, 1, "the one good slot was not among those tried");
+        // Many ads in error share the budget: fewer targets each.
+        let many = AloneErrors {
+            total: 200,
+            found: vec![(0, 1, jobs[0].clone()); 200],
+        };
+        let c = many.against_within(&pool(4999), 20_000);
+        assert_eq!(
+            c.tried, 100,
+            "20,000 evaluations for 200 ads: every 50th slot"
+        );
+        assert_eq!(c.errors, 200);
     }
 }
