@@ -2408,9 +2408,9 @@ fn submitters_carry_their_domain_and_priorities_find_them_either_way() {
     let err = stderr(&o);
     assert!(
         err.contains(&format!(
-            "warning: 2 of the submitters --priorities {priorities} lists name no submitter of \
-             the jobs or of the slots' claims, so their lines change nothing (first: \
-             {priorities}:4: \"nobody\"); names are compared with and without their @domain"
+            "warning: 2 lines of --priorities {priorities} name no submitter of the jobs or of \
+             the slots' claims, so they change nothing (first: {priorities}:4: \"nobody\"); \
+             names are compared with and without their @domain"
         )),
         "the claim's group_b.w@d.org finds its line; nobody and v@other.org find none: {err}"
     );

@@ -128,9 +128,9 @@ impl InputChecks {
         }
         if let (Some(first), Some(file)) = (outcome.unfound_priorities.first(), files.priorities) {
             super::io::to_stderr(&format!(
-                "warning: {} of the submitters --priorities {file} lists name no submitter of \
-                 the jobs or of the slots' claims, so their lines change nothing (first: \
-                 {file}:{}: {:?}); names are compared with and without their @domain",
+                "warning: {} lines of --priorities {file} name no submitter of the jobs or of \
+                 the slots' claims, so they change nothing (first: {file}:{}: {:?}); names are \
+                 compared with and without their @domain",
                 outcome.unfound_priorities.len(),
                 first.line,
                 first.name,

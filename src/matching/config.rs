@@ -135,20 +135,9 @@ impl Config {
                 }
             }
             let body = logical.trim();
-            // if / elif / else / endif, and what a false branch holds.
-            if let Some(directive) = conditional(body) {
-                conditions.step(directive, &config, line)?;
-                continue;
-            }
-            if !conditions.active() {
-                continue;
-            }
-            if let Some(done) = config.keyword_line(body, line)? {
-                if done {
-                    continue;
-                }
-            }
-            // A here-value, `NAME @=TAG` then its lines up to `@TAG`.
+            // A here-value, `NAME @=TAG` then its lines up to `@TAG`: read
+            // first, as `Parse_macros` reads it, so that its lines are never
+            // taken for directives (in a false branch too).
             if let Some((name, tag)) = here_value(body) {
                 let mut lines_of = Vec::new();
                 let closed = loop {
@@ -165,7 +154,17 @@ impl Config {
                     let what = format!("{name} @={tag} has no closing line @{tag}");
                     return Err(config.error(line, Some(name), &what));
                 }
-                config.define(name, &lines_of.join("\n"), line)?;
+                if conditions.active() {
+                    config.define(name, &lines_of.join("\n"), line)?;
+                }
+                continue;
+            }
+            // if / elif / else / endif, and what a false branch holds.
+            if let Some(directive) = conditional(body) {
+                conditions.step(directive, &config, line)?;
+                continue;
+            }
+            if !conditions.active() || config.keyword_line(body, line)? {
                 continue;
             }
             let Some((name, value)) = body.split_once('=') else {
@@ -218,15 +217,15 @@ impl Config {
     /// The lines of HTCondor's configuration language that are not
     /// definitions: `use CATEGORY : TEMPLATE` (a metaknob, ignored with a
     /// note), `error : text` (an error), `warning : text` (a note) and
-    /// `include : FILE` (not read: an error that says so). `Some(true)` when
-    /// the line was one of them.
-    fn keyword_line(&mut self, body: &str, line: u32) -> Result<Option<bool>, ConfigError> {
+    /// `include : FILE` (not read: an error that says so). True when the line
+    /// was one of them.
+    fn keyword_line(&mut self, body: &str, line: u32) -> Result<bool, ConfigError> {
         let Some((head, rest)) = body.split_once(':') else {
-            return Ok(None);
+            return Ok(false);
         };
         if head.contains('=') {
             // `NAME = a:b` defines a knob.
-            return Ok(None);
+            return Ok(false);
         }
         let head = head.trim();
         let head = head.strip_prefix('@').unwrap_or(head);
@@ -242,12 +241,12 @@ impl Config {
                      -dump`)",
                     self.file
                 ));
-                Ok(Some(true))
+                Ok(true)
             }
             "warning" => {
                 self.notes
                     .push(format!("{}:{line}: warning: {rest}", self.file));
-                Ok(Some(true))
+                Ok(true)
             }
             "error" => Err(self.error(line, None, &format!("error: {rest}"))),
             "include" => Err(self.error(
@@ -256,7 +255,7 @@ impl Config {
                 "include is not read by the emulator: give the knobs of the whole \
                  configuration, as `condor_config_val -dump` prints them",
             )),
-            _ => Ok(None),
+            _ => Ok(false),
         }
     }
 
@@ -489,6 +488,10 @@ fn conditional(body: &str) -> Option<Conditional<'_>> {
         Some((w, r)) => (w, r.trim()),
         None => (body, ""),
     };
+    if rest.starts_with('=') {
+        // `IF = 1` defines a knob named IF.
+        return None;
+    }
     match word.to_ascii_lowercase().as_str() {
         "if" => Some(Conditional::If(rest)),
         "elif" => Some(Conditional::Elif(rest)),
@@ -757,6 +760,19 @@ C = 2
             "X = $(X) && ... extends the earlier X, not a cycle"
         );
         assert_eq!(c.get("NEW").unwrap().as_deref(), Some("7 + 1"));
+        // In a false branch, a here-value's lines are its own, not directives.
+        let c = Config::parse(
+            "if false\nH @=end\nif true\nendif\n@end\nendif\nIF = 1\nH2 @=x\nelse\n@x\n",
+            "f",
+        )
+        .unwrap();
+        assert!(c.get("H").unwrap().is_none());
+        assert_eq!(
+            c.get("IF").unwrap().as_deref(),
+            Some("1"),
+            "a knob named IF"
+        );
+        assert_eq!(c.get("H2").unwrap().as_deref(), Some("else"));
         let e = Config::parse("A @=end\nno close\n", "f").unwrap_err();
         assert_eq!(e.to_string(), "f:1: A: A @=end has no closing line @end");
     }

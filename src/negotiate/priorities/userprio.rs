@@ -40,12 +40,14 @@ pub fn layout(text: &str) -> Layout {
         if line.is_empty() || line.starts_with('#') {
             continue;
         }
+        // A heading row names its columns (`PrintInfo`'s titles): a plain
+        // line of a submitter named `User` or `Group` has numbers instead.
         let first = line.split_whitespace().next().unwrap_or("");
-        if line.starts_with("Last Priority Update:")
-            || first == "User"
-            || first == "Group"
-            || line.starts_with("----")
-        {
+        let heading = (first == "User" || first == "Group")
+            && ["Name", "Priority", "Quota", "Effective"]
+                .iter()
+                .any(|t| line.contains(t));
+        if line.starts_with("Last Priority Update:") || heading || line.starts_with("----") {
             return Layout::Table(i as u32 + 1);
         }
         let is_assignment = line.split_once('=').is_some_and(|(name, _)| {
@@ -383,6 +385,11 @@ WeightedResourcesUsed = 3.5
         assert_eq!(layout(no_heading), Layout::Table(2));
         assert_eq!(layout("# c\nalice 1 2\n"), Layout::Plain);
         assert_eq!(layout("alice@x.org 1\n"), Layout::Plain);
+        assert_eq!(
+            layout("User 2.5 10\n"),
+            Layout::Plain,
+            "a submitter named User"
+        );
     }
 
     #[test]
