@@ -2557,6 +2557,92 @@ fn a_config_dump_is_read_and_its_unread_knobs_counted_in_one_line() {
     assert_eq!(listed, 6, "{}", stderr(&o));
 }
 
+/// Issue 38, item 3: a site's configuration, as `config.cpp` (`Parse_macros`,
+/// `read_meta_config`) reads it: `include :` of a file named relative to the
+/// working directory (as HTCondor's `Open_macro_source` opens it), and `use
+/// POLICY : ALWAYS_RUN_JOBS` setting the negotiator knobs it sets
+/// (`param_info.in`, `[$POLICY.ALWAYS_RUN_JOBS]`: no preemption). Before, both
+/// lines were refused or ignored.
+#[test]
+fn a_site_s_config_includes_files_and_uses_htcondor_s_templates() {
+    let slots = tmp(
+        "site-slots.ads",
+        "MyType = \"Machine\"\nName = \"slot1@h\"\nCpus = 1\nMemory = 100\n\
+         Requirements = true\nRank = 0\nState = \"Claimed\"\nActivity = \"Busy\"\n\
+         RemoteUser = \"w@d.org\"\nRemoteOwner = \"w@d.org\"\nAccountingGroup = \"w@d.org\"\nCurrentRank = 0\n",
+    );
+    let jobs = tmp(
+        "site-jobs.ads",
+        "MyType = \"Job\"\nClusterId = 1\nProcId = 0\nJobStatus = 1\nRequestCpus = 1\n\
+         Requirements = true\nOwner = \"u\"\nUser = \"u@d.org\"\n",
+    );
+    let priorities = tmp("site-priorities.txt", "u@d.org 1 0\nw@d.org 500 1\n");
+    let dir = std::path::Path::new(&slots).parent().unwrap().to_path_buf();
+    tmp("site-extra.conf", "PREEMPTION_REQUIREMENTS = True\n");
+    let site = tmp("site.conf", "include : site-extra.conf\n");
+    let site_no_preemption = tmp(
+        "site-always-run.conf",
+        "include : site-extra.conf\nuse POLICY : ALWAYS_RUN_JOBS\n",
+    );
+    let run = |config: &str| {
+        Command::new(env!("CARGO_BIN_EXE_classad"))
+            .args([
+                "negotiate",
+                "--jobs",
+                &jobs,
+                "--machines",
+                &slots,
+                "--priorities",
+                &priorities,
+                "--config",
+                config,
+                "--format",
+                "json",
+            ])
+            .current_dir(&dir)
+            .output()
+            .unwrap()
+    };
+    let matches = |o: &Output| {
+        assert!(o.status.success(), "{}", stderr(o));
+        let v: serde_json::Value = serde_json::from_str(&stdout(o)).unwrap();
+        v["matches"].as_array().unwrap().len()
+    };
+    let o = run(&site);
+    assert_eq!(
+        matches(&o),
+        1,
+        "the included PREEMPTION_REQUIREMENTS preempts"
+    );
+    let o = run(&site_no_preemption);
+    assert_eq!(
+        matches(&o),
+        0,
+        "ALWAYS_RUN_JOBS: NEGOTIATOR_CONSIDER_PREEMPTION = False"
+    );
+    assert!(
+        stderr(&o).contains(&format!(
+            "warning: {site_no_preemption}:2: use POLICY : ALWAYS_RUN_JOBS: read for the \
+             negotiator's knobs it sets (PREEMPTION_REQUIREMENTS, NEGOTIATOR_CONSIDER_PREEMPTION)"
+        )),
+        "{}",
+        stderr(&o)
+    );
+    // Run from elsewhere, the relative name is not found, and the error says
+    // where it was looked for.
+    let o = classad(&["negotiate", "--config", &site], "");
+    assert!(!o.status.success());
+    assert!(
+        stderr(&o).contains(&format!(
+            "{site}:1: include : site-extra.conf: cannot read it: No such file or directory \
+             (os error 2) (a relative name is opened from the working directory, as HTCondor \
+             opens it)"
+        )),
+        "{}",
+        stderr(&o)
+    );
+}
+
 /// Issue 38, item 4: files given the other way round (`--jobs` slots,
 /// `--machines` jobs) read and even matched without a word; each is now named
 /// in a warning, and files the right way round give none.

@@ -11,7 +11,7 @@ pub const DEFAULT_PRE_JOB_RANK: &str =
     "(10000000 * My.Rank) + (1000000 * (RemoteOwner =?= UNDEFINED)) - (100000 * Cpus) - Memory";
 
 /// HTCondor's default `NEGOTIATOR_POST_JOB_RANK`.
-pub const DEFAULT_POST_JOB_RANK: &str = "(RemoteOwner =?= UNDEFINED) * (ifThenElse(isUndefined(KFlops), 1000, Kflops) - SlotID - 1.0e10*(Offline=?=True))";
+pub const DEFAULT_POST_JOB_RANK: &str = "(RemoteOwner =?= UNDEFINED) * (ifthenElse(isUndefined(KFlops), 1000, Kflops) - SlotID - 1.0e10*(Offline=?=True))";
 
 /// HTCondor's default `PREEMPTION_RANK`.
 pub const DEFAULT_PREEMPTION_RANK: &str =
@@ -149,12 +149,9 @@ impl NegotiatorPolicy {
         config: &super::config::Config,
     ) -> Result<(NegotiatorPolicy, Vec<String>), super::config::ConfigError> {
         let mut policy = NegotiatorPolicy::default();
-        let value = |name: &str| -> Result<Option<(String, u32)>, super::config::ConfigError> {
-            let line = config.line(name).unwrap_or(0);
-            Ok(config.get(name)?.map(|v| (v, line)))
-        };
+        let value = |name: &str| config.get(name);
         let expr = |name: &str| -> Result<Option<Option<ExprRef>>, super::config::ConfigError> {
-            let Some((text, line)) = value(name)? else {
+            let Some(text) = value(name)? else {
                 return Ok(None);
             };
             if text.trim().is_empty() {
@@ -162,7 +159,7 @@ impl NegotiatorPolicy {
             }
             policy_expr(&text)
                 .map(|e| Some(Some(e)))
-                .map_err(|e| config.error(line, Some(name), &format!("not an expression: {e}")))
+                .map_err(|e| config.knob_error(name, &format!("not an expression: {e}")))
         };
         for (name, slot) in [
             ("NEGOTIATOR_PRE_JOB_RANK", &mut policy.pre_job_rank),
@@ -178,16 +175,16 @@ impl NegotiatorPolicy {
                 *slot = e;
             }
         }
-        if let Some((v, _)) = value("SIGNIFICANT_ATTRIBUTES")? {
+        if let Some(v) = value("SIGNIFICANT_ATTRIBUTES")? {
             policy.significant_attributes = (!v.trim().is_empty()).then(|| list(&v));
         }
-        if let Some((v, _)) = value("ADD_SIGNIFICANT_ATTRIBUTES")? {
+        if let Some(v) = value("ADD_SIGNIFICANT_ATTRIBUTES")? {
             policy.add_significant_attributes = list(&v);
         }
-        if let Some((v, _)) = value("REMOVE_SIGNIFICANT_ATTRIBUTES")? {
+        if let Some(v) = value("REMOVE_SIGNIFICANT_ATTRIBUTES")? {
             policy.remove_significant_attributes = list(&v);
         }
-        if let Some((v, line)) = value("REMOVE_SIGNIFICANT_ATTRIBUTES_REGEX")? {
+        if let Some(v) = value("REMOVE_SIGNIFICANT_ATTRIBUTES_REGEX")? {
             policy.remove_significant_attributes_regex = if v.trim().is_empty() {
                 None
             } else {
@@ -196,7 +193,7 @@ impl NegotiatorPolicy {
                     .build()
                     .map_err(|e| {
                         let what = format!("not a regular expression: {e}");
-                        config.error(line, Some("REMOVE_SIGNIFICANT_ATTRIBUTES_REGEX"), &what)
+                        config.knob_error("REMOVE_SIGNIFICANT_ATTRIBUTES_REGEX", &what)
                     })?;
                 Some(re)
             };
@@ -205,15 +202,17 @@ impl NegotiatorPolicy {
             .names()
             .into_iter()
             .filter(|(name, _)| {
+                // `NEGOTIATOR.NAME` is the negotiator's NAME.
                 let upper = name.to_ascii_uppercase();
+                let upper = upper.strip_prefix("NEGOTIATOR.").unwrap_or(&upper);
                 // A knob of HTCondor's that the emulator does not read, though its
                 // name starts as a group's quota does.
                 let not_read = upper == "GROUP_QUOTA_ROUND_ROBIN_RATE";
                 not_read
-                    || !KNOWN_KNOBS.contains(&upper.as_str())
+                    || !KNOWN_KNOBS.contains(&upper)
                         && !KNOWN_PREFIXES.iter().any(|p| upper.starts_with(p))
             })
-            .map(|(name, line)| format!("{}:{line}: {name}: {NOT_READ}", config.file()))
+            .map(|(name, place)| format!("{place}: {name}: {NOT_READ}"))
             .collect();
         Ok((policy, warnings))
     }

@@ -160,32 +160,31 @@ struct Reader<'c> {
 }
 
 impl Reader<'_> {
-    fn raw(&self, name: &str) -> Result<Option<(String, u32)>, ConfigError> {
-        let line = self.config.line(name).unwrap_or(0);
+    fn raw(&self, name: &str) -> Result<Option<String>, ConfigError> {
         Ok(self
             .config
             .get(name)?
             .filter(|v| !v.trim().is_empty())
-            .map(|v| (v.trim().to_string(), line)))
+            .map(|v| v.trim().to_string()))
     }
 
     fn bool(&self, name: &str, default: bool) -> Result<bool, ConfigError> {
         match self.raw(name)? {
             None => Ok(default),
-            Some((v, line)) => parse_bool(&v).ok_or_else(|| {
+            Some(v) => parse_bool(&v).ok_or_else(|| {
                 let what = format!("{v:?} is not a boolean (true, false, yes, no, 1, 0)");
-                self.config.error(line, Some(name), &what)
+                self.config.knob_error(name, &what)
             }),
         }
     }
 
     fn number(&self, name: &str) -> Result<Option<f64>, ConfigError> {
-        let Some((v, line)) = self.raw(name)? else {
+        let Some(v) = self.raw(name)? else {
             return Ok(None);
         };
         number_value(&v).map(Some).ok_or_else(|| {
             self.config
-                .error(line, Some(name), &format!("{v:?} is not a number"))
+                .knob_error(name, &format!("{v:?} is not a number"))
         })
     }
 
@@ -195,21 +194,20 @@ impl Reader<'_> {
         let name = format!("GROUP_PRIO_FACTOR_{group}");
         match self.number(&name)? {
             Some(f) if f.abs() > MAX_AMOUNT => {
-                let line = self.config.line(&name).unwrap_or(0);
                 let what = format!("must be from -{MAX_AMOUNT:e} to {MAX_AMOUNT:e}");
-                Err(self.config.error(line, Some(&name), &what))
+                Err(self.config.knob_error(&name, &what))
             }
             f => Ok(f.filter(|f| *f != 0.0)),
         }
     }
 
     fn expr(&self, name: &str) -> Result<Option<ExprRef>, ConfigError> {
-        let Some((v, line)) = self.raw(name)? else {
+        let Some(v) = self.raw(name)? else {
             return Ok(None);
         };
         policy_expr(&v).map(Some).map_err(|e| {
             self.config
-                .error(line, Some(name), &format!("not an expression: {e}"))
+                .knob_error(name, &format!("not an expression: {e}"))
         })
     }
 }
@@ -252,14 +250,15 @@ fn without_orphans(
             };
         }
     }
-    let line = config.line("GROUP_NAMES").unwrap_or(0);
+    let place = config
+        .place("GROUP_NAMES")
+        .map_or_else(|| format!("{}:0", config.file()), |p| p.to_string());
     let mut kept = Vec::with_capacity(groups.len());
     for (i, g) in groups.into_iter().enumerate() {
         match unlisted[i] {
             None => kept.push(g),
             Some(len) => warnings.push(format!(
-                "{}:{line}: GROUP_NAMES: group {} has no parent group {:?}; ignored",
-                config.file(),
+                "{place}: GROUP_NAMES: group {} has no parent group {:?}; ignored",
                 g.name,
                 &lower[i][..len]
             )),
@@ -278,7 +277,7 @@ impl CycleKnobs {
         let d = CycleKnobs::default();
         let mut groups: Vec<GroupKnobs> = Vec::new();
         let default_surplus = r.bool("GROUP_ACCEPT_SURPLUS", false)?;
-        if let Some((names, line)) = r.raw("GROUP_NAMES")? {
+        if let Some(names) = r.raw("GROUP_NAMES")? {
             let mut seen = ahash::AHashSet::new();
             for name in names
                 .split(|c: char| c == ',' || c.is_whitespace())
@@ -286,7 +285,7 @@ impl CycleKnobs {
             {
                 if name == "<none>" {
                     let what = "\"<none>\" is the name of the group of submitters in no group";
-                    return Err(config.error(line, Some("GROUP_NAMES"), what));
+                    return Err(config.knob_error("GROUP_NAMES", what));
                 }
                 if !seen.insert(name.to_ascii_lowercase()) {
                     continue;
@@ -295,17 +294,15 @@ impl CycleKnobs {
                     Some(q) if (0.0..=MAX_AMOUNT).contains(&q) => Some(Quota::Static(q)),
                     Some(_) => {
                         let knob = format!("GROUP_QUOTA_{name}");
-                        let line = config.line(&knob).unwrap_or(0);
                         let what = format!("a quota is from 0 to {MAX_AMOUNT:e}");
-                        return Err(config.error(line, Some(&knob), &what));
+                        return Err(config.knob_error(&knob, &what));
                     }
                     None => match r.number(&format!("GROUP_QUOTA_DYNAMIC_{name}"))? {
                         Some(q) if (0.0..=1.0).contains(&q) => Some(Quota::Dynamic(q)),
                         Some(_) => {
                             let knob = format!("GROUP_QUOTA_DYNAMIC_{name}");
-                            let line = config.line(&knob).unwrap_or(0);
                             let what = "a dynamic quota is a fraction from 0 to 1";
-                            return Err(config.error(line, Some(&knob), what));
+                            return Err(config.knob_error(&knob, what));
                         }
                         None => None,
                     },
@@ -325,11 +322,8 @@ impl CycleKnobs {
             None => d.group_max_allocation_rounds,
             Some(n) if n >= 1.0 && n.fract() == 0.0 && n <= f64::from(u32::MAX) => n as u32,
             Some(_) => {
-                let line = config
-                    .line("GROUP_QUOTA_MAX_ALLOCATION_ROUNDS")
-                    .unwrap_or(0);
                 let what = "not a whole number of rounds, at least 1";
-                return Err(config.error(line, Some("GROUP_QUOTA_MAX_ALLOCATION_ROUNDS"), what));
+                return Err(config.knob_error("GROUP_QUOTA_MAX_ALLOCATION_ROUNDS", what));
             }
         };
         let positive = |name: &str, default: f64| -> Result<f64, ConfigError> {
@@ -337,9 +331,8 @@ impl CycleKnobs {
                 None => Ok(default),
                 Some(x) if x > 0.0 && x <= MAX_AMOUNT => Ok(x),
                 Some(_) => {
-                    let line = config.line(name).unwrap_or(0);
                     let what = format!("must be above 0 and at most {MAX_AMOUNT:e}");
-                    Err(config.error(line, Some(name), &what))
+                    Err(config.knob_error(name, &what))
                 }
             }
         };
@@ -374,8 +367,8 @@ impl CycleKnobs {
                 positive("NEGOTIATOR_MAX_TIME_PER_PIESPIN", d.max_time[2])?,
             ],
             accounting_domain: match r.raw("ACCOUNTING_DOMAIN")? {
-                Some((d, _)) => Some(d),
-                None => r.raw("UID_DOMAIN")?.map(|(d, _)| d),
+                Some(d) => Some(d),
+                None => r.raw("UID_DOMAIN")?,
             },
             policy,
         };
