@@ -101,17 +101,33 @@ impl AloneErrors {
     /// for all its jobs (the class's key holds `Requirements` and every name
     /// it reads in the job).
     pub fn of_classes(c: &crate::matching::Autoclusters) -> AloneErrors {
-        let found = c
-            .representatives()
+        let sizes = c
+            .classes()
             .iter()
-            .zip(c.classes())
+            .map(|jobs| (jobs[0] as usize, jobs.len()));
+        AloneErrors::of_representatives(c.representatives(), sizes, c.jobs_len())
+    }
+
+    /// [`AloneErrors::of_classes`] of a queue made ready to match.
+    pub fn of_queue(queue: &crate::matching::MatchQueue) -> AloneErrors {
+        let sizes = queue.class_sizes().into_iter();
+        AloneErrors::of_representatives(queue.representatives(), sizes, queue.len())
+    }
+
+    /// Those of `representatives`, each standing for the jobs `sizes` gives
+    /// (its first's index and how many), of `total` jobs.
+    fn of_representatives(
+        representatives: &[Arc<ClassAd>],
+        sizes: impl Iterator<Item = (usize, usize)>,
+        total: usize,
+    ) -> AloneErrors {
+        let found = representatives
+            .iter()
+            .zip(sizes)
             .filter(|(rep, _)| requirements_error(rep, None))
-            .map(|(rep, jobs)| (jobs[0] as usize, jobs.len(), rep.clone()))
+            .map(|(rep, (first, jobs))| (first, jobs, rep.clone()))
             .collect();
-        AloneErrors {
-            total: c.jobs_len(),
-            found,
-        }
+        AloneErrors { total, found }
     }
 
     /// The count of those whose `Requirements` is error against every one

@@ -1,5 +1,6 @@
-//! `classad match`: every matching job-slot pair, or a negotiator-style
-//! assignment, from the batch matcher (autoclusters, blocks of slots, every core).
+//! `classad match`: every matching job-slot pair (the library's
+//! [`SlotSet`](crate::matching::SlotSet) matching a queue read in parts), or a
+//! negotiator-style assignment (its negotiation cycle).
 
 use super::error_count::AloneErrors;
 use super::io::{load_ads, one_standard_input, output_error};
@@ -8,16 +9,15 @@ use super::negotiate_cmd::Format;
 use super::pairs_out::PairsOut;
 use super::progress::{plain_size, Progress};
 use super::Failure;
-use crate::ad::files::{display_name, open_input, read_reader_in_parts};
+use crate::ad::files::{display_name, open_input};
 use crate::ad::{read_ads, ClassAd};
 use crate::engine::Engine;
 use crate::eval::Semantics;
 use crate::limits::MAX_THREADS;
-use crate::matching::batch::{best_first, BatchMatcher, Candidate, CompiledSlots};
+use crate::matching::batch::best_first;
 use crate::matching::config::Config;
 use crate::matching::{
-    negotiator_key, symmetric_match, AutoclusterBuilder, Autoclusters, KeptPart, NegotiatorPolicy,
-    SignificantAttributes,
+    negotiator_key, symmetric_match, Candidate, MatchQueue, NegotiatorPolicy, QueueReader, SlotSet,
 };
 use clap::Args;
 use std::io::Write;
@@ -125,36 +125,47 @@ fn run_on_threads(a: &MatchArgs, threads: usize) -> Result<ExitCode, Failure> {
     let machines = super::negotiate_cmd::load_slots(a.machines.as_deref(), &progress)?;
     let machine_file = a.machines.as_deref().unwrap_or("<built-in machines>");
     let job_file = a.jobs.as_deref().unwrap_or("<built-in jobs>");
-    // With autoclusters on the VM, the queue is read in parts and each part's ads
-    // dropped once clustered: only a job per class is kept.
-    let streamed = matches!(a.engine, super::EngineArg::Vm) && !a.no_autocluster;
-    let mut compiled = None;
     let wants_ids = a.names || a.format == Format::Json;
-    let mut ids = Vec::new();
-    let (jobs, clusters) = if streamed {
-        let sig = SignificantAttributes::compute(&machines, &policy);
-        // The slots compile while the queue is read: both on every core.
-        let (slots, clusters) = rayon::join(
+    let engine = Engine::from(a.engine);
+    // On the VM with autoclusters, the queue is read in parts and each part's
+    // ads dropped once clustered (only a job per class is kept), while the
+    // slots compile: both on every core. Otherwise every job is kept.
+    let (jobs, ids, matching) = if engine == Engine::Vm && !a.no_autocluster {
+        let reader = QueueReader::new(&machines, &policy);
+        let (set, queue) = rayon::join(
             || {
                 let _phase = progress.phase("compiling the slots");
-                CompiledSlots::new(&machines, &policy)
+                SlotSet::new(machines.clone(), policy.clone())
             },
-            || cluster_jobs(a.jobs.as_deref(), sig, wants_ids, &progress),
+            || read_queue(&reader, a.jobs.as_deref(), wants_ids, &progress),
         );
-        compiled = Some(slots);
-        let (clusters, read_ids) = clusters?;
-        ids = read_ids;
-        (Vec::new(), Some(clusters))
+        let (queue, ids) = queue?;
+        (Vec::new(), ids, Some((set, queue, 0.0)))
     } else {
-        let _phase = progress.phase("reading the jobs");
-        let jobs = match &a.jobs {
-            Some(j) => load_ads(j)?,
-            None => read_ads(DEFAULT_JOBS, "<built-in jobs>").map_err(|e| e.to_string())?,
+        let jobs = {
+            let _phase = progress.phase("reading the jobs");
+            match &a.jobs {
+                Some(j) => load_ads(j)?,
+                None => read_ads(DEFAULT_JOBS, "<built-in jobs>").map_err(|e| e.to_string())?,
+            }
         };
-        if wants_ids {
-            ids = jobs.iter().map(job_id_of).collect();
-        }
-        (jobs.into_iter().map(Arc::new).collect::<Vec<_>>(), None)
+        let ids = if wants_ids {
+            jobs.iter().map(job_id_of).collect()
+        } else {
+            Vec::new()
+        };
+        let jobs: Vec<Arc<ClassAd>> = jobs.into_iter().map(Arc::new).collect();
+        let matching = (engine == Engine::Vm).then(|| {
+            let _phase = progress.phase("compiling the slots");
+            let t = Instant::now();
+            let set = SlotSet::new(machines.clone(), policy.clone());
+            (
+                set,
+                MatchQueue::each_job(jobs.clone()),
+                t.elapsed().as_secs_f64(),
+            )
+        });
+        (jobs, ids, matching)
     };
     let names = if wants_ids {
         slot_names(&machines)
@@ -162,7 +173,7 @@ fn run_on_threads(a: &MatchArgs, threads: usize) -> Result<ExitCode, Failure> {
         Vec::new()
     };
     let mut pairs_out = PairsOut::new(a.format, a.names, &ids, &names, machines.len());
-    let job_count = clusters.as_ref().map_or(jobs.len(), |c| c.jobs_len());
+    let job_count = matching.as_ref().map_or(jobs.len(), |(_, q, _)| q.len());
     let mut summary = Summary {
         jobs: job_count,
         slots: machines.len(),
@@ -172,8 +183,8 @@ fn run_on_threads(a: &MatchArgs, threads: usize) -> Result<ExitCode, Failure> {
     };
     // Error against every ad of the other side, a Requirements matches
     // nothing: say so rather than print no pairs in silence.
-    let (job_alone, job_targets) = match &clusters {
-        Some(c) => (AloneErrors::of_classes(c), c.representatives()),
+    let (job_alone, job_targets) = match &matching {
+        Some((_, q, _)) => (AloneErrors::of_queue(q), q.representatives()),
         None => (AloneErrors::of_ads(&jobs), &jobs[..]),
     };
     job_alone
@@ -184,32 +195,23 @@ fn run_on_threads(a: &MatchArgs, threads: usize) -> Result<ExitCode, Failure> {
         .warn_matches_nothing("slots", "job", machine_file)?;
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::with_capacity(1 << 16, stdout.lock());
-    match Engine::from(a.engine) {
-        Engine::Vm => {
+    match matching {
+        Some((set, queue, compile)) => {
             let _phase = progress.phase("matching");
+            summary.compile = compile;
             let t = Instant::now();
-            let mut matcher = match (clusters, compiled) {
-                (Some(c), Some(slots)) => BatchMatcher::with_compiled(c, slots),
-                (Some(c), None) => BatchMatcher::with_autoclusters(c, &machines, &policy),
-                (None, _) => BatchMatcher::new(&jobs, &machines, &policy, false),
-            };
-            summary.compile = t.elapsed().as_secs_f64();
-            summary.autoclusters = matcher.autoclusters().map(|c| c.len());
-            summary.classes = matcher.class_count();
-            let t = Instant::now();
-            if a.format == Format::Json {
-                matcher
-                    .for_each_candidates(|j, cands| pairs_out.job(&mut out, j, cands))
-                    .map_err(output_error)?;
+            let done = if a.format == Format::Json {
+                set.candidates_by_job(queue, |j, cands| pairs_out.job(&mut out, j, cands))
             } else {
-                matcher
-                    .for_each_pair(|j, m| pairs_out.pair(&mut out, j, m))
-                    .map_err(output_error)?;
-            }
+                set.pairs(queue, |j, m| pairs_out.pair(&mut out, j, m))
+            };
+            let done = done.map_err(output_error)?;
             summary.matched = t.elapsed().as_secs_f64();
-            summary.pairs = matcher.stats().pairs;
+            summary.autoclusters = done.autoclusters;
+            summary.classes = done.classes;
+            summary.pairs = done.evaluations;
         }
-        Engine::Reference => {
+        None => {
             let _phase = progress.phase("matching");
             let t = Instant::now();
             let pairs = reference_pairs(&jobs, &machines);
@@ -334,13 +336,12 @@ fn run_cycle(a: &MatchArgs, threads: usize) -> Result<ExitCode, Failure> {
 
 /// Reads the queue in parts, on every core, clustering each part as it comes and
 /// keeping only a job per class; with `ids`, every job's `ClusterId.ProcId` too.
-fn cluster_jobs(
+fn read_queue(
+    reader: &QueueReader,
     path: Option<&str>,
-    sig: SignificantAttributes,
     ids: bool,
     progress: &Progress,
-) -> Result<(Autoclusters, Vec<String>), String> {
-    let mut builder = AutoclusterBuilder::new(sig.clone());
+) -> Result<(MatchQueue, Vec<String>), String> {
     let ids_of = |ads: &[ClassAd]| -> Vec<String> {
         if ids {
             ads.iter().map(job_id_of).collect()
@@ -350,28 +351,15 @@ fn cluster_jobs(
     };
     let Some(path) = path else {
         let jobs = read_ads(DEFAULT_JOBS, "<built-in jobs>").map_err(|e| e.to_string())?;
-        builder.add(sig.classify(&jobs), &jobs);
-        return Ok((builder.finish(), ids_of(&jobs)));
+        return Ok((reader.cluster(&jobs), ids_of(&jobs)));
     };
     let mut all_ids = Vec::new();
-    // Each part's ads are dropped on the thread that read them (but for the
-    // few a new class keeps), not on the one that adds the parts.
-    let classify = |ads: Vec<ClassAd>| {
-        let part_ids = ids_of(&ads);
-        (sig.classify(&ads).keeping_firsts(ads), part_ids)
-    };
     let phase = progress.reading("reading and clustering the jobs", plain_size(path));
     let input = phase.count(open_input(path, 1 << 20)?);
-    read_reader_in_parts(
-        input,
-        display_name(path),
-        classify,
-        |(part, part_ids): (KeptPart<ClassAd>, Vec<String>)| {
-            all_ids.extend(part_ids);
-            builder.add_kept(part)
-        },
-    )?;
-    Ok((builder.finish(), all_ids))
+    let queue = reader.read(input, display_name(path), ids_of, |part_ids| {
+        all_ids.extend(part_ids)
+    })?;
+    Ok((queue, all_ids))
 }
 
 /// What the one-line summary on standard error says.

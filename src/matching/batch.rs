@@ -424,6 +424,12 @@ impl BatchMatcher {
         self.windows(true, |_, j, r| f(j, &r.candidates))
     }
 
+    /// A matcher of `jobs`, each a class of its own, against `slots`.
+    pub fn each_job(jobs: Vec<Arc<ClassAd>>, slots: CompiledSlots) -> BatchMatcher {
+        let class_of = (0..jobs.len() as u32).collect();
+        BatchMatcher::with_classes(class_of, jobs, None, slots)
+    }
+
     /// A matcher of the classes `representatives` (a job each) against `slots`,
     /// for evaluating chosen classes ([`BatchMatcher::evaluate_classes`]).
     pub fn for_classes(representatives: Vec<Arc<ClassAd>>, slots: CompiledSlots) -> BatchMatcher {

@@ -13,6 +13,7 @@ pub mod autocluster;
 pub mod batch;
 mod classify;
 pub mod config;
+mod match_queue;
 pub mod policy;
 pub mod pool;
 pub mod refs;
@@ -20,12 +21,14 @@ mod slot_kinds;
 pub mod slot_set;
 
 pub use autocluster::{AutoclusterBuilder, Autoclusters, SignificantAttributes};
+pub use batch::Candidate;
 pub(crate) use classify::exact_text;
 pub use classify::{KeptPart, PartClasses};
+pub use match_queue::{MatchQueue, QueueReader};
 pub use policy::NegotiatorPolicy;
 pub use pool::CompiledPool;
 pub(crate) use slot_kinds::SlotKinds;
-pub use slot_set::{ClassCandidates, SlotSet};
+pub use slot_set::{ClassCandidates, MatchSummary, SlotSet};
 
 /// True when `job` and `machine` match: HTCondor's `symmetricMatch`, i.e.
 /// `RIGHT.requirements && LEFT.requirements` in a match ad with the job on the left,

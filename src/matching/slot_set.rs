@@ -5,7 +5,8 @@
 //! slot; the compiled slots are lent to one call at a time (a call made while
 //! another holds them compiles its own), so the set is shared across threads.
 
-use super::batch::{BatchMatcher, CompiledSlots};
+use super::batch::{BatchMatcher, Candidate, CompiledSlots};
+use super::match_queue::{Classes, MatchQueue};
 use super::{Autoclusters, NegotiatorPolicy};
 use crate::ad::ClassAd;
 use std::sync::{Arc, Mutex};
@@ -36,6 +37,18 @@ pub struct SlotSet {
     slots: Vec<Arc<ClassAd>>,
     policy: NegotiatorPolicy,
     compiled: Mutex<Option<CompiledSlots>>,
+}
+
+/// What matching a queue took: its autoclusters (when clustered), the classes
+/// evaluated, and the (class, slot) pairs decided.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct MatchSummary {
+    /// How many autoclusters the queue was in, when it was clustered.
+    pub autoclusters: Option<usize>,
+    /// How many classes were evaluated.
+    pub classes: usize,
+    /// How many (class, slot) pairs were decided.
+    pub evaluations: u64,
 }
 
 /// Each job's match class, and per class the slots that match it.
@@ -119,6 +132,63 @@ impl SlotSet {
         })
     }
 
+    /// Calls `f(job, slot)` for every pair of `queue`'s jobs and the slots
+    /// that matches both ways, in queue order then slot order, each class
+    /// evaluated once; an error of `f` stops the matching and is returned.
+    pub fn pairs<E>(
+        &self,
+        queue: MatchQueue,
+        f: impl FnMut(usize, usize) -> Result<(), E>,
+    ) -> Result<MatchSummary, E> {
+        self.with_queue(queue, |m| m.for_each_pair(f))
+    }
+
+    /// Calls `f(job, candidates)` for every job of `queue` in queue order,
+    /// with the slots that match it both ways, best first in the negotiator's
+    /// order (PRE, the job's `Rank`, POST, then slot order) and their keys.
+    pub fn candidates_by_job<E>(
+        &self,
+        queue: MatchQueue,
+        f: impl FnMut(usize, &[Candidate]) -> Result<(), E>,
+    ) -> Result<MatchSummary, E> {
+        self.with_queue(queue, |m| m.for_each_candidates(f))
+    }
+
+    fn with_queue<E>(
+        &self,
+        queue: MatchQueue,
+        run: impl FnOnce(&mut BatchMatcher) -> Result<(), E>,
+    ) -> Result<MatchSummary, E> {
+        let compiled = self.take_compiled();
+        let autoclusters = queue.autoclusters();
+        let mut m = match queue.how {
+            Classes::Clustered(c) => BatchMatcher::with_compiled(c, compiled),
+            Classes::EachJob(jobs) => BatchMatcher::each_job(jobs, compiled),
+        };
+        let ran = run(&mut m);
+        let summary = MatchSummary {
+            autoclusters,
+            classes: m.class_count(),
+            evaluations: m.stats().pairs,
+        };
+        self.give_back(m);
+        ran.map(|()| summary)
+    }
+
+    /// The compiled slots, taken for a call (compiled afresh when another
+    /// call holds them).
+    fn take_compiled(&self) -> CompiledSlots {
+        let taken = self.compiled.lock().map(|mut c| c.take()).unwrap_or(None);
+        taken.unwrap_or_else(|| CompiledSlots::new(&self.slots, &self.policy))
+    }
+
+    /// The compiled slots of a call's matcher, given back.
+    fn give_back(&self, m: BatchMatcher) {
+        if let Ok(mut c) = self.compiled.lock() {
+            *c = Some(m.into_compiled_slots());
+        }
+    }
+
     /// Runs `f` on a matcher of `jobs` (clustered) or of `job` alone, the
     /// compiled slots taken for the call and given back after it.
     fn with_matcher<T>(
@@ -127,8 +197,7 @@ impl SlotSet {
         job: Option<&Arc<ClassAd>>,
         f: impl FnOnce(&mut BatchMatcher) -> T,
     ) -> T {
-        let taken = self.compiled.lock().map(|mut c| c.take()).unwrap_or(None);
-        let compiled = taken.unwrap_or_else(|| CompiledSlots::new(&self.slots, &self.policy));
+        let compiled = self.take_compiled();
         let mut m = match (jobs, job) {
             (Some(jobs), _) => {
                 let clusters = Autoclusters::new(jobs, &self.slots, &self.policy);
@@ -140,9 +209,7 @@ impl SlotSet {
             }
         };
         let out = f(&mut m);
-        if let Ok(mut c) = self.compiled.lock() {
-            *c = Some(m.into_compiled_slots());
-        }
+        self.give_back(m);
         out
     }
 }
