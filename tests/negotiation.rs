@@ -793,9 +793,22 @@ fn classad_bench_reports_every_phase() {
         (Some(300), Some(3000))
     );
     assert!(v["matches"].as_u64().unwrap() > 0);
+    // Counts as integers, as the negotiator ad types them (not `12.0`).
     assert_eq!(
-        v["matches"].as_f64(),
-        v["LastNegotiationCycleMatches0"].as_f64()
+        v["matches"].as_u64(),
+        v["LastNegotiationCycleMatches0"].as_u64()
+    );
+    // The pool's generation is no part of the cycle: its duration and the
+    // generation's fit in the run's total, and its first phase is the reading.
+    let secs = |k: &str| v[k].as_f64().unwrap_or_else(|| panic!("{k} in {out}"));
+    assert!(
+        secs("LastNegotiationCycleDuration0") + secs("generate_s") <= secs("total_s") + 1e-6,
+        "{out}"
+    );
+    assert!(
+        (secs("LastNegotiationCyclePhase1Duration0") - secs("parse_s") - secs("compile_s")).abs()
+            < 1e-9,
+        "{out}"
     );
     // From files: the cycle of `classad negotiate` on the same files.
     let dir = std::env::temp_dir().join(format!("classad-bench-{}", std::process::id()));

@@ -4,13 +4,15 @@
 
 use super::input_checks::{InputChecks, InputFiles, SlotChecks};
 use super::io::{read_in_parts, read_reader_in_parts};
-use super::json_real::real;
+use super::json_real::{real, scalar};
 use super::negotiate_cmd::{load_knobs, load_priorities};
 use super::progress::Progress;
 use super::Failure;
 use crate::ad::ClassAd;
+use crate::eval::display::unparse_value_old;
 use crate::generate::{Pool as GeneratedPool, PoolSpec, Syntax};
 use crate::negotiate::{CycleOutcome, CyclePhase, Pool, Priorities};
+use crate::Value;
 use clap::Args;
 use serde_json::json;
 use std::io::{BufRead, Write};
@@ -168,6 +170,10 @@ fn run_on_threads(a: &BenchArgs, threads: usize) -> Result<ExitCode, Failure> {
         }
         Source::Files { .. } => (None, None, None),
     };
+    // The cycle starts here: HTCondor's negotiator reads a pool, it does not
+    // make one, so the generation is timed on its own and counted in neither
+    // the cycle's duration nor its first phase.
+    let cycle_started = Instant::now();
     let priorities = match (&a.priorities, &generated_priorities) {
         (Some(p), _) => load_priorities(Some(p))?,
         (None, Some(text)) => Priorities::parse(&String::from_utf8_lossy(text), "<generated>")
@@ -227,6 +233,7 @@ fn run_on_threads(a: &BenchArgs, threads: usize) -> Result<ExitCode, Failure> {
     if let Some((since, _)) = phase.take() {
         t.negotiate = since.elapsed().as_secs_f64();
     }
+    let cycle = cycle_started.elapsed().as_secs_f64();
     t.matching = matching;
     drop(progress);
     // Checked after the cycle, outside its phases: what would change its
@@ -256,6 +263,7 @@ fn run_on_threads(a: &BenchArgs, threads: usize) -> Result<ExitCode, Failure> {
         classes,
         evaluations,
         phases: t,
+        cycle,
         total,
         peak_rss: peak_rss_bytes(),
         outcome,
@@ -280,6 +288,10 @@ struct Report {
     classes: usize,
     evaluations: u64,
     phases: Phases,
+    /// The cycle's seconds, from the ads' parsing to the end of negotiation
+    /// (the generation left out).
+    cycle: f64,
+    /// The whole run's seconds, generation and the input checks included.
     total: f64,
     peak_rss: u64,
     outcome: CycleOutcome,
@@ -325,23 +337,26 @@ impl Report {
             after_reading,
             self.peak_rss as f64 / 1e6,
         );
+        // As `condor_status -negotiator -l` prints the negotiator ad: the
+        // library's old-syntax printer (counts `12`, reals `%.16G` with `.0`).
         for (name, v) in self.cycle_stats() {
-            out.push_str(&format!("{name} = {v}\n"));
+            out.push_str(&format!("{name} = {}\n", unparse_value_old(&v)));
         }
         out
     }
 
-    /// The negotiator ad's statistics, with this run's phases as its durations.
-    fn cycle_stats(&self) -> Vec<(&'static str, f64)> {
+    /// The negotiator ad's statistics, with this run's phases as its durations
+    /// (the generation in none of them).
+    fn cycle_stats(&self) -> Vec<(&'static str, Value)> {
         let mut stats = self.outcome.stats.clone();
         let p = &self.phases;
         stats.phase_durations = [
-            p.generate + p.parse + p.compile,
+            p.parse + p.compile,
             p.cluster + p.matching,
             stats.phase_durations[2],
             p.negotiate - stats.phase_durations[2],
         ];
-        stats.duration = self.total;
+        stats.duration = self.cycle;
         stats.named()
     }
 
@@ -369,8 +384,72 @@ impl Report {
         });
         let map = v.as_object_mut().expect("an object");
         for (name, value) in self.cycle_stats() {
-            map.insert(name.to_string(), real(value));
+            map.insert(name.to_string(), scalar(&value));
         }
         v
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A report of a generated pool: a second generating it, a quarter of a
+    /// second of cycle, twelve matches.
+    fn report() -> Report {
+        let mut outcome = CycleOutcome::default();
+        outcome.stats.matches = 12;
+        outcome.stats.pie_spins = 3;
+        Report {
+            machines: 20,
+            jobs: 10,
+            threads: 1,
+            autoclusters: 2,
+            classes: 2,
+            evaluations: 40,
+            phases: Phases {
+                generate: 1.0,
+                parse: 0.1,
+                compile: 0.05,
+                cluster: 0.03,
+                matching: 0.02,
+                negotiate: 0.04,
+            },
+            cycle: 0.25,
+            total: 1.5,
+            peak_rss: 1_000_000,
+            outcome,
+        }
+    }
+
+    #[test]
+    fn statistics_print_as_htcondor_prints_the_negotiator_ad() {
+        let text = report().text();
+        for line in [
+            // Counts as integers, reals through the old-syntax printer:
+            // 0.1 + 0.05 is 0.15000000000000002, which `%.16G` rounds.
+            "LastNegotiationCycleMatches0 = 12\n",
+            "LastNegotiationCycleSlotShareIter0 = 3\n",
+            "LastNegotiationCycleMatchRate0 = 48.0\n",
+            "LastNegotiationCyclePhase1Duration0 = 0.15\n",
+            "LastNegotiationCyclePhase3Duration0 = 0.0\n",
+        ] {
+            assert!(text.contains(line), "{line} in {text}");
+        }
+        let json = report().json();
+        assert_eq!(json["LastNegotiationCycleMatches0"].to_string(), "12");
+        assert_eq!(json["LastNegotiationCycleMatchRate0"].to_string(), "48.0");
+    }
+
+    #[test]
+    fn the_generation_is_outside_the_cycle() {
+        let stats: Vec<(&str, Value)> = report().cycle_stats();
+        let get = |name: &str| stats.iter().find(|(n, _)| *n == name).unwrap().1.clone();
+        let real = |name: &str| match get(name) {
+            Value::Real(x) => x,
+            other => panic!("{name} = {other:?}"),
+        };
+        assert_eq!(real("LastNegotiationCycleDuration0"), 0.25);
+        assert_eq!(real("LastNegotiationCyclePhase1Duration0"), 0.1 + 0.05);
     }
 }

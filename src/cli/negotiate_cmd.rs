@@ -4,7 +4,7 @@
 
 use super::input_checks::{InputChecks, InputFiles, SlotChecks};
 use super::io::{load_ads, output_error};
-use super::json_real::real;
+use super::json_real::{real, scalar};
 use super::match_output::{job_id, slot_names};
 use super::progress::{plain_size, Progress};
 use super::Failure;
@@ -426,7 +426,7 @@ pub fn outcome_json(c: &Cycle) -> serde_json::Value {
         .collect();
     let mut stats = serde_json::Map::new();
     for (name, v) in c.outcome.stats.named() {
-        stats.insert(name.to_string(), real(v));
+        stats.insert(name.to_string(), scalar(&v));
     }
     // Not negotiator-ad names: the jobs the cycle could give no turn, and the
     // priorities lines that apply to no one.

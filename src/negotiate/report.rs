@@ -5,6 +5,7 @@
 use super::matchlist::PreemptState;
 use super::priorities::UnfoundPriority;
 use crate::matching::batch::RankKey;
+use classad_vm::Value;
 use std::sync::Arc;
 
 /// One match, as the cycle made it.
@@ -118,52 +119,59 @@ impl CycleStats {
         }
     }
 
-    /// Every statistic under its negotiator-ad name, suffix `0` included.
-    pub fn named(&self) -> Vec<(&'static str, f64)> {
+    /// Every statistic under its negotiator-ad name, suffix `0` included, typed
+    /// as HTCondor's negotiator ad types it: the counts integers, the durations
+    /// (fractional here) and the match rate reals, so that a report prints them
+    /// as `condor_status -negotiator -l` would (`12`, not `12.0`).
+    pub fn named(&self) -> Vec<(&'static str, Value)> {
+        let count = |n: u64| Value::Int(i64::try_from(n).unwrap_or(i64::MAX));
         vec![
-            ("LastNegotiationCycleDuration0", self.duration),
+            ("LastNegotiationCycleDuration0", Value::Real(self.duration)),
             (
                 "LastNegotiationCyclePhase1Duration0",
-                self.phase_durations[0],
+                Value::Real(self.phase_durations[0]),
             ),
             (
                 "LastNegotiationCyclePhase2Duration0",
-                self.phase_durations[1],
+                Value::Real(self.phase_durations[1]),
             ),
             (
                 "LastNegotiationCyclePhase3Duration0",
-                self.phase_durations[2],
+                Value::Real(self.phase_durations[2]),
             ),
             (
                 "LastNegotiationCyclePhase4Duration0",
-                self.phase_durations[3],
+                Value::Real(self.phase_durations[3]),
             ),
-            ("LastNegotiationCycleMatches0", self.matches as f64),
-            ("LastNegotiationCycleMatchRate0", self.match_rate()),
+            ("LastNegotiationCycleMatches0", count(self.matches)),
+            (
+                "LastNegotiationCycleMatchRate0",
+                Value::Real(self.match_rate()),
+            ),
             (
                 "LastNegotiationCycleCandidateSlots0",
-                self.candidate_slots as f64,
+                count(self.candidate_slots),
             ),
             (
                 "LastNegotiationCycleActiveSubmitterCount0",
-                self.active_submitters as f64,
+                count(self.active_submitters),
             ),
             (
                 "LastNegotiationCycleNumIdleJobs0",
-                self.num_idle_jobs as f64,
+                count(self.num_idle_jobs),
             ),
             (
                 "LastNegotiationCycleNumJobsConsidered0",
-                self.num_jobs_considered as f64,
+                count(self.num_jobs_considered),
             ),
-            ("LastNegotiationCycleRejections0", self.rejections as f64),
-            ("LastNegotiationCycleSlotShareIter0", self.pie_spins as f64),
-            ("LastNegotiationCyclePieSpins0", self.pie_spins as f64),
-            ("LastNegotiationCyclePies0", self.pies as f64),
-            ("LastNegotiationCycleTotalSlots0", self.total_slots as f64),
+            ("LastNegotiationCycleRejections0", count(self.rejections)),
+            ("LastNegotiationCycleSlotShareIter0", count(self.pie_spins)),
+            ("LastNegotiationCyclePieSpins0", count(self.pie_spins)),
+            ("LastNegotiationCyclePies0", count(self.pies)),
+            ("LastNegotiationCycleTotalSlots0", count(self.total_slots)),
             (
                 "LastNegotiationCycleTrimmedSlots0",
-                self.trimmed_slots as f64,
+                count(self.trimmed_slots),
             ),
         ]
     }

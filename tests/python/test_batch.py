@@ -123,10 +123,12 @@ def test_strict_semantics_on_request(ours):
         ours.setStrictSemantics(False)
 
 
+@pytest.mark.parametrize("path_type", ["Path", "str"])
 @pytest.mark.parametrize("n", [1, 2, 3])
-def test_files_given_as_paths_match_as_their_ads(ours, n, tmp_path):
-    # A pathlib.Path of slots or jobs is read by the library itself: the same
-    # pairs, candidates and cycle as the ads parsed in Python; gzip too.
+def test_files_given_as_paths_match_as_their_ads(ours, n, path_type, tmp_path):
+    # A path of slots or jobs, a pathlib.Path or a str as Python's own file
+    # calls take, is read by the library itself: the same pairs, candidates
+    # and cycle as the ads parsed in Python; gzip too.
     import gzip
     import pathlib
 
@@ -135,17 +137,23 @@ def test_files_given_as_paths_match_as_their_ads(ours, n, tmp_path):
     slots_path = tmp_path / "slots.ads.gz"
     with open(pathlib.Path(POOLS) / f"pool{n}.machines.ads", "rb") as f:
         slots_path.write_bytes(gzip.compress(f.read()))
+    if path_type == "str":
+        jobs_path, slots_path = str(jobs_path), str(slots_path)
     by_ads, by_path = ours.Pool(slots), ours.Pool(slots_path)
     assert len(by_path) == len(slots)
     assert by_path.allPairs(jobs_path) == by_ads.allPairs(jobs)
     assert by_path.candidates(jobs_path) == by_ads.candidates(jobs)
     assert ours.negotiate(jobs_path, slots_path) == ours.negotiate(jobs, slots)
+    by_files = ours.PreparedCycle(jobs_path, slots_path)
+    assert by_files.negotiate() == ours.PreparedCycle(jobs, slots).negotiate()
 
 
 def test_a_path_that_does_not_read_is_an_error_naming_it(ours, tmp_path):
     missing = tmp_path / "none.ads"
     with pytest.raises(OSError, match="none.ads"):
         ours.Pool(missing)
+    with pytest.raises(OSError, match="none.ads"):
+        ours.negotiate(str(missing), [])
     bad = tmp_path / "bad.ads"
     bad.write_text("[ a = ]\n")
     with pytest.raises(OSError, match="bad.ads"):

@@ -49,3 +49,50 @@ def test_parse_ads_reads_many_ads_of_one_string(ours):
     ads = list(ours.parseAds(text))
     assert len(ads) == 20000
     assert ads[-1]["Name"] == "slot19999"
+
+
+# Where a text fails to parse: classad2's sentence, then the line and column in
+# the text as given (ads read before it counted) and why, also as the
+# exception's `line` and `column`.
+WHERE = [
+    ("ClassAd", lambda c: c.ClassAd("[\n  a = 1;\n  b = ]"), "ClassAdException", 3, 7),
+    ("ClassAd, no ad", lambda c: c.ClassAd("  \n "), "ClassAdException", 2, 2),
+    ("ExprTree", lambda c: c.ExprTree("1 + * 2"), "ClassAdException", 1, 5),
+    ("parseAds, new", lambda c: list(c.parseAds("[ a = 1 ]\n[ b = 2 ]\n[ c = ]\n")), "ValueError", 3, 7),
+    ("parseAds, old", lambda c: list(c.parseAds("A = 1\n\nB = 2\nC = (\n")), "ValueError", 4, 6),
+    ("parseNext, after an ad", lambda c: c.parseNext("\n\n[ a = ; ]"), "ValueError", 3, 7),
+    ("parseAds, JSON", lambda c: list(c.parseAds('[\n{"a": 1},\n{"b": }\n]', c.ParserType.JSON)),
+     "ValueError", 3, 7),
+]
+
+
+@pytest.mark.parametrize("body,kind,line,column", [w[1:] for w in WHERE],
+                         ids=[w[0] for w in WHERE])
+def test_a_parse_error_says_where(ours, body, kind, line, column):
+    with pytest.raises(Exception) as caught:
+        body(ours)
+    e = caught.value
+    assert type(e).__name__ == kind
+    assert (e.line, e.column) == (line, column), str(e)
+    assert str(e).startswith("Unable to parse "), str(e)
+    assert f" At line {line}, column {column}: " in str(e)
+
+
+def test_all_is_the_api_and_nothing_else(ours):
+    namespace = {}
+    exec("from classad_rs import *", namespace)
+    imported = set(namespace) - {"__builtins__"}
+    assert imported == set(ours.__all__)
+    assert len(ours.__all__) == len(set(ours.__all__))
+    # Every public name of the module is in it (its submodules aside), so that
+    # nothing the module imports for itself passes for its API.
+    import types
+
+    public = {n for n, v in vars(ours).items()
+              if not n.startswith("_") and not isinstance(v, types.ModuleType)}
+    assert public == set(ours.__all__)
+    # classad2's names are all there.
+    for name in ["ClassAd", "ClassAdException", "ExprTree", "Parser", "ParserType", "Value",
+                 "lastError", "parseAds", "parseNext", "parseOne", "quote", "unquote",
+                 "version"]:
+        assert name in ours.__all__

@@ -195,3 +195,25 @@ def test_generated_pool_counts_are_bounded_at_once():
         classad_rs.generate_pool(2**64 - 1, 1)
     with pytest.raises(ValueError, match="jobs"):
         classad_rs.generate_pool(1, 10**12)
+
+
+def test_the_documented_dask_script_runs_as_a_script(tmp_path):
+    # docs/python.md's Dask example, run as the script it says it is: Dask's
+    # LocalCluster starts worker processes that import the script again, which
+    # only the `__main__` guard makes safe.
+    import re
+    import subprocess
+    import sys
+
+    pytest.importorskip("distributed")
+    doc = os.path.join(os.path.dirname(__file__), "..", "..", "docs", "python.md")
+    with open(doc, encoding="utf-8") as f:
+        blocks = re.findall(r"```python\n(.*?)```", f.read(), re.S)
+    scripts = [b for b in blocks if "LocalCluster" in b]
+    assert len(scripts) == 1, scripts
+    assert 'if __name__ == "__main__":' in scripts[0]
+    (tmp_path / "dask_example.py").write_text(scripts[0])
+    done = subprocess.run([sys.executable, "dask_example.py"], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=600)
+    assert done.returncode == 0, done.stderr
+    assert re.fullmatch(r"[1-9]\d* matches\n", done.stdout), done.stdout

@@ -13,7 +13,7 @@
 //! (`RuntimeError: Already borrowed`, or a panic) where classad2 works.
 
 use crate::convert::{py_to_expr, stored_to_py, value_to_py};
-use crate::errors::{classad_error, eval_failed, key_not_str, parse_failed};
+use crate::errors::{classad_error, eval_failed, key_not_str, parse_failed_at, Failure};
 use crate::expr::{evaluate, PyExprTree};
 use crate::semantics;
 use classad::ad::json::unparse_ad_json;
@@ -144,11 +144,14 @@ impl PyClassAd {
         }
         if let Ok(s) = input.cast::<PyString>() {
             let text = s.to_cow()?;
-            let ad = Parser::new(&text)
-                .next_classad()
-                .ok()
-                .flatten()
-                .ok_or_else(parse_failed)?;
+            let ad = match Parser::new(&text).next_classad() {
+                Ok(Some(ad)) => ad,
+                Ok(None) => {
+                    let end = Failure::at(&text, text.len(), "the text holds no ad ([ ... ])");
+                    return Err(parse_failed_at(end));
+                }
+                Err(e) => return Err(parse_failed_at(Failure::at(&text, e.offset, e.message))),
+            };
             return Ok(PyClassAd::new(ad));
         }
         Err(PyTypeError::new_err("input must be None, str, or dict"))

@@ -36,9 +36,14 @@ pub(crate) fn ads_of(seq: &Bound<'_, PyAny>, what: &str) -> PyResult<Vec<Arc<Cla
     Ok(out)
 }
 
-/// The file path `obj` names, when it is an `os.PathLike` (a `pathlib.Path`;
-/// not a `str`, which the shard calls take for the text of ads).
+/// The file path `obj` names, when it is a `str` or an `os.PathLike` (a
+/// `pathlib.Path`), as Python's own file calls take either. A `str` is never a
+/// sequence of ads, so it can mean nothing else here; the shard calls, which
+/// take a `str` for the text of ads, look at it before they come here.
 fn path_of(obj: &Bound<'_, PyAny>) -> PyResult<Option<String>> {
+    if let Ok(s) = obj.cast::<pyo3::types::PyString>() {
+        return Ok(Some(s.to_cow()?.into_owned()));
+    }
     if obj.hasattr("__fspath__")? {
         let p = obj.call_method0("__fspath__")?;
         return Ok(Some(p.extract::<String>()?));

@@ -3,7 +3,7 @@
 
 use crate::ad::PyClassAd;
 use crate::convert::value_to_py;
-use crate::errors::{eval_failed, parse_failed};
+use crate::errors::{eval_failed, parse_failed, parse_failed_at, Failure};
 use crate::semantics;
 use classad::ad::ClassAd;
 use classad::eval::flatten::value_expr;
@@ -50,12 +50,21 @@ pub fn parse_as_classad2(text: &str) -> PyResult<ExprRef> {
             return Ok(ExprRef::root_of(Arc::new(e)));
         }
     }
-    let src = format!("[expression = {text}]");
-    let ad = Parser::new(&src)
-        .next_classad()
-        .ok()
-        .flatten()
-        .ok_or_else(parse_failed)?;
+    const BEFORE: &str = "[expression = ";
+    let src = format!("{BEFORE}{text}]");
+    let ad = match Parser::new(&src).next_classad() {
+        Ok(Some(ad)) => ad,
+        Ok(None) => return Err(parse_failed()),
+        Err(e) => {
+            // Told in `text`: on its first line, the columns of the prefix off
+            // (an error at the closing bracket is one past the text's end).
+            let mut f = Failure::at(&src, e.offset, e.message);
+            if f.line == 1 {
+                f.column = f.column.saturating_sub(BEFORE.len() as u32).max(1);
+            }
+            return Err(parse_failed_at(f));
+        }
+    };
     ad.get("expression")
         .map(|e| e.to_expr_ref())
         .ok_or_else(parse_failed)

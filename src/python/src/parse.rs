@@ -2,7 +2,7 @@
 //! `parseNext`), `quote`, `unquote`, `version` and `lastError`.
 
 use crate::ad::PyClassAd;
-use crate::errors::stream_failed;
+use crate::errors::{stream_failed, stream_failed_at, Failure};
 use classad::ad::read::{detect, read_ads_as, Format};
 use classad::syntax::ast::Node;
 use classad::syntax::{parse_expr, quote_string_new, Parser};
@@ -26,17 +26,17 @@ fn is_old(text: &str) -> bool {
 }
 
 /// The next old-syntax ad of `text`: the lines up to the next blank line after
-/// the first that is not blank, and where the text after it starts.
-fn next_old(text: &str) -> PyResult<(Option<classad::ad::ClassAd>, usize)> {
+/// the first that is not blank, and where the text after it starts; or where
+/// in `text` it fails.
+fn next_old(text: &str) -> Result<(Option<classad::ad::ClassAd>, usize), Failure> {
     let mut start = None;
     let mut at = 0;
     for line in text.split_inclusive('\n') {
         let blank = line.trim().is_empty();
         match (start, blank) {
             (None, false) => start = Some(at),
-            (Some(_), true) => {
-                let chunk = &text[start.unwrap_or(0)..at];
-                return one_old(chunk).map(|ad| (ad, at + line.len()));
+            (Some(s), true) => {
+                return one_old(text, s, at).map(|ad| (ad, at + line.len()));
             }
             _ => {}
         }
@@ -44,12 +44,14 @@ fn next_old(text: &str) -> PyResult<(Option<classad::ad::ClassAd>, usize)> {
     }
     match start {
         None => Ok((None, text.len())),
-        Some(s) => one_old(&text[s..]).map(|ad| (ad, text.len())),
+        Some(s) => one_old(text, s, text.len()).map(|ad| (ad, text.len())),
     }
 }
 
-fn one_old(chunk: &str) -> PyResult<Option<classad::ad::ClassAd>> {
-    let mut ads = read_ads_as(chunk, "<string>", Format::Old).map_err(|_| stream_failed())?;
+/// The ad of the lines `text[start..end]`, or where in `text` it fails.
+fn one_old(text: &str, start: usize, end: usize) -> Result<Option<classad::ad::ClassAd>, Failure> {
+    let mut ads = read_ads_as(&text[start..end], "<string>", Format::Old)
+        .map_err(|e| Failure::within(text, start, e.line, e.column, e.message))?;
     Ok(if ads.is_empty() {
         None
     } else {
@@ -118,11 +120,16 @@ fn next_at(
         OLD => true,
         _ => false,
     };
+    // Where it fails is told in the whole text, as the caller gave it.
+    let in_text =
+        |f: Failure| stream_failed_at(Failure::within(text, offset, f.line, f.column, f.reason));
     let (ad, used) = if old {
-        next_old(rest)?
+        next_old(rest).map_err(in_text)?
     } else {
         let mut p = Parser::new(rest);
-        let ad = p.next_classad().map_err(|_| stream_failed())?;
+        let ad = p
+            .next_classad()
+            .map_err(|e| stream_failed_at(Failure::at(text, offset + e.offset, e.message)))?;
         (ad, p.offset())
     };
     Ok((ad, offset + used))
@@ -141,7 +148,13 @@ pub fn parse_all(py: Python<'_>, text: &str, parser: i64) -> PyResult<Vec<Py<PyC
     let ads = if text.trim().is_empty() {
         Vec::new()
     } else {
-        read_ads_as(text, "<string>", format).map_err(|_| stream_failed())?
+        read_ads_as(text, "<string>", format).map_err(|e| {
+            stream_failed_at(Failure {
+                line: e.line,
+                column: e.column,
+                reason: e.message,
+            })
+        })?
     };
     ads.into_iter()
         .map(|ad| Py::new(py, PyClassAd::new(ad)))

@@ -7,9 +7,14 @@ modules ``classad_rs.shard`` and ``classad_rs.dask`` run the negotiation cycle
 with its matching spread over other machines (Dask, Ray, any engine).
 """
 
-import io
-from collections.abc import MutableMapping
-from typing import IO, Iterator, Union
+# What the module uses for itself is imported under private names, so that
+# its namespace holds its API alone (``__all__``, checked by
+# tests/python/test_reading.py).
+import io as _io
+from collections.abc import MutableMapping as _MutableMapping
+from typing import IO as _IO
+from typing import Iterator as _Iterator
+from typing import Union as _Union
 
 from ._native import (
     ClassAd,
@@ -37,7 +42,7 @@ from ._support import ParserType, Value, _convert_local_datetime_to_utc_ts
 # For compatibility with classad2 (and version 1 of the bindings).
 Parser = ParserType
 
-MutableMapping.register(ClassAd)
+_MutableMapping.register(ClassAd)
 
 __all__ = [
     "ClassAd",
@@ -102,13 +107,13 @@ def _parse_ads_generator(input, parser):
         yield ad
 
 
-def parseAds(input: Union[str, IO], parser: ParserType = ParserType.Auto) -> Iterator[ClassAd]:
+def parseAds(input: _Union[str, _IO], parser: ParserType = ParserType.Auto) -> _Iterator[ClassAd]:
     """A generator of the ads of ``input`` (a string or a file), in the syntax
     ``parser`` names (``Auto``: old or new, as the text starts)."""
     return _parse_ads_generator(input, parser)
 
 
-def parseOne(input: Union[str, IO], parser: ParserType = ParserType.Auto) -> ClassAd:
+def parseOne(input: _Union[str, _IO], parser: ParserType = ParserType.Auto) -> ClassAd:
     """Every ad of ``input`` merged into one."""
     if not isinstance(input, str):
         start = input.tell()
@@ -122,7 +127,7 @@ def parseOne(input: Union[str, IO], parser: ParserType = ParserType.Auto) -> Cla
     return result
 
 
-def parseNext(input: Union[str, IO], parser: ParserType = ParserType.Auto) -> ClassAd:
+def parseNext(input: _Union[str, _IO], parser: ParserType = ParserType.Auto) -> ClassAd:
     """The first ad of ``input`` (``None`` when there is none); a file is left
     just past it."""
     if isinstance(input, str):
@@ -131,7 +136,7 @@ def parseNext(input: Union[str, IO], parser: ParserType = ParserType.Auto) -> Cl
         return None
     try:
         start = input.tell()
-    except (io.UnsupportedOperation, OSError) as e:
+    except (_io.UnsupportedOperation, OSError) as e:
         raise ClassAdException(
             "Can not look ahead in stream; you must explicitly specify a parser."
         ) from e

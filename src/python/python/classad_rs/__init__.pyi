@@ -77,25 +77,25 @@ class Pool:
     """Slots compiled once for batch matching (every core, GIL released).
 
     The slots and jobs of ``Pool``, ``allPairs``, ``candidates`` and
-    ``negotiate`` are ``ClassAd`` objects, or an ``os.PathLike`` (a
+    ``negotiate`` are ``ClassAd`` objects, or a ``str`` or ``os.PathLike`` (a
     ``pathlib.Path``) naming a file of ads in any syntax, gzip or not, which
     the library reads on every core with no Python object per ad."""
 
     def __init__(
-        self, slots: Union[Iterable[ClassAd], os.PathLike], config: Optional[str] = None
+        self, slots: Union[Iterable[ClassAd], str, os.PathLike], config: Optional[str] = None
     ) -> None: ...
     def __len__(self) -> int: ...
-    def allPairs(self, jobs: Union[Iterable[ClassAd], os.PathLike], numpy: bool = False) -> Any:
+    def allPairs(self, jobs: Union[Iterable[ClassAd], str, os.PathLike], numpy: bool = False) -> Any:
         """(job index, slot index) pairs that match both ways; an (n, 2) int64
         array with ``numpy=True``."""
     def candidates(
-        self, jobs: Union[Iterable[ClassAd], os.PathLike]
+        self, jobs: Union[Iterable[ClassAd], str, os.PathLike]
     ) -> tuple[list[int], list[list[int]]]:
         """Each job's match class, and per class its slots best first."""
 
 def negotiate(
-    jobs: Union[Iterable[ClassAd], os.PathLike],
-    slots: Union[Iterable[ClassAd], os.PathLike],
+    jobs: Union[Iterable[ClassAd], str, os.PathLike],
+    slots: Union[Iterable[ClassAd], str, os.PathLike],
     config: Optional[str] = None,
     priorities: Optional[str] = None,
     numpy: bool = False,
@@ -108,8 +108,8 @@ class PreparedCycle:
 
     def __init__(
         self,
-        jobs: Iterable[ClassAd],
-        slots: Iterable[ClassAd],
+        jobs: Union[Iterable[ClassAd], str, os.PathLike],
+        slots: Union[Iterable[ClassAd], str, os.PathLike],
         config: Optional[str] = None,
         priorities: Optional[str] = None,
     ) -> None: ...
