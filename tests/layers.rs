@@ -93,9 +93,10 @@ fn code_lines_skip_comments_and_unit_tests() {
 /// not listed yet.)
 #[test]
 fn front_ends_go_through_the_pipelines() {
-    const FRONT_ENDS: [&str; 7] = [
+    const FRONT_ENDS: [&str; 8] = [
         "cli/negotiate_cmd.rs",
         "cli/match_cmd.rs",
+        "cli/analyze_cmd.rs",
         "cli/bench_cmd.rs",
         "cli/input_checks.rs",
         "python/src/shard.rs",

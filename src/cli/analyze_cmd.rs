@@ -8,13 +8,12 @@
 use super::io::{load_ads, output_error, read_in_parts};
 use super::match_output::job_id_parts;
 use super::Failure;
+use crate::ad::files::{display_name, open_input};
 use crate::ad::ClassAd;
 use crate::eval::{eval_attr, Semantics};
 use crate::matching::analysis::{analyze_jobs, analyze_slots, JobSet};
 use crate::matching::config::Config;
-use crate::matching::{
-    AutoclusterBuilder, Autoclusters, NegotiatorPolicy, PartClasses, SignificantAttributes,
-};
+use crate::matching::{Autoclusters, NegotiatorPolicy, QueueReader};
 use clap::Args;
 use classad_vm::Value;
 use std::io::Write;
@@ -113,9 +112,7 @@ fn run_on_threads(a: &AnalyzeArgs) -> Result<ExitCode, Failure> {
         .collect::<Result<_, _>>()?;
     // The whole queue is clustered unless only named jobs are wanted; named
     // jobs analyzed in reverse are clustered among themselves, after.
-    let whole = wanted
-        .is_empty()
-        .then(|| SignificantAttributes::compute(&slots, &policy));
+    let whole = wanted.is_empty().then(|| QueueReader::new(&slots, &policy));
     let queue = read_queue(&a.jobs, &wanted, whole)?;
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::with_capacity(1 << 16, stdout.lock());
@@ -255,28 +252,34 @@ struct Queue {
     clusters: Option<Autoclusters>,
 }
 
-/// Reads the queue at `path` in parts on every core, as `classad match` does,
-/// keeping only the jobs `wanted` names and, with `significant`, each part's
-/// match classes (one job each): a large queue is never held whole.
-fn read_queue(
-    path: &str,
-    wanted: &[Wanted],
-    significant: Option<SignificantAttributes>,
-) -> Result<Queue, String> {
-    let mut builder = significant.clone().map(AutoclusterBuilder::new);
+/// Reads the queue at `path` in parts on every core, as `classad match` does:
+/// with `whole`, clustered as it comes (a job per match class kept), else
+/// keeping only the jobs `wanted` names. A large queue is never held whole.
+fn read_queue(path: &str, wanted: &[Wanted], whole: Option<QueueReader>) -> Result<Queue, String> {
+    if let Some(reader) = whole {
+        let input = open_input(path, 1 << 20)?;
+        let queue = reader.read(input, display_name(path), |_| (), |()| ())?;
+        if queue.is_empty() {
+            return Err(format!("{path}: no job ads in the file"));
+        }
+        return Ok(Queue {
+            picked: Vec::new(),
+            picked_at: Vec::new(),
+            clusters: queue.into_clusters(),
+        });
+    }
     let by_id = wanted.iter().any(|w| matches!(w, Wanted::Id(..)));
     let mut found: Vec<Option<(usize, Arc<ClassAd>)>> = vec![None; wanted.len()];
     let mut offset = 0usize;
     let map = |ads: Vec<ClassAd>| {
-        let classes: Option<PartClasses> = significant.as_ref().map(|s| s.classify(&ads));
         let ids: Vec<(i64, i64)> = if by_id {
             ads.iter().map(job_id_parts).collect()
         } else {
             Vec::new()
         };
-        (classes, ids, ads)
+        (ids, ads)
     };
-    let sink = |(classes, ids, ads): (Option<PartClasses>, Vec<(i64, i64)>, Vec<ClassAd>)| {
+    let sink = |(ids, ads): (Vec<(i64, i64)>, Vec<ClassAd>)| {
         for (w, slot) in wanted.iter().zip(found.iter_mut()) {
             if slot.is_some() {
                 continue;
@@ -290,9 +293,6 @@ fn read_queue(
             if let Some(k) = at {
                 *slot = Some((offset + k, Arc::new(ads[k].clone())));
             }
-        }
-        if let (Some(b), Some(classes)) = (builder.as_mut(), classes) {
-            b.add(classes, &ads);
         }
         offset += ads.len();
     };
@@ -320,7 +320,7 @@ fn read_queue(
     Ok(Queue {
         picked,
         picked_at,
-        clusters: builder.map(AutoclusterBuilder::finish),
+        clusters: None,
     })
 }
 

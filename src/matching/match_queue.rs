@@ -74,6 +74,23 @@ impl MatchQueue {
         }
     }
 
+    /// HTCondor's autoclusters of the jobs, when they were clustered (for
+    /// analysis: `condor_q -better-analyze` takes a job per autocluster).
+    pub fn clusters(&self) -> Option<&Autoclusters> {
+        match &self.how {
+            Classes::Clustered(c) => Some(c),
+            Classes::EachJob(_) => None,
+        }
+    }
+
+    /// [`MatchQueue::clusters`], given back.
+    pub fn into_clusters(self) -> Option<Autoclusters> {
+        match self.how {
+            Classes::Clustered(c) => Some(c),
+            Classes::EachJob(_) => None,
+        }
+    }
+
     /// Per class, its first job's index in the queue and how many jobs it
     /// stands for.
     pub fn class_sizes(&self) -> Vec<(usize, usize)> {
