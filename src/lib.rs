@@ -61,19 +61,19 @@
 //! # Tests
 //!
 //! In the repository, beside the crate:
-//! `tests/conformance.rs` (HTCondor's answers, on both engines),
-//! `tests/differential.rs` (a seeded generator of expressions and ad pairs, VM against
+//! `tests/agreement/conformance.rs` (HTCondor's answers, on both engines),
+//! `tests/agreement/differential.rs` (a seeded generator of expressions and ad pairs, VM against
 //! reference, and compiled pools against brute force; `DIFF_SEED`, `DIFF_CASES` to
 //! explore; arguments and operands include values known at compile time, such as
 //! undefined, error, empty strings and lists and MY's constant or missing attributes,
 //! and a test checks on the compiled programs that every specialised instruction
-//! meets them), `tests/cli.rs` (the command-line contract), `tests/no_allocation.rs` (a
+//! meets them), `tests/cli.rs` (the command-line contract), `tests/engine/no_allocation.rs` (a
 //! counting allocator: matching a warm pool allocates nothing),
-//! `tests/negotiation.rs` (the cycle against a plain serial negotiator that follows
+//! `tests/pipeline/negotiation.rs` (the cycle against a plain serial negotiator that follows
 //! the negotiation rules line by line, pair by pair on the reference evaluator, on
-//! seeded pools, and a case for each rule), `tests/analysis.rs` (every count of
-//! the match analysis against brute force), `tests/shape_families.rs` (every
-//! shape family's pool matched on both engines, pair for pair), `tests/fuzz_regressions.rs` (every fuzz
+//! seeded pools, and a case for each rule), `tests/pipeline/analysis.rs` (every count of
+//! the match analysis against brute force), `tests/engine/shape_families.rs` (every
+//! shape family's pool matched on both engines, pair for pair), `tests/agreement/fuzz_regressions.rs` (every fuzz
 //! finding, replayed); `fuzz/` holds the cargo-fuzz targets (see `fuzz/README.md`),
 //! which CI runs for a minute each.
 //! `tests/htcondor_diff.py` holds the same generated cases against HTCondor's own

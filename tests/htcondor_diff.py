@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Differential test against HTCondor: our generated cases, HTCondor's answers.
 
-The seeded generator of `tests/differential.rs` (`tests/gen/`) makes standalone
+The seeded generator of `tests/agreement/differential.rs` (`tests/gen/`) makes standalone
 expressions and job/machine ad pairs; `tests/tools/diff_cases.rs` prints them as
 JSON lines with our results (reference evaluator and VM). This script evaluates
 every case with HTCondor's own library, compares, and reports disagreements
@@ -57,7 +57,7 @@ kind instead of ending the run (`--timeout` seconds per case, default 30).
 
 Documented deviations: a disagreement that is a deliberate deviation listed in
 tests/conformance/deviations.jsonl (entries of file "htcondor_diff.py", each
-with its reason and an example that tests/conformance.rs checks) is counted
+with its reason and an example that tests/agreement/conformance.rs checks) is counted
 under that deviation and does not fail the run: the rules that recognise them
 are in DEVIATIONS below. A crash of HTCondor's library is counted under "HTCondor
 crashes"; a hang is not documented and fails the run.

@@ -4,7 +4,7 @@
 //! compiled pool (`all_pairs` cold and warm, each symmetric match, each side's
 //! Requirements value, both Ranks) and on the reference evaluator
 //! (`gen::properties::shape_pool_against_reference`, which
-//! `tests/shape_families.rs` checks on larger pools).
+//! `tests/engine/shape_families.rs` checks on larger pools).
 #![no_main]
 
 #[allow(dead_code, unused_imports)]

@@ -1,6 +1,6 @@
 //! The bytecode VM against the reference evaluator on structured inputs: the fuzz
 //! input (an `Arbitrary` seed and case index) drives the project's generator of well-formed expressions and job/machine
-//! ad pairs (`tests/gen`, the same one `tests/differential.rs` runs), so every input
+//! ad pairs (`tests/gen`, the same one `tests/agreement/differential.rs` runs), so every input
 //! is a meaningful case. Values must agree exactly (compared as HTCondor prints
 //! them, so reals bit for bit), as must failures, matches and ranks. A crash report
 //! prints the case as `classad eval` commands.

@@ -1,5 +1,5 @@
 //! The properties the structured fuzz targets check, shared with the tests that
-//! replay their findings (`tests/fuzz_regressions.rs`), so the two cannot drift.
+//! replay their findings (`tests/agreement/fuzz_regressions.rs`), so the two cannot drift.
 
 use super::Sides;
 use classad::ad::ClassAd;
@@ -331,7 +331,7 @@ pub struct ShapeCheck {
 /// How many differences [`shape_pool_against_reference`] describes in full.
 const SHOWN_DIFFERENCES: usize = 5;
 
-/// `shapes_vs_reference` and `tests/shape_families.rs`: the pool of `spec` (a
+/// `shapes_vs_reference` and `tests/engine/shape_families.rs`: the pool of `spec` (a
 /// shape family's, `classad::generate::shapes`) matched on both engines, pair
 /// for pair: `CompiledPool::all_pairs` (cold and warm) against brute force on the
 /// reference evaluator, each pair's symmetric match, each side's Requirements

@@ -3,7 +3,7 @@
 //! `diff_cases SEED EXPRS PAIRS`.
 //!
 //! `SEED` is the master seed (decimal, `0x` hex, or `default` for the one
-//! `tests/differential.rs` uses). `EXPRS` and `PAIRS` select expression and ad-pair
+//! `tests/agreement/differential.rs` uses). `EXPRS` and `PAIRS` select expression and ad-pair
 //! cases by index: `N` for cases `0..N`, or `START:COUNT`, so a long run can be split.
 //!
 //! Every line is one JSON object. An expression case:
@@ -27,7 +27,7 @@
 //! that ad, matched against the other. A rank is Rust's `{:?}` of the f64 (`NaN`,
 //! `inf`, `-0.0`, ...; Python's `float()` reads it). Everything is computed by the
 //! reference evaluator and by the VM; where they differ (they should not:
-//! `tests/differential.rs`) the line also holds `"vm": ...` beside the outcome.
+//! `tests/agreement/differential.rs`) the line also holds `"vm": ...` beside the outcome.
 //!
 //! Set `TZ=UTC` as the oracle does: some builtins read the local time zone.
 

@@ -8,7 +8,7 @@
 //! share their text and trees as a real pool's do; enough pairs that builtins
 //! whose arguments seldom repeat pass the memo's trial and are called directly.
 
-mod tiers;
+use crate::tiers;
 
 use classad::ad::{read_ads, ClassAd};
 use std::sync::Arc;

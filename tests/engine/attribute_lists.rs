@@ -9,7 +9,7 @@
 //! and differ in their constants; and the literal lists decided by the bit-mask
 //! tier itself.
 
-mod tiers;
+use crate::tiers;
 
 use classad::ad::ClassAd;
 use std::sync::Arc;

@@ -3,7 +3,7 @@
 //! way the records, MY and TARGET can define the names the expression reads,
 //! against the reference evaluator, value by value, in blocks and pair by pair.
 
-mod tiers;
+use crate::tiers;
 
 use classad::ad::ClassAd;
 use classad::engine::{eval_in_with, Engine};

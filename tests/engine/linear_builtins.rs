@@ -11,8 +11,7 @@ use classad::syntax::ast::ExprRef;
 use classad::syntax::parse_expr;
 use std::sync::Arc;
 
-#[path = "support/counting_alloc.rs"]
-mod counting_alloc;
+use crate::counting_alloc;
 
 /// Bytes allocated evaluating `expr` on `engine` in an ad whose `S` holds the items
 /// `0,1,...,n-1` and `L` the same numbers as a list literal.

@@ -6,7 +6,7 @@
 //! strings in both cases, numbers, booleans, undefined, error and absent
 //! attributes; and decided by the tier itself where no TARGET string mixes in.
 
-mod tiers;
+use crate::tiers;
 
 use classad::ad::ClassAd;
 use std::sync::Arc;

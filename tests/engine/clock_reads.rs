@@ -6,7 +6,7 @@
 //! compiled: `time()` kept the second of compilation and `random()` its first
 //! draw, on every engine path the compiled pool has (pair by pair, blocks).
 
-mod tiers;
+use crate::tiers;
 
 use classad::matching::CompiledPool;
 use classad_vm::Machine;

@@ -11,8 +11,7 @@ use classad_vm::lanes::LANES;
 use classad_vm::{ColumnStore, CompiledAd, Machine, Value};
 use std::sync::Arc;
 
-#[path = "support/counting_alloc.rs"]
-mod counting_alloc;
+use crate::counting_alloc;
 
 use counting_alloc::allocations;
 

@@ -4,8 +4,8 @@
 //! with and without autoclusters, on several thread counts.
 
 #[allow(dead_code, unused_imports)]
-mod gen;
-mod support;
+use crate::gen;
+use crate::support;
 
 use classad::ad::{read_ads, ClassAd};
 use classad::matching::{Autoclusters, NegotiatorPolicy, SignificantAttributes};

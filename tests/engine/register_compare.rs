@@ -6,7 +6,7 @@
 //! against the reference evaluator pair by pair; and the integer columns decided
 //! by the tier itself.
 
-mod tiers;
+use crate::tiers;
 
 use classad::ad::ClassAd;
 use std::sync::Arc;

@@ -12,7 +12,7 @@
 //! A mismatch prints the case's seed, its expression and ad texts (ready to paste
 //! into `classad eval`) and both results.
 
-mod gen;
+use crate::gen;
 
 use classad::ad::ClassAd;
 use classad::engine::{eval_alone_with, eval_in_with, Engine};

@@ -10,7 +10,7 @@
 //! number of jobs (default 70; the slots are twice as many).
 
 #[allow(dead_code, unused_imports)]
-mod gen;
+use crate::gen;
 
 use classad::generate::shapes::{Family, ShapeSpec};
 use gen::properties::shape_pool_against_reference;

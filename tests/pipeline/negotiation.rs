@@ -3,8 +3,8 @@
 //! on many seeded pools, and hand-made cases for each rule.
 
 #[allow(dead_code, unused_imports)]
-mod gen;
-mod support;
+use crate::gen;
+use crate::support;
 
 use classad::ad::{read_ads, ClassAd};
 use classad::matching::config::Config;

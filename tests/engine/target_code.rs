@@ -4,7 +4,7 @@
 //! per ad against an empty other side, where the reading ad lacks every name
 //! they looked up there, and leave the rest to the machine pair by pair.
 
-mod tiers;
+use crate::tiers;
 
 use classad::ad::ClassAd;
 use std::sync::Arc;

@@ -4,7 +4,7 @@
 //! `B` in one slot, TARGET's `A` and MY's `B` in another: same text, same
 //! constant value, different subexpressions.
 
-mod tiers;
+use crate::tiers;
 
 use classad::ad::ClassAd;
 use std::sync::Arc;

@@ -8,7 +8,7 @@
 //! reference evaluator pair by pair; and numeric columns decided by the tier
 //! itself.
 
-mod tiers;
+use crate::tiers;
 
 use classad::ad::ClassAd;
 use std::sync::Arc;

@@ -9,8 +9,7 @@
 use classad::ad::{read_ads, ClassAd};
 use classad::matching::{NegotiatorPolicy, SignificantAttributes};
 
-#[path = "support/counting_alloc.rs"]
-mod counting_alloc;
+use crate::counting_alloc;
 
 /// Slots whose Requirements name `names` job attributes, `W0`, `W1`, ...
 fn slots_naming(names: usize) -> Vec<ClassAd> {

@@ -8,7 +8,7 @@ use classad::syntax::{
 use std::path::PathBuf;
 
 #[allow(dead_code, unused_imports)]
-mod gen;
+use crate::gen;
 
 use gen::properties::{pool_against_pairs, pool_texts, vm_against_reference, FuzzBytes};
 

@@ -106,7 +106,7 @@ fn compiled_code_is_as_recorded() {
             .position(|(g, w)| g != w)
             .map_or(got.lines().count().min(want.lines().count()), |i| i);
         panic!(
-            "compiled code differs from tests/golden/compiled_code.txt from line {}:\n  got:  {:?}\n  want: {:?}\n(after a deliberate change: CLASSAD_UPDATE_GOLDEN=1 cargo test --test compiled_code)",
+            "compiled code differs from tests/golden/compiled_code.txt from line {}:\n  got:  {:?}\n  want: {:?}\n(after a deliberate change: CLASSAD_UPDATE_GOLDEN=1 cargo test --test engine compiled_code)",
             line + 1,
             got.lines().nth(line),
             want.lines().nth(line)
