@@ -1374,6 +1374,51 @@ fn eval_all_runs_in_each_ad_of_the_file() {
     );
 }
 
+/// Issue 38, item 6: `classad negotiate --names` prints the cycle's matches as
+/// `classad match --names` does (`write_named_matches` in src/cli/match_output.rs):
+/// the job's `ClusterId.ProcId` and the slot's `Name`, `#<index>` without one, in
+/// the order made, each line the same match as the indices print.
+#[test]
+fn negotiate_names_jobs_and_slots_as_match_does() {
+    let jobs = tmp(
+        "negotiate_names.jobs",
+        "ClusterId = 7\nProcId = 0\nOwner = \"u\"\nRequirements = TARGET.Memory >= 10\n\n\
+         ClusterId = 7\nProcId = 1\nOwner = \"u\"\nRequirements = TARGET.Memory >= 100\n\n\
+         ClusterId = 8\nProcId = 0\nOwner = \"u\"\nRequirements = false\n",
+    );
+    let slots = tmp(
+        "negotiate_names.slots",
+        "Name = \"slot1@a\"\nMemory = 50\nRequirements = true\n\n\
+         Memory = 500\nRequirements = true\n",
+    );
+    let args = [
+        "negotiate",
+        "--quiet",
+        "--jobs",
+        &jobs,
+        "--machines",
+        &slots,
+    ];
+    let by_index = stdout(&classad(&args, ""));
+    let by_name = stdout(&classad(&[&args[..], &["--names"]].concat(), ""));
+    assert_eq!(by_index.lines().count(), 2, "{by_index}");
+    let to_name = |line: &str| {
+        let (j, s) = line.split_once(' ').unwrap();
+        let job = ["7.0", "7.1", "8.0"][j.parse::<usize>().unwrap()];
+        let slot = ["slot1@a", "#1"][s.parse::<usize>().unwrap()];
+        format!("{job} {slot}")
+    };
+    let expected: Vec<String> = by_index.lines().map(to_name).collect();
+    assert_eq!(by_name.lines().collect::<Vec<_>>(), expected);
+    assert!(expected.contains(&"7.1 #1".to_string()), "{by_name}");
+    // JSON is unchanged by --names: it always carries both.
+    let json = stdout(&classad(
+        &[&args[..], &["--names", "--format", "json"]].concat(),
+        "",
+    ));
+    assert!(json.contains("\"slot_name\": \"slot1@a\""), "{json}");
+}
+
 /// Issue 13: `classad match --names` names jobs by `ClusterId.ProcId` and slots
 /// by `Name` (`#<index>` without one), in the cycle and with `--all-pairs`; the
 /// summary on standard error counts matched and unmatched jobs.
