@@ -1139,9 +1139,15 @@ fn query_errors_name_the_bad_argument() {
 #[test]
 fn query_long_json_and_attributes() {
     let f = tmp("long_slots.ads", SLOTS);
-    let long = query_ok(&[&f], "");
-    assert_eq!(long, query_ok(&["-long", &f], ""));
+    let long = query_ok(&["-long", &f], "");
+    // With no output option these slots go to condor_status's table instead.
+    assert!(query_ok(&[&f], "").starts_with("Name "));
     assert_eq!(long, query_ok(&["-l", &f], ""));
+    assert_eq!(
+        long,
+        query_ok(&["-af", "Name", "-l", &f], ""),
+        "the last form wins"
+    );
     assert_eq!(long, query_ok(&["--long:long", &f], ""));
     assert_eq!(
         long,
@@ -1150,8 +1156,15 @@ fn query_long_json_and_attributes() {
          Cpus = 16\nMemory = 1024\nMyType = \"Machine\"\nName = \"slot2@bbbbbb\"\nState = \"Say \\\"hi\\\"\"\n\n"
     );
     assert_eq!(
-        query_ok(&["-attributes", "name,CPUS", &f], ""),
+        query_ok(&["-l", "-attributes", "name,CPUS", &f], ""),
         "Cpus = 4\nName = \"slot1@a\"\n\nCpus = 16\nName = \"slot2@bbbbbb\"\n\n"
+    );
+    // As in condor_status, -attributes chooses no form: the table stays, and ads
+    // of no table print whole with only those attributes.
+    assert!(query_ok(&["-attributes", "Name", &f], "").starts_with("Name "));
+    assert_eq!(
+        query_ok(&["-attributes", "A"], "A = 1\nB = 2\n"),
+        "A = 1\n\n"
     );
     let json = "[\n{\n  \"Cpus\": 4,\n  \"Name\": \"slot1@a\"\n}\n,\n{\n  \"Cpus\": 16,\n  \"Name\": \"slot2@bbbbbb\"\n}\n]\n";
     for opt in ["-json", "--json", "-js", "-long:json"] {
@@ -1171,8 +1184,8 @@ fn query_long_json_and_attributes() {
     for opt in ["-long", "-json", "-new"] {
         let text = query_ok(&[opt, &f], "");
         assert_eq!(
-            query_ok(&["-", "-attributes", "Name,Cpus"], &text),
-            query_ok(&["-attributes", "Name,Cpus", &f], ""),
+            query_ok(&["-", "-l", "-attributes", "Name,Cpus"], &text),
+            query_ok(&["-l", "-attributes", "Name,Cpus", &f], ""),
             "{opt}"
         );
     }
@@ -1237,6 +1250,311 @@ fn query_several_files_limits_and_constraints() {
     );
 }
 
+/// Slot ads as a collector holds them, for the table views.
+const POOL_SLOTS: &str = "MyType = \"Machine\"\nName = \"slot1@node1.example.org\"\nOpSys = \"LINUX\"\n\
+    Arch = \"X86_64\"\nState = \"Unclaimed\"\nActivity = \"Idle\"\nCondorLoadAvg = 0.0\nMemory = 16384\n\
+    EnteredCurrentActivity = 1700000000\nMyCurrentTime = 1700000304\n\n\
+    MyType = \"Machine\"\nName = \"slot2@node1.example.org\"\nOpSys = \"LINUX\"\nArch = \"X86_64\"\n\
+    State = \"Claimed\"\nActivity = \"Busy\"\nCondorLoadAvg = 1.0\nMemory = 4096\n\
+    EnteredCurrentActivity = 1699900000\nMyCurrentTime = 1700000304\n\n\
+    MyType = \"Machine\"\nName = \"slot1@node2.example.org\"\nOpSys = \"WINDOWS\"\nArch = \"X86_64\"\n\
+    State = \"Owner\"\nActivity = \"Idle\"\nCondorLoadAvg = 0.5\nMemory = 8192\n\
+    EnteredCurrentActivity = 1700000000\nLastHeardFrom = 1700000060\n";
+
+/// Job ads as `condor_q -long` writes them (with the schedd's `ServerTime`).
+const QUEUE_JOBS: &str = "MyType = \"Job\"\nClusterId = 41\nProcId = 0\nOwner = \"alice\"\n\
+    QDate = 1700000000\nJobStatus = 2\nJobPrio = 0\nRemoteUserCpu = 0.0\nRemoteWallClockTime = 0.0\n\
+    ServerTime = 1700003723\nShadowBday = 1700000000\nMemoryUsage = 12\nCmd = \"/bin/sleep\"\n\
+    Arguments = \"3600\"\n\n\
+    MyType = \"Job\"\nClusterId = 41\nProcId = 1\nOwner = \"alice\"\nQDate = 1700000060\n\
+    JobStatus = 1\nJobPrio = 5\nRemoteUserCpu = 0.0\nRemoteWallClockTime = 59.0\n\
+    ServerTime = 1700003723\nImageSize = 1024\nCmd = \"/usr/bin/python3\"\nArgs = \"run.py --fast\"\n\n\
+    MyType = \"Job\"\nClusterId = 42\nProcId = 0\nOwner = \"bob\"\nQDate = 1700003600\n\
+    JobStatus = 5\nJobPrio = 0\nRemoteUserCpu = 0.0\nServerTime = 1700003723\n\
+    Cmd = \"build.sh\"\nJobDescription = \"nightly build\"\n";
+
+/// Issue 38, item 6: with no output option, slot ads print in `condor_status`'s
+/// default table (`startdPFV_Normal` in HTCondor's src/condor_status.V6/prettyPrint.cpp,
+/// laid out by `AttrListPrintMask::display`, src/condor_utils/ad_printmask.cpp, as
+/// when not on a terminal: `ActvtyTime` from the ad's own `MyCurrentTime` or
+/// `LastHeardFrom` by `render_activity_time`), then its totals by `Arch/OpSys`
+/// (`StartdNormalTotal::displayHeader` and `displayInfo`, totals.cpp); `-long`
+/// prints the ads whole, as the default did before.
+#[test]
+fn query_prints_slots_in_condor_status_s_table() {
+    let f = tmp("table_slots.ads", POOL_SLOTS);
+    assert_eq!(
+        query_ok(&[&f], ""),
+        "Name                               OpSys      Arch     State     Activity LoadAv Mem     ActvtyTime\n\
+         \n\
+         slot1@node1.example.org            LINUX      X86_64   Unclaimed Idle      0.000  16384  0+00:05:04\n\
+         slot2@node1.example.org            LINUX      X86_64   Claimed   Busy      1.000   4096  1+03:51:44\n\
+         slot1@node2.example.org            WINDOWS    X86_64   Owner     Idle      0.500   8192  0+00:01:00\n\
+         \n               Total Owner Claimed Unclaimed Matched Preempting  Drain Backfill BkIdle\n\
+         \n\
+         \x20 X86_64/LINUX     2     0       1         1       0          0      0        0      0\n\
+         X86_64/WINDOWS     1     1       0         0       0          0      0        0      0\n\
+         \n\
+         \x20        Total     3     1       1         1       0          0      0        0      0\n"
+    );
+    assert!(query_ok(&["-long", &f], "").starts_with("Activity = \"Idle\"\nArch = \"X86_64\"\n"));
+    // None selected: no table at all (condor_status prints headings only over ads).
+    assert_eq!(query_ok(&[&f, "-constraint", "false"], ""), "");
+}
+
+/// Issue 38, item 6: job ads print in `condor_q`'s table (`jobDefault_PrintFormat` in
+/// HTCondor's src/condor_q.V6/queue.cpp, the `-nobatch` view, laid out wide as when
+/// not on a terminal: `print_a_result` trims the row), with the renderers of its
+/// columns (`local_render_cpu_time` and `job_time`, `local_render_job_status_char`,
+/// `local_render_memory_usage`; `render_job_description` in
+/// print_format_tables.cpp) and the totals line of `standard_summary_legacy`.
+/// Dates are UTC here.
+#[test]
+fn query_prints_jobs_in_condor_q_s_table() {
+    let f = tmp("table_jobs.ads", QUEUE_JOBS);
+    assert_eq!(
+        query_ok(&[&f], ""),
+        " ID      OWNER            SUBMITTED     RUN_TIME ST PRI SIZE CMD\n\
+         \x20 41.0   alice          11/14 22:13   0+01:02:03 R  0   12.0 sleep 3600\n\
+         \x20 41.1   alice          11/14 22:14   0+00:00:59 I  5    1.0 python3 run.py --fast\n\
+         \x20 42.0   bob            11/14 23:13   0+00:00:00 H  0        (nightly build)\n\
+         \n\
+         3 jobs; 0 completed, 0 removed, 1 idle, 1 running, 1 held, 0 suspended\n\n"
+    );
+    // A cluster id from 9999 on widens the id (`fixup_std_column_widths`).
+    let big = tmp(
+        "table_big_job.ads",
+        "MyType = \"Job\"\nClusterId = 123456\nProcId = 7\nOwner = \"carol\"\nJobStatus = 1\n\
+         JobPrio = 0\nMemoryUsage = 2048\nCmd = \"a.out\"\n",
+    );
+    let out = query_ok(&[&big], "");
+    assert_eq!(
+        out.lines().take(2).collect::<Vec<_>>(),
+        [
+            " ID        OWNER            SUBMITTED     RUN_TIME ST PRI SIZE   CMD",
+            "123456.7   carol                                   I  0   2048.0 a.out"
+        ]
+    );
+}
+
+/// Issue 38, item 6: ads that are neither slots nor jobs print whole before the
+/// tables, never dropped; `-total` prints only the totals (`condor_status -total`:
+/// `wantOnlyTotals` in src/condor_status.V6/status.cpp; `condor_q -totals`:
+/// `print_full_footer` in queue.cpp) and names on standard error the ads no
+/// totals count, with the file and the first ad.
+#[test]
+fn query_total_and_ads_of_no_table() {
+    let slots = tmp("total_slots.ads", POOL_SLOTS);
+    let jobs = tmp("total_jobs.ads", QUEUE_JOBS);
+    let schedd = tmp(
+        "total_schedd.ads",
+        "MyType = \"Scheduler\"\nName = \"schedd@submit\"\n",
+    );
+    let all = query_ok(&[&schedd, &slots, &jobs], "");
+    assert!(
+        all.starts_with("MyType = \"Scheduler\"\nName = \"schedd@submit\"\n\nName    "),
+        "{all}"
+    );
+    assert!(all.contains("\n ID      OWNER "), "{all}");
+    for total in ["-total", "-totals", "-t", "--totals"] {
+        assert_eq!(
+            query_ok(&[total, &slots, &jobs], ""),
+            "\n               Total Owner Claimed Unclaimed Matched Preempting  Drain Backfill BkIdle\n\
+             \n\
+             \x20 X86_64/LINUX     2     0       1         1       0          0      0        0      0\n\
+             X86_64/WINDOWS     1     1       0         0       0          0      0        0      0\n\
+             \n\
+             \x20        Total     3     1       1         1       0          0      0        0      0\n\
+             \n\
+             3 jobs; 0 completed, 0 removed, 1 idle, 1 running, 1 held, 0 suspended\n\n",
+            "{total}"
+        );
+    }
+    let o = classad(&["query", "-total", &slots, &schedd], "");
+    assert!(o.status.success());
+    assert!(!stdout(&o).contains("Scheduler"));
+    let err = stderr(&o);
+    assert!(
+        err.contains("1 other selected ads are in no totals (first: ")
+            && err.contains("total_schedd.ads, ad 0 counting from 0); -long prints them"),
+        "{err}"
+    );
+}
+
+/// Issue 38, item 6: `-format FMT ATTR` prints as `condor_status -format` does
+/// (`registerFormatF` and `AttrListPrintMask::render`/`display` in HTCondor's
+/// src/condor_utils/ad_printmask.cpp, the format read by `parsePrintfFormat` in
+/// printf_format.cpp after `collapse_escapes`): C's conversions of the ad's value,
+/// no separator and no newline of its own, nothing of a format whose value has the
+/// wrong type, `%s` of a non-string attribute its expression, `%T` the whole format.
+#[test]
+fn query_format_prints_as_condor_status_does() {
+    let f = tmp("format_slots.ads", POOL_SLOTS);
+    assert_eq!(
+        query_ok(
+            &[&f, "-format", "%-24s", "Name", "-format", "%6d", "Memory", "-format", " %.2f\\n", "CondorLoadAvg"],
+            ""
+        ),
+        "slot1@node1.example.org  16384 0.00\nslot2@node1.example.org   4096 1.00\nslot1@node2.example.org   8192 0.50\n"
+    );
+    // No newline unless the format writes one.
+    assert_eq!(
+        query_ok(&[&f, "-limit", "2", "-f", "%s;", "Name"], ""),
+        "slot1@node1.example.org;slot2@node1.example.org;"
+    );
+    // A value of the wrong type prints nothing of its format, but its width.
+    assert_eq!(
+        query_ok(
+            &[
+                &f,
+                "-limit",
+                "1",
+                "--format",
+                "Name=%d\\n",
+                "Name",
+                "-format",
+                "[%4d]",
+                "Missing"
+            ],
+            ""
+        ),
+        "    "
+    );
+    // %s of an attribute that is not a string: its expression; %v of it: its value.
+    let req = tmp("format_req.ads", "Cpus = 4\nRequirements = Cpus >= 2\n");
+    assert_eq!(
+        query_ok(
+            &[
+                &req,
+                "-format",
+                "%s | ",
+                "Requirements",
+                "-format",
+                "%v | ",
+                "Requirements",
+                "-format",
+                "%x\\n",
+                "Cpus * 4"
+            ],
+            ""
+        ),
+        "Cpus >= 2 | true | 10\n"
+    );
+    // %T and %Y replace the whole format; %% is a percent sign.
+    assert_eq!(
+        query_ok(
+            &[
+                &f,
+                "-limit",
+                "1",
+                "-format",
+                "ran %T\\n",
+                "MyCurrentTime - EnteredCurrentActivity",
+                "-format",
+                " %Y",
+                "EnteredCurrentActivity",
+                "-format",
+                " %d%%\\n",
+                "100"
+            ],
+            ""
+        ),
+        "  0+00:05:0411/14 22:13 100%\n"
+    );
+}
+
+/// Issue 38, item 6: `-sort EXPR` orders the ads as `condor_status -sort` does
+/// (`ClassadSortSpecs::RenderKey` in HTCondor's src/condor_status.V6/status.cpp,
+/// keys compared by `natural_cmp`): numbers by value, text naturally, undefined as
+/// that word after the numbers, ties in reading order, several keys in turn; in
+/// every output form.
+#[test]
+fn query_sort_orders_as_condor_status_does() {
+    let f = tmp(
+        "sort.ads",
+        "Name = \"slot10\"\nCpus = 2\n\nName = \"slot2\"\nCpus = 16\n\nName = \"slot1\"\n\n\
+         Name = \"slot3\"\nCpus = 2\n",
+    );
+    assert_eq!(
+        query_ok(&[&f, "-sort", "Name", "-af", "Name"], ""),
+        "slot1\nslot2\nslot3\nslot10\n"
+    );
+    assert_eq!(
+        query_ok(&[&f, "-sort", "Cpus", "-af", "Name", "Cpus"], ""),
+        "slot10 2\nslot3 2\nslot2 16\nslot1 undefined\n"
+    );
+    assert_eq!(
+        query_ok(&["-so", "Cpus", "--sort", "Name", &f, "-af", "Name"], ""),
+        "slot3\nslot10\nslot2\nslot1\n"
+    );
+    assert_eq!(
+        query_ok(&[&f, "-sort", "Name", "-limit", "2", "-new"], ""),
+        "{\n[ Cpus = 16; Name = \"slot2\" ]\n,\n[ Cpus = 2; Name = \"slot10\" ]\n}\n"
+    );
+    let slots = tmp("sort_slots.ads", POOL_SLOTS);
+    let table = query_ok(&[&slots, "-sort", "Memory"], "");
+    let names: Vec<&str> = table.lines().skip(2).take(3).map(|l| &l[..23]).collect();
+    assert_eq!(
+        names,
+        [
+            "slot2@node1.example.org",
+            "slot1@node2.example.org",
+            "slot1@node1.example.org"
+        ]
+    );
+}
+
+/// Issue 38, item 6: the new options' mistakes say what is wrong and what to do.
+#[test]
+fn query_format_and_sort_errors_say_what_to_do() {
+    let f = tmp("format_err.ads", "A = 1\n");
+    let err = |args: &[&str]| {
+        let mut all = vec!["query"];
+        all.extend_from_slice(args);
+        let o = classad(&all, "");
+        assert_eq!(o.status.code(), Some(2), "{args:?}");
+        assert_eq!(stdout(&o), "", "{args:?}");
+        stderr(&o)
+    };
+    let e = err(&[&f, "-format", "%s"]);
+    assert!(
+        e.contains("-format needs a format and an attribute after it: -format FMT ATTR"),
+        "{e}"
+    );
+    let e = err(&[&f, "-format", "%s %d", "A"]);
+    assert!(
+        e.contains("a format takes one conversion") && e.contains("use one -format per value"),
+        "{e}"
+    );
+    let e = err(&[&f, "-format", "%*d", "A"]);
+    assert!(
+        e.contains("`%*d` is not taken") && e.contains("write the width and precision as numbers"),
+        "{e}"
+    );
+    let e = err(&[&f, "-format", "%d", "A +"]);
+    assert!(
+        e.contains("`A +` is not an attribute name or a ClassAd expression"),
+        "{e}"
+    );
+    let e = err(&[&f, "-format", "%d", "A", "-af", "A"]);
+    assert!(
+        e.contains("-af and -format cannot be mixed") && e.contains("-format ' %v' ATTR"),
+        "{e}"
+    );
+    let e = err(&[&f, "-af", "A", "-format", "%d", "A"]);
+    assert!(e.contains("-af and -format cannot be mixed"), "{e}");
+    let e = err(&[&f, "-sort"]);
+    assert!(
+        e.contains("-sort needs an expression to sort by after it"),
+        "{e}"
+    );
+    let e = err(&[&f, "-sort", "A +"]);
+    assert!(
+        e.contains("-sort `A +`: not an attribute name or a ClassAd expression"),
+        "{e}"
+    );
+}
+
 /// `classad query --help` (and HTCondor's `-help`) says what the command does
 /// with nothing but files, and lists the options.
 #[test]
@@ -1246,7 +1564,7 @@ fn query_help() {
         assert!(o.status.success(), "{help}");
         let out = stdout(&o);
         assert!(
-            out.contains("With nothing but files, every ad of every file is printed whole"),
+            out.contains("With nothing but files, each ad is printed in the table of its MyType"),
             "{help}: {out}"
         );
         for opt in [
@@ -1256,6 +1574,9 @@ fn query_help() {
             "-json",
             "-attributes",
             "-af[:jlhVrTY,tng]",
+            "-format FMT ATTR",
+            "-sort EXPR",
+            "-total",
         ] {
             assert!(out.contains(opt), "{help}: {opt}");
         }
@@ -1372,6 +1693,51 @@ fn eval_all_runs_in_each_ad_of_the_file() {
         stdout(&o),
         "[ x = Memory + 1; Memory = 10 ]\n11\n[ x = Memory + 1; Memory = 20 ]\n21\n"
     );
+}
+
+/// Issue 38, item 6: `classad negotiate --names` prints the cycle's matches as
+/// `classad match --names` does (`write_named_matches` in src/cli/match_output.rs):
+/// the job's `ClusterId.ProcId` and the slot's `Name`, `#<index>` without one, in
+/// the order made, each line the same match as the indices print.
+#[test]
+fn negotiate_names_jobs_and_slots_as_match_does() {
+    let jobs = tmp(
+        "negotiate_names.jobs",
+        "ClusterId = 7\nProcId = 0\nOwner = \"u\"\nRequirements = TARGET.Memory >= 10\n\n\
+         ClusterId = 7\nProcId = 1\nOwner = \"u\"\nRequirements = TARGET.Memory >= 100\n\n\
+         ClusterId = 8\nProcId = 0\nOwner = \"u\"\nRequirements = false\n",
+    );
+    let slots = tmp(
+        "negotiate_names.slots",
+        "Name = \"slot1@a\"\nMemory = 50\nRequirements = true\n\n\
+         Memory = 500\nRequirements = true\n",
+    );
+    let args = [
+        "negotiate",
+        "--quiet",
+        "--jobs",
+        &jobs,
+        "--machines",
+        &slots,
+    ];
+    let by_index = stdout(&classad(&args, ""));
+    let by_name = stdout(&classad(&[&args[..], &["--names"]].concat(), ""));
+    assert_eq!(by_index.lines().count(), 2, "{by_index}");
+    let to_name = |line: &str| {
+        let (j, s) = line.split_once(' ').unwrap();
+        let job = ["7.0", "7.1", "8.0"][j.parse::<usize>().unwrap()];
+        let slot = ["slot1@a", "#1"][s.parse::<usize>().unwrap()];
+        format!("{job} {slot}")
+    };
+    let expected: Vec<String> = by_index.lines().map(to_name).collect();
+    assert_eq!(by_name.lines().collect::<Vec<_>>(), expected);
+    assert!(expected.contains(&"7.1 #1".to_string()), "{by_name}");
+    // JSON is unchanged by --names: it always carries both.
+    let json = stdout(&classad(
+        &[&args[..], &["--names", "--format", "json"]].concat(),
+        "",
+    ));
+    assert!(json.contains("\"slot_name\": \"slot1@a\""), "{json}");
 }
 
 /// Issue 13: `classad match --names` names jobs by `ClusterId.ProcId` and slots

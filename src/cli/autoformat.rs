@@ -126,6 +126,11 @@ impl Autoformat {
         Autoformat::default()
     }
 
+    /// Whether any `-af` was added.
+    pub fn has_columns(&self) -> bool {
+        !self.columns.is_empty()
+    }
+
     /// Whether a heading line is printed (`:h`): then every row must be rendered
     /// before the first is printed, since the headings are padded to the widest
     /// value of their column.

@@ -4,7 +4,7 @@
 
 use super::error_count::AloneErrors;
 use super::io::{load_ads, one_standard_input, output_error};
-use super::match_output::{job_id, job_id_of, slot_label, slot_names};
+use super::match_output::{job_id_of, slot_names, write_named_matches};
 use super::negotiate_cmd::Format;
 use super::pairs_out::PairsOut;
 use super::progress::{plain_size, Progress};
@@ -279,34 +279,7 @@ fn run_cycle(a: &MatchArgs, threads: usize) -> Result<ExitCode, Failure> {
                 .map_err(|e| output_error(std::io::Error::other(e)))?;
             writeln!(out).map_err(output_error)?;
         }
-        (Format::Text, true) => {
-            // The slots by their index in the file (the table holds them in
-            // its own order).
-            let mut names = vec![
-                None;
-                c.pool
-                    .slots()
-                    .file_index
-                    .iter()
-                    .map(|&i| i as usize + 1)
-                    .max()
-                    .unwrap_or(0)
-            ];
-            for (&i, name) in c
-                .pool
-                .slots()
-                .file_index
-                .iter()
-                .zip(slot_names(&c.pool.slots().ads))
-            {
-                names[i as usize] = name;
-            }
-            for m in &c.outcome.matches {
-                let id = job_id(&c.facts.jobs[m.job as usize]);
-                let slot = slot_label(&names, m.slot as usize);
-                writeln!(out, "{id} {slot}").map_err(output_error)?;
-            }
-        }
+        (Format::Text, true) => write_named_matches(&c, &mut out).map_err(output_error)?,
         (Format::Text, false) => {
             for m in &c.outcome.matches {
                 writeln!(out, "{} {}", m.job, m.slot).map_err(output_error)?;

@@ -1,14 +1,16 @@
-//! What `classad match` prints besides bare indices: jobs by `ClusterId.ProcId`,
-//! slots by `Name` (`--names`), and every pair with its rank values as JSON
-//! (`--format json`).
+//! What `classad match` and `classad negotiate` print besides bare indices: jobs
+//! by `ClusterId.ProcId`, slots by `Name` (`--names`), and every pair with its
+//! rank values as JSON (`--format json`).
 
 use super::json_real::real;
+use super::negotiate_cmd::Cycle;
 use crate::ad::ClassAd;
 use crate::eval::{eval_attr, Semantics};
 use crate::matching::batch::{Candidate, RankKey};
 use crate::negotiate::{CycleKnobs, JobFacts, SubmitterNames};
 use classad_vm::Value;
 use serde_json::json;
+use std::io::Write;
 use std::sync::Arc;
 
 /// A job's `ClusterId.ProcId` as HTCondor's tools print it, read as the
@@ -50,6 +52,25 @@ pub fn slot_label(names: &[Option<String>], slot: usize) -> String {
         Some(Some(n)) => n.clone(),
         _ => format!("#{slot}"),
     }
+}
+
+/// The matches of a cycle as `--names` prints them, a line per match in the
+/// order made: `<ClusterId.ProcId> <slot Name>`.
+pub fn write_named_matches(c: &Cycle, out: &mut dyn Write) -> std::io::Result<()> {
+    // The slots by their index in the file (the table holds them in its own
+    // order).
+    let slots = c.pool.slots();
+    let count = slots.file_index.iter().map(|&i| i as usize + 1).max();
+    let mut names = vec![None; count.unwrap_or(0)];
+    for (&i, name) in slots.file_index.iter().zip(slot_names(&slots.ads)) {
+        names[i as usize] = name;
+    }
+    for m in &c.outcome.matches {
+        let id = job_id(&c.facts.jobs[m.job as usize]);
+        let slot = slot_label(&names, m.slot as usize);
+        writeln!(out, "{id} {slot}")?;
+    }
+    Ok(())
 }
 
 /// One job's matching slots for `--all-pairs --format json`, best first (the

@@ -1,13 +1,16 @@
 //! The `classad` command line: argument parsing and one module per subcommand.
 
+mod ad_lookup;
 mod analyze_cmd;
 mod analyze_json;
 mod analyze_text;
 mod autoformat;
 mod bench_cmd;
+mod c_printf;
 mod error_count;
 mod eval_cmd;
 mod format_cmd;
+mod format_option;
 mod gen_pool_cmd;
 mod input_checks;
 mod io;
@@ -19,6 +22,12 @@ mod negotiate_cmd;
 mod pairs_out;
 mod progress;
 mod query_cmd;
+mod query_output;
+mod queue_table;
+mod sort_keys;
+mod status_table;
+mod table_cells;
+mod table_view;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;
@@ -76,8 +85,9 @@ enum Command {
     /// Reads the file in any of them (detected; `-` is standard input) and
     /// prints its ads in old syntax, or the syntax a flag names.
     Format(format_cmd::FormatArgs),
-    /// Print ads as condor_status and condor_q print them: whole, or chosen values
-    /// (-af), of those for which a constraint is true.
+    /// Print ads as condor_status and condor_q print them: in their tables (or
+    /// -total), whole, chosen values (-af) or printf formats (-format), sorted
+    /// (-sort), of those for which a constraint is true.
     Query(query_cmd::QueryArgs),
     /// Generate a realistic pool: slot ads, job ads and the submitters' priorities.
     ///

@@ -59,6 +59,11 @@ pub struct NegotiateArgs {
     /// is not finite as the string "INF", "-INF" or "NaN").
     #[arg(long, value_enum, default_value_t)]
     format: Format,
+    /// Text lines name the job by `ClusterId.ProcId` and the slot by `Name`
+    /// (`#<index>` for a slot without one) instead of their indices, as
+    /// `classad match --names` prints them.
+    #[arg(long)]
+    names: bool,
     /// No summary line on standard error.
     #[arg(long, short)]
     quiet: bool,
@@ -326,6 +331,9 @@ fn run_on_threads(a: &NegotiateArgs) -> Result<ExitCode, Failure> {
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::with_capacity(1 << 16, stdout.lock());
     match a.format {
+        Format::Text if a.names => {
+            super::match_output::write_named_matches(&c, &mut out).map_err(output_error)?
+        }
         Format::Text => {
             for m in &c.outcome.matches {
                 writeln!(out, "{} {}", m.job, m.slot).map_err(output_error)?;

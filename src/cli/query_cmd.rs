@@ -1,18 +1,23 @@
 //! `classad query`: the ads of files for which a constraint is true, printed as
-//! `condor_status` and `condor_q` print them: whole (`-long`, `-json`,
-//! `-long:new`, optionally only some attributes) or a line of chosen values per ad
-//! (`-af`).
+//! `condor_status` and `condor_q` print them: in the table of their `MyType` (the
+//! default, or only its totals with `-total`), whole (`-long`, `-json`,
+//! `-long:new`, optionally only some attributes), a line of chosen values per ad
+//! (`-af`) or printf formats (`-format`); in the order read, or by `-sort` keys.
 //!
 //! The arguments are read as HTCondor's tools read theirs, not by clap: an option
 //! takes one dash or two, with one dash any abbreviation down to a tool's shortest
 //! (`-cons`, `-l`, `-lim`; `is_dash_arg_prefix` in HTCondor's `match_prefix.cpp`),
 //! with two only the whole name; `-af` takes a `:` suffix of letters and every
-//! argument after it up to the next that begins with `-`.
+//! argument after it up to the next that begins with `-`; `-format` takes two.
 
 use super::autoformat::Autoformat;
 use super::error_count::ErrorCount;
+use super::format_option::Formats;
 use super::io::{open_input, output_error};
-use super::long_form::{LongForm, LongWriter};
+use super::long_form::LongForm;
+use super::query_output::{Output, Printer};
+use super::sort_keys::{self, SortKeys};
+use super::table_view::Place;
 use super::Failure;
 use crate::ad::files::display_name;
 use crate::ad::parts::{read_ads_in_parts, PartsError, PART_BYTES};
@@ -29,20 +34,41 @@ use std::sync::Arc;
 
 /// What `classad query --help` shows after the usage line.
 const HELP: &str = "\
-With nothing but files, every ad of every file is printed whole in old syntax,
-its attributes sorted by name ignoring case, a blank line after each ad: what
-condor_status -long prints. With no file at all, standard input is read.
+With nothing but files, each ad is printed in the table of its MyType, as
+condor_status and condor_q print theirs: slots (MyType \"Machine\") in
+condor_status's (Name OpSys Arch State Activity LoadAv Mem ActvtyTime, then the
+totals by Arch/OpSys and State), jobs (MyType \"Job\") in condor_q -nobatch's (ID
+OWNER SUBMITTED RUN_TIME ST PRI SIZE CMD, then the line of totals by status); any
+other ad whole as -long prints it, before the tables. With no file at all,
+standard input is read.
 
 Options (one dash or two; with one dash, any abbreviation as HTCondor's tools take it):
   -constraint EXPR    Print only the ads for which EXPR is true; several are ANDed
   -limit N            Print at most N ads (counted across all the files); reading
                       stops at the ad that makes N
-  -long, -l           Whole ads in old syntax (the default): attributes sorted by
-                      name ignoring case, a blank line after each ad
+  -sort EXPR          Print the ads in the order of EXPR's value in each, as
+                      condor_status -sort orders them (numbers by value, text
+                      naturally: slot2 before slot10; undefined as that word);
+                      several -sort order ties in turn. Every selected ad is held
+                      until all are read
+  -total, -t          Only the totals under the tables (condor_status -total,
+                      condor_q -totals)
+  -long, -l           Whole ads in old syntax: attributes sorted by name ignoring
+                      case, a blank line after each ad
   -long:new, -new     Whole ads in new syntax, a { ... } list of one-line ads
   -long:json, -json   Whole ads as a JSON array of objects
   -long:xml, -xml     Whole ads as XML, as condor_q -xml prints them
-  -attributes A,B,... With the forms above, only these attributes of each ad
+  -attributes A,B,... Only these attributes of each ad printed whole (by the forms
+                      above, or beside the tables); the tables are unchanged
+  -format FMT ATTR    Print ATTR (an attribute, or an expression evaluated in the
+                      ad) through FMT, a printf format with one conversion: %d %i
+                      %u %x %X %o %c (numbers), %f %e %g (reals), %s (a string; an
+                      attribute that is not a string prints its expression), %v
+                      (any value, strings bare), %V (strings quoted), %r (the
+                      expression), %T (seconds as ddd+hh:mm:ss), %Y (a date); with
+                      flags, width and precision. Several -format print one after
+                      another with nothing between them and no newline after: write
+                      \\n in FMT. A value of the wrong type prints nothing of FMT
   -af[:jlhVrTY,tng] ARG...
   -autoformat[:...] ARG...
                       One line per ad: the value of each ARG (an attribute name or
@@ -64,18 +90,24 @@ Options (one dash or two; with one dash, any abbreviation as HTCondor's tools ta
   -help, -h           This help
   --                  Every argument after it is a file
 
+The last of the output options given (tables, -total, -long and its forms, -af,
+-format) decides the output; -af and -format cannot be mixed.
+
 Files are read in order, in old, new or JSON syntax (detected), gzip or not;
-'-' is standard input, and with no file at all standard input is read. The ads
-are printed in the order of the files, not sorted as condor_status sorts them,
-as they are read: nothing of an ad is kept once it is printed (see `classad
---help` for the bounds on a line, an ad and a file read whole).
-Private attributes (ClaimId, Capability, ...) are never printed whole.
+'-' is standard input, and with no file at all standard input is read. Without
+-sort the ads are printed in the order of the files, not sorted as condor_status
+and condor_q sort them, as they are read: nothing of an ad printed whole or by
+-af or -format is kept once it is printed (see `classad --help` for the bounds on
+a line, an ad and a file read whole). Private attributes (ClaimId, Capability,
+...) are never printed whole.
 
 Examples:
   classad query pool.ads
   classad query -constraint 'State == \"Unclaimed\"' -af Name Cpus Memory pool.ads
   classad query -af:h Name 'Memory / 1024' pool.ads
   classad query -af:j Owner RequestCpus -limit 10 jobs.ads
+  classad query -format '%-20s' Name -format ' %5d\\n' Cpus -sort Cpus pool.ads
+  classad query -total pool.ads jobs.ads
   classad query -json -attributes Name,Cpus pool.ads";
 
 /// Arguments of `classad query`: options and files in any order, read as
@@ -92,15 +124,6 @@ pub struct QueryArgs {
     args: Vec<String>,
 }
 
-/// How the selected ads are printed.
-#[derive(Debug)]
-enum Output {
-    /// Whole, in a form.
-    Whole(LongForm),
-    /// One line of values each (`-af`).
-    Autoformat,
-}
-
 /// What the command line asks for.
 #[derive(Debug)]
 struct Query {
@@ -114,6 +137,10 @@ struct Query {
     attributes: Option<Vec<String>>,
     /// The columns of every `-af`.
     autoformat: Autoformat,
+    /// Every `-format`, in order.
+    formats: Formats,
+    /// Every `-sort`, in order.
+    sort: SortKeys,
     /// The files, in order; `-` is standard input.
     files: Vec<String>,
 }
@@ -147,9 +174,11 @@ fn parse_args(args: &[String]) -> Result<Option<Query>, String> {
     let mut q = Query {
         constraints: Vec::new(),
         limit: None,
-        output: Output::Whole(LongForm::Long),
+        output: Output::Tables,
         attributes: None,
         autoformat: Autoformat::new(),
+        formats: Formats::new(),
+        sort: SortKeys::new(),
         files: Vec::new(),
     };
     let mut i = 0;
@@ -174,6 +203,9 @@ fn parse_args(args: &[String]) -> Result<Option<Query>, String> {
         }
         if let Some(suffix) = option(a, "af", 2, true).or_else(|| option(a, "autoformat", 5, true))
         {
+            if !q.formats.is_empty() {
+                return Err(mixed_af_and_format(a));
+            }
             let first = i + 1;
             let end = (first..args.len())
                 .find(|&j| args[j].starts_with('-'))
@@ -193,6 +225,24 @@ fn parse_args(args: &[String]) -> Result<Option<Query>, String> {
         } else if option(a, "constraint", 1, false).is_some() {
             q.constraints.push(value(i, "an expression")?);
             i += 1;
+        } else if option(a, "format", 1, false).is_some() {
+            if q.autoformat.has_columns() {
+                return Err(mixed_af_and_format(a));
+            }
+            let (Some(format), Some(attr)) = (args.get(i + 1), args.get(i + 2)) else {
+                return Err(format!(
+                    "{a} needs a format and an attribute after it: {a} FMT ATTR (e.g. {a} \
+                     '%s\\n' Name)"
+                ));
+            };
+            q.formats.add(a, format, attr)?;
+            q.output = Output::Format;
+            i += 2;
+        } else if option(a, "sort", 2, false).is_some() {
+            q.sort.add(a, &value(i, "an expression to sort by")?)?;
+            i += 1;
+        } else if option(a, "totals", 1, false).is_some() {
+            q.output = Output::Totals;
         } else if option(a, "limit", 2, false).is_some() {
             let n = value(i, "a number of ads")?;
             match n.parse::<u64>() {
@@ -252,6 +302,14 @@ fn parse_args(args: &[String]) -> Result<Option<Query>, String> {
     Ok(Some(q))
 }
 
+/// The message for `-af` and `-format` on one command line.
+fn mixed_af_and_format(option: &str) -> String {
+    format!(
+        "{option}: -af and -format cannot be mixed in one query (HTCondor merges them into \
+         one print mask); write each -af column as -format ' %v' ATTR, or use only -af"
+    )
+}
+
 /// The constraints as one expression: none selects every ad; several are joined
 /// as HTCondor's `GenericQuery::makeQuery` joins them, `( (a) && (b) )`. Each is
 /// parsed alone first so that an error names the one at fault.
@@ -296,22 +354,35 @@ pub fn run(a: QueryArgs) -> Result<ExitCode, Failure> {
     }
     let stdout = std::io::stdout();
     let mut out = std::io::BufWriter::new(stdout.lock());
+    let sort = std::mem::take(&mut q.sort);
     let mut selection = Selection {
         parts: IndependentParts::new(&expr),
         limit: q.limit,
         selected: 0,
         errors: ErrorCount::default(),
         first_error: None,
+        held: (!sort.is_empty()).then(Vec::new),
+        sort,
     };
-    let mut printer = Printer::new(&mut q);
+    let now = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs() as i64);
+    let mut printer = Printer::new(
+        q.output,
+        q.attributes.take(),
+        &mut q.autoformat,
+        &q.formats,
+        now,
+    );
     for (f, path) in files.iter().enumerate() {
         match selection.print_file(f, path, &mut printer, &mut out)? {
             Read::Whole => {}
             Read::LimitReached => break,
         }
     }
-    printer
-        .finish(&mut out)
+    selection
+        .print_held(&mut printer, &mut out)
+        .and_then(|_| printer.finish(&mut out))
         .and_then(|_| out.flush())
         .map_err(output_error)?;
     // After the ads: a standard error that fails then loses none of them.
@@ -320,6 +391,15 @@ pub fn run(a: QueryArgs) -> Result<ExitCode, Failure> {
         super::io::to_stderr(&format!(
             "warning: the constraint was error for {} of {} ads (first: {file}, ad {i} counting from 0)",
             selection.errors.errors, selection.errors.total
+        ))?;
+    }
+    if let Some((count, first)) = printer.uncounted() {
+        let file = &files[first.file];
+        super::io::to_stderr(&format!(
+            "warning: -total counted only slots (MyType \"Machine\") and jobs (MyType \"Job\"); \
+             {count} other selected ads are in no totals (first: {file}, ad {} counting from 0); \
+             -long prints them, -constraint 'MyType == \"Machine\"' leaves them out",
+            first.ad
         ))?;
     }
     Ok(ExitCode::SUCCESS)
@@ -341,6 +421,9 @@ enum Stop {
     Output(std::io::Error),
 }
 
+/// A selected ad held for `-sort`: its key, where it was read, the ad.
+type Held = (String, Place, Arc<ClassAd>);
+
 /// The ads selected so far, across the files.
 struct Selection {
     /// The constraint; its parts that read nothing of the ad are evaluated once.
@@ -350,12 +433,16 @@ struct Selection {
     errors: ErrorCount,
     /// The file (its index) and the ad of the first error.
     first_error: Option<(usize, usize)>,
+    /// The `-sort` keys.
+    sort: SortKeys,
+    /// With `-sort`, every selected ad, printed once all are read.
+    held: Option<Vec<Held>>,
 }
 
 impl Selection {
     /// Prints the selected ads of file `f` at `path` as they are read, a part at a
-    /// time: only the part being printed is held, and reading stops at the ad that
-    /// makes `-limit`.
+    /// time: only the part being printed is held (unless `-sort` holds them
+    /// all), and reading stops at the ad that makes `-limit`.
     fn print_file(
         &mut self,
         f: usize,
@@ -370,7 +457,8 @@ impl Selection {
         let mut index = 0usize;
         let sink = |ads: Vec<Arc<ClassAd>>| {
             for ad in &ads {
-                self.select(f, index, ad, printer, out)?;
+                let place = Place { file: f, ad: index };
+                self.select(place, ad, printer, out)?;
                 index += 1;
             }
             Ok(())
@@ -384,85 +472,53 @@ impl Selection {
         }
     }
 
-    /// Evaluates the constraint in ad `i` of file `f` and prints the ad when it is
-    /// true; [`Stop::Limit`] once `-limit` ads are printed.
+    /// Evaluates the constraint in the ad read at `place` and prints (or, with
+    /// `-sort`, holds) the ad when it is true; [`Stop::Limit`] once `-limit` ads
+    /// are selected.
     fn select(
         &mut self,
-        f: usize,
-        i: usize,
+        place: Place,
         ad: &Arc<ClassAd>,
         printer: &mut Printer<'_>,
         out: &mut dyn Write,
     ) -> Result<(), Stop> {
         let v = self.parts.eval_in(ad, Semantics::Htcondor);
         let is_error = v.as_ref().map_or(true, |v| v.is_error());
-        self.errors.note(i, is_error);
+        self.errors.note(place.ad, is_error);
         if is_error && self.first_error.is_none() {
-            self.first_error = Some((f, i));
+            self.first_error = Some((place.file, place.ad));
         }
         if matches!(v, Ok(v) if v.as_bool_equiv() == Some(true)) {
+            match &mut self.held {
+                Some(held) => {
+                    // The ordinal is HTCondor's `%08X`: 32 bits.
+                    let key = self.sort.key(ad, self.selected as u32);
+                    held.push((key, place, Arc::clone(ad)));
+                }
+                None => printer.ad(ad, place, out).map_err(Stop::Output)?,
+            }
             self.selected += 1;
-            printer.ad(ad, out).map_err(Stop::Output)?;
             if self.limit.is_some_and(|l| self.selected >= l) {
                 return Err(Stop::Limit);
             }
         }
         Ok(())
     }
-}
 
-/// Prints the selected ads in the form asked for.
-enum Printer<'q> {
-    /// Whole ads.
-    Whole(LongWriter),
-    /// `-af` lines, each printed as its ad is rendered.
-    Lines(&'q mut Autoformat),
-    /// `-af` lines under headings: every row is rendered before the headings
-    /// are printed, since those are padded to the widest value of each column.
-    Table(&'q mut Autoformat, Vec<super::autoformat::Row>),
-}
-
-impl<'q> Printer<'q> {
-    fn new(q: &'q mut Query) -> Printer<'q> {
-        match q.output {
-            Output::Whole(form) => Printer::Whole(LongWriter::new(form, q.attributes.take())),
-            Output::Autoformat if q.autoformat.has_headings() => {
-                Printer::Table(&mut q.autoformat, Vec::new())
-            }
-            Output::Autoformat => Printer::Lines(&mut q.autoformat),
+    /// With `-sort`, prints the held ads in the order of their keys.
+    fn print_held(
+        &mut self,
+        printer: &mut Printer<'_>,
+        out: &mut dyn Write,
+    ) -> std::io::Result<()> {
+        let Some(mut held) = self.held.take() else {
+            return Ok(());
+        };
+        held.sort_by(|a, b| sort_keys::compare(&a.0, &b.0));
+        for (_, place, ad) in &held {
+            printer.ad(ad, *place, out)?;
         }
-    }
-
-    fn ad(&mut self, ad: &Arc<ClassAd>, out: &mut dyn Write) -> std::io::Result<()> {
-        match self {
-            Printer::Whole(w) => w.write_ad(ad, out),
-            Printer::Lines(af) => {
-                let row = af.render(ad);
-                let mut line = String::new();
-                af.write_row(&row, &mut line);
-                out.write_all(line.as_bytes())
-            }
-            Printer::Table(af, rows) => {
-                rows.push(af.render(ad));
-                Ok(())
-            }
-        }
-    }
-
-    fn finish(&mut self, out: &mut dyn Write) -> std::io::Result<()> {
-        match self {
-            Printer::Whole(w) => w.finish(out),
-            Printer::Lines(_) => Ok(()),
-            Printer::Table(af, rows) => {
-                // The headings even when no ad was selected, as condor_status does.
-                let mut text = String::new();
-                af.write_headings(&mut text);
-                for row in rows.iter() {
-                    af.write_row(row, &mut text);
-                }
-                out.write_all(text.as_bytes())
-            }
-        }
+        Ok(())
     }
 }
 
@@ -530,6 +586,24 @@ mod tests {
             parsed(&["--json"]).unwrap().output,
             Output::Whole(LongForm::Json)
         ));
+    }
+
+    #[test]
+    fn format_sort_and_total_are_read_as_condor_status_reads_them() {
+        // `is_dash_arg_prefix(argv[i], "format", 1)`, `"sort", 2`, `"totals", 1`.
+        let q = parsed(&["-f", "%s", "Name", "f1", "-so", "Cpus", "-sort", "Name"]).unwrap();
+        assert_eq!(q.output, Output::Format);
+        assert_eq!(q.files, ["f1"]);
+        assert!(!q.sort.is_empty());
+        assert_eq!(parsed(&["-t"]).unwrap().output, Output::Totals);
+        assert_eq!(parsed(&["--totals"]).unwrap().output, Output::Totals);
+        assert_eq!(parsed(&["f"]).unwrap().output, Output::Tables);
+        assert_eq!(
+            parsed(&["-total", "-l"]).unwrap().output,
+            Output::Whole(LongForm::Long)
+        );
+        let err = parsed(&["-s", "Cpus"]).unwrap_err();
+        assert!(err.contains("unknown option `-s`"), "{err}");
     }
 
     #[test]

@@ -266,7 +266,7 @@ mod testing;
 pub mod text;
 pub mod time;
 mod users;
-mod version;
+pub(crate) mod version;
 
 /// The current time in seconds since the epoch, as `time()` and `CurrentTime` give it.
 pub fn now_secs() -> i64 {

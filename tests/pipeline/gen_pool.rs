@@ -108,7 +108,14 @@ fn every_syntax_reads_back_with_the_requested_counts() {
         assert!(out.lines().count() > 10, "{syntax}: {out}");
         matched.push(out);
         // And the query command.
-        let o = classad(&["query", "--constraint", "SlotType == \"Partitionable\"", &m]);
+        // Whole, since slots otherwise print in condor_status's table.
+        let o = classad(&[
+            "query",
+            "--constraint",
+            "SlotType == \"Partitionable\"",
+            "-long",
+            &m,
+        ]);
         assert!(o.status.success(), "{}", String::from_utf8_lossy(&o.stderr));
         let found = read_ads(&String::from_utf8(o.stdout).unwrap(), "query").unwrap();
         assert!(!found.is_empty() && found.len() < 150);
