@@ -26,7 +26,7 @@
 //! `src/eval` (the reference evaluator: a plain tree walk, the executable specification),
 //! `src/functions` (every builtin), `src/compile` (AST to bytecode, per ad),
 //! `src/engine.rs` (the choice between the machine and the reference evaluator, above
-//! both; `tests/layers.rs` holds the layers apart),
+//! both; `tests/commands/layers.rs` holds the layers apart),
 //! `src/matching` (symmetric match, rank, compiled pools, autoclusters, the batch
 //! matcher, and `analysis`: `analyze_jobs` and `analyze_slots`, the match
 //! analysis of `classad analyze` as a library), `src/negotiate` (the negotiation cycle), `src/generate` (the pool
@@ -67,7 +67,7 @@
 //! explore; arguments and operands include values known at compile time, such as
 //! undefined, error, empty strings and lists and MY's constant or missing attributes,
 //! and a test checks on the compiled programs that every specialised instruction
-//! meets them), `tests/cli.rs` (the command-line contract), `tests/engine/no_allocation.rs` (a
+//! meets them), `tests/commands/cli.rs` (the command-line contract), `tests/engine/no_allocation.rs` (a
 //! counting allocator: matching a warm pool allocates nothing),
 //! `tests/pipeline/negotiation.rs` (the cycle against a plain serial negotiator that follows
 //! the negotiation rules line by line, pair by pair on the reference evaluator, on
