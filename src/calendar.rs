@@ -1,4 +1,6 @@
-//! Proleptic Gregorian calendar arithmetic on seconds since the epoch.
+//! Proleptic Gregorian calendar arithmetic on seconds since the epoch, and the
+//! local time zone as C's `localtime` sees it: below the syntax (`absTime`
+//! literals) and the builtins, which both read it.
 
 /// Days since 1970-01-01 to a proleptic Gregorian (year, month, day).
 pub fn civil_from_days(z: i64) -> (i64, u32, u32) {
@@ -59,4 +61,20 @@ pub fn civil(secs: i64, offset: i64) -> Civil {
         wday: (days + 4).rem_euclid(7) as u32,
         yday: (days - days_from_civil(year, 1, 1)) as u32,
     }
+}
+
+/// The local time zone's offset east of UTC at `secs`, as C's `localtime` sees it
+/// (honouring `TZ`).
+pub fn local_offset(secs: i64) -> i32 {
+    local_tm(secs).map_or(0, |tm| tm.tm_gmtoff as i32)
+}
+
+/// `localtime_r` of `secs`.
+pub fn local_tm(secs: i64) -> Option<libc::tm> {
+    let t = libc::time_t::try_from(secs).ok()?;
+    // SAFETY: `tm` is plain old data, so all-zero is a valid value.
+    let mut tm: libc::tm = unsafe { std::mem::zeroed() };
+    // SAFETY: both pointers are to live locals; localtime_r is the re-entrant form.
+    let ok = unsafe { !libc::localtime_r(&t, &mut tm).is_null() };
+    ok.then_some(tm)
 }

@@ -22,7 +22,10 @@
 //!
 //! # Architecture
 //!
-//! The modules: `src/syntax` (lexer, parser, printers), `src/ad` (ads and ad files),
+//! The modules, lowest first: the leaves `src/calendar.rs` (dates and the local
+//! time zone), `src/c_number.rs` (C's `strtod`) and `src/limits.rs` (the memory
+//! budget and the thread cap), which name no other module;
+//! `src/syntax` (lexer, parser, printers), `src/ad` (ads and ad files),
 //! `src/eval` (the reference evaluator: a plain tree walk, the executable specification),
 //! `src/functions` (every builtin), `src/compile` (AST to bytecode, per ad),
 //! `src/engine.rs` (the choice between the machine and the reference evaluator, above
@@ -35,7 +38,20 @@
 //! default `cli` feature that brings clap, indicatif and mimalloc; the Python
 //! module and the C ABI build without it); `vm/` is the machine crate:
 //! values, HTCondor's operator semantics, the instruction set (documented in
-//! `vm/src/instr.rs`), compiled ads and the dispatch loop.
+//! `vm/src/instr.rs`), compiled ads and the dispatch loop. Two ties remain
+//! within the language (the parser builds ads; the builtins are handed the
+//! evaluator); every other reference between modules points down, and
+//! `tests/commands/layers.rs` fails on one that does not.
+//!
+//! # The pipelines
+//!
+//! Front ends (the command, the Python module, the C ABI, Dask's shards) hold
+//! one of two objects and never assemble their parts: a
+//! [`negotiate::Pool`] (slots, configuration and priorities, compiled once)
+//! negotiates a [`negotiate::Queue`] read or built against it; a
+//! [`matching::SlotSet`] (slots compiled once) matches the queue a
+//! [`matching::QueueReader`] clusters, from ads in memory or from a file read in
+//! parts on every core, holding a job per class.
 //!
 //! # How the VM stays exact
 //!
@@ -82,6 +98,7 @@
 //! `docs/compatibility.md` documents.
 
 pub mod ad;
+pub mod c_number;
 pub mod calendar;
 #[cfg(feature = "cli")]
 pub mod cli;

@@ -16,7 +16,7 @@
 //! evaluator (which re-evaluates every reference, as HTCondor does) give the same
 //! answer for every expression.
 //!
-//! The size of a value ([`value_size`]): a string counts its bytes; a list a builtin
+//! The size of a value ([`crate::eval::value_size`]): a string counts its bytes; a list a builtin
 //! or a selection made counts [`LIST_ELEMENT_BYTES`] per element plus the sizes of
 //! its elements; everything else (numbers, times, and the list and record literals
 //! of the ad itself, which evaluating does not copy) counts nothing.
@@ -27,8 +27,6 @@
 //! It applies when a value is made, so constants folded when an expression is
 //! compiled follow the cap in force then: set it before compiling.
 
-use crate::eval::compound::{as_list, ListVal};
-use classad_vm::Value;
 use std::cell::Cell;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -59,7 +57,8 @@ thread_local! {
     static THREAD_CAP: Cell<Option<usize>> = const { Cell::new(None) };
 }
 
-/// The largest value, in bytes (see [`value_size`]), an evaluation may make now.
+/// The largest value, in bytes (see [`crate::eval::value_size`]), an evaluation
+/// may make now.
 pub fn max_value_bytes() -> usize {
     THREAD_CAP
         .with(Cell::get)
@@ -107,48 +106,6 @@ pub fn too_big(bytes: usize) -> bool {
     bytes > max_value_bytes()
 }
 
-/// What `v` counts towards the cap (see the module documentation).
-pub fn value_size(v: &Value) -> usize {
-    match v {
-        Value::Str(s) => s.len(),
-        Value::List(_) => match as_list(v) {
-            Some(ListVal::Values(items) | ListVal::Projected(items)) => items_size(items),
-            _ => 0,
-        },
-        _ => 0,
-    }
-}
-
-/// What a list of `items` counts towards the cap.
-pub fn items_size(items: &[Value]) -> usize {
-    items.iter().fold(0usize, |n, v| {
-        n.saturating_add(LIST_ELEMENT_BYTES + value_size(v))
-    })
-}
-
-/// `v`, or error when it is larger than the cap allows.
-pub fn capped(v: Value) -> Value {
-    if too_big(value_size(&v)) {
-        Value::Error
-    } else {
-        v
-    }
-}
-
-/// A list of `items`, as a builtin makes it, or error as soon as it passes the cap
-/// (the items after that are not made).
-pub fn collect_list(items: impl Iterator<Item = Value>) -> Value {
-    let mut tally = Tally::new();
-    let mut out = Vec::new();
-    for v in items {
-        if !tally.add(LIST_ELEMENT_BYTES + value_size(&v)) {
-            return Value::Error;
-        }
-        out.push(v);
-    }
-    crate::eval::compound::values_list(out)
-}
-
 /// A running count of the bytes a value under construction will take, for the
 /// builtins that build one piece by piece: once it is over the cap, the builder
 /// drops what it has and makes no more.
@@ -188,16 +145,6 @@ impl Default for Tally {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::eval::compound::values_list;
-
-    #[test]
-    fn sizes_count_bytes_and_list_elements() {
-        assert_eq!(value_size(&Value::str("abc")), 3);
-        assert_eq!(value_size(&Value::Int(7)), 0);
-        let inner = values_list(vec![Value::str("ab")]);
-        let outer = values_list(vec![inner, Value::Int(1)]);
-        assert_eq!(value_size(&outer), 3 * LIST_ELEMENT_BYTES + 2);
-    }
 
     #[test]
     fn a_thread_cap_applies_inside_and_is_restored() {
@@ -205,8 +152,6 @@ mod tests {
         with_max_value_bytes(4, || {
             assert!(too_big(5));
             assert!(!too_big(4));
-            assert!(capped(Value::str("abcde")).is_error());
-            assert_eq!(capped(Value::str("abcd")).type_name(), "string");
         });
         assert_eq!(max_value_bytes(), outer);
     }

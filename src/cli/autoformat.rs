@@ -479,7 +479,7 @@ pub fn format_date(secs: i64) -> String {
     if secs < 0 {
         return "    ???    ".to_string();
     }
-    let offset = crate::functions::time::local_offset(secs);
+    let offset = crate::calendar::local_offset(secs);
     let c = crate::calendar::civil(secs, i64::from(offset));
     format!("{:2}/{:<2} {:02}:{:02}", c.month, c.day, c.hour, c.min)
 }

@@ -93,7 +93,7 @@ pub fn list_value(l: ListVal) -> Value {
 /// A list of plain values, as a builtin makes it; error when it is larger than the
 /// memory budget allows (see [`crate::limits`]).
 pub fn values_list(items: Vec<Value>) -> Value {
-    if crate::limits::too_big(crate::limits::items_size(&items)) {
+    if crate::limits::too_big(crate::eval::value_size::items_size(&items)) {
         return Value::Error;
     }
     list_value(ListVal::Values(items))
@@ -102,7 +102,7 @@ pub fn values_list(items: Vec<Value>) -> Value {
 /// A list of plain values, as a selection over a list makes it; error when it is
 /// larger than the memory budget allows (see [`crate::limits`]).
 pub fn projected_list(items: Vec<Value>) -> Value {
-    if crate::limits::too_big(crate::limits::items_size(&items)) {
+    if crate::limits::too_big(crate::eval::value_size::items_size(&items)) {
         return Value::Error;
     }
     list_value(ListVal::Projected(items))

@@ -8,6 +8,7 @@ pub mod evaluator;
 pub mod flatten;
 pub mod independent;
 pub mod scope;
+pub mod value_size;
 
 use crate::ad::ClassAd;
 use crate::syntax::ast::{Expr, ExprRef};

@@ -214,10 +214,10 @@ fn args_to_list(c: &mut dyn Call) -> Result<Value, Fail> {
     };
     if v1 {
         let words = s.split([' ', '\t', '\n', '\r']).filter(|w| !w.is_empty());
-        return Ok(crate::limits::collect_list(words.map(Value::str)));
+        return Ok(crate::eval::value_size::collect_list(words.map(Value::str)));
     }
     Ok(match parse_v2(&s) {
-        Some(words) => crate::limits::collect_list(words.into_iter().map(Value::str)),
+        Some(words) => crate::eval::value_size::collect_list(words.into_iter().map(Value::str)),
         None => Value::Error,
     })
 }

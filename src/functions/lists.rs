@@ -271,7 +271,9 @@ fn in_each(c: &mut dyn Call, count: bool) -> Result<Value, Fail> {
         };
         if count {
             matched += i64::from(v.as_bool_equiv() == Some(true));
-        } else if tally.add(crate::limits::LIST_ELEMENT_BYTES + crate::limits::value_size(&v)) {
+        } else if tally
+            .add(crate::limits::LIST_ELEMENT_BYTES + crate::eval::value_size::value_size(&v))
+        {
             out.push(v);
         } else {
             out = Vec::new();

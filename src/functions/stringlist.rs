@@ -230,7 +230,7 @@ enum Summary {
 
 /// C's `sscanf("%lf")` on an item: the leading number.
 fn scan_f64(s: &str) -> Option<f64> {
-    super::convert::strtod(s)
+    crate::c_number::strtod(s)
 }
 
 /// `stringListSum/Avg/Min/Max`: an integer when every item is written with only

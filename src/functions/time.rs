@@ -4,7 +4,7 @@
 
 use super::text::f64_to_i32_x86;
 use super::{add, arity, now_secs, Builtin, Call};
-use crate::calendar::civil;
+use crate::calendar::{civil, local_offset, local_tm};
 use crate::eval::compound::{as_ad, new_ad};
 use crate::eval::scope::{Found, Scope};
 use crate::eval::{Evaluator, Fail};
@@ -39,22 +39,6 @@ pub(super) fn register(t: &mut Vec<Builtin>) {
 
 fn no_args(c: &mut dyn Call, f: fn() -> Value) -> Result<Value, Fail> {
     Ok(if c.argc() == 0 { f() } else { Value::Error })
-}
-
-/// The local time zone's offset east of UTC at `secs`, as C's `localtime` sees it
-/// (honouring `TZ`).
-pub fn local_offset(secs: i64) -> i32 {
-    local_tm(secs).map_or(0, |tm| tm.tm_gmtoff as i32)
-}
-
-/// `localtime_r` of `secs`.
-fn local_tm(secs: i64) -> Option<libc::tm> {
-    let t = libc::time_t::try_from(secs).ok()?;
-    // SAFETY: `tm` is plain old data, so all-zero is a valid value.
-    let mut tm: libc::tm = unsafe { std::mem::zeroed() };
-    // SAFETY: both pointers are to live locals; localtime_r is the re-entrant form.
-    let ok = unsafe { !libc::localtime_r(&t, &mut tm).is_null() };
-    ok.then_some(tm)
 }
 
 /// The current time with the local offset.

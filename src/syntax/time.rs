@@ -102,8 +102,8 @@ pub fn parse_abstime(text: &str) -> Option<AbsTime> {
     let offset = match tz {
         Some((h, m)) => h * 3600 + m * 60,
         None => {
-            let guess = local - i64::from(crate::functions::time::local_offset(local));
-            i64::from(crate::functions::time::local_offset(guess))
+            let guess = local - i64::from(crate::calendar::local_offset(local));
+            i64::from(crate::calendar::local_offset(guess))
         }
     };
     let t = AbsTime {

@@ -7,8 +7,27 @@
 
 use std::path::{Path, PathBuf};
 
-/// The modules of `src/` each layer may not name, lowest layer first.
+/// The modules of `src/` each layer may not name, lowest layer first. Within
+/// the language, two ties remain (issue 35, item 2): the parser builds ads
+/// (`syntax` and `ad`), and the builtins are handed the evaluator (`eval` and
+/// `functions`); every other edge points one way.
 const LAYERS: &[(&[&str], &[&str])] = &[
+    (
+        &["calendar.rs", "c_number.rs", "limits.rs"],
+        &[
+            "syntax",
+            "ad",
+            "eval",
+            "functions",
+            "compile",
+            "engine",
+            "matching",
+            "negotiate",
+            "cli",
+            "generate",
+        ],
+    ),
+    (&["syntax", "ad"], &["eval", "functions"]),
     (
         &[
             "syntax",
@@ -16,6 +35,7 @@ const LAYERS: &[(&[&str], &[&str])] = &[
             "eval",
             "functions",
             "calendar.rs",
+            "c_number.rs",
             "limits.rs",
         ],
         &[
@@ -88,9 +108,8 @@ fn code_lines_skip_comments_and_unit_tests() {
 
 /// Issue 35, item 1: the front ends go through the library's pipelines (a
 /// cycle through `classad::negotiate::Pool`, the bindings' match calls through
-/// `classad::matching::SlotSet`), and do not assemble them from their parts.
-/// (`classad match`, which streams a queue in parts into the batch matcher, is
-/// not listed yet.)
+/// `classad::matching::SlotSet`, a queue streamed in parts through
+/// `classad::matching::QueueReader`), and do not assemble them from their parts.
 #[test]
 fn front_ends_go_through_the_pipelines() {
     const FRONT_ENDS: [&str; 8] = [

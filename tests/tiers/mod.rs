@@ -2,9 +2,6 @@
 //! blocks (cold and warm) and pair by pair against the reference evaluator, and
 //! one job's Requirements decided by the bit-mask tier alone.
 
-// Each test file compiles this module on its own and uses part of it.
-#![allow(dead_code)]
-
 use classad::ad::{read_ads, ClassAd};
 use classad::compile::host::VmHost;
 use classad::eval::Semantics;

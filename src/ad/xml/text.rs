@@ -158,7 +158,7 @@ pub(super) fn integer(text: &str) -> Number<i64> {
 
 /// The text of an `<r>`: HTCondor reads it with `strtod`.
 pub(super) fn real(text: &str) -> Number<f64> {
-    match crate::functions::convert::strtod_prefix(text) {
+    match crate::c_number::strtod_prefix(text) {
         None => Number::Unreadable,
         Some((r, end)) if text[end..].chars().all(is_c_space) => Number::Read(r),
         Some((_, end)) => Number::TextAfter(end),
