@@ -97,7 +97,7 @@ conditions with the autoclusters and jobs each matches.";
 /// Runs `classad analyze`.
 pub fn run(a: AnalyzeArgs) -> Result<ExitCode, Failure> {
     super::io::one_standard_input(&[("--jobs", Some(&a.jobs)), ("--machines", Some(&a.machines))])?;
-    let workers = super::match_cmd::thread_pool(a.threads)?;
+    let workers = super::threads::thread_pool(a.threads)?;
     workers.install(|| run_on_threads(&a))
 }
 

@@ -2,10 +2,10 @@
 //! read), then parsed, compiled, clustered, matched and negotiated, each phase
 //! timed, and reported with the negotiator ad's statistics.
 
+use super::cycle::{load_knobs, load_priorities};
 use super::input_checks::{InputChecks, InputFiles, SlotChecks};
 use super::io::{read_in_parts, read_reader_in_parts};
 use super::json_real::{real, scalar};
-use super::negotiate_cmd::{load_knobs, load_priorities};
 use super::progress::Progress;
 use super::Failure;
 use crate::ad::ClassAd;
@@ -50,7 +50,7 @@ pub struct BenchArgs {
     /// `text` (a report) or `json` (one object; a real that is not finite as the
     /// string "INF", "-INF" or "NaN").
     #[arg(long, value_enum, default_value_t)]
-    format: super::negotiate_cmd::Format,
+    format: super::cycle::Format,
 }
 
 /// Where the pool comes from.
@@ -94,7 +94,7 @@ pub fn run(a: BenchArgs) -> Result<ExitCode, Failure> {
         ("--jobs", a.jobs.as_deref()),
         ("--machines", a.machines.as_deref()),
     ])?;
-    let workers = super::match_cmd::thread_pool(a.threads)?;
+    let workers = super::threads::thread_pool(a.threads)?;
     let threads = workers.current_num_threads();
     workers.install(|| run_on_threads(&a, threads))
 }
@@ -269,8 +269,8 @@ fn run_on_threads(a: &BenchArgs, threads: usize) -> Result<ExitCode, Failure> {
         outcome,
     };
     let text = match a.format {
-        super::negotiate_cmd::Format::Text => report.text(),
-        super::negotiate_cmd::Format::Json => format!("{:#}\n", report.json()),
+        super::cycle::Format::Text => report.text(),
+        super::cycle::Format::Json => format!("{:#}\n", report.json()),
     };
     let mut out = std::io::stdout().lock();
     out.write_all(text.as_bytes())

@@ -93,7 +93,7 @@ pub fn run(a: GenPoolArgs) -> Result<ExitCode, Failure> {
     if let Some(name) = &a.shape {
         return shape_pool(&a, name);
     }
-    let workers = super::match_cmd::thread_pool(a.threads)?;
+    let workers = super::threads::thread_pool(a.threads)?;
     let start = Instant::now();
     let spec = PoolSpec {
         machines: a.machines,

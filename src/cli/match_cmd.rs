@@ -2,10 +2,10 @@
 //! [`SlotSet`](crate::matching::SlotSet) matching a queue read in parts), or a
 //! negotiator-style assignment (its negotiation cycle).
 
+use super::cycle::Format;
 use super::error_count::AloneErrors;
 use super::io::{load_ads, one_standard_input, output_error};
 use super::match_output::{job_id_of, slot_names, write_named_matches};
-use super::negotiate_cmd::Format;
 use super::pairs_out::PairsOut;
 use super::progress::{plain_size, Progress};
 use super::Failure;
@@ -13,7 +13,6 @@ use crate::ad::files::{display_name, open_input};
 use crate::ad::{read_ads, ClassAd};
 use crate::engine::Engine;
 use crate::eval::Semantics;
-use crate::limits::MAX_THREADS;
 use crate::matching::batch::best_first;
 use crate::matching::config::Config;
 use crate::matching::{
@@ -80,27 +79,9 @@ pub fn run(a: MatchArgs) -> Result<ExitCode, Failure> {
         ("--jobs", a.jobs.as_deref()),
         ("--machines", a.machines.as_deref()),
     ])?;
-    let workers = thread_pool(a.threads)?;
+    let workers = super::threads::thread_pool(a.threads)?;
     let threads = workers.current_num_threads();
     workers.install(|| run_on_threads(&a, threads))
-}
-
-/// The threads of `--threads` (default: every core), at most
-/// [`MAX_THREADS`]: a larger number is refused before any thread starts.
-pub(super) fn thread_pool(threads: Option<usize>) -> Result<rayon::ThreadPool, Failure> {
-    let threads = match threads {
-        Some(0) => return Err(Failure::Message("--threads must be at least 1".into())),
-        Some(n) if n > MAX_THREADS => {
-            let what = format!("--threads {n}: at most {MAX_THREADS}");
-            return Err(Failure::Message(what));
-        }
-        Some(n) => n,
-        None => std::thread::available_parallelism().map_or(1, |n| n.get()),
-    };
-    rayon::ThreadPoolBuilder::new()
-        .num_threads(threads)
-        .build()
-        .map_err(|e| Failure::Message(format!("cannot start {threads} threads: {e}")))
 }
 
 fn run_on_threads(a: &MatchArgs, threads: usize) -> Result<ExitCode, Failure> {
@@ -122,7 +103,7 @@ fn run_on_threads(a: &MatchArgs, threads: usize) -> Result<ExitCode, Failure> {
         }
     };
     let progress = Progress::on_stderr(a.quiet);
-    let machines = super::negotiate_cmd::load_slots(a.machines.as_deref(), &progress)?;
+    let machines = super::cycle::load_slots(a.machines.as_deref(), &progress)?;
     let machine_file = a.machines.as_deref().unwrap_or("<built-in machines>");
     let job_file = a.jobs.as_deref().unwrap_or("<built-in jobs>");
     let wants_ids = a.names || a.format == Format::Json;
@@ -257,7 +238,7 @@ fn run_on_threads(a: &MatchArgs, threads: usize) -> Result<ExitCode, Failure> {
 /// every submitter at the default priority), one `<job> <slot>` line per match in
 /// the order made.
 fn run_cycle(a: &MatchArgs, threads: usize) -> Result<ExitCode, Failure> {
-    use super::negotiate_cmd::{cycle_from_files, evaluation, load_knobs};
+    use super::cycle::{cycle_from_files, evaluation, load_knobs};
     let knobs = load_knobs(a.config.as_deref(), false)?;
     let priorities = crate::negotiate::Priorities::default();
     let how = evaluation(a.engine, a.no_autocluster);
@@ -274,7 +255,7 @@ fn run_cycle(a: &MatchArgs, threads: usize) -> Result<ExitCode, Failure> {
     let mut out = std::io::BufWriter::with_capacity(1 << 16, stdout.lock());
     match (a.format, a.names) {
         (Format::Json, _) => {
-            let v = super::negotiate_cmd::outcome_json(&c);
+            let v = super::cycle::outcome_json(&c);
             serde_json::to_writer_pretty(&mut out, &v)
                 .map_err(|e| output_error(std::io::Error::other(e)))?;
             writeln!(out).map_err(output_error)?;

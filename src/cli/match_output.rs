@@ -2,8 +2,8 @@
 //! by `ClusterId.ProcId`, slots by `Name` (`--names`), and every pair with its
 //! rank values as JSON (`--format json`).
 
+use super::cycle::Cycle;
 use super::json_real::real;
-use super::negotiate_cmd::Cycle;
 use crate::ad::ClassAd;
 use crate::eval::{eval_attr, Semantics};
 use crate::matching::batch::{Candidate, RankKey};

@@ -7,6 +7,7 @@ mod analyze_text;
 mod autoformat;
 mod bench_cmd;
 mod c_printf;
+mod cycle;
 mod error_count;
 mod eval_cmd;
 mod format_cmd;
@@ -28,6 +29,7 @@ mod sort_keys;
 mod status_table;
 mod table_cells;
 mod table_view;
+mod threads;
 
 use clap::{Parser, Subcommand};
 use std::process::ExitCode;

@@ -3,8 +3,8 @@
 //! object per job. A pool prints millions of lines, so a line costs a handful
 //! of instructions: each job's text is made once, each slot's once per run.
 
+use super::cycle::Format;
 use super::match_output::job_json;
-use super::negotiate_cmd::Format;
 use crate::matching::batch::Candidate;
 use std::io::Write;
 

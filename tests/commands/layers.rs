@@ -147,3 +147,38 @@ fn front_ends_go_through_the_pipelines() {
     }
     assert!(bad.is_empty(), "{}", bad.join("\n"));
 }
+
+/// Issue 35, item 2: the command modules share through modules of their own
+/// (`cli/cycle.rs`, `cli/threads.rs`, `cli/io.rs`, ...), never through each
+/// other: a file of `src/cli` names no `*_cmd` module but its own command's
+/// (`analyze_text.rs` may name `analyze_cmd`); `mod.rs` dispatches to all.
+#[test]
+fn commands_share_through_modules_not_through_each_other() {
+    let cli = Path::new(env!("CARGO_MANIFEST_DIR")).join("src/cli");
+    let mut bad = Vec::new();
+    for e in std::fs::read_dir(&cli).unwrap() {
+        let path = e.unwrap().path();
+        let stem = path.file_stem().unwrap().to_string_lossy().into_owned();
+        if stem == "mod" || path.extension().is_none_or(|x| x != "rs") {
+            continue;
+        }
+        let own = stem.split('_').next().unwrap_or("").to_string();
+        let text = std::fs::read_to_string(&path).unwrap();
+        for (n, line) in code_lines(&text) {
+            for (i, _) in line.match_indices("_cmd::") {
+                let head = &line[..i];
+                let start = head
+                    .rfind(|c: char| !(c.is_ascii_alphanumeric() || c == '_'))
+                    .map_or(0, |k| k + 1);
+                let command = &head[start..];
+                if command != own {
+                    bad.push(format!(
+                        "src/cli/{stem}.rs:{n}: names {command}_cmd: {}",
+                        line.trim()
+                    ));
+                }
+            }
+        }
+    }
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+}
