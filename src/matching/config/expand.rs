@@ -164,6 +164,21 @@ fn next_reference(text: &str) -> Option<(usize, bool)> {
     None
 }
 
+/// When `value` starts with a reference `$(NAME)` (no default) to one of
+/// `selves`: the name as written and the reference's length.
+pub(super) fn leading_self_reference<'v>(
+    value: &'v str,
+    selves: &[&str],
+) -> Option<(&'v str, usize)> {
+    let inner = value.strip_prefix("$(")?;
+    let end = inner.find(')')?;
+    let name = &inner[..end];
+    selves
+        .iter()
+        .any(|s| name.trim().eq_ignore_ascii_case(s))
+        .then_some((name.trim(), end + 3))
+}
+
 /// `value` with each `$(NAME)` or `$(NAME:default)` that names the knob being
 /// defined replaced by what `earlier` gives for it (else the default, else
 /// nothing). `selves` are the names that count as the knob's own: its name,

@@ -115,7 +115,7 @@ impl Config {
                     return Err(place.error(Some(name), &what));
                 }
                 if conditions.active() {
-                    self.define(name, &lines_of.join("\n"), place, origin.template());
+                    self.define(name, &lines_of.join("\n"), None, place, origin.template())?;
                 }
                 continue;
             }
@@ -133,11 +133,11 @@ impl Config {
                 continue;
             }
             let (name, operator, value) = assignment(body).map_err(|m| place.error(None, &m))?;
-            let value = match operator {
-                Operator::Set => value.to_string(),
-                Operator::Append(separator) => appended(self.lookup(name), separator, value),
+            let separator = match operator {
+                Operator::Set => None,
+                Operator::Append(separator) => Some(append_separator(separator)),
             };
-            self.define(name, &value, place, origin.template());
+            self.define(name, value, separator.as_deref(), place, origin.template())?;
         }
         if let Some(open) = conditions.open_at() {
             return Err(origin.place(open).error(None, "this if has no endif"));
@@ -299,15 +299,29 @@ impl Config {
             );
             return Err(place.error(None, &what));
         }
-        let text = match std::fs::read(file) {
+        let text = match self.read_included(file) {
             Ok(bytes) => String::from_utf8(bytes).map_err(|_| {
                 place.error(
                     None,
                     &format!("include : {file}: not text (UTF-8); give the configuration file"),
                 )
             })?,
-            Err(e) if if_exists && e.kind() == std::io::ErrorKind::NotFound => return Ok(()),
-            Err(e) => {
+            Err(Included::TooLong(most)) => {
+                let what = format!(
+                    "include : {file}: the configuration and the files it includes pass {most}                      bytes, the most read (CLASSAD_MAX_HELD_BYTES raises it)"
+                );
+                return Err(place.error(None, &what));
+            }
+            Err(Included::NotAFile) => {
+                let what = format!(
+                    "include : {file}: not a regular file (a device or a pipe would be read                      without end); give a configuration file"
+                );
+                return Err(place.error(None, &what));
+            }
+            Err(Included::Io(e)) if if_exists && e.kind() == std::io::ErrorKind::NotFound => {
+                return Ok(())
+            }
+            Err(Included::Io(e)) => {
                 let relative = if std::path::Path::new(file).is_relative() {
                     " (a relative name is opened from the working directory, as HTCondor opens \
                      it)"
@@ -322,6 +336,42 @@ impl Config {
             }
         };
         self.read_file_text(&text, &Arc::from(file), depth + 1)
+    }
+}
+
+/// Why an included file was not read.
+enum Included {
+    /// It could not be opened or read.
+    Io(std::io::Error),
+    /// It is not a regular file.
+    NotAFile,
+    /// With it, more than this many bytes would have been read in all.
+    TooLong(usize),
+}
+
+impl Config {
+    /// The bytes of the regular file `file`, counted with everything included
+    /// so far against the most a configuration may include (the most bytes an
+    /// input may hold, [`crate::ad::ReadLimits`]): a file that includes a large
+    /// one a thousand times is refused, not read a thousand times.
+    fn read_included(&mut self, file: &str) -> Result<Vec<u8>, Included> {
+        use std::io::Read;
+        let most = self.most_included_bytes;
+        let opened = std::fs::File::open(file).map_err(Included::Io)?;
+        if !opened.metadata().map_err(Included::Io)?.is_file() {
+            return Err(Included::NotAFile);
+        }
+        let left = most.saturating_sub(self.included_bytes);
+        let mut bytes = Vec::new();
+        opened
+            .take(left as u64 + 1)
+            .read_to_end(&mut bytes)
+            .map_err(Included::Io)?;
+        if bytes.len() > left {
+            return Err(Included::TooLong(most));
+        }
+        self.included_bytes += bytes.len();
+        Ok(bytes)
     }
 }
 
@@ -381,16 +431,14 @@ fn bad_line(body: &str) -> String {
     format!("expected NAME = value (or NAME += value, NAME @=TAG, if, use, include), not {shown:?}")
 }
 
-/// `NAME += value` as `Parse_macros` makes it: the earlier raw value, the
-/// separator, then `value`; just `value` when there is no earlier value.
-fn appended(earlier: Option<&str>, separator: Option<(char, bool)>, value: &str) -> String {
-    match earlier.filter(|e| !e.is_empty()) {
-        None => value.to_string(),
-        Some(earlier) => match separator {
-            None => format!("{earlier} {value}"),
-            Some((s, false)) => format!("{earlier}{s}{value}"),
-            Some((s, true)) => format!("{earlier} {s}{s} {value}"),
-        },
+/// What `NAME += value` puts between the earlier value and `value`, as
+/// `Parse_macros` joins them: a blank, the one separator, or the doubled one
+/// between blanks.
+fn append_separator(separator: Option<(char, bool)>) -> String {
+    match separator {
+        None => " ".to_string(),
+        Some((s, false)) => s.to_string(),
+        Some((s, true)) => format!(" {s}{s} "),
     }
 }
 
@@ -420,10 +468,19 @@ mod tests {
     /// `Parse_macros` on `+`: `XXX = $(XXX)<sep>rhs` when XXX has a value.
     #[test]
     fn appending_joins_as_parse_macros_joins() {
-        assert_eq!(appended(None, None, "b"), "b");
-        assert_eq!(appended(Some(""), Some((',', false)), "b"), "b");
-        assert_eq!(appended(Some("a"), None, "b"), "a b");
-        assert_eq!(appended(Some("a"), Some((',', false)), "b"), "a,b");
-        assert_eq!(appended(Some("a"), Some(('&', true)), "b"), "a && b");
+        let c = Config::parse(
+            "A += b\nB = a\nB += b\nC = a\nC +,= b\nD = a\nD +&&= b\nE =\nE +,= b\n",
+            "f",
+        )
+        .unwrap();
+        for (name, want) in [
+            ("A", "b"),
+            ("B", "a b"),
+            ("C", "a,b"),
+            ("D", "a && b"),
+            ("E", "b"),
+        ] {
+            assert_eq!(c.get(name).unwrap().as_deref(), Some(want), "{name}");
+        }
     }
 }

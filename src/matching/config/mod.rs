@@ -46,6 +46,11 @@ pub struct Config {
     by_name: ahash::AHashMap<String, usize>,
     /// What reading said that is not an error.
     notes: Vec<String>,
+    /// The bytes of the files included so far, and the most they may come to.
+    included_bytes: usize,
+    most_included_bytes: usize,
+    /// The bytes definitions copied from earlier values (see `define`).
+    copied_bytes: usize,
 }
 
 /// One `NAME = value` definition.
@@ -127,8 +132,16 @@ impl Config {
     /// # Ok::<(), classad::matching::config::ConfigError>(())
     /// ```
     pub fn parse(text: &str, file: &str) -> Result<Config, ConfigError> {
+        let most = crate::ad::ReadLimits::configured().max_held_bytes;
+        Config::parse_within(text, file, most)
+    }
+
+    /// [`Config::parse`], the files it includes together at most `most`
+    /// bytes.
+    fn parse_within(text: &str, file: &str, most: usize) -> Result<Config, ConfigError> {
         let mut config = Config {
             file: file.to_string(),
+            most_included_bytes: most,
             ..Config::default()
         };
         config.read_file_text(text, &Arc::from(file), 0)?;
@@ -222,22 +235,84 @@ impl Config {
     /// Defines `name` as `value` at `place`. A reference of the value to its
     /// own name (`$(NAME)`, `$(NAME:default)`, and without the `NEGOTIATOR.`
     /// prefix when the name has it) is the value it had before, as HTCondor's
-    /// `expand_self_macro` reads `X = $(X) && more`.
-    fn define(&mut self, name: &str, value: &str, place: Place, template: Option<Arc<str>>) {
+    /// `expand_self_macro` reads `X = $(X) && more`; with `append` (`+=`), the
+    /// value follows the earlier one after the separator.
+    ///
+    /// The earlier value is taken out of the definition this one supersedes
+    /// (which nothing reads again) when the value starts with it, so a
+    /// thousand lines of `X = $(X) more` or `X += more` cost what they hold,
+    /// not a thousand copies; what copies are made count against
+    /// `most_included_bytes`, so no file makes the reading quadratic.
+    fn define(
+        &mut self,
+        name: &str,
+        value: &str,
+        append: Option<&str>,
+        place: Place,
+        template: Option<Arc<str>>,
+    ) -> Result<(), ConfigError> {
+        let lower = name.to_ascii_lowercase();
         let unprefixed = name
             .get(..SUBSYSTEM.len())
             .filter(|p| p.eq_ignore_ascii_case(SUBSYSTEM))
             .map(|_| &name[SUBSYSTEM.len()..]);
         let selves: Vec<&str> = std::iter::once(name).chain(unprefixed).collect();
-        let value = expand::expand_self(value, &selves, |n| self.lookup(n));
-        self.by_name
-            .insert(name.to_ascii_lowercase(), self.knobs.len());
+        // What the value starts with: the earlier value of the name it refers
+        // to (for `+=`, the name itself), and the separator after it.
+        let (earlier_of, separator, rest) = match append {
+            Some(sep) => (Some(name), sep, value),
+            None => match expand::leading_self_reference(value, &selves) {
+                Some((n, len)) => (Some(n), "", &value[len..]),
+                None => (None, "", value),
+            },
+        };
+        let rest = expand::expand_self(rest, &selves, |n| self.lookup(n));
+        let mut copied = rest.len().saturating_sub(value.len());
+        let mut out = match earlier_of {
+            None => String::new(),
+            Some(n) => {
+                let superseded = self.by_name.get(&lower).copied();
+                match self.lookup_index(n) {
+                    Some(i) if Some(i) == superseded => std::mem::take(&mut self.knobs[i].value),
+                    _ => {
+                        let v = self.lookup(n).unwrap_or("").to_string();
+                        copied += v.len();
+                        v
+                    }
+                }
+            }
+        };
+        self.copied_bytes = self.copied_bytes.saturating_add(copied);
+        if self.copied_bytes > self.most_included_bytes {
+            let what = format!(
+                "references of definitions to their own earlier values copy more than {} bytes \
+                 in all, the most read: write the value out",
+                self.most_included_bytes
+            );
+            return Err(place.error(Some(name), &what));
+        }
+        if !out.is_empty() || append.is_none() {
+            out.push_str(separator);
+        }
+        out.push_str(&rest);
+        self.by_name.insert(lower, self.knobs.len());
         self.knobs.push(Knob {
             name: name.to_string(),
-            value,
+            value: out,
             place,
             template,
         });
+        Ok(())
+    }
+
+    /// Which definition a `$(name)` reference reaches, when one of the
+    /// configuration's does.
+    fn lookup_index(&self, name: &str) -> Option<usize> {
+        let lower = name.to_ascii_lowercase();
+        self.by_name
+            .get(&format!("{SUBSYSTEM}{lower}"))
+            .or_else(|| self.by_name.get(&lower))
+            .copied()
     }
 }
 
@@ -500,6 +575,16 @@ C = 2
         std::fs::write(&me, format!("include : {}\n", me.display())).unwrap();
         let e = Config::parse(&format!("include : {}\n", me.display()), "top").unwrap_err();
         assert!(e.message.contains("nested too deep"), "{e}");
+        // A device is never read: /dev/zero would be read without end.
+        let e = Config::parse("include : /dev/zero\n", "top").unwrap_err();
+        assert!(e.message.contains("not a regular file"), "{e}");
+        // Included again and again, files count together against the bound.
+        let big = dir.join("big.conf");
+        std::fs::write(&big, format!("A = {}\n", "x".repeat(1000))).unwrap();
+        let many = format!("include : {}\n", big.display()).repeat(300);
+        let e = Config::parse_within(&many, "top", 100_000).unwrap_err();
+        assert!(e.message.contains("the most read"), "{e}");
+        assert!(e.line > 1, "the first includes were read: {e}");
         std::fs::remove_dir_all(&dir).unwrap();
     }
 
@@ -599,5 +684,28 @@ C = 2
             warnings,
             ["summary:6: LOCAL_CONFIG_DIR: not a knob the emulator reads; ignored"]
         );
+    }
+
+    /// `X = $(X) more` and `X += more` take the earlier value out of the
+    /// definition they supersede: ten thousand of each copy nothing, and
+    /// reading stays linear in the file. A self-reference elsewhere copies,
+    /// and those copies are bounded in all.
+    #[test]
+    fn extending_a_value_copies_nothing_and_other_copies_are_bounded() {
+        let text = "A = a\n".to_string()
+            + &"A = $(A) x\nB += y\n".repeat(10_000)
+            + "NEGOTIATOR.A = $(A) z\n";
+        let c = Config::parse(&text, "f").unwrap();
+        assert_eq!(
+            c.copied_bytes,
+            "a".len() + " x".len() * 10_000,
+            "only NEGOTIATOR.A copies A"
+        );
+        let a = c.get("A").unwrap().unwrap();
+        assert!(a.starts_with("a x x") && a.ends_with("x z"), "{a}");
+        assert_eq!(c.get("B").unwrap().unwrap().len(), 2 * 10_000 - 1);
+        let doubling = "X = x\n".to_string() + &"X = $(X)$(X)\n".repeat(40);
+        let e = Config::parse_within(&doubling, "f", 1 << 20).unwrap_err();
+        assert!(e.message.contains("copy more than 1048576 bytes"), "{e}");
     }
 }
