@@ -9,8 +9,33 @@
 use crate::ad::ClassAd;
 use crate::eval::{eval_alone, eval_in, Fail, Semantics};
 use crate::syntax::ast::{Expr, ExprRef};
-use classad_vm::Value;
+use classad_vm::{Halt, Value};
 use std::sync::Arc;
+
+/// A run of the machine, settled: its value; [`Fail`] when the run failed (an
+/// evaluation HTCondor fails, which the reference evaluator would fail too:
+/// a test that failed holds nowhere, a rank that failed is 0); or, when the
+/// machine handed the evaluation back (`Halt::NeedReference`: a shape it does
+/// not compile natively, or a limit it cannot prove), what `reference` makes of
+/// it. Every engine ladder of the crate (the machine per pair, its blocks of
+/// lanes and masks, then the reference) ends here, so a halted run means the
+/// same everywhere.
+pub fn settle<T>(
+    run: Result<T, Halt>,
+    reference: impl FnOnce() -> Result<T, Fail>,
+) -> Result<T, Fail> {
+    match run {
+        Ok(v) => Ok(v),
+        Err(Halt::Fail) => Err(Fail),
+        Err(Halt::NeedReference) => reference(),
+    }
+}
+
+/// [`settle`] for a test (a match, a constraint, a condition): true only when
+/// it holds; a failed run holds nowhere.
+pub fn settle_test(run: Result<bool, Halt>, reference: impl FnOnce() -> bool) -> bool {
+    settle(run, || Ok(reference())).unwrap_or(false)
+}
 
 /// Which engine evaluates: the bytecode machine, or the reference tree walk. Both
 /// give the same results; the machine hands anything it does not compile natively
@@ -28,9 +53,9 @@ pub enum Engine {
 pub fn eval_alone_with(engine: Engine, expr: &Expr, sem: Semantics) -> Result<Value, Fail> {
     if engine == Engine::Vm && sem == Semantics::Htcondor {
         let e = ExprRef::root_of(Arc::new(expr.clone()));
-        if let Some(r) = crate::compile::try_eval(&e, None, None) {
-            return r;
-        }
+        return settle(crate::compile::try_eval(&e, None, None), || {
+            eval_alone(expr, sem)
+        });
     }
     eval_alone(expr, sem)
 }
@@ -44,9 +69,9 @@ pub fn eval_in_with(
     sem: Semantics,
 ) -> Result<Value, Fail> {
     if engine == Engine::Vm && sem == Semantics::Htcondor {
-        if let Some(r) = crate::compile::try_eval(expr, Some(my), target) {
-            return r;
-        }
+        return settle(crate::compile::try_eval(expr, Some(my), target), || {
+            eval_in(expr, my, target, sem)
+        });
     }
     eval_in(expr, my, target, sem)
 }

@@ -123,12 +123,13 @@ pub fn compile_expr_reusing<'a>(
 }
 
 /// Evaluates `expr` on the machine with MY = `my` (`None`: no ad) and an optional
-/// TARGET; `None` when the evaluation must be left to the reference evaluator.
+/// TARGET: the run as the machine ends it, which [`crate::engine::settle`] gives
+/// its meaning (a failure, or an evaluation left to the reference evaluator).
 pub fn try_eval(
     expr: &crate::syntax::ast::ExprRef,
     my: Option<&Arc<ClassAd>>,
     target: Option<&Arc<ClassAd>>,
-) -> Option<Result<Value, crate::eval::Fail>> {
+) -> Result<Value, classad_vm::Halt> {
     let mut slots = SlotTable::new();
     let my_c = my.map(|m| compile_ad(m, &mut slots));
     let target_c = target.map(|t| compile_ad(t, &mut slots));
@@ -138,9 +139,5 @@ pub fn try_eval(
         my_c.as_ref().map_or(&empty, |c| &c.vm),
         target_c.as_ref().map(|c| &c.vm),
     );
-    match classad_vm::Machine::new().eval(&prog, sides, &mut host::VmHost) {
-        Ok(v) => Some(Ok(v)),
-        Err(classad_vm::Halt::Fail) => Some(Err(crate::eval::Fail)),
-        Err(classad_vm::Halt::NeedReference) => None,
-    }
+    classad_vm::Machine::new().eval(&prog, sides, &mut host::VmHost)
 }

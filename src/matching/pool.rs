@@ -231,16 +231,15 @@ impl CompiledPool {
         vm.cache_for(self.id);
         let (job, machine) = (&self.jobs[j], &self.machines[m]);
         let sides = Sides::new(&machine.vm, Some(&job.vm));
-        match vm.eval_attr(0, slot, 0, sides, &mut VmHost) {
-            Ok(v) => Ok(v),
-            Err(Halt::Fail) => Err(crate::eval::Fail),
-            Err(Halt::NeedReference) => crate::eval::eval_in(
+        let run = vm.eval_attr(0, slot, 0, sides, &mut VmHost);
+        crate::engine::settle(run, || {
+            crate::eval::eval_in(
                 expr,
                 &machine.source,
                 Some(&job.source),
                 Semantics::Htcondor,
-            ),
-        }
+            )
+        })
     }
 
     /// Every matching `(job, machine)` pair, sorted by job then machine.
@@ -346,13 +345,9 @@ impl CompiledPool {
     pub fn symmetric_match(&self, vm: &mut Machine, j: usize, m: usize) -> bool {
         vm.cache_for(self.id);
         let (job, machine) = (&self.jobs[j], &self.machines[m]);
-        match self.try_match(vm, job, machine) {
-            Ok(b) => b,
-            Err(Halt::Fail) => false,
-            Err(Halt::NeedReference) => {
-                super::symmetric_match(&job.source, &machine.source, Semantics::Htcondor)
-            }
-        }
+        crate::engine::settle_test(self.try_match(vm, job, machine), || {
+            super::symmetric_match(&job.source, &machine.source, Semantics::Htcondor)
+        })
     }
 
     fn try_match(
@@ -387,11 +382,14 @@ impl CompiledPool {
         let sides = Sides::new(&my.vm, Some(&other.vm));
         // `Rank` is an unscoped name: MY's, or (old semantics) the other ad's.
         let side = if my.vm.has(self.rank) { 0 } else { 1 };
-        match vm.eval_attr(side, self.rank, 0, sides, &mut VmHost) {
-            Ok(v) => super::rank_value(&v),
-            Err(Halt::Fail) => 0.0,
-            Err(Halt::NeedReference) => super::rank(&my.source, &other.source, Semantics::Htcondor),
-        }
+        let run = vm
+            .eval_attr(side, self.rank, 0, sides, &mut VmHost)
+            .map(|v| super::rank_value(&v));
+        // A rank that failed is 0, as HTCondor's `EvalFloat` leaves it.
+        crate::engine::settle(run, || {
+            Ok(super::rank(&my.source, &other.source, Semantics::Htcondor))
+        })
+        .unwrap_or(0.0)
     }
 }
 

@@ -182,3 +182,31 @@ fn commands_share_through_modules_not_through_each_other() {
     }
     assert!(bad.is_empty(), "{}", bad.join("\n"));
 }
+
+/// Issue 35, item 3: a halted run of the machine is given its meaning in one
+/// place, `crate::engine::settle` (a failure holds nowhere and ranks 0; a run
+/// handed back goes to the reference evaluator): no other file of `src/`
+/// matches on how the machine halted.
+#[test]
+fn a_halted_run_means_one_thing_decided_in_the_engine() {
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = Vec::new();
+    rust_files(&src, &mut files);
+    let mut bad = Vec::new();
+    for f in files {
+        if f.ends_with("engine.rs") {
+            continue;
+        }
+        let text = std::fs::read_to_string(&f).unwrap();
+        for (n, line) in code_lines(&text) {
+            let arm = line.contains("=>");
+            if arm && (line.contains("Halt::Fail") || line.contains("Halt::NeedReference)")) {
+                let inside_test_helper = f.ends_with("test_support.rs");
+                if !inside_test_helper {
+                    bad.push(format!("{}:{n}: {}", f.display(), line.trim()));
+                }
+            }
+        }
+    }
+    assert!(bad.is_empty(), "{}", bad.join("\n"));
+}

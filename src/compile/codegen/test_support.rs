@@ -20,7 +20,10 @@ pub(super) fn compiled(expr: &str, my: &str, target: &str) -> Program {
     let (my, target) = (ad(my), ad(target));
     let e = ExprRef::root_of(Arc::new(parse_expr(expr).unwrap()));
     let reference = eval_in(&e, &my, Some(&target), Semantics::Htcondor);
-    let vm = crate::compile::try_eval(&e, Some(&my), Some(&target)).expect("runs on the machine");
+    let vm = match crate::compile::try_eval(&e, Some(&my), Some(&target)) {
+        Err(classad_vm::Halt::NeedReference) => panic!("{expr} does not run on the machine"),
+        run => run.map_err(|_| crate::eval::Fail),
+    };
     assert_eq!(format!("{vm:?}"), format!("{reference:?}"), "{expr}");
     compile_expr(&e, Some(&my), &mut SlotTable::new())
 }

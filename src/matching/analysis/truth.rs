@@ -19,13 +19,14 @@ use super::super::pool::CompiledPool;
 use crate::ad::ClassAd;
 use crate::compile::compile_expr;
 use crate::compile::host::VmHost;
+use crate::engine::settle_test;
 use crate::engine::Engine;
 use crate::eval::{eval_in, Fail, Semantics};
 use crate::matching::constraint_match;
 use crate::syntax::ast::ExprRef;
 use classad_vm::lanes::LANES;
 use classad_vm::logic::for_each_lane;
-use classad_vm::{Attr, ColumnStore, CompiledAd, Halt, Machine, Sides, SlotTable, Value};
+use classad_vm::{Attr, ColumnStore, CompiledAd, Machine, Sides, SlotTable, Value};
 use rayon::prelude::*;
 use std::sync::Arc;
 
@@ -242,16 +243,13 @@ fn machine_words(queries: &[Query], targets: &[Arc<ClassAd>]) -> Vec<BlockWords>
                 let my = mine[q];
                 let one = |vm: &mut Machine, slot: u32, site: u32, lane: usize| {
                     let sides = Sides::new(my, Some(block_ads[lane]));
-                    match vm.eval_attr(0, slot, site, sides, &mut VmHost) {
-                        Ok(v) => Some(v.as_bool_equiv() == Some(true)),
-                        Err(Halt::Fail) => Some(false),
-                        Err(Halt::NeedReference) => None,
-                    }
+                    vm.eval_attr(0, slot, site, sides, &mut VmHost)
+                        .map(|v| v.as_bool_equiv() == Some(true))
                 };
                 let v = vm.verdicts(my, req, ONE_WAY_SITE, &mut block, wanted, host);
                 let mut bits = v.yes;
                 for_each_lane(v.unknown, |l| {
-                    let yes = one(vm, req, ONE_WAY_SITE, l).unwrap_or_else(|| {
+                    let yes = settle_test(one(vm, req, ONE_WAY_SITE, l), || {
                         constraint_match(&query.my, &targets[t0 + l], Semantics::Htcondor)
                     });
                     bits |= u64::from(yes) << l;
@@ -261,7 +259,7 @@ fn machine_words(queries: &[Query], targets: &[Arc<ClassAd>]) -> Vec<BlockWords>
                     let v = vm.verdicts(my, names[k], 0, &mut block, wanted, host);
                     let mut bits = v.yes;
                     for_each_lane(v.unknown, |l| {
-                        let yes = one(vm, names[k], 0, l).unwrap_or_else(|| {
+                        let yes = settle_test(one(vm, names[k], 0, l), || {
                             let t = &targets[t0 + l];
                             holds(eval_in(e, &query.my, Some(t), Semantics::Htcondor))
                         });
@@ -283,15 +281,12 @@ fn machine_words(queries: &[Query], targets: &[Arc<ClassAd>]) -> Vec<BlockWords>
                     for_each_lane(v.unknown, |j| {
                         let q = mb * LANES + j;
                         let sides = Sides::new(their, Some(mine[q]));
-                        let yes = match vm.eval_attr(0, req, ONE_WAY_SITE, sides, &mut VmHost) {
-                            Ok(v) => v.as_bool_equiv() == Some(true),
-                            Err(Halt::Fail) => false,
-                            Err(Halt::NeedReference) => constraint_match(
-                                &targets[t0 + l],
-                                &queries[q].my,
-                                Semantics::Htcondor,
-                            ),
-                        };
+                        let run = vm
+                            .eval_attr(0, req, ONE_WAY_SITE, sides, &mut VmHost)
+                            .map(|v| v.as_bool_equiv() == Some(true));
+                        let yes = settle_test(run, || {
+                            constraint_match(&targets[t0 + l], &queries[q].my, Semantics::Htcondor)
+                        });
                         bits |= u64::from(yes) << j;
                     });
                     for_each_lane(bits, |j| out[mb * LANES + j][1] |= 1 << l);
