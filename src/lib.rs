@@ -91,7 +91,7 @@
 //! the match analysis against brute force), `tests/engine/shape_families.rs` (every
 //! shape family's pool matched on both engines, pair for pair), `tests/agreement/fuzz_regressions.rs` (every fuzz
 //! finding, replayed); `fuzz/` holds the cargo-fuzz targets (see `fuzz/README.md`),
-//! which CI runs for a minute each.
+//! which CI runs for 30 seconds each.
 //! `tests/htcondor_diff.py` holds the same generated cases against HTCondor's own
 //! library (it needs `pip install htcondor`; see `tests/conformance/README.md`):
 //! 1,035,000 cases run with no disagreement left but the deviations
