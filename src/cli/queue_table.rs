@@ -43,26 +43,10 @@ const SUSPENDED: i64 = 7;
 /// `JobUniverse` of the scheduler universe.
 const SCHEDULER_UNIVERSE: i64 = 7;
 
-const OWNER: Column = Column {
-    width: 14,
-    left: true,
-    truncate: true,
-};
-const SUBMITTED: Column = Column {
-    width: 11,
-    left: false,
-    truncate: true,
-};
-const RUN_TIME: Column = Column {
-    width: 12,
-    left: false,
-    truncate: true,
-};
-const STATUS: Column = Column {
-    width: 2,
-    left: true,
-    truncate: false,
-};
+const OWNER: Column = Column::new(14, true, true);
+const SUBMITTED: Column = Column::new(11, false, true);
+const RUN_TIME: Column = Column::new(12, false, true);
+const STATUS: Column = Column::new(2, true, false);
 /// The `PRI` column's least width: its heading's.
 const PRI_MIN: usize = 3;
 

@@ -38,41 +38,13 @@ use classad_vm::Value;
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-const NAME: Column = Column {
-    width: 34,
-    left: true,
-    truncate: false,
-};
-const OPSYS: Column = Column {
-    width: 10,
-    left: true,
-    truncate: true,
-};
-const ARCH: Column = Column {
-    width: 8,
-    left: true,
-    truncate: true,
-};
-const ACTIVITY: Column = Column {
-    width: 8,
-    left: true,
-    truncate: true,
-};
-const LOAD_AV: Column = Column {
-    width: 6,
-    left: false,
-    truncate: true,
-};
-const MEM: Column = Column {
-    width: 6,
-    left: false,
-    truncate: true,
-};
-const ACTIVITY_TIME: Column = Column {
-    width: 12,
-    left: false,
-    truncate: true,
-};
+const NAME: Column = Column::new(34, true, false);
+const OPSYS: Column = Column::new(10, true, true);
+const ARCH: Column = Column::new(8, true, true);
+const ACTIVITY: Column = Column::new(8, true, true);
+const LOAD_AV: Column = Column::new(6, false, true);
+const MEM: Column = Column::new(6, false, true);
+const ACTIVITY_TIME: Column = Column::new(12, false, true);
 /// The `State` column's least width: its heading's.
 const STATE_MIN: usize = 5;
 

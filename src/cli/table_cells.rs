@@ -20,6 +20,16 @@ pub struct Column {
 }
 
 impl Column {
+    /// A column `width` wide, aligned left (`left`) or right, cutting wider
+    /// text (`truncate`) or not: HTCondor's print-mask `WIDTH` options.
+    pub const fn new(width: usize, left: bool, truncate: bool) -> Column {
+        Column {
+            width,
+            left,
+            truncate,
+        }
+    }
+
     /// `text` laid into the column.
     pub fn lay(&self, text: &str) -> String {
         if self.width == 0 {
