@@ -167,6 +167,95 @@ fn most_eval_cases_run_natively_on_the_vm() {
     );
 }
 
+/// The conformance expressions through every tier of the matcher: each one,
+/// as a job's `Requirements` (MY the case's ad) against a slot (TARGET the
+/// case's), decided by the bit-mask tier where it can, by the value lanes and
+/// the machine pair by pair (`CompiledPool::all_pairs`, `symmetric_match`)
+/// where it cannot, and each against the reference evaluator's symmetric match.
+/// What the mask tier leaves to the lanes, and what the machine hands to the
+/// reference evaluator, is reported; both must stay a minority.
+#[test]
+fn eval_cases_through_every_tier_of_the_matcher() {
+    use classad::compile::host::VmHost;
+    use classad_vm::{ColumnStore, CompiledAd};
+    utc();
+    let mut cases = lines("eval.jsonl");
+    cases.extend(lines("regex.jsonl"));
+    let (mut tried, mut on_masks, mut to_reference) = (0, 0, 0);
+    let mut disagreements = Vec::new();
+    for c in &cases {
+        let expr = c["expr"].as_str().unwrap();
+        let lower = expr.to_ascii_lowercase();
+        // A case that reads Requirements would read the one put in; one that
+        // reads the clock or a random number may change between two tiers.
+        if ["requirements", "time", "random"]
+            .iter()
+            .any(|w| lower.contains(w))
+        {
+            continue;
+        }
+        let Ok(e) = parse_expr(expr) else {
+            continue;
+        };
+        let with_requirements = |ad: Option<Arc<ClassAd>>, r: classad::syntax::ast::Expr| {
+            let mut ad = ad.map(|a| (*a).clone()).unwrap_or_default();
+            ad.insert_expr("Requirements", r);
+            Arc::new(ad)
+        };
+        let job = with_requirements(ad_of(&c["my"]), e.clone());
+        let slot = with_requirements(ad_of(&c["target"]), parse_expr("true").unwrap());
+        tried += 1;
+        let want = symmetric_match(&job, &slot, Semantics::Htcondor);
+        let pool = CompiledPool::new(std::slice::from_ref(&job), std::slice::from_ref(&slot));
+        let mut vm = Machine::new();
+        let pairs = pool.all_pairs(&mut vm);
+        let one = pool.symmetric_match(&mut vm, 0, 0);
+        let requirements = pool.slots.get("Requirements").expect("interned");
+        let targets: Vec<&CompiledAd> = pool.machines.iter().map(|m| &m.vm).collect();
+        let mut store = ColumnStore::new();
+        let mut block = store.block(&targets);
+        let (verdicts, unsure) = vm.mask_verdicts(
+            &pool.jobs[0].vm,
+            requirements,
+            2,
+            &mut block,
+            u64::MAX,
+            &mut VmHost,
+        );
+        let masks = (unsure == 0).then_some(verdicts.yes & 1 == 1);
+        if masks.is_some() {
+            on_masks += 1;
+        }
+        let run = classad::compile::try_eval(
+            &job.get("Requirements").unwrap().to_expr_ref(),
+            Some(&job),
+            Some(&slot),
+        );
+        if matches!(run, Err(classad_vm::Halt::NeedReference)) {
+            to_reference += 1;
+        }
+        let got = (pairs == [(0, 0)], one, masks.unwrap_or(want));
+        if got != (want, want, want) {
+            disagreements.push(format!(
+                "{expr:?} my={} target={}: reference {want}, all_pairs {}, pair {}, masks {:?}",
+                c["my"], c["target"], got.0, got.1, masks
+            ));
+        }
+    }
+    eprintln!(
+        "of {tried} conformance expressions as Requirements: {on_masks} decided on the mask \
+         tier, {} left to the value lanes and the machine; {to_reference} handed to the \
+         reference evaluator",
+        tried - on_masks
+    );
+    assert!(disagreements.is_empty(), "{}", disagreements.join("\n"));
+    assert!(tried > 1000, "only {tried} cases tried");
+    assert!(
+        to_reference * 100 <= tried * 15,
+        "{to_reference} of {tried} to the reference"
+    );
+}
+
 fn eval_cases_on(file: &str, engine: Engine) {
     utc();
     let cases = lines(file);
