@@ -186,7 +186,7 @@ pub fn cycle_from_files(
         let mut phase = None;
         let mut outcome = pool.negotiate_compiled(&queue, compiled, |p| {
             // The phase before is over (its line cleared) as the next starts.
-            phase = None;
+            drop(phase.take());
             phase = Some(progress.phase(match p {
                 CyclePhase::Matching => "matching every class against the slots",
                 CyclePhase::Negotiating => "negotiating",

@@ -2994,6 +2994,34 @@ fn a_site_s_config_includes_files_and_uses_htcondor_s_templates() {
         "{}",
         stderr(&o)
     );
+    // A site's layout (`real_config`): condor_config names config.d, whose
+    // files are read in name order after it; the later file wins.
+    let config_d = dir.join("site-config.d");
+    std::fs::create_dir_all(&config_d).unwrap();
+    std::fs::write(
+        config_d.join("10-preempt"),
+        "PREEMPTION_REQUIREMENTS = True\n",
+    )
+    .unwrap();
+    std::fs::write(config_d.join("20-policy"), "use POLICY : ALWAYS_RUN_JOBS\n").unwrap();
+    std::fs::write(config_d.join("20-policy.rpmsave"), "error : not read\n").unwrap();
+    let condor_config = tmp(
+        "site-condor_config",
+        &format!("LOCAL_CONFIG_DIR = {}\n", config_d.display()),
+    );
+    let o = run(&condor_config);
+    assert_eq!(matches(&o), 0, "config.d's ALWAYS_RUN_JOBS: no preemption");
+    assert!(
+        stderr(&o).contains(&format!(
+            "warning: {condor_config}:1: LOCAL_CONFIG_DIR {}: read 2 files, in this order: \
+             {}/10-preempt, {}/20-policy",
+            config_d.display(),
+            config_d.display(),
+            config_d.display()
+        )),
+        "{}",
+        stderr(&o)
+    );
     // Run from elsewhere, the relative name is not found, and the error says
     // where it was looked for.
     let o = classad(&["negotiate", "--config", &site], "");

@@ -340,7 +340,7 @@ impl Config {
 }
 
 /// Why an included file was not read.
-enum Included {
+pub(super) enum Included {
     /// It could not be opened or read.
     Io(std::io::Error),
     /// It is not a regular file.
@@ -349,12 +349,25 @@ enum Included {
     TooLong(usize),
 }
 
+impl Included {
+    /// What went wrong, in words.
+    pub(super) fn describe(&self) -> String {
+        match self {
+            Included::Io(e) => e.to_string(),
+            Included::NotAFile => "not a regular file".to_string(),
+            Included::TooLong(most) => {
+                format!("the configuration and its files pass {most} bytes, the most read")
+            }
+        }
+    }
+}
+
 impl Config {
     /// The bytes of the regular file `file`, counted with everything included
     /// so far against the most a configuration may include (the most bytes an
     /// input may hold, [`crate::ad::ReadLimits`]): a file that includes a large
     /// one a thousand times is refused, not read a thousand times.
-    fn read_included(&mut self, file: &str) -> Result<Vec<u8>, Included> {
+    pub(super) fn read_included(&mut self, file: &str) -> Result<Vec<u8>, Included> {
         use std::io::Read;
         let most = self.most_included_bytes;
         let opened = std::fs::File::open(file).map_err(Included::Io)?;

@@ -17,6 +17,8 @@
 //! - `if`/`elif`/`else`/`endif`;
 //! - `include [ifexist] : FILE` (HTCondor opens a relative path from the
 //!   working directory, and so does the emulator; it runs no command);
+//! - then the files of `LOCAL_CONFIG_DIR` and `LOCAL_CONFIG_FILE`, as
+//!   `real_config` reads them;
 //! - `use CATEGORY : TEMPLATE` (HTCondor's templates), `error :` and `warning :`
 //!   lines.
 //!
@@ -27,6 +29,7 @@ mod conditions;
 mod defaults;
 mod expand;
 mod lines;
+mod locals;
 mod templates;
 
 pub use conditions::{parse_bool, EMULATED_VERSION};
@@ -145,6 +148,16 @@ impl Config {
             ..Config::default()
         };
         config.read_file_text(text, &Arc::from(file), 0)?;
+        if !locals::is_tool_output(text) {
+            config.read_locals()?;
+        } else if config.get("LOCAL_CONFIG_DIR")?.is_some()
+            || config.get("LOCAL_CONFIG_FILE")?.is_some()
+        {
+            config.notes.push(format!(
+                "{file}: condor_config_val's output, which holds the knobs of \
+                 LOCAL_CONFIG_DIR and LOCAL_CONFIG_FILE already: they are not read again"
+            ));
+        }
         Ok(config)
     }
 
