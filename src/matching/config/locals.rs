@@ -151,14 +151,19 @@ impl Config {
         let bytes = match self.read_included(file) {
             Ok(bytes) => bytes,
             Err(why) => {
-                if !self.local_required()? {
+                // As `process_config_source`: only a file that cannot be
+                // opened is skipped when not required; a device or one past
+                // the bound is never read in silence.
+                let unreadable = matches!(why, super::lines::Included::Io(_));
+                if unreadable && !self.local_required()? {
                     return Ok(());
                 }
-                let what = format!(
-                    "{file}: cannot read it ({}); REQUIRE_LOCAL_CONFIG_FILE = false skips a \
-                     local file that is not there",
-                    why.describe()
-                );
+                let hint = if unreadable {
+                    "; REQUIRE_LOCAL_CONFIG_FILE = false skips a local file that is not there"
+                } else {
+                    ""
+                };
+                let what = format!("{file}: cannot read it ({}){hint}", why.describe());
                 return Err(self.knob_error(knob, &what));
             }
         };
@@ -263,6 +268,10 @@ mod tests {
         );
         let optional = format!("{missing}REQUIRE_LOCAL_CONFIG_FILE = false\n");
         assert!(Config::parse(&optional, "condor_config").is_ok());
+        // Not required, a device is still refused, never skipped in silence.
+        let device = "LOCAL_CONFIG_FILE = /dev/zero\nREQUIRE_LOCAL_CONFIG_FILE = false\n";
+        let e = Config::parse(device, "condor_config").unwrap_err();
+        assert!(e.message.contains("not a regular file"), "{e}");
         // condor_config_val -dump holds the files' knobs already.
         let dump = format!("# Configuration from machine: cm\n{missing}");
         let c = Config::parse(&dump, "dump").unwrap();
