@@ -27,6 +27,7 @@ use crate::ad::ClassAd;
 use crate::eval::Evaluator;
 use crate::functions::SCOPED_BUILTINS;
 use crate::syntax::ast::{BinOp, ExprRef, Node, NodeId};
+use classad_vm::instr::form;
 use classad_vm::{Instr, Op, Program, SlotTable, Value};
 use std::sync::Arc;
 
@@ -103,7 +104,7 @@ fn compile_inner(
         // holds: it holds none. This also keeps every walk below within a bounded
         // depth of recursion, whatever the length of the chains the parser built.
         return Program {
-            code: vec![Instr::new(Op::Reference, 0, 0, 0)],
+            code: vec![form::Stop {}.instr(Op::Reference)],
             consts: Vec::new(),
             nregs: 1,
             max_depth,
@@ -138,12 +139,12 @@ fn compile_inner(
         overlay,
     };
     g.node(e.id, 0, 0);
-    let ret = Instr::new(Op::Ret, 0, 0, 0);
+    let ret = form::Ret { src: 0 }.instr(Op::Ret);
     g.code.push(ret);
     thread_jumps(&mut g.code);
     if g.max_reg > u16::from(u8::MAX) {
         // Too many live temporaries for 8-bit registers: leave it to the reference.
-        g.code = vec![Instr::new(Op::Reference, 0, 0, 0)];
+        g.code = vec![form::Stop {}.instr(Op::Reference)];
     }
     Program {
         code: g.code,

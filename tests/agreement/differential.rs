@@ -23,6 +23,7 @@ use classad::matching::{rank, symmetric_match, CompiledPool};
 use classad::syntax::ast::{BinOp, Expr, ExprRef, Node, UnOp};
 use classad::syntax::{parse_classad, parse_expr};
 use classad::Value;
+use classad_vm::instr::{form, Operands};
 use classad_vm::{ConstSet, Machine, Op, Program, SlotTable};
 use gen::builtins::{family_of, BUILTINS, CLOCK_WRAPPERS, FAMILIES, NONDETERMINISTIC};
 use gen::{expr_case, master_seed, pair_case, scaled, ExprCase, PairCase, Sides};
@@ -778,15 +779,15 @@ fn specialisations(p: &Program, inlined: bool, seen: &mut BTreeSet<String>) {
         }
         seen.insert(what);
     };
-    for ins in &p.code {
-        match ins.op {
+    for &ins in &p.code {
+        match ins.op() {
             Op::InlineEnter => {
                 inside += 1;
                 note("an inlined attribute".into(), inside);
             }
             Op::InlineLeave => inside = inside.saturating_sub(1),
             Op::Member => {
-                let what = match &p.sets[ins.z as usize] {
+                let what = match &p.sets[form::Member::of(ins).set as usize] {
                     ConstSet::Strings {
                         list_undefined: true,
                         ..
@@ -801,13 +802,18 @@ fn specialisations(p: &Program, inlined: bool, seen: &mut BTreeSet<String>) {
                 note(what.into(), inside);
             }
             Op::CmpK | Op::CmpTK => {
-                let kind = match &p.consts[usize::from(ins.y)] {
+                let konst = match ins.operands() {
+                    Operands::CmpK(c) => c.konst,
+                    Operands::CmpTK(c) => c.konst,
+                    _ => unreachable!("a comparison with a constant"),
+                };
+                let kind = match &p.consts[usize::from(konst)] {
                     Value::Undefined => "undefined",
                     Value::Error => "error",
                     Value::Str(s) if s.is_empty() => "the empty string",
                     _ => "a value",
                 };
-                note(format!("{:?} with {kind}", ins.op), inside);
+                note(format!("{:?} with {kind}", ins.op()), inside);
             }
             Op::TargetCached => note("a cached TARGET-only call".into(), inside),
             _ => {}

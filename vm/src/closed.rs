@@ -105,7 +105,7 @@ impl Machine {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::instr::{Instr, Op};
+    use crate::instr::{form, Instr, Op};
     use crate::machine::NoBuiltins;
     use crate::program::Program;
 
@@ -125,10 +125,20 @@ mod tests {
     fn a_value_records_the_names_it_read_on_the_other_side() {
         // slot 2 = (TARGET's slot 1 is defined) ? it : MY's slot 0
         let code = vec![
-            Instr::new(Op::LoadTarget, 1, 1, 1),
-            Instr::new(Op::JumpIfDefined, 1, 0, 3),
-            Instr::new(Op::LoadMy, 1, 1, 0),
-            Instr::new(Op::Ret, 0, 0, 1),
+            form::Load {
+                dst: 1,
+                depth: 1,
+                slot: 1,
+            }
+            .instr(Op::LoadTarget),
+            form::Branch { cond: 1, target: 3 }.instr(Op::JumpIfDefined),
+            form::Load {
+                dst: 1,
+                depth: 1,
+                slot: 0,
+            }
+            .instr(Op::LoadMy),
+            form::Ret { src: 1 }.instr(Op::Ret),
         ];
         let mut ad = CompiledAd::with_slots(3);
         ad.set(0, Attr::Value(Value::Int(40)));
@@ -149,8 +159,8 @@ mod tests {
     #[test]
     fn what_an_empty_side_cannot_answer_has_no_closed_value() {
         let code = vec![
-            Instr::new(Op::Reference, 0, 0, 0),
-            Instr::new(Op::Ret, 0, 0, 0),
+            form::Stop {}.instr(Op::Reference),
+            form::Ret { src: 0 }.instr(Op::Ret),
         ];
         let mut ad = CompiledAd::with_slots(1);
         ad.set(0, Attr::Code(std::sync::Arc::new(program(code, vec![]))));

@@ -1,6 +1,6 @@
 //! Relocating a program's code so that it runs inside another program (inlining).
 
-use crate::instr::{Instr, Op};
+use crate::instr::{form, Instr, Kind, Op, Operands};
 use crate::program::Program;
 
 /// Where an inlined program lands in the program receiving it.
@@ -30,7 +30,8 @@ impl Program {
     /// the program does not end in its only `Ret` of `r0`.
     pub fn relocated(&self, at: &Placement) -> Option<Vec<Instr>> {
         let (last, body) = self.code.split_last()?;
-        if last.op != Op::Ret || last.z != 0 || body.iter().any(|i| i.op == Op::Ret) {
+        let returns_r0 = matches!(last.operands(), Operands::Ret(form::Ret { src: 0 }));
+        if !returns_r0 || body.iter().any(|i| i.op() == Op::Ret) {
             return None;
         }
         let reg = |r: u32| -> Option<u32> {
@@ -41,49 +42,23 @@ impl Program {
             };
             (r <= u32::from(u8::MAX)).then_some(r)
         };
-        let x = |i: &Instr| reg(u32::from(i.x)).map(|r| r as u8);
-        let y_reg = |i: &Instr| reg(u32::from(i.y)).map(|r| r as u16);
-        let konst16 = |k: u16| u16::try_from(u32::from(k) + at.const_base).ok();
-        let site = |s: u16| (u32::from(s) + at.depth).min(u32::from(u16::MAX)) as u16;
-        let jump = |t: u32| t.checked_add(at.code_base);
         body.iter()
             .map(|i| {
-                use Op::*;
-                let (x, y, z) = match i.op {
-                    Const => (x(i)?, i.y, i.z + at.const_base),
-                    Move | Neg | Plus | Not | BitNot => (x(i)?, i.y, reg(i.z)?),
-                    LoadMy | LoadTarget => (x(i)?, site(i.y), i.z),
-                    Add | Sub | Mul | Div | Mod | Lt | Le | Gt | Ge | Eq | Ne | Is | Isnt
-                    | BitAnd | BitOr | BitXor | Shl | Shr | UShr | And | Or | Index => {
-                        (x(i)?, y_reg(i)?, reg(i.z)?)
-                    }
-                    CmpK => {
-                        let (src, cmp) = i.cmp_k_parts();
-                        let moved = Instr::cmp_k(x(i)?, konst16(i.y)?, reg(src)? as u8, cmp);
-                        (moved.x, moved.y, moved.z)
-                    }
-                    CmpTK => (x(i)?, konst16(i.y)?, i.z),
-                    JumpIfFalse | JumpIfTrue | JumpIfDefined | JumpIfNot => {
-                        (x(i)?, i.y, jump(i.z)?)
-                    }
-                    Test | TestTernary => (x(i)?, y_reg(i)?, jump(i.z)?),
-                    Jump => (i.x, i.y, jump(i.z)?),
-                    Call => (x(i)?, y_reg(i)?, i.z),
+                if let Operands::List(list) = i.operands() {
                     // (Its last register must fit too.)
-                    List => {
-                        reg((u32::from(i.y) + i.z).saturating_sub(1))?;
-                        (x(i)?, y_reg(i)?, i.z)
-                    }
-                    FreshEnter | FreshLeave => (x(i)?, i.y, i.z),
-                    Member => (x(i)?, y_reg(i)?, i.z + at.set_base),
-                    InlineEnter => (x(i)?, i.y, i.z),
-                    InlineLeave => (i.x, i.y, i.z),
-                    TargetCached => (x(i)?, site(i.y), i.z + at.sub_base),
-                    Fail | Reference => (i.x, i.y, i.z),
+                    reg((u32::from(list.first) + list.count).saturating_sub(1))?;
+                }
+                i.map_operands(|kind, v| match kind {
+                    Kind::Reg => reg(v),
+                    Kind::Konst => v.checked_add(at.const_base),
+                    Kind::Depth => Some((v + at.depth).min(u32::from(u16::MAX))),
+                    Kind::Target => v.checked_add(at.code_base),
+                    Kind::Set => v.checked_add(at.set_base),
+                    Kind::Sub => v.checked_add(at.sub_base),
                     // (Its paths would need a base of their own: kept as a load.)
-                    SelectPath | Ret => return None,
-                };
-                Some(Instr::new(i.op, x, y, z))
+                    Kind::Path => None,
+                    Kind::Slot | Kind::Native | Kind::Count | Kind::Length | Kind::Cmp => Some(v),
+                })
             })
             .collect()
     }
@@ -99,11 +74,22 @@ mod tests {
     fn registers_constants_jumps_and_depths_move() {
         let p = Program {
             code: vec![
-                Instr::new(Op::Const, 1, 0, 0),
-                Instr::new(Op::JumpIfFalse, 1, 0, 4),
-                Instr::new(Op::LoadTarget, 2, 3, 9),
-                Instr::cmp_k(0, 1, 2, Cmp::from_code(4)),
-                Instr::new(Op::Ret, 0, 0, 0),
+                form::Const { dst: 1, konst: 0 }.instr(Op::Const),
+                form::Branch { cond: 1, target: 4 }.instr(Op::JumpIfFalse),
+                form::Load {
+                    dst: 2,
+                    depth: 3,
+                    slot: 9,
+                }
+                .instr(Op::LoadTarget),
+                form::CmpK {
+                    dst: 0,
+                    konst: 1,
+                    src: 2,
+                    cmp: Cmp::Eq,
+                }
+                .instr(Op::CmpK),
+                form::Ret { src: 0 }.instr(Op::Ret),
             ],
             consts: vec![Value::Bool(true), Value::Int(1)],
             nregs: 3,
@@ -122,10 +108,25 @@ mod tests {
         assert_eq!(
             code,
             vec![
-                Instr::new(Op::Const, 10, 0, 5),
-                Instr::new(Op::JumpIfFalse, 10, 0, 24),
-                Instr::new(Op::LoadTarget, 11, 5, 9),
-                Instr::cmp_k(7, 6, 11, Cmp::from_code(4)),
+                form::Const { dst: 10, konst: 5 }.instr(Op::Const),
+                form::Branch {
+                    cond: 10,
+                    target: 24
+                }
+                .instr(Op::JumpIfFalse),
+                form::Load {
+                    dst: 11,
+                    depth: 5,
+                    slot: 9
+                }
+                .instr(Op::LoadTarget),
+                form::CmpK {
+                    dst: 7,
+                    konst: 6,
+                    src: 11,
+                    cmp: Cmp::Eq
+                }
+                .instr(Op::CmpK),
             ]
         );
         let crowded = Placement {

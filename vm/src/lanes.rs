@@ -13,7 +13,7 @@
 //! since with literals only the evaluation has no state beyond its registers.
 
 use crate::ad::{Attr, CompiledAd};
-use crate::instr::Op;
+use crate::instr::{form, Op, Operands};
 use crate::machine::{Host, Machine};
 use crate::ops::{self, Cmp};
 use crate::program::Program;
@@ -97,17 +97,13 @@ impl Machine {
             if active == 0 {
                 continue;
             }
-            let (x, y, z) = (u32::from(ins.x), u32::from(ins.y), ins.z);
-            // Jumps go forward; a lane that jumps anywhere else (no program of ours
-            // does) never resumes, and so is left to the caller.
-            let target = z as usize;
-            let forward = target > pc && target < st.pending.len();
-            let dst = x as u8 as usize;
+            let ins = *ins;
             // Runs `$body` (an `Option<Value>`: `None` takes the lane out) for every
-            // active lane and stores the results in `r[x]`. The instruction is
-            // decoded once, outside the loop over lanes.
+            // active lane and stores the results in register `$dst`. The
+            // instruction is decoded once, outside the loop over lanes.
             macro_rules! per_lane {
-                (|$lane:ident| $body:expr) => {{
+                ($dst:expr, |$lane:ident| $body:expr) => {{
+                    let dst = usize::from($dst);
                     let mut lanes = active;
                     while lanes != 0 {
                         // (`& 63`: a lane index, which needs no bounds check.)
@@ -120,54 +116,69 @@ impl Machine {
                     }
                 }};
             }
-            // Moves the active lanes for which `$cond` holds to the jump target,
-            // after `$then`.
+            // Moves the active lanes for which `$cond` holds to jump target
+            // `$target`, after `$then`. Jumps go forward; a lane that jumps
+            // anywhere else (no program of ours does) never resumes, and so is
+            // left to the caller.
             macro_rules! jump_if {
-            (|$lane:ident| $cond:expr) => {
-                jump_if!(|$lane| $cond, {})
-            };
-            (|$lane:ident| $cond:expr, $then:block) => {{
-                let mut lanes = active;
-                while lanes != 0 {
-                    // (`& 63`: a lane index, which needs no bounds check.)
-                    let $lane = lanes.trailing_zeros() as usize & (LANES - 1);
-                    lanes &= lanes - 1;
-                    if $cond {
-                        $then
-                        active &= !(1u64 << $lane);
-                        if forward {
-                            st.pending[target] |= 1u64 << $lane;
+                ($target:expr, |$lane:ident| $cond:expr) => {
+                    jump_if!($target, |$lane| $cond, {})
+                };
+                ($target:expr, |$lane:ident| $cond:expr, $then:block) => {{
+                    let target = $target as usize;
+                    let forward = target > pc && target < st.pending.len();
+                    let mut lanes = active;
+                    while lanes != 0 {
+                        // (`& 63`: a lane index, which needs no bounds check.)
+                        let $lane = lanes.trailing_zeros() as usize & (LANES - 1);
+                        lanes &= lanes - 1;
+                        if $cond {
+                            $then
+                            active &= !(1u64 << $lane);
+                            if forward {
+                                st.pending[target] |= 1u64 << $lane;
+                            }
                         }
                     }
-                }
-            }};
-        }
-            let r = |reg: u32| reg as u8 as usize;
-            match ins.op {
+                }};
+            }
+            let r = usize::from;
+            match ins.op() {
                 Op::Const => {
-                    let k = &p.consts[z as usize];
-                    per_lane!(|lane| Some(k.clone()))
+                    let form::Const { dst, konst } = form::Const::of(ins);
+                    let k = &p.consts[konst as usize];
+                    per_lane!(dst, |lane| Some(k.clone()))
                 }
                 Op::Move => {
-                    let src = r(z);
-                    per_lane!(|lane| Some(regs[src][lane].clone()))
+                    let form::Unary { dst, src } = form::Unary::of(ins);
+                    let src = r(src);
+                    per_lane!(dst, |lane| Some(regs[src][lane].clone()))
                 }
                 Op::LoadMy => {
-                    let v = match my.get(z) {
+                    let form::Load { dst, slot, .. } = form::Load::of(ins);
+                    let v = match my.get(slot) {
                         Attr::Absent => Some(Value::Undefined),
                         Attr::Value(v) => Some(v.clone()),
                         Attr::Code(_) => None,
                     };
-                    per_lane!(|lane| v.clone())
+                    per_lane!(dst, |lane| v.clone())
                 }
-                Op::LoadTarget => per_lane!(|lane| match targets[lane].get(z) {
-                    Attr::Absent => Some(Value::Undefined),
-                    Attr::Value(v) => Some(v.clone()),
-                    Attr::Code(_) => None,
-                }),
+                Op::LoadTarget => {
+                    let form::Load { dst, slot, .. } = form::Load::of(ins);
+                    per_lane!(dst, |lane| match targets[lane].get(slot) {
+                        Attr::Absent => Some(Value::Undefined),
+                        Attr::Value(v) => Some(v.clone()),
+                        Attr::Code(_) => None,
+                    })
+                }
                 Op::CmpTK => {
-                    let k = &p.consts[y as usize];
-                    let (slot, cmp) = ins.cmp_tk_parts();
+                    let form::CmpTK {
+                        dst,
+                        konst,
+                        slot,
+                        cmp,
+                    } = form::CmpTK::of(ins);
+                    let (k, slot) = (&p.consts[usize::from(konst)], slot.get());
                     // Integer constants (most of matchmaking's) compare against an
                     // integer attribute without the general rules; the test is
                     // chosen once per block.
@@ -182,14 +193,14 @@ impl Machine {
                     };
                     match (int_test, k) {
                         (Some(test), &Value::Int(b)) => {
-                            per_lane!(|lane| match targets[lane].get(slot) {
+                            per_lane!(dst, |lane| match targets[lane].get(slot) {
                                 Attr::Value(Value::Int(a)) => Some(Value::Bool(test(*a, b))),
                                 Attr::Value(v) => Some(ops::compare(cmp, v, k)),
                                 Attr::Absent => Some(ops::compare(cmp, &Value::Undefined, k)),
                                 Attr::Code(_) => None,
                             })
                         }
-                        _ => per_lane!(|lane| match targets[lane].get(slot) {
+                        _ => per_lane!(dst, |lane| match targets[lane].get(slot) {
                             Attr::Absent => Some(ops::compare(cmp, &Value::Undefined, k)),
                             Attr::Value(v) => Some(ops::compare(cmp, v, k)),
                             Attr::Code(_) => None,
@@ -197,57 +208,78 @@ impl Machine {
                     }
                 }
                 Op::CmpK => {
-                    let (src, cmp) = ins.cmp_k_parts();
-                    let (k, src) = (&p.consts[y as usize], r(src));
-                    per_lane!(|lane| Some(ops::compare(cmp, &regs[src][lane], k)))
+                    let form::CmpK {
+                        dst,
+                        konst,
+                        src,
+                        cmp,
+                    } = form::CmpK::of(ins);
+                    let (k, src) = (&p.consts[usize::from(konst)], r(src));
+                    per_lane!(dst, |lane| Some(ops::compare(cmp, &regs[src][lane], k)))
                 }
                 Op::Neg | Op::Plus | Op::Not | Op::BitNot => {
-                    let f = match ins.op {
+                    let f = match ins.op() {
                         Op::Neg => ops::neg,
                         Op::Plus => ops::plus,
                         Op::Not => ops::not,
                         _ => ops::bit_not,
                     };
-                    let src = r(z);
-                    per_lane!(|lane| Some(f(&regs[src][lane])))
+                    let form::Unary { dst, src } = form::Unary::of(ins);
+                    let src = r(src);
+                    per_lane!(dst, |lane| Some(f(&regs[src][lane])))
                 }
                 Op::Member => {
-                    let (set, src) = (&p.sets[z as usize], r(y));
-                    per_lane!(|lane| Some(set.contains(&regs[src][lane])))
+                    let form::Member { dst, src, set } = form::Member::of(ins);
+                    let (set, src) = (&p.sets[set as usize], r(src));
+                    per_lane!(dst, |lane| Some(set.contains(&regs[src][lane])))
                 }
                 Op::And => {
-                    let (a, b) = (r(y), r(z));
-                    per_lane!(|lane| Some(ops::and(&regs[a][lane], &regs[b][lane])))
+                    let form::Binary { dst, a, b } = form::Binary::of(ins);
+                    let (a, b) = (r(a), r(b));
+                    per_lane!(dst, |lane| Some(ops::and(&regs[a][lane], &regs[b][lane])))
                 }
                 Op::Or => {
-                    let (a, b) = (r(y), r(z));
-                    per_lane!(|lane| Some(ops::or(&regs[a][lane], &regs[b][lane])))
+                    let form::Binary { dst, a, b } = form::Binary::of(ins);
+                    let (a, b) = (r(a), r(b));
+                    per_lane!(dst, |lane| Some(ops::or(&regs[a][lane], &regs[b][lane])))
                 }
                 // `&&` and `||` decide on a false (true) left side, stored as the
                 // boolean, and on error, kept.
                 Op::JumpIfFalse | Op::JumpIfTrue => {
-                    let decides = ins.op == Op::JumpIfTrue;
+                    let decides = ins.op() == Op::JumpIfTrue;
+                    let form::Branch { cond, target } = form::Branch::of(ins);
+                    let cond = r(cond);
                     jump_if!(
+                        target,
                         |lane| {
-                            let v = &regs[dst][lane];
+                            let v = &regs[cond][lane];
                             v.is_error() || v.as_bool_equiv() == Some(decides)
                         },
                         {
-                            if !regs[dst][lane].is_error() {
-                                regs[dst][lane] = Value::Bool(decides);
+                            if !regs[cond][lane].is_error() {
+                                regs[cond][lane] = Value::Bool(decides);
                             }
                         }
                     )
                 }
-                Op::JumpIfDefined => jump_if!(|lane| !regs[dst][lane].is_undefined()),
-                Op::JumpIfNot => {
-                    jump_if!(|lane| regs[dst][lane].as_bool_equiv() == Some(false))
+                Op::JumpIfDefined => {
+                    let form::Branch { cond, target } = form::Branch::of(ins);
+                    let cond = r(cond);
+                    jump_if!(target, |lane| !regs[cond][lane].is_undefined())
                 }
-                Op::Jump => jump_if!(|lane| true),
+                Op::JumpIfNot => {
+                    let form::Branch { cond, target } = form::Branch::of(ins);
+                    let cond = r(cond);
+                    jump_if!(target, |lane| regs[cond][lane].as_bool_equiv()
+                        == Some(false))
+                }
+                Op::Jump => jump_if!(form::Jump::of(ins).target, |lane| true),
                 Op::TestTernary => {
                     // `?:` on a condition that is not a boolean evaluates both
                     // branches in HTCondor: that lane goes to the caller.
-                    let cond = r(y);
+                    let form::Test { dst, cond, target } = form::Test::of(ins);
+                    let (dst, cond, target) = (r(dst), r(cond), target as usize);
+                    let forward = target > pc && target < st.pending.len();
                     let mut lanes = active;
                     while lanes != 0 {
                         let lane = lanes.trailing_zeros() as usize & (LANES - 1);
@@ -271,40 +303,48 @@ impl Machine {
                     }
                 }
                 Op::Test => {
-                    let cond = r(y);
+                    let form::Test { dst, cond, target } = form::Test::of(ins);
+                    let (dst, cond) = (r(dst), r(cond));
                     let outcome = |c: &Value| match c {
                         Value::Undefined => Some(Value::Undefined),
                         _ if c.as_bool_equiv().is_none() => Some(Value::Error),
                         _ => None,
                     };
-                    jump_if!(|lane| outcome(&regs[cond][lane]).is_some(), {
+                    jump_if!(target, |lane| outcome(&regs[cond][lane]).is_some(), {
                         regs[dst][lane] = outcome(&regs[cond][lane]).unwrap_or(Value::Error)
                     })
                 }
                 Op::TargetCached => {
-                    let key = p.target_only[z as usize].key;
+                    let form::TargetCached { dst, sub, .. } = form::TargetCached::of(ins);
+                    let key = p.target_only[sub as usize].key;
                     let cache = &self.target_cache;
-                    per_lane!(|lane| {
+                    per_lane!(dst, |lane| {
                         let ad = targets[lane] as *const CompiledAd as usize;
                         cache.get(&(ad, key)).cloned()
                     })
                 }
                 Op::Call => {
-                    let (native, argc) = ins.call_parts();
-                    let first = y;
+                    let form::Call {
+                        dst,
+                        first,
+                        argc,
+                        native,
+                    } = form::Call::of(ins);
+                    let (first, argc, native) = (r(first), r(argc), native.get());
                     let (args, calls) = (&mut st.args, &mut self.calls);
-                    per_lane!(|lane| {
+                    per_lane!(dst, |lane| {
                         args.clear();
-                        args.extend((first..first + argc).map(|a| regs[r(a)][lane].clone()));
+                        args.extend((first..first + argc).map(|a| regs[a & 255][lane].clone()));
                         calls.call(host, native, args).ok()
                     })
                 }
                 Op::Index => {
-                    let (a, b) = (r(y), r(z));
-                    per_lane!(|lane| host.index(&regs[a][lane], &regs[b][lane]).ok())
+                    let form::Binary { dst, a, b } = form::Binary::of(ins);
+                    let (a, b) = (r(a), r(b));
+                    per_lane!(dst, |lane| host.index(&regs[a][lane], &regs[b][lane]).ok())
                 }
                 Op::Ret => {
-                    let src = r(z);
+                    let src = r(form::Ret::of(ins).src);
                     let mut lanes = active;
                     while lanes != 0 {
                         let lane = lanes.trailing_zeros() as usize & (LANES - 1);
@@ -314,11 +354,12 @@ impl Machine {
                     active = 0;
                 }
                 Op::List => {
-                    let (first, n) = (y, z);
+                    let form::List { dst, first, count } = form::List::of(ins);
+                    let (first, n) = (r(first), count as usize);
                     let (args, calls) = (&mut st.args, &mut self.calls);
-                    per_lane!(|lane| {
+                    per_lane!(dst, |lane| {
                         args.clear();
-                        args.extend((first..first + n).map(|a| regs[r(a)][lane].clone()));
+                        args.extend((first..first + n).map(|a| regs[a & 255][lane].clone()));
                         calls.list(host, args).ok()
                     })
                 }
@@ -327,10 +368,12 @@ impl Machine {
                 // reads no code.
                 Op::InlineEnter | Op::InlineLeave | Op::FreshEnter | Op::FreshLeave => {}
                 // A failing lane is left to the pair-by-pair machine, which fails.
-                Op::Reference | Op::Fail => active = 0,
+                // (`SelectPath` is resolved pair by pair: see `work_out_lane_depth`.)
+                Op::Reference | Op::Fail | Op::SelectPath => active = 0,
                 op => {
-                    let (a, b) = (r(y), r(z));
-                    per_lane!(|lane| binary(op, &regs[a][lane], &regs[b][lane]))
+                    let form::Binary { dst, a, b } = form::Binary::of(ins);
+                    let (a, b) = (r(a), r(b));
+                    per_lane!(dst, |lane| binary(op, &regs[a][lane], &regs[b][lane]))
                 }
             }
         }
@@ -363,8 +406,8 @@ fn work_out_lane_depth(p: &Program) -> Option<u32> {
     // slowed it on every program), so they add nothing to the depth of the
     // lanes that finish: a program with one in a branch (a pilot's START
     // calling `evalInEachContext`) is still evaluated here for the others.
-    Some(p.code.iter().fold(p.max_depth, |d, i| match i.op {
-        Op::LoadMy | Op::LoadTarget => d.max(u32::from(i.y) + 1),
+    Some(p.code.iter().fold(p.max_depth, |d, i| match i.operands() {
+        Operands::Load(load) => d.max(u32::from(load.depth) + 1),
         _ => d,
     }))
 }

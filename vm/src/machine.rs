@@ -12,7 +12,7 @@
 //! rerun the evaluation on the reference evaluator, which applies the limits exactly.
 
 use crate::ad::{Attr, CompiledAd};
-use crate::instr::{Instr, Op};
+use crate::instr::{form, Op};
 use crate::limits::{MAX_DEPTH, MAX_FOLDED_STEPS, MAX_STEPS};
 use crate::ops::{self, Arith, Bit, Cmp};
 use crate::program::{Program, Reached};
@@ -452,12 +452,12 @@ impl Machine {
     fn select_path(
         &mut self,
         p: &Program,
-        ins: Instr,
+        ins: form::SelectPath,
         me: usize,
         sides: Sides<'_>,
         host: &mut dyn Host,
     ) -> Result<(Value, u32), Halt> {
-        let path = &p.paths[ins.z as usize];
+        let path = &p.paths[ins.path as usize];
         let side = if path.target { 1 - me } else { me };
         if side == 1 && self.recording.is_some() {
             // (What a path reads past its first name is not recorded.)
@@ -476,15 +476,15 @@ impl Machine {
                 None if path.steps.is_empty() => {
                     let (v, d) = self.load(side, path.slot, sides, host)?;
                     let size = host.call(native, std::slice::from_ref(&v))?;
-                    let depth = u32::from(ins.y) + d.map_or(0, |d| d + 1);
-                    return Ok((size, depth.max(u32::from(ins.y) + path_depth(path))));
+                    let depth = u32::from(ins.depth) + d.map_or(0, |d| d + 1);
+                    return Ok((size, depth.max(u32::from(ins.depth) + path_depth(path))));
                 }
                 None => return Err(Halt::NeedReference),
             },
         };
         // HTCondor's steps and levels (see `path_depth`).
         self.steps += u64::from(path_depth(path));
-        Ok((v, u32::from(ins.y) + path_depth(path)))
+        Ok((v, u32::from(ins.depth) + path_depth(path)))
     }
 
     fn dispatch(
@@ -504,28 +504,54 @@ impl Machine {
         }
         macro_rules! bin {
             ($f:expr, $ins:expr) => {{
-                let v = $f(&r!($ins.y), &r!($ins.z));
-                r!($ins.x) = v;
+                let form::Binary { dst, a, b } = form::Binary::of($ins);
+                let v = $f(&r!(a), &r!(b));
+                r!(dst) = v;
             }};
         }
         loop {
             let ins = p.code[pc];
             pc += 1;
-            match ins.op {
-                Op::Const => r!(ins.x) = p.consts[ins.z as usize].clone(),
-                Op::Move => r!(ins.x) = r!(ins.z).clone(),
-                Op::LoadMy | Op::LoadTarget => {
-                    let side = if ins.op == Op::LoadMy { me } else { 1 - me };
-                    let (v, d) = self.load(side, ins.z, sides, host)?;
-                    if let Some(d) = d {
-                        depth = depth.max(u32::from(ins.y) + 1 + d);
-                    }
-                    r!(ins.x) = v;
+            // The operands of a one-register instruction.
+            let unary = || form::Unary::of(ins);
+            match ins.op() {
+                Op::Const => {
+                    let form::Const { dst, konst } = form::Const::of(ins);
+                    r!(dst) = p.consts[konst as usize].clone()
                 }
-                Op::Neg => r!(ins.x) = ops::neg(&r!(ins.z)),
-                Op::Plus => r!(ins.x) = ops::plus(&r!(ins.z)),
-                Op::Not => r!(ins.x) = ops::not(&r!(ins.z)),
-                Op::BitNot => r!(ins.x) = ops::bit_not(&r!(ins.z)),
+                Op::Move => {
+                    let form::Unary { dst, src } = unary();
+                    r!(dst) = r!(src).clone()
+                }
+                Op::LoadMy | Op::LoadTarget => {
+                    let form::Load {
+                        dst,
+                        depth: site,
+                        slot,
+                    } = form::Load::of(ins);
+                    let side = if ins.op() == Op::LoadMy { me } else { 1 - me };
+                    let (v, d) = self.load(side, slot, sides, host)?;
+                    if let Some(d) = d {
+                        depth = depth.max(u32::from(site) + 1 + d);
+                    }
+                    r!(dst) = v;
+                }
+                Op::Neg => {
+                    let form::Unary { dst, src } = unary();
+                    r!(dst) = ops::neg(&r!(src))
+                }
+                Op::Plus => {
+                    let form::Unary { dst, src } = unary();
+                    r!(dst) = ops::plus(&r!(src))
+                }
+                Op::Not => {
+                    let form::Unary { dst, src } = unary();
+                    r!(dst) = ops::not(&r!(src))
+                }
+                Op::BitNot => {
+                    let form::Unary { dst, src } = unary();
+                    r!(dst) = ops::bit_not(&r!(src))
+                }
                 Op::Add => bin!(|a, b| ops::arith(Arith::Add, a, b), ins),
                 Op::Sub => bin!(|a, b| ops::arith(Arith::Sub, a, b), ins),
                 Op::Mul => bin!(|a, b| ops::arith(Arith::Mul, a, b), ins),
@@ -538,8 +564,8 @@ impl Machine {
                 Op::Eq => bin!(|a, b| ops::compare(Cmp::Eq, a, b), ins),
                 Op::Ne => bin!(|a, b| ops::compare(Cmp::Ne, a, b), ins),
                 Op::Is | Op::Isnt
-                    if matches!(r!(ins.y), Value::List(_))
-                        && matches!(r!(ins.z), Value::List(_)) =>
+                    if matches!(r!(form::Binary::of(ins).a), Value::List(_))
+                        && matches!(r!(form::Binary::of(ins).b), Value::List(_)) =>
                 {
                     // Whether two lists are identical depends on how the front end
                     // made them (HTCondor's list representations): its question.
@@ -556,13 +582,24 @@ impl Machine {
                 Op::And => bin!(ops::and, ins),
                 Op::Or => bin!(ops::or, ins),
                 Op::CmpK => {
-                    let (src, cmp) = ins.cmp_k_parts();
-                    let v = ops::compare(cmp, &r!(src), &p.consts[ins.y as usize]);
-                    r!(ins.x) = v;
+                    let form::CmpK {
+                        dst,
+                        konst,
+                        src,
+                        cmp,
+                    } = form::CmpK::of(ins);
+                    let v = ops::compare(cmp, &r!(src), &p.consts[usize::from(konst)]);
+                    r!(dst) = v;
                 }
                 Op::CmpTK => {
-                    let (slot, cmp) = ins.cmp_tk_parts();
-                    let k = &p.consts[ins.y as usize];
+                    let form::CmpTK {
+                        dst,
+                        konst,
+                        slot,
+                        cmp,
+                    } = form::CmpTK::of(ins);
+                    let slot = slot.get();
+                    let k = &p.consts[usize::from(konst)];
                     let side = 1 - me;
                     if side == 1 {
                         if let Some(names) = &mut self.recording {
@@ -586,39 +623,43 @@ impl Machine {
                             ops::compare(cmp, &a, k)
                         }
                     };
-                    r!(ins.x) = v;
+                    r!(dst) = v;
                 }
                 // `&&` (`||`) decides on a false (true) left side, stored as the
                 // boolean, and on error, kept.
                 Op::JumpIfFalse | Op::JumpIfTrue => {
-                    let decides = ins.op == Op::JumpIfTrue;
-                    let v = &r!(ins.x);
+                    let form::Branch { cond, target } = form::Branch::of(ins);
+                    let decides = ins.op() == Op::JumpIfTrue;
+                    let v = &r!(cond);
                     if v.as_bool_equiv() == Some(decides) {
-                        r!(ins.x) = Value::Bool(decides);
-                        pc = ins.z as usize;
+                        r!(cond) = Value::Bool(decides);
+                        pc = target as usize;
                     } else if v.is_error() {
-                        pc = ins.z as usize;
+                        pc = target as usize;
                     }
                 }
                 Op::JumpIfDefined => {
-                    if !r!(ins.x).is_undefined() {
-                        pc = ins.z as usize;
+                    let form::Branch { cond, target } = form::Branch::of(ins);
+                    if !r!(cond).is_undefined() {
+                        pc = target as usize;
                     }
                 }
                 Op::Test => {
-                    let c = &r!(ins.y);
+                    let form::Test { dst, cond, target } = form::Test::of(ins);
+                    let c = &r!(cond);
                     let outcome = match c {
                         Value::Undefined => Some(Value::Undefined),
                         _ if c.as_bool_equiv().is_none() => Some(Value::Error),
                         _ => None,
                     };
                     if let Some(v) = outcome {
-                        r!(ins.x) = v;
-                        pc = ins.z as usize;
+                        r!(dst) = v;
+                        pc = target as usize;
                     }
                 }
                 Op::TestTernary => {
-                    let c = &r!(ins.y);
+                    let form::Test { dst, cond, target } = form::Test::of(ins);
+                    let c = &r!(cond);
                     let outcome = match c {
                         Value::Undefined => Some(Value::Undefined),
                         Value::Error => Some(Value::Error),
@@ -626,40 +667,54 @@ impl Machine {
                         _ => None,
                     };
                     if let Some(v) = outcome {
-                        r!(ins.x) = v;
-                        pc = ins.z as usize;
+                        r!(dst) = v;
+                        pc = target as usize;
                     }
                 }
                 Op::JumpIfNot => {
-                    if r!(ins.x).as_bool_equiv() == Some(false) {
-                        pc = ins.z as usize;
+                    let form::Branch { cond, target } = form::Branch::of(ins);
+                    if r!(cond).as_bool_equiv() == Some(false) {
+                        pc = target as usize;
                     }
                 }
-                Op::Jump => pc = ins.z as usize,
+                Op::Jump => pc = form::Jump::of(ins).target as usize,
                 Op::Index => {
-                    let v = host.index(&r!(ins.y), &r!(ins.z))?;
-                    r!(ins.x) = v;
+                    let form::Binary { dst, a, b } = form::Binary::of(ins);
+                    let v = host.index(&r!(a), &r!(b))?;
+                    r!(dst) = v;
                 }
                 Op::Member => {
-                    let v = p.sets[ins.z as usize].contains(&r!(ins.y));
-                    r!(ins.x) = v;
+                    let form::Member { dst, src, set } = form::Member::of(ins);
+                    let v = p.sets[set as usize].contains(&r!(src));
+                    r!(dst) = v;
                 }
                 Op::SelectPath => {
-                    let (v, d) = self.select_path(p, ins, me, sides, host)?;
+                    let select = form::SelectPath::of(ins);
+                    let (v, d) = self.select_path(p, select, me, sides, host)?;
                     depth = depth.max(d);
-                    r!(ins.x) = v;
+                    r!(select.dst) = v;
                 }
                 Op::Call => {
-                    let first = usize::from(ins.y);
-                    let (native, argc) = ins.call_parts();
+                    let form::Call {
+                        dst,
+                        first,
+                        argc,
+                        native,
+                    } = form::Call::of(ins);
+                    let first = usize::from(first);
                     let args = frame
-                        .get(first..first + argc as usize)
+                        .get(first..first + usize::from(argc))
                         .ok_or(Halt::NeedReference)?;
-                    let v = self.calls.call(host, native, args)?;
-                    r!(ins.x) = v;
+                    let v = self.calls.call(host, native.get(), args)?;
+                    r!(dst) = v;
                 }
                 Op::TargetCached => {
-                    let sub = &p.target_only[ins.z as usize];
+                    let form::TargetCached {
+                        dst,
+                        depth: site,
+                        sub,
+                    } = form::TargetCached::of(ins);
+                    let sub = &p.target_only[sub as usize];
                     let target = sides.ads[1 - me] as *const CompiledAd as usize;
                     let key = (target, sub.key);
                     // (A closed value's evaluation runs it, for the names it reads.)
@@ -672,7 +727,7 @@ impl Machine {
                         None => {
                             let outer = std::mem::take(&mut self.read_code);
                             let (v, d) = self.run(&sub.code, me, sides, host)?;
-                            depth = depth.max(u32::from(ins.y) + d);
+                            depth = depth.max(u32::from(site) + d);
                             if !self.read_code && sides.has_target && self.recording.is_none() {
                                 self.target_cache.insert(key, v.clone());
                             }
@@ -680,10 +735,11 @@ impl Machine {
                             v
                         }
                     };
-                    r!(ins.x) = v;
+                    r!(dst) = v;
                 }
                 Op::InlineEnter => {
-                    let i = ins.z as usize;
+                    let form::InlineEnter { dst, length, slot } = form::InlineEnter::of(ins);
+                    let i = slot as usize;
                     if self.memo[me].len() <= i {
                         self.memo[me].resize(i + 1, Memo::Empty);
                     }
@@ -691,12 +747,12 @@ impl Machine {
                         Memo::InProgress => {
                             // A circular reference, exactly as `load` finds it.
                             self.cycle = true;
-                            r!(ins.x) = Value::Undefined;
-                            pc += usize::from(ins.y);
+                            r!(dst) = Value::Undefined;
+                            pc += usize::from(length);
                         }
                         Memo::Empty => {
                             self.memo[me][i] = Memo::InProgress;
-                            self.touched.push((me, ins.z));
+                            self.touched.push((me, slot));
                         }
                         // Evaluated before without meeting a cycle: it cannot be
                         // on one now.
@@ -704,31 +760,37 @@ impl Machine {
                     }
                 }
                 Op::InlineLeave => {
-                    let m = &mut self.memo[me][ins.z as usize];
+                    let m = &mut self.memo[me][form::InlineLeave::of(ins).slot as usize];
                     if matches!(m, Memo::InProgress) {
                         *m = Memo::Empty;
                     }
                 }
                 Op::List => {
-                    let first = usize::from(ins.y);
+                    let form::List { dst, first, count } = form::List::of(ins);
+                    let first = usize::from(first);
                     let items = frame
-                        .get(first..first + ins.z as usize)
+                        .get(first..first + count as usize)
                         .ok_or(Halt::NeedReference)?;
                     let v = self.calls.list(host, items)?;
-                    r!(ins.x) = v;
+                    r!(dst) = v;
                 }
                 Op::FreshEnter => {
-                    r!(ins.x) = Value::Bool(std::mem::take(&mut self.read_code));
+                    let flag = form::Fresh::of(ins).flag;
+                    r!(flag) = Value::Bool(std::mem::take(&mut self.read_code));
                 }
                 Op::FreshLeave => {
                     if self.read_code {
                         return Err(Halt::NeedReference);
                     }
-                    self.read_code = matches!(r!(ins.x), Value::Bool(true));
+                    let flag = form::Fresh::of(ins).flag;
+                    self.read_code = matches!(r!(flag), Value::Bool(true));
                 }
                 Op::Fail => return Err(Halt::Fail),
                 Op::Reference => return Err(Halt::NeedReference),
-                Op::Ret => return Ok((std::mem::take(&mut r!(ins.z)), depth)),
+                Op::Ret => {
+                    let src = form::Ret::of(ins).src;
+                    return Ok((std::mem::take(&mut r!(src)), depth));
+                }
             }
         }
     }

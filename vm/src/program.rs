@@ -273,12 +273,12 @@ impl TargetOnly {
     }
 
     fn inputs_of(code: &Program) -> Option<(u8, [u32; MAX_INPUTS])> {
-        use crate::instr::Op::*;
+        use crate::instr::{form, Op::*};
         let (mut n, mut slots) = (0usize, [0; MAX_INPUTS]);
         for ins in &code.code {
-            let slot = match ins.op {
-                LoadTarget => ins.z,
-                CmpTK => ins.cmp_tk_parts().0,
+            let slot = match ins.op() {
+                LoadTarget => form::Load::of(*ins).slot,
+                CmpTK => form::CmpTK::of(*ins).slot.get(),
                 Const | Move | Neg | Plus | Not | BitNot | Add | Sub | Mul | Div | Mod | Lt
                 | Le | Gt | Ge | Eq | Ne | Is | Isnt | CmpK | BitAnd | BitOr | BitXor | Shl
                 | Shr | UShr | And | Or | JumpIfFalse | JumpIfTrue | JumpIfDefined | Test
@@ -349,8 +349,18 @@ impl fmt::Display for Program {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::instr::Op;
+    use crate::instr::{form, Op, U24};
     use crate::ops::Cmp;
+
+    /// `LoadTarget r0, slot` at `depth`.
+    fn load(slot: u32, depth: u16) -> Instr {
+        form::Load {
+            dst: 0,
+            depth,
+            slot,
+        }
+        .instr(Op::LoadTarget)
+    }
 
     fn sub(code: &[Instr]) -> TargetOnly {
         TargetOnly::new(
@@ -366,16 +376,12 @@ mod tests {
     /// (which its owner may change).
     #[test]
     fn lane_depth_is_worked_out_once_and_again_for_a_clone() {
-        let mut p = sub(&[
-            Instr::new(Op::LoadTarget, 0, 6, 0),
-            Instr::new(Op::Ret, 0, 0, 0),
-        ])
-        .code;
+        let mut p = sub(&[load(0, 6), form::Ret { src: 0 }.instr(Op::Ret)]).code;
         assert_eq!(crate::lanes::lane_depth(&p), Some(7));
         let mut copy = p.clone();
-        copy.code[0].y = 9;
+        copy.code[0] = load(0, 9);
         assert_eq!(crate::lanes::lane_depth(&copy), Some(10));
-        p.code[0].y = 9;
+        p.code[0] = load(0, 9);
         assert_eq!(crate::lanes::lane_depth(&p), Some(7), "worked out once");
     }
 
@@ -383,10 +389,26 @@ mod tests {
     /// when it does nothing else that reads an ad.
     #[test]
     fn inputs_are_the_attributes_read_by_name() {
-        let load = |slot: u32| Instr::new(Op::LoadTarget, 0, 0, slot);
-        let cmp = |slot: u32| Instr::cmp_tk(1, 0, slot, Cmp::from_code(4)).expect("a slot");
-        let call = Instr::call(2, 0, 7, 2);
-        let ret = Instr::new(Op::Ret, 0, 0, 2);
+        let load = |slot: u32| load(slot, 0);
+        let cmp = |slot: u32| {
+            let slot = U24::new(slot).expect("a slot");
+            form::CmpTK {
+                dst: 1,
+                konst: 0,
+                slot,
+                cmp: Cmp::Eq,
+            }
+            .instr(Op::CmpTK)
+        };
+        let native = U24::new(7).expect("a builtin");
+        let call = form::Call {
+            dst: 2,
+            first: 0,
+            argc: 2,
+            native,
+        }
+        .instr(Op::Call);
+        let ret = form::Ret { src: 2 }.instr(Op::Ret);
         assert_eq!(
             sub(&[load(3), cmp(5), call, ret]).inputs(),
             Some(&[3, 5][..])
@@ -401,7 +423,7 @@ mod tests {
             Op::Index,
             Op::Reference,
         ] {
-            let reads = Instr::new(other, 0, 0, 0);
+            let reads = Instr::with_zero_operands(other);
             assert_eq!(sub(&[load(3), reads, ret]).inputs(), None, "{other:?}");
         }
     }

@@ -1,12 +1,14 @@
 //! Builtin calls: arguments evaluated into registers, membership in constant
 //! lists prepared once (`Member`), and calls the machine must leave alone.
 
+use super::emit::reg8;
 use super::{site, without_arguments, Gen};
 use crate::functions::{
     find, find_index, ERROR_ON_FAILED_ARGUMENT, IMPURE_BUILTINS, SCOPED_BUILTINS,
 };
 use crate::syntax::ast::NodeId;
-use classad_vm::{Instr, Op, Str, Value};
+use classad_vm::instr::{form, U24};
+use classad_vm::{Op, Str, Value};
 
 /// The membership builtins that compile to `Member` when their list is a
 /// constant (see `const_set`).
@@ -64,19 +66,20 @@ impl Gen<'_> {
             // elements, which may be references the machine cannot evaluate.
             if let Some(mut path) = self.chain_select(args[0], 1) {
                 path.size = Some(native);
-                let z = self.paths.len() as u32;
+                let at = self.paths.len() as u32;
                 self.paths.push(path);
                 // (One level below the call, where its argument is.)
-                self.emit(Op::SelectPath, dst, site(d + 1), z);
+                self.select_path(dst, site(d + 1), at);
                 return;
             }
         }
         if let Some(set) = self.const_set(b.name, args) {
             let rx = self.reg();
             self.node(args[0], rx, d);
-            let z = self.sets.len() as u32;
+            let at = self.sets.len() as u32;
             self.sets.push(set);
-            self.emit(Op::Member, dst, rx, z);
+            let (dst, src) = (reg8(dst), reg8(rx));
+            self.push(form::Member { dst, src, set: at }.instr(Op::Member));
             return;
         }
         if ERROR_ON_FAILED_ARGUMENT
@@ -93,7 +96,26 @@ impl Gen<'_> {
             self.node(*a, first + i as u16, d);
         }
         // (Registers past 255, and so more arguments, make the program fall back.)
-        self.push(Instr::call(dst as u8, first, native, args.len() as u8));
+        self.call_native(dst, first, native, args.len() as u8);
+    }
+
+    /// Builtin `native` on the `argc` registers from `first`, into `dst`.
+    pub(super) fn call_native(&mut self, dst: u16, first: u16, native: u32, argc: u8) {
+        match U24::new(native) {
+            Some(native) => {
+                let (dst, first) = (reg8(dst), reg8(first));
+                self.push(
+                    form::Call {
+                        dst,
+                        first,
+                        argc,
+                        native,
+                    }
+                    .instr(Op::Call),
+                );
+            }
+            None => self.reference(),
+        }
     }
 
     /// The prepared collection of a membership builtin (`stringListMember` and

@@ -20,10 +20,12 @@
 //! anything but `TARGET`, list and record literals, scoped builtins, and
 //! records with anything but literals.
 
+use super::emit::reg8;
 use super::{is_scope_name, measure, site, Gen, Overlay, SCOPED_BUILTINS};
 use crate::compile::fields::may_name_attribute;
 use crate::functions::find;
 use crate::syntax::ast::{BinOp, ExprRef, Node, NodeId};
+use classad_vm::instr::form;
 use classad_vm::{Op, Value};
 
 /// The most records expanded: each holds a register until the list is made.
@@ -64,7 +66,7 @@ impl Gen<'_> {
             return self.reference();
         }
         let slot = self.slots.intern(name);
-        self.emit(Op::LoadTarget, dst, site(depth), slot);
+        self.load(Op::LoadTarget, dst, site(depth), slot);
     }
 
     /// The name `TARGET[k]` reads, in a record's evaluation, when `k` is a
@@ -184,7 +186,7 @@ impl Gen<'_> {
     /// the depth its arguments sit at.
     pub(super) fn each_context(&mut self, expr: NodeId, records: Vec<Overlay>, dst: u16, d: u32) {
         let flag = self.reg();
-        self.emit(Op::FreshEnter, flag, 0, 0);
+        self.push(form::Fresh { flag: reg8(flag) }.instr(Op::FreshEnter));
         let first = self.next_reg;
         for _ in &records {
             self.reg();
@@ -204,8 +206,9 @@ impl Gen<'_> {
         self.overlay = None;
         self.known = outer_known;
         self.subtree_memo = outer_memo;
-        self.emit(Op::FreshLeave, flag, 0, 0);
-        self.emit(Op::List, dst, first, n as u32);
+        self.push(form::Fresh { flag: reg8(flag) }.instr(Op::FreshLeave));
+        let (dst, first, count) = (reg8(dst), reg8(first), n as u32);
+        self.push(form::List { dst, first, count }.instr(Op::List));
         // HTCondor evaluates `expr` once per record (the tree counts it once),
         // after looking the list up in MY one level down.
         let (_, nodes, _) = measure(self.e, expr);

@@ -4,7 +4,15 @@
 
 use super::{is_scope_name, site, Gen};
 use crate::syntax::ast::{BinOp, Node, NodeId, UnOp};
+use classad_vm::instr::{form, U24};
 use classad_vm::{Instr, Op, Value};
+
+/// Register `r` as an operand. Registers past 255 make the whole program fall
+/// back (see `compile_inner`); truncating here keeps the code well-formed
+/// meanwhile.
+pub(super) fn reg8(r: u16) -> u8 {
+    r as u8
+}
 
 /// The instruction of a binary operator; `?:` compiles to a jump and a subscript
 /// to `Index` before they get here.
@@ -13,20 +21,15 @@ fn binary_op(op: BinOp) -> Op {
 }
 
 impl Gen<'_> {
-    pub(super) fn emit(&mut self, op: Op, x: u16, y: u16, z: u32) -> usize {
-        // Registers past 255 make the whole program fall back (see compile_expr);
-        // truncating here keeps the code well-formed meanwhile.
-        self.push(Instr::new(op, x as u8, y, z))
-    }
-
-    /// Appends `ins` (made by one of [`Instr`]'s typed constructors); its index.
+    /// Appends `ins` (made from its operands in [`form`]); its index.
     pub(super) fn push(&mut self, ins: Instr) -> usize {
         self.code.push(ins);
         self.code.len() - 1
     }
 
+    /// Points the jump at `at` to the next instruction emitted.
     fn patch(&mut self, at: usize) {
-        self.code[at].z = self.code.len() as u32;
+        self.code[at] = self.code[at].with_target(self.code.len() as u32);
     }
 
     pub(super) fn reg(&mut self) -> u16 {
@@ -37,13 +40,26 @@ impl Gen<'_> {
     }
 
     pub(super) fn konst(&mut self, dst: u16, v: Value) {
-        let k = self.consts.len() as u32;
+        let konst = self.consts.len() as u32;
         self.consts.push(v);
-        self.emit(Op::Const, dst, 0, k);
+        self.push(
+            form::Const {
+                dst: reg8(dst),
+                konst,
+            }
+            .instr(Op::Const),
+        );
     }
 
     pub(super) fn reference(&mut self) {
-        self.emit(Op::Reference, 0, 0, 0);
+        self.push(form::Stop {}.instr(Op::Reference));
+    }
+
+    /// `op` (`LoadMy` or `LoadTarget`) of attribute `slot` into `dst`, at depth
+    /// `depth`.
+    pub(super) fn load(&mut self, op: Op, dst: u16, depth: u16, slot: u32) {
+        let dst = reg8(dst);
+        self.push(form::Load { dst, depth, slot }.instr(op));
     }
 
     /// Emits code leaving node `id`'s value in `dst`; `depth` is the depth its
@@ -77,7 +93,7 @@ impl Gen<'_> {
             Node::Binary(BinOp::Subscript, a, b) if self.target_key(*a, *b).is_some() => {
                 let key = self.target_key(*a, *b).unwrap_or_default();
                 let slot = self.slots.intern(&key);
-                self.emit(Op::LoadTarget, dst, site(d), slot);
+                self.load(Op::LoadTarget, dst, site(d), slot);
             }
             Node::Attr { scope: Some(_), .. } | Node::Binary(BinOp::Subscript, ..)
                 if self.try_path(id, dst, d) => {}
@@ -96,7 +112,13 @@ impl Gen<'_> {
                     UnOp::Not => Op::Not,
                     UnOp::BitNot => Op::BitNot,
                 };
-                self.emit(op, dst, 0, u32::from(r));
+                self.push(
+                    form::Unary {
+                        dst: reg8(dst),
+                        src: reg8(r),
+                    }
+                    .instr(op),
+                );
             }
             Node::Binary(op @ (BinOp::And | BinOp::Or), a, b)
                 if self.neutral_operand(*op, *a, *b).is_some() =>
@@ -109,29 +131,31 @@ impl Gen<'_> {
                 let rb = self.reg();
                 self.node(*a, dst, d);
                 // A deciding left side is stored as `false`/`true` by the jump.
-                let skip = self.emit(
-                    if is_and {
-                        Op::JumpIfFalse
-                    } else {
-                        Op::JumpIfTrue
-                    },
-                    dst,
-                    0,
-                    0,
+                let (jump, op) = if is_and {
+                    (Op::JumpIfFalse, Op::And)
+                } else {
+                    (Op::JumpIfTrue, Op::Or)
+                };
+                let skip = self.push(
+                    form::Branch {
+                        cond: reg8(dst),
+                        target: 0,
+                    }
+                    .instr(jump),
                 );
                 self.node(*b, rb, d);
-                self.emit(
-                    if is_and { Op::And } else { Op::Or },
-                    dst,
-                    dst,
-                    u32::from(rb),
-                );
+                let (dst, rb) = (reg8(dst), reg8(rb));
+                self.push(form::Binary { dst, a: dst, b: rb }.instr(op));
                 self.patch(skip);
             }
             Node::Binary(op, a, b) if self.compare_with_constant(*op, *a, *b, dst, d) => {}
             Node::Binary(BinOp::Elvis, a, b) => {
                 self.node(*a, dst, d);
-                let end = self.emit(Op::JumpIfDefined, dst, 0, 0);
+                let defined = form::Branch {
+                    cond: reg8(dst),
+                    target: 0,
+                };
+                let end = self.push(defined.instr(Op::JumpIfDefined));
                 self.node(*b, dst, d);
                 self.patch(end);
             }
@@ -139,7 +163,8 @@ impl Gen<'_> {
                 let (ra, rb) = (self.reg(), self.reg());
                 self.node(*a, ra, d);
                 self.node(*b, rb, d);
-                self.emit(binary_op(*op), dst, ra, u32::from(rb));
+                let (dst, a, b) = (reg8(dst), reg8(ra), reg8(rb));
+                self.push(form::Binary { dst, a, b }.instr(binary_op(*op)));
             }
             Node::Ternary(c, a, b) => self.conditional(*c, *a, *b, dst, d, true),
             Node::Call { name, args } => self.call(name, args, dst, d),
@@ -170,22 +195,39 @@ impl Gen<'_> {
         } else {
             return false;
         };
-        let (Some(k), Ok(ki)) = (k, u16::try_from(self.consts.len())) else {
+        let (Some(k), Ok(konst)) = (k, u16::try_from(self.consts.len())) else {
             return false;
         };
         self.consts.push(k);
+        let dst = reg8(dst);
         if let Some((slot, site)) = self.target_attr(x, d) {
-            // (Registers past 255 make the program fall back, as in `emit`.)
-            if let Some(ins) = Instr::cmp_tk(dst as u8, ki, slot, cmp) {
+            if let Some(slot) = U24::new(slot) {
                 // The load's own depth, which the instruction does not carry.
                 self.extra_depth = self.extra_depth.max(site + 1);
-                self.push(ins);
+                self.push(
+                    form::CmpTK {
+                        dst,
+                        konst,
+                        slot,
+                        cmp,
+                    }
+                    .instr(Op::CmpTK),
+                );
                 return true;
             }
         }
         let rx = self.reg();
         self.node(x, rx, d);
-        self.push(Instr::cmp_k(dst as u8, ki, rx as u8, cmp));
+        let src = reg8(rx);
+        self.push(
+            form::CmpK {
+                dst,
+                konst,
+                src,
+                cmp,
+            }
+            .instr(Op::CmpK),
+        );
         true
     }
 
@@ -237,10 +279,19 @@ impl Gen<'_> {
     ) {
         let rc = self.reg();
         self.node(c, rc, d);
-        let test = self.emit(if ternary { Op::TestTernary } else { Op::Test }, dst, rc, 0);
-        let to_else = self.emit(Op::JumpIfNot, rc, 0, 0);
+        let op = if ternary { Op::TestTernary } else { Op::Test };
+        let (dst8, cond) = (reg8(dst), reg8(rc));
+        let test = self.push(
+            form::Test {
+                dst: dst8,
+                cond,
+                target: 0,
+            }
+            .instr(op),
+        );
+        let to_else = self.push(form::Branch { cond, target: 0 }.instr(Op::JumpIfNot));
         self.node(a, dst, d);
-        let end = self.emit(Op::Jump, 0, 0, 0);
+        let end = self.push(form::Jump { target: 0 }.instr(Op::Jump));
         self.patch(to_else);
         self.node(b, dst, d);
         self.patch(end);

@@ -1,9 +1,11 @@
 //! Inlining: MY's small attributes compiled into the programs that read them,
 //! guarded so that a circular reference is still found as a load finds it.
 
+use super::emit::reg8;
 use super::{compile_inner, measure, Gen, MAX_DEPTH};
 use crate::functions::IMPURE_BUILTINS;
 use crate::syntax::ast::{ExprRef, Node, NodeId};
+use classad_vm::instr::form;
 use classad_vm::Op;
 
 /// How many attributes deep inlining goes.
@@ -97,7 +99,14 @@ impl Gen<'_> {
             // Its folded values would take this program past its share: load it.
             return false;
         }
-        let enter = self.emit(Op::InlineEnter, dst, length, slot);
+        let enter = self.push(
+            form::InlineEnter {
+                dst: reg8(dst),
+                length,
+                slot,
+            }
+            .instr(Op::InlineEnter),
+        );
         let at = classad_vm::Placement {
             result: dst,
             first_temp: self.next_reg,
@@ -117,7 +126,7 @@ impl Gen<'_> {
         }
         self.next_reg = saved;
         self.code.extend(code);
-        self.emit(Op::InlineLeave, 0, 0, slot);
+        self.push(form::InlineLeave { slot }.instr(Op::InlineLeave));
         self.consts.extend(sub.consts);
         self.target_only.extend(sub.target_only);
         self.sets.extend(sub.sets);

@@ -7,7 +7,8 @@ use crate::ad::ClassAd;
 use crate::eval::Evaluator;
 use crate::functions::{ERROR_ON_FAILED_ARGUMENT, IMPURE_BUILTINS, SCOPED_BUILTINS};
 use crate::syntax::ast::{BinOp, ExprRef, Node, NodeId};
-use classad_vm::{Op, SlotTable, Value};
+use classad_vm::instr::Operands;
+use classad_vm::{SlotTable, Value};
 use std::sync::Arc;
 
 /// What is known of MY's attributes while compiling one ad: which are constants
@@ -110,9 +111,10 @@ impl MyFacts {
     fn folded(&mut self, e: &ExprRef) -> Option<Value> {
         let p = super::compile_inner(e, Some(self), &mut SlotTable::new(), false, None);
         match (p.code.as_slice(), p.consts.as_slice()) {
-            ([k, ret], [v]) if k.op == Op::Const && ret.op == Op::Ret && k.x == ret.x => {
-                Some(v.clone())
-            }
+            ([k, ret], [v]) => match (k.operands(), ret.operands()) {
+                (Operands::Const(k), Operands::Ret(ret)) if k.dst == ret.src => Some(v.clone()),
+                _ => None,
+            },
             _ => None,
         }
     }

@@ -2,11 +2,13 @@
 //! TARGET's, a record's field, a scope name), and the loads and path selections
 //! that read it.
 
+use super::emit::reg8;
 use super::{site, Gen, SubtreeQuestion};
 use crate::ad::ClassAd;
 use crate::functions::find_index;
 use crate::syntax::ast::{BinOp, Node, NodeId};
-use classad_vm::{Instr, Op, SlotTable, Value};
+use classad_vm::instr::form;
+use classad_vm::{Op, SlotTable, Value};
 
 /// Names that resolve to an ad or a value in HTCondor's scope walk rather than to an
 /// attribute (context and match-ad names, and the special names).
@@ -320,14 +322,16 @@ impl Gen<'_> {
             self.load_my(name, dst, site(depth));
         } else if name.eq_ignore_ascii_case("CurrentTime") {
             // Old semantics: `CurrentTime` is `time()` when MY does not define it.
-            let native = find_index("time").unwrap_or(u32::MAX);
-            self.push(Instr::call(dst as u8, 0, native, 0));
+            match find_index("time") {
+                Some(native) => self.call_native(dst, 0, native, 0),
+                None => self.reference(),
+            }
         } else if is_scope_name(name) {
             self.reference();
         } else {
             // Not in MY: old semantics look in TARGET (undefined without one).
             let slot = self.slots.intern(name);
-            self.emit(Op::LoadTarget, dst, site(depth), slot);
+            self.load(Op::LoadTarget, dst, site(depth), slot);
         }
     }
 
@@ -338,7 +342,7 @@ impl Gen<'_> {
             if facts.certainly_fails(name) {
                 // Exponential work that fails alike against every slot: fail
                 // without doing it (HTCondor would spend its whole step budget).
-                self.emit(Op::Fail, 0, 0, 0);
+                self.push(form::Stop {}.instr(Op::Fail));
                 return;
             }
             if let Some(c) = facts.constant(name) {
@@ -352,7 +356,7 @@ impl Gen<'_> {
             return;
         }
         let slot = self.slots.intern(name);
-        self.emit(Op::LoadMy, dst, site, slot);
+        self.load(Op::LoadMy, dst, site, slot);
     }
 
     /// `base.name` where the selection node consumes depth `d`.
@@ -379,7 +383,7 @@ impl Gen<'_> {
             }
         } else if is("TARGET") || is("other") {
             let slot = self.slots.intern(name);
-            self.emit(Op::LoadTarget, dst, site(d), slot);
+            self.load(Op::LoadTarget, dst, site(d), slot);
         } else {
             self.reference();
         }
@@ -445,10 +449,16 @@ impl Gen<'_> {
         let Some(path) = self.path_select(id) else {
             return false;
         };
-        let z = self.paths.len() as u32;
+        let at = self.paths.len() as u32;
         self.paths.push(path);
-        self.emit(Op::SelectPath, dst, site(d), z);
+        self.select_path(dst, site(d), at);
         true
+    }
+
+    /// `SelectPath` of the program's path `path` into `dst`, at depth `depth`.
+    pub(super) fn select_path(&mut self, dst: u16, depth: u16, path: u32) {
+        let dst = reg8(dst);
+        self.push(form::SelectPath { dst, depth, path }.instr(Op::SelectPath));
     }
 }
 

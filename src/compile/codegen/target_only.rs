@@ -1,9 +1,11 @@
 //! TARGET-only caching: subexpressions that read only TARGET, computed once per
 //! TARGET ad and shared, by text, across the programs of a pool.
 
+use super::emit::reg8;
 use super::{compile_inner, is_scope_name, site, Gen, SubtreeQuestion, MEMBERSHIP_BUILTINS};
 use crate::functions::{IMPURE_BUILTINS, SCOPED_BUILTINS};
 use crate::syntax::ast::{BinOp, ExprRef, Node, NodeId};
+use classad_vm::instr::form;
 use classad_vm::{Op, Value};
 
 /// The key of a TARGET-only subexpression in the machine's cache: the same for
@@ -67,7 +69,8 @@ impl Gen<'_> {
         let i = self.target_only.len() as u32;
         self.target_only.push(classad_vm::TargetOnly::new(key, sub));
         // The sub's depths count from its own root; `y` says where that root sits.
-        self.emit(Op::TargetCached, dst, site(depth), i);
+        let (dst, depth) = (reg8(dst), site(depth));
+        self.push(form::TargetCached { dst, depth, sub: i }.instr(Op::TargetCached));
     }
 
     /// True when the subtree reads nothing but TARGET's attributes and constants:

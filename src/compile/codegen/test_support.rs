@@ -29,5 +29,5 @@ pub(super) fn compiled(expr: &str, my: &str, target: &str) -> Program {
 }
 
 pub(super) fn ops(p: &Program) -> Vec<Op> {
-    p.code.iter().map(|i| i.op).collect()
+    p.code.iter().map(|i| i.op()).collect()
 }

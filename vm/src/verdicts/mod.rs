@@ -16,7 +16,7 @@
 use crate::ad::{Attr, CompiledAd};
 use crate::closed::Closed;
 use crate::columns::{ColSrc, Column, TargetBlock};
-use crate::instr::Op;
+use crate::instr::{form, Op, Operands};
 use crate::lanes::{lane_depth, LANES, MAX_DEPTH};
 use crate::logic::{for_each_lane, Logic, Verdicts};
 use crate::machine::{Host, Machine, STEP_BOUND};
@@ -136,15 +136,15 @@ impl Machine {
             if active == 0 {
                 continue;
             }
-            let (dst, y, z) = (usize::from(ins.x), usize::from(ins.y), ins.z);
-            let r = |reg: u32| reg as u8 as usize;
-            // Sends the lanes of `$lanes` to the jump target (forward only; a lane
-            // jumping anywhere else is taken out).
+            let ins = *ins;
+            let r = usize::from;
+            // Sends the lanes of `$lanes` to jump target `$target` (forward only;
+            // a lane jumping anywhere else is taken out).
             macro_rules! jump {
-                ($lanes:expr) => {{
+                ($target:expr, $lanes:expr) => {{
                     let lanes: u64 = $lanes;
                     active &= !lanes;
-                    let target = z as usize;
+                    let target = $target as usize;
                     if target > pc && target < st.pending.len() {
                         st.pending[target] |= lanes;
                     } else {
@@ -152,9 +152,10 @@ impl Machine {
                     }
                 }};
             }
-            match ins.op {
+            match ins.op() {
                 Op::Const => {
-                    let k = &p.consts[z as usize];
+                    let form::Const { dst, konst } = form::Const::of(ins);
+                    let (dst, k) = (r(dst), &p.consts[konst as usize]);
                     match k {
                         Value::Str(s) => match block.constant(s) {
                             Some(c) => regs[dst].set_column(block.col(c).logic, c as u32, active),
@@ -164,31 +165,40 @@ impl Machine {
                     }
                 }
                 Op::Move => {
-                    let (from, src) = (r(z), regs[r(z)]);
+                    let form::Unary { dst, src: from } = form::Unary::of(ins);
+                    let (dst, from) = (r(dst), r(from));
+                    let src = regs[from];
                     regs[dst].assign(&src, active);
                     if from != dst {
                         for_each_lane(src.num & active, |l| nums[dst][l] = nums[from][l]);
                     }
                 }
-                Op::LoadMy => match my.get(z) {
-                    Attr::Absent => regs[dst].set_value(&Value::Undefined, active),
-                    Attr::Value(v) => regs[dst].set_number(&mut nums[dst], v, active),
-                    Attr::Code(_) => {
-                        escaped |= active;
-                        active = 0;
+                Op::LoadMy => {
+                    let form::Load { dst, slot, .. } = form::Load::of(ins);
+                    let dst = r(dst);
+                    match my.get(slot) {
+                        Attr::Absent => regs[dst].set_value(&Value::Undefined, active),
+                        Attr::Value(v) => regs[dst].set_number(&mut nums[dst], v, active),
+                        Attr::Code(_) => {
+                            escaped |= active;
+                            active = 0;
+                        }
                     }
-                },
+                }
                 Op::LoadTarget | Op::TargetCached => {
-                    let c = if ins.op == Op::LoadTarget {
-                        let c = block.slot(z);
+                    let (dst, c) = if ins.op() == Op::LoadTarget {
+                        let form::Load { dst, slot, .. } = form::Load::of(ins);
+                        let c = block.slot(slot);
                         if block.col(c).unsure() != 0 {
-                            let out = self.closed_lanes(block, c, z, (p, my, at), host);
+                            let out = self.closed_lanes(block, c, slot, (p, my, at), host);
                             escaped |= active & out;
                             active &= !out;
                         }
-                        c
+                        (r(dst), c)
                     } else {
-                        self.cached_column(block, &p.target_only[z as usize], my, host)
+                        let form::TargetCached { dst, sub, .. } = form::TargetCached::of(ins);
+                        let sub = &p.target_only[sub as usize];
+                        (r(dst), self.cached_column(block, sub, my, host))
                     };
                     let col = block.col(c);
                     escaped |= active & col.escape;
@@ -196,7 +206,13 @@ impl Machine {
                     regs[dst].set_column(col.logic, c as u32, active);
                 }
                 Op::CmpTK => {
-                    let (slot, cmp) = ins.cmp_tk_parts();
+                    let form::CmpTK {
+                        dst,
+                        konst,
+                        slot,
+                        cmp,
+                    } = form::CmpTK::of(ins);
+                    let (dst, slot) = (r(dst), slot.get());
                     let c = block.slot(slot);
                     if block.col(c).unsure() != 0 {
                         let out = self.closed_lanes(block, c, slot, (p, my, at), host);
@@ -204,23 +220,27 @@ impl Machine {
                         active &= !out;
                     }
                     let value = |l: usize| lane_value(block, self.known(), c, l);
-                    let (v, out) =
-                        block
-                            .col(c)
-                            .compare(cmp, &p.consts[y], active, block.ids(), value);
+                    let (v, out) = block.col(c).compare(
+                        cmp,
+                        &p.consts[usize::from(konst)],
+                        active,
+                        block.ids(),
+                        value,
+                    );
                     escaped |= out;
                     active &= !out;
                     regs[dst].set_logic(v, active);
                 }
                 Op::CmpK | Op::Member => {
-                    let from = if ins.op == Op::CmpK {
-                        r(ins.cmp_k_parts().0)
-                    } else {
-                        r(y as u32)
+                    let (dst, from) = match ins.operands() {
+                        Operands::CmpK(c) => (c.dst, c.src),
+                        Operands::Member(m) => (m.dst, m.src),
+                        _ => unreachable!("a CmpK or a Member"),
                     };
+                    let (dst, from) = (r(dst), r(from));
                     let (src, src_nums) = (regs[from], &nums[from]);
-                    let (v, out) = if ins.op == Op::CmpK {
-                        let (cmp, k) = (ins.cmp_k_parts().1, &p.consts[y]);
+                    let (v, out) = if let Operands::CmpK(c) = ins.operands() {
+                        let (cmp, k) = (c.cmp, &p.consts[usize::from(c.konst)]);
                         Self::value_op(
                             &src,
                             src_nums,
@@ -241,7 +261,7 @@ impl Machine {
                             },
                         )
                     } else {
-                        let set = &p.sets[z as usize];
+                        let set = &p.sets[form::Member::of(ins).set as usize];
                         Self::value_op(
                             &src,
                             src_nums,
@@ -259,27 +279,34 @@ impl Machine {
                     regs[dst].set_logic(v, active);
                 }
                 Op::Lt | Op::Le | Op::Gt | Op::Ge | Op::Eq | Op::Ne | Op::Is | Op::Isnt => {
-                    let (ia, ib) = (r(u32::from(ins.y)), r(z));
+                    let form::Binary { dst, a: ia, b: ib } = form::Binary::of(ins);
+                    let (dst, ia, ib) = (r(dst), r(ia), r(ib));
                     let (a, b) = (regs[ia], regs[ib]);
                     let known = self.known();
                     let (a, b) = (
                         Reader::new(&a, &nums[ia], block, known),
                         Reader::new(&b, &nums[ib], block, known),
                     );
-                    let (v, out) = compare_regs(cmp_of(ins.op), &a, &b, active);
+                    let (v, out) = compare_regs(cmp_of(ins.op()), &a, &b, active);
                     escaped |= out;
                     active &= !out;
                     regs[dst].set_logic(v, active);
                 }
                 Op::Add | Op::Sub | Op::Mul | Op::Div | Op::Mod | Op::Neg | Op::Plus => {
-                    let (ia, ib) = (r(u32::from(ins.y)), r(z));
+                    // (A unary operator's operand is read as `b`.)
+                    let (dst, ia, ib) = match ins.operands() {
+                        Operands::Binary(o) => (o.dst, o.a, o.b),
+                        Operands::Unary(o) => (o.dst, o.src, o.src),
+                        _ => unreachable!("an arithmetic operator"),
+                    };
+                    let (dst, ia, ib) = (r(dst), r(ia), r(ib));
                     let (ra, rb) = (regs[ia], regs[ib]);
                     let known = self.known();
                     let mut computed = [Num::Int(0); LANES];
                     let (v, num, other, out) = {
                         let b = Reader::new(&rb, &nums[ib], block, known);
-                        if matches!(ins.op, Op::Neg | Op::Plus) {
-                            let f = if ins.op == Op::Neg {
+                        if matches!(ins.op(), Op::Neg | Op::Plus) {
+                            let f = if ins.op() == Op::Neg {
                                 ops::neg
                             } else {
                                 ops::plus
@@ -287,7 +314,7 @@ impl Machine {
                             compute(active, &mut computed, |l| b.lane(l).value().map(f))
                         } else {
                             let a = Reader::new(&ra, &nums[ia], block, known);
-                            let op = arith_of(ins.op);
+                            let op = arith_of(ins.op());
                             let both = a.numbers() & b.numbers();
                             if active & !both == 0 {
                                 let (v, num) = arith_numbers(op, &a, &b, active, &mut computed);
@@ -319,12 +346,15 @@ impl Machine {
                     for_each_lane(num & active, |l| nums[dst][l] = computed[l]);
                 }
                 Op::Not => {
-                    let v = Logic::negate(regs[r(z)].logic);
-                    regs[dst].set_logic(v, active);
+                    let form::Unary { dst, src } = form::Unary::of(ins);
+                    let v = Logic::negate(regs[r(src)].logic);
+                    regs[r(dst)].set_logic(v, active);
                 }
                 Op::And | Op::Or => {
-                    let (a, b) = (regs[r(y as u32)].logic, regs[r(z)].logic);
-                    let v = if ins.op == Op::And {
+                    let form::Binary { dst, a, b } = form::Binary::of(ins);
+                    let dst = r(dst);
+                    let (a, b) = (regs[r(a)].logic, regs[r(b)].logic);
+                    let v = if ins.op() == Op::And {
                         Logic::and(a, b)
                     } else {
                         Logic::or(a, b)
@@ -334,24 +364,34 @@ impl Machine {
                 // `&&` and `||` decide on a false (true) left side, stored as the
                 // boolean, and on error, kept.
                 Op::JumpIfFalse | Op::JumpIfTrue => {
-                    let decides = ins.op == Op::JumpIfTrue;
-                    let v = regs[dst].logic;
+                    let decides = ins.op() == Op::JumpIfTrue;
+                    let form::Branch { cond, target } = form::Branch::of(ins);
+                    let cond = r(cond);
+                    let v = regs[cond].logic;
                     let stored = active & if decides { v.t } else { v.f };
                     // Those lanes' class stays; their value is now exactly it.
-                    regs[dst].raw &= !stored;
-                    regs[dst].num &= !stored;
-                    regs[dst].opaque &= !stored;
-                    jump!(stored | (active & v.e));
+                    regs[cond].raw &= !stored;
+                    regs[cond].num &= !stored;
+                    regs[cond].opaque &= !stored;
+                    jump!(target, stored | (active & v.e));
                 }
-                Op::JumpIfDefined => jump!(active & !regs[dst].logic.u),
-                Op::JumpIfNot => jump!(active & regs[dst].logic.f),
-                Op::Jump => jump!(active),
+                Op::JumpIfDefined => {
+                    let form::Branch { cond, target } = form::Branch::of(ins);
+                    jump!(target, active & !regs[r(cond)].logic.u)
+                }
+                Op::JumpIfNot => {
+                    let form::Branch { cond, target } = form::Branch::of(ins);
+                    jump!(target, active & regs[r(cond)].logic.f)
+                }
+                Op::Jump => jump!(form::Jump::of(ins).target, active),
                 Op::TestTernary | Op::Test => {
+                    let form::Test { dst, cond, target } = form::Test::of(ins);
+                    let dst = r(dst);
                     // `?:` on a condition that is not a boolean (nor undefined or
                     // error) evaluates both branches in HTCondor: the value lanes'
                     // business. `ifThenElse` makes it an error.
-                    let c = regs[r(y as u32)].logic.only(active);
-                    let error = if ins.op == Op::Test {
+                    let c = regs[r(cond)].logic.only(active);
+                    let error = if ins.op() == Op::Test {
                         c.e | c.bad
                     } else {
                         escaped |= c.bad;
@@ -360,10 +400,10 @@ impl Machine {
                     };
                     regs[dst].set_value(&Value::Undefined, c.u);
                     regs[dst].set_value(&Value::Error, error);
-                    jump!(c.u | error);
+                    jump!(target, c.u | error);
                 }
                 Op::Ret => {
-                    let v = regs[r(z)].logic.only(active);
+                    let v = regs[r(form::Ret::of(ins).src)].logic.only(active);
                     let one = Verdicts::of(v);
                     out.yes |= one.yes;
                     out.no |= one.no;
@@ -371,8 +411,13 @@ impl Machine {
                     active = 0;
                 }
                 // The clock: read once for the block (see `Host::shared_by_block`).
-                Op::Call if ins.call_parts().1 == 0 && host.shared_by_block(ins.call_parts().0) => {
-                    match host.call(ins.call_parts().0, &[]) {
+                Op::Call
+                    if form::Call::of(ins).argc == 0
+                        && host.shared_by_block(form::Call::of(ins).native.get()) =>
+                {
+                    let form::Call { dst, native, .. } = form::Call::of(ins);
+                    let dst = r(dst);
+                    match host.call(native.get(), &[]) {
                         Ok(v) => regs[dst].set_number(&mut nums[dst], &v, active),
                         Err(_) => {
                             escaped |= active;

@@ -15,7 +15,7 @@
 use super::ColSrc;
 use crate::ad::{Attr, CompiledAd};
 use crate::columns::TargetBlock;
-use crate::instr::Op;
+use crate::instr::{form, Op};
 use crate::machine::{Host, Machine};
 use crate::program::{TargetOnly, MAX_INPUTS};
 use crate::value::Value;
@@ -83,7 +83,7 @@ impl Machine {
             .code
             .code
             .iter()
-            .all(|i| i.op != Op::Call || host.pure_call(i.call_parts().0));
+            .all(|&i| i.op() != Op::Call || host.pure_call(form::Call::of(i).native.get()));
         let slots = sub.inputs().filter(|_| pure);
         let mut groups = Groups::new();
         for &target in block.targets() {

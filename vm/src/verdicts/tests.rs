@@ -6,7 +6,7 @@
 use super::*;
 use crate::ad::CompiledAd;
 use crate::columns::ColumnStore;
-use crate::instr::Instr;
+use crate::instr::{form, Instr, Shape};
 use crate::machine::{NoBuiltins, Sides};
 use crate::value::Str;
 use std::sync::Arc;
@@ -31,21 +31,53 @@ fn grid() -> Vec<Value> {
     g
 }
 
+/// `op` on registers `a` and `b` into `dst` (a unary operator on `b`).
+fn apply(op: Op, dst: u8, a: u8, b: u8) -> Instr {
+    match op.shape() {
+        Shape::Unary => form::Unary { dst, src: b }.instr(op),
+        _ => form::Binary { dst, a, b }.instr(op),
+    }
+}
+
+/// `TARGET` attribute `slot` into register `dst`.
+fn load(dst: u8, slot: u32) -> Instr {
+    form::Load {
+        dst,
+        depth: 0,
+        slot,
+    }
+    .instr(Op::LoadTarget)
+}
+
+fn ret(src: u8) -> Instr {
+    form::Ret { src }.instr(Op::Ret)
+}
+
 /// `(TARGET.A op TARGET.B)`, copied to another register, then `cmp` against
 /// `k`: by `CmpK` when `by_const`, else by a comparison of two registers.
 fn program(op: Op, cmp: Cmp, k: usize, by_const: bool) -> Program {
     let code = vec![
-        Instr::new(Op::LoadTarget, 0, 0, 0),
-        Instr::new(Op::LoadTarget, 1, 0, 1),
-        Instr::new(op, 2, 0, 1),
-        Instr::new(Op::Move, 3, 0, 2),
+        load(0, 0),
+        load(1, 1),
+        apply(op, 2, 0, 1),
+        form::Unary { dst: 3, src: 2 }.instr(Op::Move),
         if by_const {
-            Instr::cmp_k(5, k as u16, 3, cmp)
+            form::CmpK {
+                dst: 5,
+                konst: k as u16,
+                src: 3,
+                cmp,
+            }
+            .instr(Op::CmpK)
         } else {
-            Instr::new(Op::Const, 4, 0, k as u32)
+            form::Const {
+                dst: 4,
+                konst: k as u32,
+            }
+            .instr(Op::Const)
         },
         if by_const {
-            Instr::new(Op::Ret, 0, 0, 5)
+            ret(5)
         } else {
             let cmp_op = [
                 Op::Lt,
@@ -57,9 +89,9 @@ fn program(op: Op, cmp: Cmp, k: usize, by_const: bool) -> Program {
                 Op::Is,
                 Op::Isnt,
             ];
-            Instr::new(cmp_op[usize::from(cmp.code())], 5, 3, 4)
+            apply(cmp_op[usize::from(cmp.code())], 5, 3, 4)
         },
-        Instr::new(Op::Ret, 0, 0, 5),
+        ret(5),
     ];
     Program {
         code,
@@ -168,14 +200,20 @@ fn blocks_of_numbers_alone_agree_with_the_machine() {
 /// `k`: each way the tier reads two operands' numbers.
 fn chained(op: Op, cmp: Cmp, k: usize) -> Program {
     let code = vec![
-        Instr::new(Op::LoadTarget, 0, 0, 0),
-        Instr::new(Op::LoadTarget, 1, 0, 1),
-        Instr::new(op, 2, 0, 1),
-        Instr::new(op, 3, 2, 1),
-        Instr::new(op, 4, 1, 3),
-        Instr::new(op, 5, 3, 4),
-        Instr::cmp_k(6, k as u16, 5, cmp),
-        Instr::new(Op::Ret, 0, 0, 6),
+        load(0, 0),
+        load(1, 1),
+        apply(op, 2, 0, 1),
+        apply(op, 3, 2, 1),
+        apply(op, 4, 1, 3),
+        apply(op, 5, 3, 4),
+        form::CmpK {
+            dst: 6,
+            konst: k as u16,
+            src: 5,
+            cmp,
+        }
+        .instr(Op::CmpK),
+        ret(6),
     ];
     Program {
         code,
@@ -229,12 +267,7 @@ fn two_columns_compare_as_the_machine() {
         Op::Isnt,
     ];
     for op in cmp_op {
-        let code = vec![
-            Instr::new(Op::LoadTarget, 0, 0, 0),
-            Instr::new(Op::LoadTarget, 1, 0, 1),
-            Instr::new(op, 2, 0, 1),
-            Instr::new(Op::Ret, 0, 0, 2),
-        ];
+        let code = vec![load(0, 0), load(1, 1), apply(op, 2, 0, 1), ret(2)];
         let p = Program {
             code,
             nregs: 3,
@@ -260,11 +293,17 @@ fn a_branch_to_the_reference_takes_out_only_its_lanes() {
     let targets: Vec<&CompiledAd> = ads.iter().collect();
     // `TARGET.A > 1 || <something only the reference evaluator does>`
     let code = vec![
-        Instr::new(Op::LoadTarget, 0, 0, 0),
-        Instr::cmp_k(1, 0, 0, Cmp::Gt),
-        Instr::new(Op::JumpIfTrue, 1, 0, 4),
-        Instr::new(Op::Reference, 0, 0, 0),
-        Instr::new(Op::Ret, 0, 0, 1),
+        load(0, 0),
+        form::CmpK {
+            dst: 1,
+            konst: 0,
+            src: 0,
+            cmp: Cmp::Gt,
+        }
+        .instr(Op::CmpK),
+        form::Branch { cond: 1, target: 4 }.instr(Op::JumpIfTrue),
+        form::Stop {}.instr(Op::Reference),
+        ret(1),
     ];
     let p = Program {
         code,
