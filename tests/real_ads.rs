@@ -15,11 +15,12 @@
 use classad::ad::json::unparse_ad_json;
 use classad::ad::xml::write_ads_xml;
 use classad::ad::{read_ads_as, read_ads_from, ClassAd, Format, ReadLimits};
+use classad::ad::{unparse_ad, unparse_ad_old};
 use classad::engine::{eval_in_with, Engine};
 use classad::eval::display::unparse_value;
 use classad::eval::{eval_in, Fail, Semantics};
 use classad::matching::{symmetric_match, CompiledPool};
-use classad::syntax::{unparse_ad, unparse_ad_old, unparse_node};
+use classad::syntax::unparse_node;
 use classad::Value;
 use classad_vm::Machine;
 use std::io::{BufRead, BufReader, Read, Write};

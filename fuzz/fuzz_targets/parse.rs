@@ -38,7 +38,7 @@ fuzz_target!(|data: &[u8]| {
         match (&streamed, &whole) {
             (Ok(a), Ok(b)) => {
                 let printed = |ads: &Vec<classad::ad::ClassAd>| -> Vec<String> {
-                    ads.iter().map(classad::syntax::unparse_ad).collect()
+                    ads.iter().map(classad::ad::unparse_ad).collect()
                 };
                 assert_eq!(printed(a), printed(b), "{text:?}");
             }
@@ -68,7 +68,7 @@ fuzz_target!(|data: &[u8]| {
     match (&whole, &in_parts) {
         (Ok(a), Ok(())) => {
             let printed = |ads: &[classad::ad::ClassAd]| -> Vec<String> {
-                ads.iter().map(classad::syntax::unparse_ad).collect()
+                ads.iter().map(classad::ad::unparse_ad).collect()
             };
             assert_eq!(printed(a), printed(&parts), "{text:?}");
         }

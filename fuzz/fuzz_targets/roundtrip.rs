@@ -7,7 +7,8 @@
 //! within the input size limit alone rarely make.
 #![no_main]
 
-use classad::syntax::{parse_classad, parse_expr, unparse, unparse_ad, unparse_ad_pretty};
+use classad::syntax::{parse_expr, unparse};
+use classad::ad::{parse_classad, unparse_ad, unparse_ad_pretty};
 use libfuzzer_sys::fuzz_target;
 use std::borrow::Cow;
 

@@ -4,13 +4,22 @@ pub mod classad;
 pub mod files;
 pub mod json;
 mod old;
+pub mod parse;
 pub mod parts;
+pub mod print;
 pub mod read;
+pub mod same;
 pub mod stream;
 pub mod xml;
 
 pub use classad::ClassAd;
+pub use parse::{parse_classad, ParseAds};
+pub use print::{
+    unparse_ad, unparse_ad_exact, unparse_ad_inline_old, unparse_ad_old, unparse_ad_old_exact,
+    unparse_ad_pretty,
+};
 pub use read::{read_ads, read_ads_as, Format, ReadError};
+pub use same::same_ads;
 pub use stream::{read_ads_from, ReadLimits};
 
 /// The ads of `text` (any syntax), shared: what unit tests build pools from.

@@ -346,7 +346,7 @@ fn parse_part<T>(
 mod tests {
     use super::*;
     use crate::ad::read_ads_from;
-    use crate::syntax::unparse::unparse_ad;
+    use crate::ad::unparse_ad;
 
     type Outcome = Result<Vec<String>, (u32, u32, String, String)>;
 

@@ -5,6 +5,7 @@ use super::classad::ClassAd;
 use super::json::parse_json_ads;
 use super::old::read_old;
 use super::xml::parse_xml_ads;
+use crate::ad::ParseAds;
 use crate::syntax::{ParseError, Parser};
 use std::fmt;
 

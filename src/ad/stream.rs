@@ -780,7 +780,7 @@ mod tests {
             "<c>\n <a n=\"A\"><i>1</i>\n</c>\n",
         ] {
             let printed = |ads: Vec<ClassAd>| -> Vec<String> {
-                ads.iter().map(crate::syntax::unparse_ad).collect()
+                ads.iter().map(crate::ad::unparse_ad).collect()
             };
             let streamed = read_ads_from(src.as_bytes(), "f", small(64)).map(printed);
             let whole = super::super::read_ads(src, "f").map(printed);
@@ -827,9 +827,8 @@ mod tests {
             })
             .collect();
         let whole = format!("{head}B = \"é\"\n\nC = 3");
-        let printed = |ads: Vec<ClassAd>| -> Vec<String> {
-            ads.iter().map(crate::syntax::unparse_ad).collect()
-        };
+        let printed =
+            |ads: Vec<ClassAd>| -> Vec<String> { ads.iter().map(crate::ad::unparse_ad).collect() };
         let bulk = read_ads_from(whole.as_bytes(), "f", small(64)).map(printed);
         assert_eq!(bulk, super::super::read_ads(&whole, "f").map(printed));
         let line = CHECKED_LINES + 6;

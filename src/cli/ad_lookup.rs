@@ -77,7 +77,7 @@ pub fn number_f64(v: &Value) -> Option<f64> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::syntax::parse_classad;
+    use crate::ad::parse_classad;
 
     #[test]
     fn each_lookup_finds_only_its_type() {

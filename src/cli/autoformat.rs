@@ -487,7 +487,7 @@ pub fn format_date(secs: i64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::syntax::parse_classad;
+    use crate::ad::parse_classad;
 
     fn ad(src: &str) -> Arc<ClassAd> {
         Arc::new(parse_classad(src).unwrap())

@@ -5,7 +5,7 @@ use super::Failure;
 use crate::ad::json::unparse_ad_json;
 use crate::ad::xml::write_ads_xml;
 use crate::ad::ClassAd;
-use crate::syntax::{unparse_ad, unparse_ad_old};
+use crate::ad::{unparse_ad, unparse_ad_old};
 use clap::Args;
 use std::io::Write;
 use std::process::ExitCode;

@@ -292,7 +292,7 @@ pub fn collapse_escapes(text: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::syntax::parse_classad;
+    use crate::ad::parse_classad;
 
     fn ad(src: &str) -> Arc<ClassAd> {
         Arc::new(parse_classad(src).unwrap())

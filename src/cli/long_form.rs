@@ -153,7 +153,7 @@ impl LongWriter {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::syntax::parse_classad;
+    use crate::ad::parse_classad;
 
     fn print(form: LongForm, only: Option<&[&str]>, ads: &[&str]) -> String {
         let mut w = LongWriter::new(

@@ -364,7 +364,7 @@ impl Counts {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::syntax::parse_classad;
+    use crate::ad::parse_classad;
 
     fn table(ads: &[&str], with_rows: bool) -> String {
         let mut t = QueueTable::new();

@@ -92,7 +92,7 @@ pub fn compare(a: &str, b: &str) -> Ordering {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::syntax::parse_classad;
+    use crate::ad::parse_classad;
 
     fn sorted(keys: &[&str], ads: &[&str]) -> Vec<usize> {
         let mut s = SortKeys::new();

@@ -126,7 +126,7 @@ impl TableView {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::syntax::parse_classad;
+    use crate::ad::parse_classad;
 
     fn run(ads: &[&str], only_totals: bool) -> (String, Option<(u64, Place)>) {
         let mut view = TableView::new(only_totals, None, 0);

@@ -211,7 +211,7 @@ pub fn ad_of_value(v: &Value) -> Option<ClassAd> {
             _ => None,
         },
         // The context and match ads of a match: the ad they print as.
-        _ => crate::syntax::parse_classad(&super::display::unparse_value(v)).ok(),
+        _ => crate::ad::parse_classad(&super::display::unparse_value(v)).ok(),
     }
 }
 
@@ -234,8 +234,9 @@ pub fn as_ad(v: &Value) -> Option<&AdVal> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::ad::unparse_ad;
     use crate::eval::{eval_alone, Semantics};
-    use crate::syntax::{parse_expr, unparse_ad};
+    use crate::syntax::parse_expr;
 
     #[test]
     fn record_values_give_their_ads() {

@@ -5,10 +5,10 @@
 use super::compound::{as_ad, as_list, ListVal};
 use super::scope::{Frame, Scope, Side, MATCH_EXPRS};
 use crate::ad::ClassAd;
+use crate::ad::{unparse_ad, unparse_ad_inline_old};
 use crate::syntax::ast::{Expr, NodeId};
 use crate::syntax::unparse::{
-    unparse_ad, unparse_ad_inline_old, unparse_node, unparse_old_node, write_scalar_value,
-    write_scalar_value_old,
+    unparse_node, unparse_old_node, write_scalar_value, write_scalar_value_old,
 };
 use classad_vm::Value;
 use std::sync::Arc;

@@ -110,9 +110,8 @@ fn the_three_syntaxes_hold_the_same_ads() {
         let (m, j, _) = files(&s, syntax);
         let m = read_ads(&m, "machines").unwrap();
         let j = read_ads(&j, "jobs").unwrap();
-        let text = |ads: &[ClassAd]| -> Vec<String> {
-            ads.iter().map(crate::syntax::unparse_ad).collect()
-        };
+        let text =
+            |ads: &[ClassAd]| -> Vec<String> { ads.iter().map(crate::ad::unparse_ad).collect() };
         (text(&m), text(&j))
     };
     let old = read(Syntax::Old);
@@ -147,7 +146,7 @@ fn machines_follow_the_model() {
     let mut arches = BTreeSet::new();
     for ad in &ads {
         arches.insert(string(ad, "Arch").unwrap());
-        starts.insert(crate::syntax::unparse_ad(ad).contains("stringListMember(TARGET.AcctGroup"));
+        starts.insert(crate::ad::unparse_ad(ad).contains("stringListMember(TARGET.AcctGroup"));
         match kind(ad).as_str() {
             "Partitionable" => {
                 pslots += 1;
@@ -334,7 +333,7 @@ fn jobs_follow_the_model() {
         );
         last = (c, p);
         *clusters.entry(c).or_default() += 1;
-        let text = crate::syntax::unparse_ad(job);
+        let text = crate::ad::unparse_ad(job);
         let req = text
             .split("Requirements = ")
             .nth(1)

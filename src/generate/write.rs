@@ -306,7 +306,7 @@ mod tests {
         let old = crate::ad::read_ads(&sample(Syntax::Old), "old").unwrap();
         assert_eq!(ads.len(), 2);
         for (j, o) in ads.iter().zip(&old) {
-            assert_eq!(crate::syntax::unparse_ad(j), crate::syntax::unparse_ad(o));
+            assert_eq!(crate::ad::unparse_ad(j), crate::ad::unparse_ad(o));
         }
         assert!(text.contains(r#""E": "\/Expr(TARGET.Owner == \"ab\")\/""#));
     }

@@ -263,7 +263,7 @@ mod tests {
         let given = pool.negotiate_on_candidates(&queue, lists).unwrap();
         let text: Vec<u8> = jobs
             .iter()
-            .flat_map(|j| format!("{}\n\n", crate::syntax::unparse_ad_old(j)).into_bytes())
+            .flat_map(|j| format!("{}\n\n", crate::ad::unparse_ad_old(j)).into_bytes())
             .collect();
         let read = pool.read_queue(&text[..], "jobs").unwrap();
         let from_text = pool.negotiate(&read);

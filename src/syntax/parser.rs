@@ -2,8 +2,8 @@
 
 use super::ast::{BinOp, Expr, Node, NodeId, UnOp};
 use super::lexer::{LexError, Lexer, StrMode, Tok, Token};
+use super::names::attr_order;
 use super::time;
-use crate::ad::classad::{attr_order, ClassAd};
 use classad_vm::{Str, Value};
 use std::fmt;
 
@@ -78,7 +78,8 @@ pub struct Parser<'s> {
     started: bool,
 }
 
-type PResult<T> = Result<T, ParseError>;
+/// A parse's result.
+pub type PResult<T> = Result<T, ParseError>;
 
 impl<'s> Parser<'s> {
     /// A new-syntax parser.
@@ -190,41 +191,48 @@ impl<'s> Parser<'s> {
         Ok(root)
     }
 
-    /// Parses the next `[ ... ]` ad; `Ok(None)` when only white space and comments
-    /// remain. Afterwards [`Parser::offset`] is just past the closing `]`.
-    pub fn next_classad(&mut self) -> PResult<Option<ClassAd>> {
+    /// Parses the next `[ ... ]` ad, handing each attribute to `attr` in the
+    /// order written (the ad's builder keeps the last of a repeated name); false
+    /// when only white space and comments remain. Afterwards [`Parser::offset`]
+    /// is just past the closing `]`.
+    pub fn next_record(&mut self, mut attr: impl FnMut(Str, Expr)) -> PResult<bool> {
         if !self.started {
             self.start()?;
         }
         if self.tok.tok == Tok::Eof {
-            return Ok(None);
+            return Ok(false);
         }
         if self.tok.tok != Tok::LBracket {
             return Err(self.expected("'[' to start a ClassAd"));
         }
         self.advance()?;
-        let mut ad = ClassAd::new();
         self.record_body(|p, name, root| {
             let e = p.finish(root);
-            ad.insert_expr(name, e);
+            attr(name, e);
         })?;
-        Ok(Some(ad))
+        Ok(true)
     }
 
     /// Parses a whole input of the form `{ [ ... ], [ ... ] }`: ads inside a list, as
-    /// HTCondor writes several new-syntax ads to one stream.
-    pub fn classad_list(&mut self) -> PResult<Vec<ClassAd>> {
+    /// HTCondor writes several new-syntax ads to one stream. `start` is called
+    /// as each ad begins, and `attr` with each of its attributes; the number of ads.
+    pub fn record_list(
+        &mut self,
+        mut start: impl FnMut(),
+        mut attr: impl FnMut(Str, Expr),
+    ) -> PResult<usize> {
         self.start()?;
         self.expect(Tok::LBrace, "'{' to start a list of ClassAds")?;
-        let mut ads = Vec::new();
+        let mut ads = 0;
         if self.tok.tok == Tok::RBrace {
             self.advance()?;
         } else {
             loop {
-                match self.next_classad()? {
-                    Some(ad) => ads.push(ad),
-                    None => return Err(self.expected("'[' to start a ClassAd")),
+                start();
+                if !self.next_record(&mut attr)? {
+                    return Err(self.expected("'[' to start a ClassAd"));
                 }
+                ads += 1;
                 match self.advance()? {
                     Tok::Comma => continue,
                     Tok::RBrace => break,
@@ -583,24 +591,23 @@ pub fn parse_expr_old(src: &str) -> Result<Expr, ParseError> {
     Parser::new_old(src).parse_whole_expr()
 }
 
-/// Parses exactly one new-syntax `[ ... ]` ad; its attributes become the ad's.
-pub fn parse_classad(src: &str) -> Result<ClassAd, ParseError> {
+/// Parses exactly one new-syntax `[ ... ]` ad, handing its attributes to `attr`
+/// (see [`Parser::next_record`]).
+pub fn parse_record(src: &str, attr: impl FnMut(Str, Expr)) -> Result<(), ParseError> {
     let mut p = Parser::new(src);
-    match p.next_classad()? {
-        None => Err(p.expected("'[' to start a ClassAd")),
-        Some(ad) => {
-            if p.tok.tok != Tok::Eof {
-                return Err(p.expected("the end of the input after the ClassAd"));
-            }
-            Ok(ad)
-        }
+    if !p.next_record(attr)? {
+        return Err(p.expected("'[' to start a ClassAd"));
     }
+    if p.tok.tok != Tok::Eof {
+        return Err(p.expected("the end of the input after the ClassAd"));
+    }
+    Ok(())
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::syntax::unparse::{unparse, unparse_ad};
+    use crate::syntax::unparse::unparse;
 
     #[test]
     fn error_positions_and_messages() {
@@ -685,7 +692,7 @@ mod tests {
         for j in junk {
             let s = String::from_utf8_lossy(j);
             assert!(parse_expr(&s).is_err(), "{s:?}");
-            assert!(parse_classad(&s).is_err(), "{s:?}");
+            assert!(parse_record(&s, |_, _| {}).is_err(), "{s:?}");
         }
         // A cheap deterministic fuzz over a small alphabet.
         let alphabet = [
@@ -706,37 +713,23 @@ mod tests {
                 let _ = parse_expr(&unparse(&e));
             }
             let _ = parse_expr_old(&s);
-            let _ = parse_classad(&s);
+            let _ = parse_record(&s, |_, _| {});
         }
     }
 
     #[test]
-    fn classads() {
-        let ad = parse_classad("[A=1; a=2; 'b c' = x; ]").unwrap();
-        assert_eq!(unparse_ad(&ad), "[ A = 2; 'b c' = x ]");
-        assert!(parse_classad("[ true = 1 ]").is_err());
-        assert!(parse_classad("[a=1] x").is_err());
-        assert!(parse_classad("1").is_err());
+    fn records() {
+        let mut names = Vec::new();
+        parse_record("[A=1; a=2; 'b c' = x; ]", |n, e| {
+            names.push(format!("{n}={}", unparse(&e)))
+        })
+        .unwrap();
+        assert_eq!(names, ["A=1", "a=2", "b c=x"]);
+        assert!(parse_record("[ true = 1 ]", |_, _| {}).is_err());
+        assert!(parse_record("[a=1] x", |_, _| {}).is_err());
+        assert!(parse_record("1", |_, _| {}).is_err());
         let e = parse_expr("[a=1;A=2;b=3].a").unwrap();
         assert_eq!(unparse(&e), "[ a = 2; b = 3 ].a");
-    }
-
-    #[test]
-    fn several_ads_from_one_string() {
-        let src = "[a=1] /* c */ [b=2]\n[c=3]  ";
-        let mut p = Parser::new(src);
-        let first = p.next_classad().unwrap().unwrap();
-        assert_eq!(unparse_ad(&first), "[ a = 1 ]");
-        assert_eq!(p.offset(), 5);
-        let second = p.next_classad().unwrap().unwrap();
-        assert_eq!(unparse_ad(&second), "[ b = 2 ]");
-        assert_eq!(&src[..p.offset()], "[a=1] /* c */ [b=2]");
-        assert!(p.next_classad().unwrap().is_some());
-        assert!(p.next_classad().unwrap().is_none());
-        assert!(p.next_classad().unwrap().is_none());
-        let mut bad = Parser::new("[a=1] [b=]");
-        assert!(bad.next_classad().unwrap().is_some());
-        assert!(bad.next_classad().is_err());
     }
 
     #[test]

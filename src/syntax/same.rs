@@ -2,7 +2,6 @@
 //! `==` on expressions and ads (and so the Python bindings' `==`) means.
 
 use super::ast::{Expr, Node, NodeId};
-use crate::ad::ClassAd;
 use classad_vm::Value;
 
 /// True when the subtrees `a` of `ta` and `b` of `tb` are the same expression as
@@ -84,17 +83,6 @@ pub fn same_as(ta: &Expr, a: NodeId, tb: &Expr, b: NodeId) -> bool {
         }
     }
     true
-}
-
-/// True when two ads are the same as HTCondor's `ClassAd::SameAs` decides: as many
-/// attributes, and each one's expression the same as the other ad's attribute of
-/// that name (ignoring case).
-pub fn same_ads(a: &ClassAd, b: &ClassAd) -> bool {
-    a.len() == b.len()
-        && a.iter().all(|(name, ea)| match b.get(name) {
-            Some(eb) => same_as(ea.tree, ea.id, eb.tree, eb.id),
-            None => false,
-        })
 }
 
 /// Literals are the same when they have the same type and value (strings
@@ -193,7 +181,6 @@ pub fn exact_text(tree: &Expr, id: NodeId, out: &mut Vec<u8>) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::ad::read_ads;
     use crate::syntax::parse_expr;
 
     fn same(a: &str, b: &str) -> bool {
@@ -213,12 +200,5 @@ mod tests {
         assert!(!same("a + b", "a - b"));
         assert!(!same("{1, 2}", "{1, 2, 3}"));
         assert!(!same("[x = 1]", "[y = 1]"));
-    }
-
-    #[test]
-    fn ads_are_the_same_in_any_order_with_names_ignoring_case() {
-        let ads = read_ads("[a = 1; b = 2] [B = 2; a = 1] [a = 1; b = 2.0]", "t").unwrap();
-        assert!(same_ads(&ads[0], &ads[1]));
-        assert!(!same_ads(&ads[0], &ads[2]));
     }
 }

@@ -2,7 +2,6 @@
 
 use super::ast::{BinOp, Expr, ExprView, Node, NodeId, UnOp};
 use super::time;
-use crate::ad::classad::ClassAd;
 use classad_vm::{AbsTime, Value};
 
 pub use super::time::{fmt_abstime, fmt_reltime, fmt_reltime_value};
@@ -526,51 +525,44 @@ pub fn unparse_old(expr: &Expr) -> String {
     s
 }
 
-fn ad_items(ad: &ClassAd) -> Vec<(&str, &Expr, NodeId)> {
-    ad.iter()
-        .map(|(n, r)| (n.as_str(), &**r.tree, r.id))
-        .collect()
+/// An ad's attributes as the ad printers take them: name, tree and root, in
+/// the ad's order.
+pub type Items<'a> = [(&'a str, &'a Expr, NodeId)];
+
+/// How [`unparse_record`] prints an ad.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum AdStyle {
+    /// One line of new syntax, `[ a = 1; b = 2 ]` (`repr(ClassAd)`).
+    New,
+    /// As `New`, but every real literal in 17 significant digits
+    /// ([`fmt_real_exact`]): text that reads back to an ad that evaluates as
+    /// this one does, bit for bit, for shipping ads between processes (new
+    /// syntax's 16 digits lose the last bit of some reals). Relative-time
+    /// literals keep new syntax's form (milliseconds).
+    Exact,
+    /// One line of old syntax, `[ a = 1; b = "x" ]`: how HTCondor's unparser in
+    /// old-ad mode prints an ad that is a value (`SetOldClassAd(true, true)`),
+    /// with every expression inside in old syntax.
+    InlineOld,
+    /// The indented form `str(ClassAd)` prints.
+    Pretty,
 }
 
-/// One-line new-syntax ad: `[ a = 1; b = 2 ]` (`repr(ClassAd)`).
-pub fn unparse_ad(ad: &ClassAd) -> String {
+/// The record text of an ad's `items` in `style`.
+pub fn unparse_record(items: &Items<'_>, style: AdStyle) -> String {
+    let style = match style {
+        AdStyle::New => Style::New,
+        AdStyle::Exact => Style::Exact,
+        AdStyle::InlineOld => Style::Old,
+        AdStyle::Pretty => Style::Pretty,
+    };
     let mut s = String::new();
     Printer {
         out: &mut s,
-        style: Style::New,
+        style,
         indent: 0,
     }
-    .record(&ad_items(ad));
-    s
-}
-
-/// One-line new-syntax ad as [`unparse_ad`] prints it, but with every real
-/// literal in 17 significant digits ([`fmt_real_exact`]): text that reads back
-/// to an ad that evaluates as this one does, bit for bit, for shipping ads
-/// between processes (new syntax's 16 digits lose the last bit of some reals).
-/// Relative-time literals keep new syntax's form (milliseconds).
-pub fn unparse_ad_exact(ad: &ClassAd) -> String {
-    let mut s = String::new();
-    Printer {
-        out: &mut s,
-        style: Style::Exact,
-        indent: 0,
-    }
-    .record(&ad_items(ad));
-    s
-}
-
-/// One-line old-syntax ad, `[ a = 1; b = "x" ]`: how HTCondor's unparser in old-ad
-/// mode prints an ad that is a value (`SetOldClassAd(true, true)`), with every
-/// expression inside in old syntax.
-pub fn unparse_ad_inline_old(ad: &ClassAd) -> String {
-    let mut s = String::new();
-    Printer {
-        out: &mut s,
-        style: Style::Old,
-        indent: 0,
-    }
-    .record(&ad_items(ad));
+    .record(items);
     s
 }
 
@@ -579,26 +571,7 @@ pub fn unparse_ad_inline_old(ad: &ClassAd) -> String {
 /// (`condor_status -long:new -attributes ...`).
 pub fn unparse_attrs<'a>(attrs: impl Iterator<Item = (&'a str, ExprView<'a>)>) -> String {
     let items: Vec<(&str, &Expr, NodeId)> = attrs.map(|(n, e)| (n, &**e.tree, e.id)).collect();
-    let mut s = String::new();
-    Printer {
-        out: &mut s,
-        style: Style::New,
-        indent: 0,
-    }
-    .record(&items);
-    s
-}
-
-/// The indented form `str(ClassAd)` prints.
-pub fn unparse_ad_pretty(ad: &ClassAd) -> String {
-    let mut s = String::new();
-    Printer {
-        out: &mut s,
-        style: Style::Pretty,
-        indent: 0,
-    }
-    .record(&ad_items(ad));
-    s
+    unparse_record(&items, AdStyle::New)
 }
 
 /// HTCondor's `PrettyPrint` text of an expression (what `unparse()` gives and
@@ -611,9 +584,7 @@ pub fn unparse_ad_pretty(ad: &ClassAd) -> String {
 /// newline, so every newline in the text is one the printer made).
 pub fn unparse_pretty_expr(e: &crate::syntax::ast::ExprRef) -> String {
     const WRAP_NAME: &str = "x";
-    let mut ad = ClassAd::new();
-    ad.insert(WRAP_NAME, e.clone());
-    let text = unparse_ad_pretty(&ad);
+    let text = unparse_record(&[(WRAP_NAME, &*e.tree, e.id)], AdStyle::Pretty);
     let head = format!("\n    [\n        {WRAP_NAME} = ");
     let body = text
         .strip_prefix(head.as_str())
@@ -623,24 +594,14 @@ pub fn unparse_pretty_expr(e: &crate::syntax::ast::ExprRef) -> String {
 }
 
 /// Old (long-form) syntax as `printOld` prints it: one `Name = expr` line per
-/// attribute, each ending in a newline (an empty ad is a lone newline).
-pub fn unparse_ad_old(ad: &ClassAd) -> String {
-    old_long_form(ad, Style::Old)
-}
-
-/// Old (long-form) syntax as [`unparse_ad_old`] prints it, but with every real
-/// literal in 17 significant digits ([`fmt_real_exact`]): text that the old
-/// syntax's fast reader reads back to an ad that evaluates as this one does,
-/// bit for bit, for shipping ads between processes.
-pub fn unparse_ad_old_exact(ad: &ClassAd) -> String {
-    old_long_form(ad, Style::OldExact)
-}
-
-/// One `Name = expr` line per attribute in `style` (an old one).
-fn old_long_form(ad: &ClassAd, style: Style) -> String {
+/// attribute, each ending in a newline (an empty ad is a lone newline); with
+/// `exact`, every real literal in 17 significant digits ([`fmt_real_exact`]),
+/// which the old syntax's fast reader reads back to the same bits.
+pub fn unparse_long_form(items: &Items<'_>, exact: bool) -> String {
+    let style = if exact { Style::OldExact } else { Style::Old };
     let mut s = String::new();
     let mut first = true;
-    for (name, r) in ad.iter() {
+    for &(name, tree, id) in items {
         if !first {
             s.push('\n');
         }
@@ -652,7 +613,7 @@ fn old_long_form(ad: &ClassAd, style: Style) -> String {
             style,
             indent: 0,
         }
-        .node(r.tree, r.id);
+        .node(tree, id);
     }
     s.push('\n');
     s
@@ -691,7 +652,7 @@ mod selection_tests {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::syntax::parser::{parse_classad, parse_expr, parse_expr_old};
+    use crate::syntax::parser::{parse_expr, parse_expr_old};
 
     // (input, `repr(classad2.ExprTree(input))`, right-hand side of `printOld`), all
     // taken from HTCondor 25.14.1 with `htcondor2` imported.
@@ -922,78 +883,6 @@ mod tests {
         }
     }
 
-    /// Reals whose 16 digits (new syntax) lose bits read back exact from the
-    /// exact form, at any depth of an ad; the rest of the text is new syntax's.
-    #[test]
-    fn exact_reals_read_back_to_the_same_bits() {
-        let tricky = [
-            0.1 + 0.2,
-            1.0 / 3.0,
-            -2.0 / 3.0,
-            f64::MIN_POSITIVE,
-            5e-324,
-            f64::MAX,
-            123_456_789.123_456_79,
-            (1u64 << 53) as f64 + 2.0,
-        ];
-        let lossy = tricky
-            .iter()
-            .filter(|&&f| fmt_real_new(f).parse::<f64>().ok() != Some(f))
-            .count();
-        assert!(lossy > 0, "some of these need a 17th digit");
-        for f in tricky {
-            assert_eq!(
-                fmt_real_exact(f).parse::<f64>().unwrap().to_bits(),
-                f.to_bits()
-            );
-        }
-        assert_eq!(fmt_real_exact(0.1), "1.0000000000000001E-01");
-        assert_eq!(fmt_real_exact(-0.0), "-0.0");
-        assert_eq!(fmt_real_exact(f64::NAN), "real(\"NaN\")");
-        let mut ad = ClassAd::new();
-        for (i, f) in tricky.iter().enumerate() {
-            ad.insert_expr(
-                format!("r{i}").as_str(),
-                crate::syntax::ast::Expr::literal(Value::Real(*f)),
-            );
-        }
-        let nested = parse_classad("[ l = { 1, [ x = 2 ] }; s = \"a\"; e = x * 2.5 ]").unwrap();
-        for (n, e) in nested.iter() {
-            ad.insert(n.as_str(), e.to_expr_ref());
-        }
-        let text = unparse_ad_exact(&ad);
-        let back = std::sync::Arc::new(parse_classad(&text).unwrap());
-        for (i, f) in tricky.iter().enumerate() {
-            let name = format!("r{i}");
-            let v = crate::eval::eval_attr(&back, &name, None, crate::eval::Semantics::Htcondor);
-            assert!(
-                matches!(v, Ok(Value::Real(r)) if r.to_bits() == f.to_bits()),
-                "r{i}: {v:?}"
-            );
-        }
-        assert!(text.contains("e = x * 2.5000000000000000E+00"), "{text}");
-        assert_eq!(unparse_ad_exact(&back), text, "stable");
-        // The old syntax's exact form reads back alike through the ad reader.
-        let old = unparse_ad_old_exact(&ad);
-        let read = crate::ad::read_ads(&format!("{old}\n{old}"), "old").unwrap();
-        assert_eq!(read.len(), 2);
-        let back_old = std::sync::Arc::new(read.into_iter().next().unwrap());
-        for (i, f) in tricky.iter().enumerate() {
-            let name = format!("r{i}");
-            let v =
-                crate::eval::eval_attr(&back_old, &name, None, crate::eval::Semantics::Htcondor);
-            assert!(
-                matches!(v, Ok(Value::Real(r)) if r.to_bits() == f.to_bits()),
-                "old r{i}: {v:?}"
-            );
-        }
-        assert_eq!(unparse_ad_exact(&back_old), text, "old and new exact agree");
-        // New syntax's 16 digits take f64::MAX past the largest double.
-        assert!(
-            unparse_ad(&parse_classad(&unparse_ad(&ad)).unwrap()).contains("r5 = real(\"INF\")")
-        );
-    }
-
     #[test]
     fn reals() {
         assert_eq!(fmt_real_new(1000.0), "1.000000000000000E+03");
@@ -1026,34 +915,6 @@ mod tests {
         quote_string_old("line1\nline2\t\"q\" \\ back", &mut o);
         // `printOld` of that value in HTCondor 25.14.1.
         assert_eq!(o, "\"line1\nline2\t\\\"q\\\" \\ back\"");
-    }
-
-    // `repr`, `str` and `printOld` of this ad, from HTCondor 25.14.1.
-    #[test]
-    fn ads() {
-        let ad = parse_classad(r#"[a=1; b={1,2,[x=1;y={}]}; c=[p=1;q=[r=2]]; dd="x"; e={}; f=[]]"#)
-            .unwrap();
-        assert_eq!(
-            unparse_ad(&ad),
-            r#"[ a = 1; b = { 1,2,[ x = 1; y = {  } ] }; c = [ p = 1; q = [ r = 2 ] ]; e = {  }; f = [  ]; dd = "x" ]"#
-        );
-        assert_eq!(
-            unparse_ad_old(&ad),
-            "a = 1\nb = { 1,2,[ x = 1; y = {  } ] }\nc = [ p = 1; q = [ r = 2 ] ]\ne = {  }\nf = [  ]\ndd = \"x\"\n"
-        );
-        assert_eq!(
-            unparse_ad_pretty(&ad),
-            "\n    [\n        a = 1; \n        b = \n           {\n              1,\n              2,\n              \n                  [\n                      x = 1; \n                      y = \n                         {\n                         }\n                  ]\n           }; \n        c = \n            [\n                p = 1; \n                q = \n                    [\n                        r = 2\n                    ]\n            ]; \n        e = \n           {\n           }; \n        f = \n            [\n            ]; \n        dd = \"x\"\n    ]"
-        );
-        let empty = parse_classad("[]").unwrap();
-        assert_eq!(unparse_ad(&empty), "[  ]");
-        assert_eq!(unparse_ad_old(&empty), "\n");
-        assert_eq!(unparse_ad_pretty(&empty), "\n    [\n    ]");
-        let ad = parse_classad("[a=(1+2)*-x; b=x?y:z; c=f(1,2,{3})]").unwrap();
-        assert_eq!(
-            unparse_ad_pretty(&ad),
-            "\n    [\n        a = (1 + 2) *  -x; \n        b = x ? y : z; \n        c = f(1,2,\n           {\n              3\n           })\n    ]"
-        );
     }
 
     // Old-syntax right-hand sides read by `classad2.parseOne(..., ParserType.Old)` and

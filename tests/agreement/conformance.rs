@@ -6,15 +6,14 @@
 use classad::ad::json::{parse_json_ads, unparse_ad_json};
 use classad::ad::read::detect;
 use classad::ad::xml::{parse_xml_ads, write_ads_xml};
+use classad::ad::{parse_classad, unparse_ad, unparse_ad_old, unparse_ad_pretty};
 use classad::ad::{read_ads, read_ads_as, ClassAd, Format};
 use classad::engine::{eval_alone_with, eval_in_with, Engine};
 use classad::eval::display::unparse_value;
 use classad::eval::Semantics;
 use classad::matching::{rank, symmetric_match, CompiledPool};
 use classad::syntax::ast::ExprRef;
-use classad::syntax::{
-    parse_classad, parse_expr, unparse, unparse_ad, unparse_ad_old, unparse_ad_pretty,
-};
+use classad::syntax::{parse_expr, unparse};
 use classad_vm::Machine;
 use serde_json::Value as Json;
 use std::collections::BTreeSet;

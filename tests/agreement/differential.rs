@@ -14,6 +14,7 @@
 
 use crate::gen;
 
+use classad::ad::parse_classad;
 use classad::ad::ClassAd;
 use classad::engine::{eval_alone_with, eval_in_with, Engine};
 use classad::eval::display::unparse_value;
@@ -21,7 +22,7 @@ use classad::eval::independent::IndependentParts;
 use classad::eval::{eval_alone, eval_in, Fail, Semantics};
 use classad::matching::{rank, symmetric_match, CompiledPool};
 use classad::syntax::ast::{BinOp, Expr, ExprRef, Node, UnOp};
-use classad::syntax::{parse_classad, parse_expr};
+use classad::syntax::parse_expr;
 use classad::Value;
 use classad_vm::instr::{form, Operands};
 use classad_vm::{ConstSet, Machine, Op, Program, SlotTable};

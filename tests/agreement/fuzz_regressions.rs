@@ -1,10 +1,9 @@
 //! Replays every input the fuzz targets ever found (`tests/fuzz_regressions/<target>/`)
 //! through the same property the target checks, so a fixed finding stays fixed.
 
+use classad::ad::{parse_classad, unparse_ad, unparse_ad_pretty};
 use classad::ad::{read_ads_as, Format};
-use classad::syntax::{
-    parse_classad, parse_expr, parse_expr_old, unparse, unparse_ad, unparse_ad_pretty,
-};
+use classad::syntax::{parse_expr, parse_expr_old, unparse};
 use std::path::PathBuf;
 
 #[allow(dead_code, unused_imports)]

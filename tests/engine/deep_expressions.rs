@@ -7,14 +7,13 @@
 
 use classad::ad::json::unparse_ad_json;
 use classad::ad::{read_ads, ClassAd};
+use classad::ad::{unparse_ad, unparse_ad_old, unparse_ad_pretty};
 use classad::compile::{compile_ad, compile_expr};
 use classad::engine::{eval_in_with, Engine};
 use classad::eval::Semantics;
 use classad::matching::CompiledPool;
 use classad::syntax::ast::ExprRef;
-use classad::syntax::{
-    parse_expr, unparse, unparse_ad, unparse_ad_old, unparse_ad_pretty, unparse_old,
-};
+use classad::syntax::{parse_expr, unparse, unparse_old};
 use classad_vm::{Machine, SlotTable};
 use std::process::Command;
 use std::sync::Arc;

@@ -6,7 +6,7 @@
 use super::expr::{parsing, quote, Gen, Limits, Want};
 use super::rng::Rng;
 use super::shell_quote;
-use classad::syntax::parse_classad;
+use classad::ad::parse_classad;
 use std::fmt;
 
 /// Names a job ad may define.

@@ -2,13 +2,14 @@
 //! replay their findings (`tests/agreement/fuzz_regressions.rs`), so the two cannot drift.
 
 use super::Sides;
+use classad::ad::parse_classad;
 use classad::ad::ClassAd;
 use classad::engine::{eval_alone_with, eval_in_with, Engine};
 use classad::eval::display::unparse_value;
 use classad::eval::{Fail, Semantics};
 use classad::matching::{rank, symmetric_match, CompiledPool};
 use classad::syntax::ast::ExprRef;
-use classad::syntax::{parse_classad, parse_expr};
+use classad::syntax::parse_expr;
 use classad::Value;
 use classad_vm::Machine;
 use std::sync::Arc;

@@ -35,14 +35,15 @@
 #[path = "../gen/mod.rs"]
 mod gen;
 
+use classad::ad::parse_classad;
 use classad::ad::ClassAd;
 use classad::engine::{eval_alone_with, eval_in_with, Engine};
 use classad::eval::display::unparse_value;
 use classad::eval::{Fail, Semantics};
 use classad::matching::{rank, symmetric_match, CompiledPool};
 use classad::syntax::ast::ExprRef;
+use classad::syntax::parse_expr;
 use classad::syntax::unparse::unparse_node;
-use classad::syntax::{parse_classad, parse_expr};
 use classad::Value;
 use classad_vm::Machine;
 use gen::Sides;

@@ -23,7 +23,7 @@ type Result<T> = std::result::Result<T, ParseError>;
 /// ```
 /// let src = "<classads><c><a n=\"A\"><i>1</i></a><a n=\"B\"><e>A + 1</e></a></c></classads>";
 /// let ads = classad::ad::xml::parse_xml_ads(src).unwrap();
-/// assert_eq!(classad::syntax::unparse_ad(&ads[0]), "[ A = 1; B = A + 1 ]");
+/// assert_eq!(classad::ad::unparse_ad(&ads[0]), "[ A = 1; B = A + 1 ]");
 /// let e = classad::ad::xml::parse_xml_ads("<c>\n  <a n=\"A\"><i>1</i><i>2</i></a></c>").unwrap_err();
 /// assert_eq!((e.line, e.column), (2, 20));
 /// ```
@@ -610,7 +610,7 @@ impl<'s> XmlReader<'s> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::syntax::unparse_ad;
+    use crate::ad::unparse_ad;
 
     /// Each ad of `src` in new syntax, or the error as `line:column: message`.
     fn read(src: &str) -> std::result::Result<Vec<String>, String> {
@@ -754,7 +754,7 @@ mod tests {
         let deep = |n: usize| format!("{}<i>1</i>{}", "<l>".repeat(n), "</l>".repeat(n));
         let ad = parse_xml_ads(&format!("<c><a n=\"x\">{}</a></c>", deep(165))).unwrap();
         let printed = unparse_ad(&ad[0]);
-        assert!(crate::syntax::parse_classad(&printed).is_ok());
+        assert!(crate::ad::parse_classad(&printed).is_ok());
         fails(&deep(166), "nested more than 165 deep");
         fails(&deep(100_000), "nested more than 165 deep");
     }

@@ -20,7 +20,7 @@ pub const FOOTER: &str = "</classads>\n";
 /// by 4, `</c>` and a newline. An empty ad is `<c>\n</c>\n`.
 ///
 /// ```
-/// let ad = classad::syntax::parse_classad("[ A = 1; B = x < 2 ]").unwrap();
+/// let ad = classad::ad::parse_classad("[ A = 1; B = x < 2 ]").unwrap();
 /// assert_eq!(
 ///     classad::ad::xml::unparse_ad_xml(&ad),
 ///     "<c>\n    <a n=\"A\"><i>1</i></a>\n    <a n=\"B\"><e>x &lt; 2</e></a>\n</c>\n"
@@ -174,7 +174,7 @@ fn xml_real(r: f64) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::syntax::parse_classad;
+    use crate::ad::parse_classad;
 
     fn xml(ad: &str) -> String {
         unparse_ad_xml(&parse_classad(ad).unwrap())

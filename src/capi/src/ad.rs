@@ -6,7 +6,8 @@ use crate::boundary::*;
 use crate::output::classad_string;
 use classad::ad::json::unparse_ad_json;
 use classad::ad::{read_ads_as, ClassAd, Format};
-use classad::syntax::{unparse_ad, unparse_ad_old, unparse_ad_pretty, unparse_node};
+use classad::ad::{unparse_ad, unparse_ad_old, unparse_ad_pretty};
+use classad::syntax::unparse_node;
 use std::ffi::c_char;
 use std::sync::Arc;
 
@@ -403,7 +404,7 @@ mod tests {
         e.finish().unwrap();
         let print = |path: &std::path::Path| -> Vec<String> {
             let ads = super::read_file(path.to_str().unwrap()).ok().unwrap();
-            ads.iter().map(|a| classad::syntax::unparse_ad(a)).collect()
+            ads.iter().map(|a| classad::ad::unparse_ad(a)).collect()
         };
         assert_eq!(print(&plain).len(), 2);
         assert_eq!(print(&gz), print(&plain));

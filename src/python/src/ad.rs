@@ -17,12 +17,14 @@ use crate::errors::{classad_error, eval_failed, key_not_str, parse_failed_at, Fa
 use crate::expr::{evaluate, PyExprTree};
 use crate::semantics;
 use classad::ad::json::unparse_ad_json;
+use classad::ad::same_ads;
 use classad::ad::ClassAd;
+use classad::ad::ParseAds;
+use classad::ad::{unparse_ad, unparse_ad_old, unparse_ad_pretty};
 use classad::eval::flatten::{flatten, Flattened};
 use classad::matching::refs::References;
 use classad::syntax::ast::ExprRef;
-use classad::syntax::same::same_ads;
-use classad::syntax::{unparse_ad, unparse_ad_old, unparse_ad_pretty, Parser};
+use classad::syntax::Parser;
 use classad::Value;
 use pyo3::basic::CompareOp;
 use pyo3::exceptions::{PyKeyError, PyTypeError, PyValueError};

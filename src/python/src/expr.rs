@@ -6,6 +6,7 @@ use crate::convert::value_to_py;
 use crate::errors::{eval_failed, parse_failed, parse_failed_at, Failure};
 use crate::semantics;
 use classad::ad::ClassAd;
+use classad::ad::ParseAds;
 use classad::eval::flatten::value_expr;
 use classad::eval::{eval_in, Evaluator, Fail};
 use classad::syntax::ast::{Expr, ExprRef};

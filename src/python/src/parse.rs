@@ -4,6 +4,7 @@
 use crate::ad::PyClassAd;
 use crate::errors::{stream_failed, stream_failed_at, Failure};
 use classad::ad::read::{detect, read_ads_as, Format};
+use classad::ad::ParseAds;
 use classad::syntax::ast::Node;
 use classad::syntax::{parse_expr, quote_string_new, Parser};
 use classad::Value;

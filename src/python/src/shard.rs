@@ -12,12 +12,12 @@
 //! `classad_rs/shard.py`).
 
 use crate::batch::{ads_of, knobs_of, pairs_out};
+use classad::ad::unparse_ad_old_exact;
 use classad::ad::{read_ads, read_ads_from, ClassAd, ReadLimits};
 use classad::generate::{Pool as GenPool, PoolSpec, Syntax};
 use classad::limits::MAX_THREADS;
 use classad::negotiate::shard::{class_lists, encode, merge, ShardLists};
 use classad::negotiate::{CycleOutcome, Pool, Priorities, Queue};
-use classad::syntax::unparse_ad_old_exact;
 use pyo3::exceptions::{PyOSError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyBytes, PyString};
