@@ -321,6 +321,11 @@ pub fn outcome_json(c: &Cycle) -> serde_json::Value {
         "jobs_without_submitter".to_string(),
         json!(c.outcome.stats.jobs_without_submitter),
     );
+    let [machine, reference] = c.outcome.stats.policy_evaluations;
+    stats.insert(
+        "policy_evaluations".to_string(),
+        json!({ "machine": machine, "reference": reference }),
+    );
     stats.insert(
         "priority_lines_without_submitter".to_string(),
         json!(c.outcome.stats.priority_lines_without_submitter),

@@ -4,7 +4,7 @@
 //! and the slot after the deduction.
 
 use crate::ad::ClassAd;
-use crate::eval::{eval_attr, Semantics};
+use crate::engine::eval_attr_once;
 use crate::syntax::ast::{Expr, Node, NodeId};
 use classad_vm::Value;
 use std::sync::Arc;
@@ -15,7 +15,7 @@ pub type Consumption = smallvec::SmallVec<[(String, f64); 5]>;
 /// The resources of `MachineResources` (as HTCondor's `StringTokenIterator`
 /// splits it), less Swap; `None` when the slot has no such string.
 pub fn resources(slot: &Arc<ClassAd>) -> Option<Vec<String>> {
-    match eval_attr(slot, "MachineResources", None, Semantics::Htcondor) {
+    match eval_attr_once(slot, "MachineResources", None) {
         Ok(Value::Str(s)) => Some(
             s.as_str()
                 .split(|c: char| c == ',' || c.is_whitespace())
@@ -32,7 +32,7 @@ pub fn resources(slot: &Arc<ClassAd>) -> Option<Vec<String>> {
 /// resource it lists but Swap.
 pub fn has_policy(slot: &Arc<ClassAd>) -> bool {
     let partitionable = matches!(
-        eval_attr(slot, "PartitionableSlot", None, Semantics::Htcondor),
+        eval_attr_once(slot, "PartitionableSlot", None),
         Ok(Value::Bool(true))
     );
     partitionable
@@ -64,12 +64,7 @@ pub fn requests_view(job: &Arc<ClassAd>, resources: &[String]) -> Arc<ClassAd> {
     let mut view: Option<Arc<ClassAd>> = None;
     for r in resources {
         let request = format!("Request{r}");
-        let replaced = match eval_attr(
-            job,
-            &format!("_condor_{request}"),
-            None,
-            Semantics::Htcondor,
-        ) {
+        let replaced = match eval_attr_once(job, &format!("_condor_{request}"), None) {
             Ok(v) => number(&v).map(Value::Real),
             Err(_) => None,
         };
@@ -89,12 +84,7 @@ pub fn consumed(view: &Arc<ClassAd>, slot: &Arc<ClassAd>, resources: &[String]) 
     resources
         .iter()
         .map(|r| {
-            let v = eval_attr(
-                slot,
-                &format!("Consumption{r}"),
-                Some(view),
-                Semantics::Htcondor,
-            );
+            let v = eval_attr_once(slot, &format!("Consumption{r}"), Some(view));
             let cv = match v.ok().as_ref().and_then(number) {
                 Some(x) if x >= 0.0 => x,
                 Some(x) => x,
@@ -109,12 +99,7 @@ pub fn consumed(view: &Arc<ClassAd>, slot: &Arc<ClassAd>, resources: &[String]) 
 /// is not a number).
 fn held(slot: &Arc<ClassAd>, c: &Consumption) -> Vec<Option<f64>> {
     c.iter()
-        .map(|(r, _)| {
-            eval_attr(slot, r, None, Semantics::Htcondor)
-                .ok()
-                .as_ref()
-                .and_then(number)
-        })
+        .map(|(r, _)| eval_attr_once(slot, r, None).ok().as_ref().and_then(number))
         .collect()
 }
 
@@ -259,7 +244,7 @@ pub fn reads_only(tree: &Expr, id: NodeId, mut reference: impl FnMut(NodeId) -> 
 /// The slot's raw `SlotWeight` (0 when it is not a number), within
 /// ±[`super::MAX_AMOUNT`] so that a match's cost stays finite.
 pub fn raw_weight(slot: &Arc<ClassAd>) -> f64 {
-    eval_attr(slot, "SlotWeight", None, Semantics::Htcondor)
+    eval_attr_once(slot, "SlotWeight", None)
         .ok()
         .as_ref()
         .and_then(number)
@@ -300,12 +285,12 @@ mod tests {
         assert!(sufficient(&slot, &c));
         let (w, after) = cost(&slot, &c);
         assert_eq!(w, 4.0);
-        let cpus = eval_attr(&after, "Cpus", None, Semantics::Htcondor).unwrap();
+        let cpus = eval_attr_once(&after, "Cpus", None).unwrap();
         assert!(matches!(cpus, Value::Int(4)), "{cpus:?}");
-        let mem = eval_attr(&after, "Memory", None, Semantics::Htcondor).unwrap();
+        let mem = eval_attr_once(&after, "Memory", None).unwrap();
         assert!(matches!(mem, Value::Real(m) if m == 900.5), "{mem:?}");
         let seen = overridden(&job, &c);
-        let rc = eval_attr(&seen, "RequestCpus", None, Semantics::Htcondor).unwrap();
+        let rc = eval_attr_once(&seen, "RequestCpus", None).unwrap();
         assert!(matches!(rc, Value::Int(4)), "{rc:?}");
         let big = ad("RequestCpus = 9\nRequestMemory = 1\n");
         assert!(!sufficient(&slot, &consumption(&big, &slot)));

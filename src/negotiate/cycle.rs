@@ -15,7 +15,7 @@ use super::priorities::Priorities;
 use super::report::{CycleMatch, CycleOutcome, SubmitterReport, Unmatched, UnmatchedJobs};
 use super::slots::SlotTable;
 use crate::ad::ClassAd;
-use crate::eval::{eval_in, Semantics};
+use crate::engine::{eval_attr_once, eval_once};
 use crate::matching::batch::RankKey;
 use crate::matching::{negotiator_key, Autoclusters};
 use rayon::prelude::*;
@@ -626,12 +626,7 @@ impl<'a> Cycle<'a> {
     fn is_partitionable(&self, slot: usize) -> bool {
         !self.slots.consumption[slot]
             && matches!(
-                crate::eval::eval_attr(
-                    &self.ads[slot],
-                    "PartitionableSlot",
-                    None,
-                    Semantics::Htcondor
-                ),
+                eval_attr_once(&self.ads[slot], "PartitionableSlot", None),
                 Ok(classad_vm::Value::Bool(true))
             )
     }
@@ -874,6 +869,7 @@ impl<'a> Cycle<'a> {
     fn finish(mut self) -> CycleOutcome {
         self.out.stats.evaluations = self.pairs.evaluations();
         self.out.stats.heads_made = self.pairs.heads_made();
+        self.out.stats.policy_evaluations = self.pairs.policy_runs();
         let mut matched: Vec<u32> = Vec::with_capacity(self.out.matches.len());
         for m in &self.out.matches {
             matched.push(m.job);
@@ -933,7 +929,7 @@ impl<'a> Cycle<'a> {
 fn jobs_in_slot(job: &Arc<ClassAd>, slot: &Arc<ClassAd>) -> u32 {
     let int = |ad: &Arc<ClassAd>, name: &str, target: Option<&Arc<ClassAd>>| -> Option<i64> {
         let e = ad.get(name)?;
-        match eval_in(&e.to_expr_ref(), ad, target, Semantics::Htcondor).ok()? {
+        match eval_once(&e.to_expr_ref(), ad, target).ok()? {
             classad_vm::Value::Int(i) => Some(i),
             classad_vm::Value::Real(r) => Some(r as i64),
             classad_vm::Value::Bool(b) => Some(b as i64),

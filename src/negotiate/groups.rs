@@ -37,7 +37,7 @@
 use super::cycle::Cycle;
 use super::knobs::Quota;
 use crate::ad::ClassAd;
-use crate::eval::{eval_in, Semantics};
+use crate::engine::{eval_attr_once, eval_once};
 use crate::syntax::ast::Expr;
 use classad_vm::Value;
 use std::sync::Arc;
@@ -563,11 +563,11 @@ fn quota_pool(cycle: &Cycle<'_>) -> f64 {
         .iter()
         .map(|ad| {
             let pslot = matches!(
-                crate::eval::eval_attr(ad, "PartitionableSlot", None, Semantics::Htcondor),
+                eval_attr_once(ad, "PartitionableSlot", None),
                 Ok(Value::Bool(true))
             );
             if pslot {
-                match crate::eval::eval_attr(ad, "Cpus", None, Semantics::Htcondor) {
+                match eval_attr_once(ad, "Cpus", None) {
                     Ok(Value::Int(c)) => c as f64,
                     Ok(Value::Real(c)) => c.trunc(),
                     _ => 1.0,
@@ -591,12 +591,7 @@ fn sort_key(cycle: &Cycle<'_>, node: &Node) -> f64 {
         lit(Value::Real(cycle.group_usage(node.account))),
     );
     let ad = Arc::new(ad);
-    match eval_in(
-        &cycle.knobs().group_sort_expr,
-        &ad,
-        None,
-        Semantics::Htcondor,
-    ) {
+    match eval_once(&cycle.knobs().group_sort_expr, &ad, None) {
         Ok(v) => v.as_f64_promoted().unwrap_or(f32::MAX as f64),
         Err(_) => f32::MAX as f64,
     }

@@ -6,7 +6,7 @@
 use super::knobs::CycleKnobs;
 use super::submitters::{submitter_name, SubmitterId, SubmitterNames};
 use crate::ad::ClassAd;
-use crate::eval::{eval_in, Semantics};
+use crate::engine::eval_once;
 use crate::matching::autocluster::SharedAd;
 use crate::matching::{Autoclusters, KeptPart, PartClasses, SignificantAttributes};
 use crate::syntax::ast::{ExprRef, Node};
@@ -175,9 +175,7 @@ impl<'k> FactReader<'k> {
                 tree: e.tree.clone(),
                 id: e.id,
             };
-            std::borrow::Cow::Owned(
-                eval_in(&e, ad, None, Semantics::Htcondor).unwrap_or(Value::Error),
-            )
+            std::borrow::Cow::Owned(eval_once(&e, ad, None).unwrap_or(Value::Error))
         };
         let int = |v: &Value| match v {
             Value::Int(i) => *i,
@@ -214,7 +212,7 @@ impl<'k> FactReader<'k> {
             Some(c) => {
                 let ad = shared.get_or_insert_with(|| Arc::new(job.clone()));
                 matches!(
-                    eval_in(c, ad, None, Semantics::Htcondor).map(|v| v.as_bool_equiv()),
+                    eval_once(c, ad, None).map(|v| v.as_bool_equiv()),
                     Ok(Some(true))
                 )
             }
@@ -371,7 +369,7 @@ fn demand_weight(slot_weight: &ExprRef, requests: [(&str, Value, Value); 4]) -> 
         ad.insert_expr(name, crate::syntax::ast::Expr::literal(v));
     }
     let ad = Arc::new(ad);
-    match eval_in(slot_weight, &ad, None, Semantics::Htcondor) {
+    match eval_once(slot_weight, &ad, None) {
         Ok(v) => v
             .as_f64_promoted()
             .filter(|w| *w >= 0.0)

@@ -2,6 +2,8 @@
 //! configuration in HTCondor's syntax, with HTCondor's defaults.
 
 use super::bounds::MAX_AMOUNT;
+use crate::engine::Engine;
+use crate::eval::Semantics;
 use crate::matching::config::{parse_bool, Config, ConfigError};
 use crate::matching::policy::{policy_expr, NegotiatorPolicy};
 use crate::syntax::ast::ExprRef;
@@ -218,7 +220,7 @@ fn number_value(text: &str) -> Option<f64> {
         return x.is_finite().then_some(x);
     }
     let e = policy_expr(text).ok()?;
-    let v = crate::eval::Evaluator::new(true).eval(&e, None).ok()?;
+    let v = crate::engine::eval_alone_with(Engine::Vm, &e.tree, Semantics::Htcondor).ok()?;
     v.as_f64_promoted().filter(|x| x.is_finite())
 }
 

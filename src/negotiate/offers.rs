@@ -17,7 +17,8 @@
 
 use super::consumption::{self, Consumption};
 use crate::ad::ClassAd;
-use crate::eval::{eval_attr, Semantics};
+use crate::engine::eval_attr_once;
+use crate::eval::Semantics;
 use crate::matching::batch::RankKey;
 use crate::matching::{negotiator_key, symmetric_match, NegotiatorPolicy};
 use crate::syntax::ast::{Expr, Node, NodeId};
@@ -283,7 +284,7 @@ impl Offers {
         let held = resources
             .iter()
             .map(|r| {
-                eval_attr(ad, r, None, Semantics::Htcondor)
+                eval_attr_once(ad, r, None)
                     .ok()
                     .as_ref()
                     .and_then(Value::as_f64_promoted)

@@ -4,7 +4,7 @@
 //! left while every resource suffices and the slot's Requirements accept them.
 
 use crate::ad::ClassAd;
-use crate::eval::{eval_attr, Semantics};
+use crate::engine::eval_attr_once;
 use crate::syntax::ast::Expr;
 use classad_vm::Value;
 use std::sync::Arc;
@@ -20,12 +20,7 @@ fn resources(slot: &Arc<ClassAd>) -> Vec<String> {
 /// What a job asks of a resource: `Request<resource>` (the slot as TARGET), 1
 /// CPU and nothing else when missing or not a number.
 fn request(job: &Arc<ClassAd>, slot: &Arc<ClassAd>, resource: &str) -> f64 {
-    let v = eval_attr(
-        job,
-        &format!("Request{resource}"),
-        Some(slot),
-        Semantics::Htcondor,
-    );
+    let v = eval_attr_once(job, &format!("Request{resource}"), Some(slot));
     match v.ok().and_then(|v| v.as_f64_promoted()) {
         Some(x) => x,
         None if resource.eq_ignore_ascii_case("Cpus") => 1.0,
@@ -34,7 +29,7 @@ fn request(job: &Arc<ClassAd>, slot: &Arc<ClassAd>, resource: &str) -> f64 {
 }
 
 fn amount(slot: &Arc<ClassAd>, resource: &str) -> f64 {
-    eval_attr(slot, resource, None, Semantics::Htcondor)
+    eval_attr_once(slot, resource, None)
         .ok()
         .and_then(|v| v.as_f64_promoted())
         .unwrap_or(0.0)
@@ -84,8 +79,7 @@ impl Leftovers {
             .all(|r| request(job, &self.slot, r) <= amount(&self.slot, r));
         let accepted = fits
             && matches!(
-                eval_attr(&self.slot, "Requirements", Some(job), Semantics::Htcondor)
-                    .map(|v| v.as_bool_equiv()),
+                eval_attr_once(&self.slot, "Requirements", Some(job)).map(|v| v.as_bool_equiv()),
                 Ok(Some(true))
             );
         if accepted {

@@ -6,7 +6,10 @@
 
 use super::heads::{CandidateBounds, Head, Heads};
 use crate::ad::ClassAd;
-use crate::eval::{eval_in, Semantics};
+use crate::engine::eval_once;
+use crate::engine::Repeated;
+use crate::eval::Fail;
+use crate::eval::Semantics;
 use crate::matching::batch::{
     best_first, class_ids, negotiator_rank_value, BatchMatcher, Candidate, RankReads,
 };
@@ -24,10 +27,7 @@ fn condition(text: &'static str, cell: &'static OnceLock<ExprRef>) -> &'static E
 
 /// HTCondor's `EvalExprToBool(...) && IsBooleanValue(b) && b`: a boolean true.
 fn is_true(e: &ExprRef, slot: &Arc<ClassAd>, job: &Arc<ClassAd>) -> bool {
-    matches!(
-        eval_in(e, slot, Some(job), Semantics::Htcondor),
-        Ok(Value::Bool(true))
-    )
+    matches!(eval_once(e, slot, Some(job)), Ok(Value::Bool(true)))
 }
 
 /// One of the preemption tests, evaluated once per slot for each group of
@@ -36,6 +36,8 @@ fn is_true(e: &ExprRef, slot: &Arc<ClassAd>, job: &Arc<ClassAd>) -> bool {
 #[derive(Clone)]
 struct SharedTest<T> {
     expr: ExprRef,
+    /// Its index among the tests' expressions ([`PreemptionTests::evals`]).
+    which: usize,
     /// Per slot, which of `read_sets` the test reads there; `None`: not known
     /// in full.
     read_set_of: Vec<Option<u32>>,
@@ -241,6 +243,7 @@ impl<T: Copy> SharedTest<T> {
             across: Across::new(pair_set.len()),
             pair_set,
             expr,
+            which: 0,
         }
     }
 
@@ -295,7 +298,8 @@ impl<T: Copy> SharedTest<T> {
         s: u32,
         slot: &Arc<ClassAd>,
         job: &Arc<ClassAd>,
-        eval: impl Fn(&ExprRef, &Arc<ClassAd>, &Arc<ClassAd>) -> T,
+        evals: &mut Repeated,
+        value: impl Fn(Result<Value, Fail>) -> T,
     ) -> T {
         // Slots that give the test the same text share values, for classes whose
         // values read nothing back from the slot.
@@ -309,7 +313,7 @@ impl<T: Copy> SharedTest<T> {
             if let Some(v) = self.across.get(pair, key) {
                 return v;
             }
-            let v = eval(&self.expr, slot, job);
+            let v = value(evals.eval(self.which, slot, job));
             self.across.insert(pair, key, v);
             return v;
         }
@@ -317,7 +321,7 @@ impl<T: Copy> SharedTest<T> {
         if let Some((_, v)) = memo.iter().find(|(k, _)| *k == key) {
             return *v;
         }
-        let v = eval(&self.expr, slot, job);
+        let v = value(evals.eval(self.which, slot, job));
         // A slot's values stay few (a key per group of classes); past a bound the
         // slot starts afresh, so memory stays bounded however many classes.
         if memo.len() >= MEMO_PER_SLOT {
@@ -335,6 +339,10 @@ struct PreemptionTests {
     rank_at_least: SharedTest<bool>,
     requirements: Option<SharedTest<bool>>,
     rank: Option<SharedTest<f64>>,
+    /// The tests' expressions, evaluated on the engine that costs least: a
+    /// slot and a class that come back (to any of the tests) run on the
+    /// machine.
+    evals: Repeated,
 }
 
 /// Which preemption test.
@@ -437,6 +445,16 @@ impl ClassPairs {
     /// True when some `usable` slot matches class `c`.
     pub fn any_usable(&self, c: u32, usable: &[u64]) -> bool {
         self.heads.any_usable(c, usable)
+    }
+
+    /// The preemption tests' evaluations so far: on the machine, and on the
+    /// reference evaluator alone (see `engine::Repeated::runs`).
+    pub fn policy_runs(&self) -> [u64; 2] {
+        let Some(t) = &self.tests else {
+            return [0, 0];
+        };
+        let (machine, reference) = t.evals.runs();
+        [machine, reference]
     }
 
     /// (class, slot) pairs evaluated so far.
@@ -573,13 +591,25 @@ impl ClassPairs {
                     .map(|e| SharedTest::new(e, &ads, &kinds, claimed, reps))
             },
         );
+        // Both read `MY.Rank` and `MY.CurrentRank` and nothing else: what one
+        // reads of each slot and class, the other does.
+        let mut rank_at_least = rank_preferred.reading_as(ge);
+        let (mut rank_preferred, mut requirements, mut rank) = (rank_preferred, requirements, rank);
+        let mut evals = Repeated::new();
+        rank_preferred.which = evals.add(rank_preferred.expr.clone());
+        rank_at_least.which = evals.add(rank_at_least.expr.clone());
+        if let Some(t) = &mut requirements {
+            t.which = evals.add(t.expr.clone());
+        }
+        if let Some(t) = &mut rank {
+            t.which = evals.add(t.expr.clone());
+        }
         self.tests = Some(PreemptionTests {
-            // Both read `MY.Rank` and `MY.CurrentRank` and nothing else: what
-            // one reads of each slot and class, the other does.
-            rank_at_least: rank_preferred.reading_as(ge),
+            rank_at_least,
             rank_preferred,
             requirements,
             rank,
+            evals,
         });
     }
 
@@ -606,7 +636,8 @@ impl ClassPairs {
                 None => return true,
             },
         };
-        shared.get(c, s, slot, job, is_true)
+        let is_true = |v| matches!(v, Ok(Value::Bool(true)));
+        shared.get(c, s, slot, job, &mut t.evals, is_true)
     }
 
     /// `PREEMPTION_RANK` of slot `s` for class `c` (see [`ClassPairs::test`]).
@@ -619,7 +650,11 @@ impl ClassPairs {
         policy: &NegotiatorPolicy,
     ) -> f64 {
         match &mut self.tests {
-            Some(PreemptionTests { rank: Some(r), .. }) => r.get(c, s, slot, job, rank_of),
+            Some(PreemptionTests {
+                rank: Some(r),
+                evals,
+                ..
+            }) => r.get(c, s, slot, job, evals, rank_value),
             Some(PreemptionTests { rank: None, .. }) => -f64::MAX,
             None => evaluate_rank(slot, job, policy),
         }
@@ -655,7 +690,12 @@ pub fn evaluate_rank(slot: &Arc<ClassAd>, job: &Arc<ClassAd>, policy: &Negotiato
 
 /// A negotiator rank expression's value (slot as MY, job as TARGET).
 fn rank_of(e: &ExprRef, slot: &Arc<ClassAd>, job: &Arc<ClassAd>) -> f64 {
-    match eval_in(e, slot, Some(job), Semantics::Htcondor) {
+    rank_value(eval_once(e, slot, Some(job)))
+}
+
+/// A rank's value as the negotiator reads it; a failed evaluation ranks lowest.
+fn rank_value(v: Result<Value, Fail>) -> f64 {
+    match v {
         Ok(v) => negotiator_rank_value(&v),
         Err(_) => -f64::MAX,
     }

@@ -97,6 +97,11 @@ pub struct CycleStats {
     /// Lines of the priorities file that name no submitter (not a
     /// negotiator-ad name; listed in [`CycleOutcome::unfound_priorities`]).
     pub priority_lines_without_submitter: u64,
+    /// The preemption tests' evaluations (`PREEMPTION_REQUIREMENTS`,
+    /// `PREEMPTION_RANK` and the rank conditions) that ran on the machine, and
+    /// those the reference evaluator made alone (a slot or class met once:
+    /// see `engine::Repeated`); not negotiator-ad names.
+    pub policy_evaluations: [u64; 2],
     /// Heads of classes' best-first lists made longer after the first pass
     /// as the cycle read past them: each a pass over the class's keys,
     /// evaluating nothing (not a negotiator-ad name).

@@ -6,7 +6,7 @@
 use super::consumption;
 use super::knobs::CycleKnobs;
 use crate::ad::ClassAd;
-use crate::eval::{eval_attr, eval_in, Semantics};
+use crate::engine::{eval_attr_once, eval_once};
 use crate::syntax::ast::Expr;
 use classad_vm::{Str, Value};
 use rayon::prelude::*;
@@ -36,21 +36,21 @@ pub struct SlotTable {
 
 /// A string attribute, evaluated in the ad alone.
 fn string(ad: &Arc<ClassAd>, name: &str) -> Option<Arc<str>> {
-    match eval_attr(ad, name, None, Semantics::Htcondor) {
+    match eval_attr_once(ad, name, None) {
         Ok(Value::Str(s)) => Some(Arc::from(s.as_str())),
         _ => None,
     }
 }
 
 fn boolean(ad: &Arc<ClassAd>, name: &str) -> Option<bool> {
-    match eval_attr(ad, name, None, Semantics::Htcondor) {
+    match eval_attr_once(ad, name, None) {
         Ok(Value::Bool(b)) => Some(b),
         _ => None,
     }
 }
 
 fn number(ad: &Arc<ClassAd>, name: &str) -> Option<f64> {
-    eval_attr(ad, name, None, Semantics::Htcondor)
+    eval_attr_once(ad, name, None)
         .ok()
         .and_then(|v| v.as_f64_promoted())
 }
@@ -184,7 +184,7 @@ fn prepare(
     layouts: &mut Layouts,
 ) -> Option<Prepared> {
     if let Some(c) = &knobs.slot_constraint {
-        let pass = eval_in(c, slot, None, Semantics::Htcondor)
+        let pass = eval_once(c, slot, None)
             .map(|v| v.as_bool_equiv() == Some(true))
             .unwrap_or(false);
         if !pass {
@@ -242,7 +242,7 @@ fn trimmed(ad: &Arc<ClassAd>, knobs: &CycleKnobs) -> bool {
     let pslot = boolean(ad, "PartitionableSlot") == Some(true);
     let by_preemption = if knobs.consider_preemption {
         matches!(
-            eval_attr(ad, "RetirementTimeRemaining", None, Semantics::Htcondor),
+            eval_attr_once(ad, "RetirementTimeRemaining", None),
             Ok(Value::Int(r)) if r > 0
         )
     } else {
@@ -325,7 +325,7 @@ mod tests {
         assert_eq!(t.min_weight(), 2.0);
         assert_eq!(t.trimmed, [false, false, true]);
         assert_eq!(t.remote_user[0].as_deref(), Some("u@d"));
-        let prio = eval_attr(&t.ads[0], "RemoteUserPrio", None, Semantics::Htcondor).unwrap();
+        let prio = eval_attr_once(&t.ads[0], "RemoteUserPrio", None).unwrap();
         assert!(matches!(prio, Value::Real(p) if p == 7.0));
         k.consider_preemption = false;
         let t = SlotTable::new(&s, &k, |_| 7.0);

@@ -434,6 +434,33 @@ fn prio_preemption_needs_preemption_requirements_and_never_takes_ones_own() {
     assert_eq!(o.matches.len(), 1);
 }
 
+/// The preemption tests go through the engine (issue 35, item 3): a claimed slot
+/// tested against class after class, each test reading both sides, runs on the
+/// machine once the slot and the class come back, with the values the
+/// reference negotiator gets (`cycle` holds the outcome against it).
+#[test]
+fn preemption_tests_met_again_run_on_the_machine() {
+    let slots: Vec<String> = (1..=4)
+        .map(|i| {
+            let claimed = format!(
+                "State = \"Claimed\"\nRemoteUser = \"zed@d\"\nRank = 0\nCurrentRank = 0\nPrio = {i}"
+            );
+            slots_of(1, 1, i, &claimed)
+        })
+        .collect();
+    let jobs: Vec<String> = (1..=4)
+        .map(|k| jobs_of("alice", k, 1, &format!("Size = {k}")))
+        .collect();
+    // Slot 4 preempts for no class: each job tries every slot, best first.
+    let config = "PREEMPTION_REQUIREMENTS = MY.Prio + TARGET.Size < 8 && MY.Prio < 4\n\
+                  PREEMPTION_RANK = MY.Prio * 10 - TARGET.Size\n";
+    let o = cycle(&jobs.join("\n"), &slots.join("\n"), config, "");
+    assert_eq!(o.matches.len(), 3, "{:?}", order(&o));
+    assert!(o.matches.iter().all(|m| m.preempt == PreemptState::Prio));
+    let [machine, reference] = o.stats.policy_evaluations;
+    assert!(machine > 0, "{machine} on the machine, {reference} not");
+}
+
 #[test]
 fn a_consumption_policy_slot_takes_many_jobs_and_charges_what_they_use() {
     let cp = "PartitionableSlot = true\nMachineResources = \"Cpus Memory\"\n\

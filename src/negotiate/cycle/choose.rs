@@ -326,15 +326,10 @@ impl Cycle<'_> {
                     // HTCondor's `LookupFloat(SlotWeight)`, 1 when not a number; a
                     // consumption-policy slot's as it is now.
                     allocated += if self.slots.consumption[slot] {
-                        crate::eval::eval_attr(
-                            &self.ads[slot],
-                            "SlotWeight",
-                            None,
-                            Semantics::Htcondor,
-                        )
-                        .ok()
-                        .and_then(|v| v.as_f64_promoted())
-                        .unwrap_or(1.0)
+                        crate::engine::eval_attr_once(&self.ads[slot], "SlotWeight", None)
+                            .ok()
+                            .and_then(|v| v.as_f64_promoted())
+                            .unwrap_or(1.0)
                     } else {
                         self.slots.raw_weight[slot]
                     };

@@ -16,7 +16,6 @@
 
 use super::{Priorities, PrioritiesError, PriorityEntry, MAX_AMOUNT};
 use crate::ad::ClassAd;
-use crate::eval::{eval_attr, Semantics};
 use classad_vm::Value;
 use std::sync::Arc;
 
@@ -186,7 +185,7 @@ fn error(file: &str, line: u32, message: &str) -> PrioritiesError {
 
 /// `name`'s value in `ad` (evaluated: `condor_userprio` prints literals).
 fn get(ad: &Arc<ClassAd>, name: &str) -> Value {
-    eval_attr(ad, name, None, Semantics::Htcondor).unwrap_or(Value::Error)
+    crate::engine::eval_attr_once(ad, name, None).unwrap_or(Value::Error)
 }
 
 /// True when `ad` is the legacy report: numbered names (`Name1`).

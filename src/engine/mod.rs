@@ -6,6 +6,10 @@
 //! other to pick: the reference evaluator knows nothing of the machine, and the
 //! machine hands back to it whatever it does not compile natively.
 
+mod repeated;
+
+pub use repeated::Repeated;
+
 use crate::ad::ClassAd;
 use crate::eval::{eval_alone, eval_in, Fail, Semantics};
 use crate::syntax::ast::{Expr, ExprRef};
@@ -47,6 +51,29 @@ pub enum Engine {
     Vm,
     /// The tree-walking reference evaluator.
     Reference,
+}
+
+/// An expression evaluated once with ads it is not evaluated with again (a
+/// constraint on each ad, a made-up ad's `SLOT_WEIGHT`, a group's sort key):
+/// on the reference evaluator, since compiling the ads for the machine costs
+/// several evaluations. Evaluations that come back to the same ads go through
+/// [`Repeated`], which moves them to the machine.
+pub fn eval_once(
+    expr: &ExprRef,
+    my: &Arc<ClassAd>,
+    target: Option<&Arc<ClassAd>>,
+) -> Result<Value, Fail> {
+    eval_in(expr, my, target, Semantics::Htcondor)
+}
+
+/// Attribute `name` of `ad` evaluated once (see [`eval_once`]), as HTCondor's
+/// `EvaluateAttr` does; undefined when the ad lacks it.
+pub fn eval_attr_once(
+    ad: &Arc<ClassAd>,
+    name: &str,
+    target: Option<&Arc<ClassAd>>,
+) -> Result<Value, Fail> {
+    crate::eval::eval_attr(ad, name, target, Semantics::Htcondor)
 }
 
 /// [`eval_alone`] on the chosen engine.
