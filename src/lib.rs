@@ -3,7 +3,7 @@
 //!
 //! ```
 //! use classad::ad::read_ads;
-//! use classad::eval::display::unparse_value;
+//! use classad::values::display::unparse_value;
 //! use classad::eval::{eval_attr, Semantics};
 //! use classad::matching::{rank, symmetric_match};
 //! use std::sync::Arc;
@@ -25,11 +25,14 @@
 //! The modules, lowest first: the leaves `src/calendar.rs` (dates and the local
 //! time zone), `src/c_number.rs` (C's `strtod`) and `src/limits.rs` (the memory
 //! budget and the thread cap), which name no other module;
-//! `src/syntax` (lexer, parser, printers), `src/ad` (ads and ad files),
-//! `src/eval` (the reference evaluator: a plain tree walk, the executable specification),
-//! `src/functions` (every builtin), `src/compile` (AST to bytecode, per ad),
-//! `src/engine.rs` (the choice between the machine and the reference evaluator, above
-//! both; `tests/commands/layers.rs` holds the layers apart),
+//! `src/syntax` (lexer, parser, printers of expressions), `src/ad` (ads and ad
+//! files, built from the parser's records), `src/values` (the scopes names are
+//! looked up in, ads and lists as values, their sizes and text, a failed
+//! evaluation), `src/functions` (every builtin, which sees the evaluator only
+//! through `functions::Evaluating`), `src/eval` (the reference evaluator: a plain
+//! tree walk, the executable specification), `src/compile` (AST to bytecode, per
+//! ad), `src/engine` (the choice between the machine and the reference
+//! evaluator, above both),
 //! `src/matching` (symmetric match, rank, compiled pools, autoclusters, the batch
 //! matcher, and `analysis`: `analyze_jobs` and `analyze_slots`, the match
 //! analysis of `classad analyze` as a library), `src/negotiate` (the negotiation cycle), `src/generate` (the pool
@@ -37,10 +40,9 @@
 //! measuring and testing the matcher shape by shape), `src/cli` (the `classad` command, with the
 //! default `cli` feature that brings clap, indicatif and mimalloc; the Python
 //! module and the C ABI build without it); `vm/` is the machine crate:
-//! values, HTCondor's operator semantics, the instruction set (documented in
-//! `vm/src/instr.rs`), compiled ads and the dispatch loop. Two ties remain
-//! within the language (the parser builds ads; the builtins are handed the
-//! evaluator); every other reference between modules points down, and
+//! values, HTCondor's operator semantics, the instruction set (one table,
+//! `vm/src/instr/table.rs`, from which its code is generated), compiled ads and
+//! the dispatch loop. Every reference between modules points down, and
 //! `tests/commands/layers.rs` fails on one that does not.
 //!
 //! # The pipelines
@@ -114,5 +116,6 @@ pub(crate) mod prefetch;
 pub mod syntax;
 #[cfg(test)]
 mod test_rng;
+pub mod values;
 
 pub use classad_vm::Value;

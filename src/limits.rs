@@ -16,7 +16,7 @@
 //! evaluator (which re-evaluates every reference, as HTCondor does) give the same
 //! answer for every expression.
 //!
-//! The size of a value ([`crate::eval::value_size`]): a string counts its bytes; a list a builtin
+//! The size of a value ([`crate::values::value_size`]): a string counts its bytes; a list a builtin
 //! or a selection made counts [`LIST_ELEMENT_BYTES`] per element plus the sizes of
 //! its elements; everything else (numbers, times, and the list and record literals
 //! of the ad itself, which evaluating does not copy) counts nothing.
@@ -57,7 +57,7 @@ thread_local! {
     static THREAD_CAP: Cell<Option<usize>> = const { Cell::new(None) };
 }
 
-/// The largest value, in bytes (see [`crate::eval::value_size`]), an evaluation
+/// The largest value, in bytes (see [`crate::values::value_size`]), an evaluation
 /// may make now.
 pub fn max_value_bytes() -> usize {
     THREAD_CAP

@@ -36,11 +36,11 @@
 //! label is printed as written and an absolute time as its date.
 
 use crate::ad::ClassAd;
-use crate::eval::display::unparse_value_old;
 use crate::eval::{eval_attr, eval_in, Semantics};
 use crate::syntax::ast::{ExprRef, Node};
 use crate::syntax::parse_expr;
 use crate::syntax::unparse::{fmt_real_new, fmt_real_old, quote_string_old, unparse_old_node};
+use crate::values::display::unparse_value_old;
 use classad_vm::Value;
 use std::sync::Arc;
 

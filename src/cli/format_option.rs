@@ -34,11 +34,11 @@ use super::ad_lookup::{number_f64, number_i64};
 use super::autoformat::{format_date, format_time};
 use super::c_printf::{self, Conversion, Kind, Parsed};
 use crate::ad::ClassAd;
-use crate::eval::display::unparse_value_old;
 use crate::eval::{eval_in, Semantics};
 use crate::syntax::ast::{ExprRef, Node};
 use crate::syntax::parse_expr;
 use crate::syntax::unparse::unparse_old_node;
+use crate::values::display::unparse_value_old;
 use classad_vm::Value;
 use std::sync::Arc;
 

@@ -28,7 +28,7 @@ pub fn scalar(v: &crate::Value) -> Value {
     match v {
         crate::Value::Int(i) => json!(i),
         crate::Value::Real(x) => real(*x),
-        other => json!(crate::eval::display::unparse_value(other)),
+        other => json!(crate::values::display::unparse_value(other)),
     }
 }
 

@@ -30,9 +30,9 @@ use super::autoformat::{format_date, format_time};
 use super::c_printf::{printf_float, printf_int};
 use super::table_cells::{measured_width, unknown, Column};
 use crate::ad::ClassAd;
-use crate::eval::display::unparse_value_old;
 use crate::eval::{eval_attr, Semantics};
 use crate::functions::text::f64_to_i64_x86;
+use crate::values::display::unparse_value_old;
 use classad_vm::Value;
 use std::sync::Arc;
 

@@ -17,11 +17,11 @@
 //! - ties keep the order the ads were read in.
 
 use crate::ad::ClassAd;
-use crate::eval::display::unparse_value;
 use crate::eval::{eval_in, Semantics};
 use crate::functions::version::natural_cmp;
 use crate::syntax::ast::ExprRef;
 use crate::syntax::parse_expr;
+use crate::values::display::unparse_value;
 use classad_vm::Value;
 use std::cmp::Ordering;
 use std::sync::Arc;

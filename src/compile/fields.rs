@@ -239,8 +239,8 @@ impl RecordFields<'_> {
         mut vm: Option<&mut CompiledAd>,
         slots: &mut SlotTable,
     ) {
-        use crate::eval::scope::{record_attr, record_names};
         use crate::syntax::ast::Node;
+        use crate::values::scope::{record_attr, record_names};
         use classad_vm::ad::Field;
         let set = |vm: &mut Option<&mut CompiledAd>, id: u32, field: Field| {
             if let Some(vm) = vm {
@@ -287,7 +287,7 @@ impl RecordFields<'_> {
     /// the reference evaluator in the records' scopes. `None` otherwise, or when
     /// it is not a plain value.
     fn closed_value(&self, e: &crate::syntax::ast::ExprRef) -> Option<Value> {
-        use crate::eval::scope::{Frame, Scope};
+        use crate::values::scope::{Frame, Scope};
         if !self.closed(e, self.chain.len(), 0) {
             return None;
         }
@@ -309,9 +309,9 @@ impl RecordFields<'_> {
     /// (its names are looked up there, then in the records around it);
     /// `level` counts the references followed.
     fn closed(&self, e: &crate::syntax::ast::ExprRef, upto: usize, level: u32) -> bool {
-        use crate::eval::scope::record_attr;
         use crate::functions::{ERROR_ON_FAILED_ARGUMENT, IMPURE_BUILTINS, SCOPED_BUILTINS};
         use crate::syntax::ast::Node;
+        use crate::values::scope::record_attr;
         if level > MAX_CLOSED_LEVELS {
             return false;
         }

@@ -1,8 +1,8 @@
 //! What compiled code asks of the front end: builtins on values, and subscripts.
 
+use crate::eval::values_call::ValuesCall;
 use crate::eval::{Evaluator, Fail};
 use crate::functions::by_index;
-use crate::functions::on_values::ValuesCall;
 use classad_vm::{Halt, Value};
 use std::sync::Arc;
 
@@ -52,8 +52,8 @@ impl classad_vm::Host for VmHost {
     }
 
     fn identity(&self, v: &Value) -> Option<[u64; 2]> {
-        use crate::eval::compound::ListVal;
-        match crate::eval::compound::as_list(v)? {
+        use crate::values::compound::ListVal;
+        match crate::values::compound::as_list(v)? {
             // A list literal evaluated with no ad (an attribute's list of
             // literals): its value is its tree's node, shared by every ad of
             // a file that spells the list alike.
@@ -76,8 +76,8 @@ impl classad_vm::Host for VmHost {
     }
 
     fn list_bytes(&self, v: &Value) -> Option<usize> {
-        use crate::eval::compound::ListVal;
-        match crate::eval::compound::as_list(v)? {
+        use crate::values::compound::ListVal;
+        match crate::values::compound::as_list(v)? {
             ListVal::Values(items) => items
                 .iter()
                 .map(|x| match x {
@@ -92,7 +92,7 @@ impl classad_vm::Host for VmHost {
 
     fn list(&mut self, items: &[Value]) -> Result<Value, Halt> {
         // As `evalInEachContext` lists its values: error past the memory budget.
-        Ok(crate::eval::compound::values_list(items.to_vec()))
+        Ok(crate::values::compound::values_list(items.to_vec()))
     }
 
     fn index(&mut self, a: &Value, b: &Value) -> Result<Value, Halt> {
@@ -105,14 +105,14 @@ impl classad_vm::Host for VmHost {
 /// The element values of list value `v`; `None` when it is not a list or an
 /// element fails to evaluate.
 pub(crate) fn list_values(v: &Value) -> Option<Vec<Value>> {
-    let l = crate::eval::compound::as_list(v)?;
+    let l = crate::values::compound::as_list(v)?;
     Evaluator::new(true).list_items(l).ok()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::eval::compound::values_list;
+    use crate::values::compound::values_list;
     use classad_vm::Host;
 
     /// The memo keeps a builtin's list only when its size is known: lists of

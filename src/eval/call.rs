@@ -1,11 +1,11 @@
 //! How the tree-walking evaluator answers a builtin's requests ([`Call`]).
 
-use super::compound::{as_ad, as_list, ListVal};
 use super::evaluator::{Evaluator, FreshStart};
-use super::scope::Scope;
 use super::Fail;
-use crate::functions::{Call, RefError, Referenced};
+use crate::functions::{Call, Evaluating, RefError, Referenced};
 use crate::syntax::ast::{ExprRef, Node};
+use crate::values::compound::{as_ad, as_list, ListVal};
+use crate::values::scope::{Found, Scope};
 use classad_vm::Value;
 use std::sync::Arc;
 
@@ -135,7 +135,37 @@ impl Call for EvalCall<'_> {
         self.cur.clone()
     }
 
-    fn evaluator(&mut self) -> Option<&mut Evaluator> {
-        Some(self.ev)
+    fn evaluator(&mut self) -> &mut dyn Evaluating {
+        self.ev
+    }
+}
+
+impl Evaluating for Evaluator {
+    fn eval(&mut self, e: &ExprRef, cur: Option<&Arc<Scope>>) -> Result<Value, Fail> {
+        Evaluator::eval(self, e, cur)
+    }
+
+    fn deref(&mut self, e: &ExprRef, cur: Option<&Arc<Scope>>) -> Result<Referenced, Fail> {
+        Evaluator::deref(self, e, cur)
+    }
+
+    fn lookup_stopping(
+        &mut self,
+        start: &Arc<Scope>,
+        name: &str,
+    ) -> Result<(Option<Found>, Arc<Scope>), Fail> {
+        Evaluator::lookup_stopping(self, start, name)
+    }
+
+    fn leave_state_in(&mut self, scope: Option<Arc<Scope>>) {
+        Evaluator::leave_state_in(self, scope)
+    }
+
+    fn without_leak(&mut self, f: &mut dyn FnMut(&mut dyn Evaluating)) {
+        Evaluator::without_leak(self, |ev| f(ev))
+    }
+
+    fn fresh(&self) -> Box<dyn Evaluating> {
+        Box::new(Evaluator::new(true))
     }
 }

@@ -1,12 +1,13 @@
 //! The tree-walking evaluator: HTCondor's `_Evaluate` methods, one match arm a node.
 
-use super::compound::{
+use super::Fail;
+use crate::syntax::ast::{BinOp, ExprRef, Node, NodeId, UnOp};
+use crate::values::compound::identity;
+use crate::values::compound::{
     ad_value, as_ad, as_list, detached, list_value, out_of_copy, projected_list, subscript_copy,
     Held, ListVal,
 };
-use super::scope::{frame_identity, Found, Frame, Scope, ScopeIdentity};
-use super::Fail;
-use crate::syntax::ast::{BinOp, ExprRef, Node, NodeId, UnOp};
+use crate::values::scope::{frame_identity, Found, Frame, Scope, ScopeIdentity};
 use classad_vm::ops::{self, Binary, Cmp};
 use classad_vm::Value;
 use std::sync::Arc;
@@ -127,7 +128,8 @@ impl Evaluator {
     /// Replays `e`'s recorded evaluation when that is exact, or evaluates it and
     /// records it when it read nothing of the ad.
     fn eval_recorded(&mut self, e: &ExprRef, cur: Option<&Arc<Scope>>) -> Result<Value, Fail> {
-        use super::independent::{ad_reads, Recorded};
+        use super::independent::Recorded;
+        use crate::values::reads::ad_reads;
         let depth = (self.depth_left, self.nesting);
         let budgets = [self.steps_left, self.total_steps_left];
         if let Some(rec) = self.parts.as_ref().and_then(|p| p.get(&e.id)) {
@@ -303,7 +305,7 @@ impl Evaluator {
                         .any(|i| i.eq_ignore_ascii_case(name))
                     {
                         // The clock or chance: not the same in every ad's evaluation.
-                        super::independent::note_ad_read();
+                        crate::values::reads::note_ad_read();
                     }
                     let cur = match &self.leaked {
                         Some(leaked) => leaked.clone(),
@@ -737,7 +739,7 @@ impl Evaluator {
                 return Ok(parent.map(|p| Found::Ad(noting_ad(p))));
             }
             if self.old_semantics && is("CurrentTime") {
-                super::independent::note_ad_read();
+                crate::values::reads::note_ad_read();
                 return Ok(Some(Found::Value(Value::Int(crate::functions::now_secs()))));
             }
             let Some(p) = parent else {
@@ -877,7 +879,7 @@ impl Evaluator {
 /// [`super::independent`]).
 fn noting_ad(scope: Arc<Scope>) -> Arc<Scope> {
     if matches!(scope.frame, Frame::Ad(_)) {
-        super::independent::note_ad_read();
+        crate::values::reads::note_ad_read();
     }
     scope
 }
@@ -926,35 +928,6 @@ impl FreshStart {
 /// expression alone would confuse `A.x` with `B.x`.
 type AttrKey = (usize, u32, usize, NodeId);
 
-/// `x is y` (`op` `Is`) or `x isnt y` (`Isnt`). HTCondor errs comparing two lists,
-/// or two records, of one representation, and says "not identical" for a list
-/// literal (or a selection's list) against a list a function or `ad["name"]`
-/// made, and for a record in place against a copy `ad["name"]` made (see
-/// [`Held`]).
-pub fn identity(op: Cmp, x: &Value, y: &Value) -> Value {
-    let apart = |same_kind: bool| {
-        if same_kind {
-            Value::Error
-        } else {
-            Value::Bool(op == Cmp::Isnt)
-        }
-    };
-    if let (Some(a), Some(b)) = (as_list(x), as_list(y)) {
-        let literal = |l: &ListVal| {
-            matches!(
-                l,
-                ListVal::Lazy { copied: false, .. } | ListVal::Projected(_)
-            )
-        };
-        return apart(literal(a) == literal(b));
-    }
-    if let (Some(a), Some(b)) = (as_ad(x), as_ad(y)) {
-        let copy = |held: Held| held == Held::Copy;
-        return apart(copy(a.held) == copy(b.held));
-    }
-    ops::compare(op, x, y)
-}
-
 fn attr_key(scope: &Scope, e: &ExprRef) -> AttrKey {
     let (frame, sub) = frame_identity(&scope.frame);
     (frame, sub, Arc::as_ptr(&e.tree) as usize, e.id)
@@ -971,10 +944,10 @@ pub fn strict_binary(op: BinOp, x: &Value, y: &Value) -> Option<Value> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::independent::ad_reads;
     use super::super::Semantics;
     use crate::ad::{read_ads, ClassAd};
     use crate::matching::symmetric_match;
+    use crate::values::reads::ad_reads;
     use std::sync::Arc;
 
     fn ad(text: &str) -> Arc<ClassAd> {

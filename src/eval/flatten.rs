@@ -13,12 +13,12 @@
 //! reaches itself fails); unlike HTCondor's, it also counts its steps against the
 //! evaluation budget, so that no ad makes it run without bound.
 
-use super::display::unparse_value;
 use super::evaluator::{Evaluator, MAX_DEPTH, MAX_STEPS};
-use super::scope::{Found, Scope};
 use super::{Fail, Semantics};
 use crate::ad::ClassAd;
 use crate::syntax::ast::{copy_into, BinOp, Expr, ExprRef, Node, NodeId};
+use crate::values::display::unparse_value;
+use crate::values::scope::{Found, Scope};
 use classad_vm::Value;
 use std::sync::Arc;
 

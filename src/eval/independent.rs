@@ -20,28 +20,13 @@
 //!   ad they were made in), and for failures, which leave their residue again.
 
 use super::evaluator::Evaluator;
-use super::scope::Scope;
 use super::{Fail, Semantics};
 use crate::ad::ClassAd;
 use crate::syntax::ast::{ExprRef, NodeId};
+use crate::values::scope::Scope;
 use classad_vm::Value;
-use std::cell::Cell;
 use std::collections::HashMap;
 use std::sync::Arc;
-
-thread_local! {
-    static AD_READS: Cell<u64> = const { Cell::new(0) };
-}
-
-/// Counts one read of an ad document, or of the clock or chance (see the module).
-pub(crate) fn note_ad_read() {
-    AD_READS.with(|c| c.set(c.get().wrapping_add(1)));
-}
-
-/// How many reads this thread has counted so far.
-pub(crate) fn ad_reads() -> u64 {
-    AD_READS.with(Cell::get)
-}
 
 /// What one evaluation of a subexpression did, recorded to be replayed.
 #[derive(Clone, Debug)]

@@ -2,34 +2,22 @@
 //! executable specification every faster engine is held against.
 
 mod call;
-pub mod compound;
-pub mod display;
 pub mod evaluator;
 pub mod flatten;
 pub mod independent;
-pub mod scope;
-pub mod value_size;
+#[cfg(test)]
+pub(crate) mod testing;
+pub mod values_call;
 
 use crate::ad::ClassAd;
 use crate::syntax::ast::{Expr, ExprRef};
+use crate::values::scope::{MatchPair, Scope, Side};
 use classad_vm::Value;
-use scope::{MatchPair, Scope, Side};
 use std::sync::Arc;
 
 pub use evaluator::Evaluator;
 
-/// Evaluation failed outright: nesting deeper than HTCondor's limit, or its budget
-/// of steps exhausted. HTCondor reports these as a failure to evaluate, not a value.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Fail;
-
-impl std::fmt::Display for Fail {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str("failed to evaluate expression (too deep or too long)")
-    }
-}
-
-impl std::error::Error for Fail {}
+pub use crate::values::Fail;
 
 /// Which of HTCondor's two semantics to evaluate with.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]

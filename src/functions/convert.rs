@@ -4,7 +4,7 @@
 use super::text::{f64_to_i32_x86, f64_to_i64_x86, value_text};
 use super::{add, arity, Builtin, Call};
 use crate::c_number::strtod;
-use crate::eval::Fail;
+use crate::values::Fail;
 use classad_vm::Value;
 
 pub(super) fn register(t: &mut Vec<Builtin>) {
@@ -102,7 +102,7 @@ fn to_bool(v: &Value) -> Value {
 
 #[cfg(test)]
 mod tests {
-    use super::super::testing::{eval, s};
+    use crate::eval::testing::{eval, s};
     use classad_vm::Value;
 
     // Expected results from HTCondor 25.14.1.

@@ -1,7 +1,7 @@
 //! Control and type-test builtins: `ifThenElse`, `isUndefined` and the other type tests.
 
 use super::{add, Builtin, Call};
-use crate::eval::Fail;
+use crate::values::Fail;
 use classad_vm::Value;
 
 pub(super) fn register(t: &mut Vec<Builtin>) {

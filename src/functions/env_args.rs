@@ -2,7 +2,7 @@
 //! `mergeEnvironment`, `listToArgs`, `argsToList`.
 
 use super::{add, arity, Builtin, Call};
-use crate::eval::Fail;
+use crate::values::Fail;
 use classad_vm::Value;
 use std::collections::BTreeMap;
 
@@ -214,17 +214,19 @@ fn args_to_list(c: &mut dyn Call) -> Result<Value, Fail> {
     };
     if v1 {
         let words = s.split([' ', '\t', '\n', '\r']).filter(|w| !w.is_empty());
-        return Ok(crate::eval::value_size::collect_list(words.map(Value::str)));
+        return Ok(crate::values::value_size::collect_list(
+            words.map(Value::str),
+        ));
     }
     Ok(match parse_v2(&s) {
-        Some(words) => crate::eval::value_size::collect_list(words.into_iter().map(Value::str)),
+        Some(words) => crate::values::value_size::collect_list(words.into_iter().map(Value::str)),
         None => Value::Error,
     })
 }
 
 #[cfg(test)]
 mod tests {
-    use super::super::testing::{eval, list, s};
+    use crate::eval::testing::{eval, list, s};
     use classad_vm::Value;
 
     // Expected results from HTCondor 25.14.1.

@@ -1,13 +1,13 @@
 //! Builtins that look at expressions rather than values: `eval`, `unparse`, `debug`.
 
 use super::convert::text_of;
-use super::{add, arity, Builtin, Call};
-use crate::eval::compound::as_ad;
-use crate::eval::evaluator::MAX_DEPTH;
-use crate::eval::scope::{Found, Frame, Scope};
-use crate::eval::{Evaluator, Fail};
+use super::{add, arity, Builtin, Call, Evaluating};
 use crate::syntax::ast::{ExprRef, Node};
 use crate::syntax::unparse::unparse_node;
+use crate::values::compound::as_ad;
+use crate::values::scope::{Found, Frame, Scope};
+use crate::values::Fail;
+use classad_vm::limits::MAX_DEPTH;
 use classad_vm::ops::cmp_ignore_case;
 use classad_vm::Value;
 use std::sync::Arc;
@@ -86,11 +86,7 @@ fn unresolved(c: &mut dyn Call) -> Result<Value, Fail> {
     // The caller's evaluator, so that an `unresolved` reached again while walking
     // (`[x = r.a; r = unresolved(x)]`) counts against the same depth limit instead
     // of recursing without end.
-    let mut owned = Evaluator::new(true);
-    let ev = match c.evaluator() {
-        Some(ev) => ev,
-        None => &mut owned,
-    };
+    let ev = c.evaluator();
     // The reference names an expression, or an ad (`self`, `MY`, `TARGET`, ...),
     // whose attributes are then all walked.
     // A lookup that fails (no root for `toplevel`) gives undefined, as in HTCondor.
@@ -115,7 +111,8 @@ fn unresolved(c: &mut dyn Call) -> Result<Value, Fail> {
         [(_, scope), ..] if !found_expr => Some(frame_key(scope)),
         _ => None,
     };
-    let (complete, failed, found) = ev.without_leak(|ev| {
+    let mut walked = None;
+    ev.without_leak(&mut |ev| {
         let mut refs = Refs {
             ev,
             names: Vec::new(),
@@ -127,8 +124,11 @@ fn unresolved(c: &mut dyn Call) -> Result<Value, Fail> {
         for (expr, scope) in &target {
             complete &= refs.walk(expr, scope);
         }
-        (complete, refs.failed, refs.names)
+        walked = Some((complete, refs.failed, refs.names));
     });
+    let Some((complete, failed, found)) = walked else {
+        return Err(Fail);
+    };
     if failed {
         return Err(Fail);
     }
@@ -155,7 +155,7 @@ fn unresolved(c: &mut dyn Call) -> Result<Value, Fail> {
 fn ad_attrs(ad: &Arc<Scope>) -> Option<Vec<ExprRef>> {
     match &ad.frame {
         Frame::Ad(doc) => {
-            crate::eval::independent::note_ad_read();
+            crate::values::reads::note_ad_read();
             Some(doc.iter().map(|(_, e)| e.to_expr_ref()).collect())
         }
         Frame::Record(r) => match r.node() {
@@ -176,7 +176,7 @@ fn strip_target(name: &str) -> &str {
 
 /// HTCondor's `_GetExternalReferences` walk.
 struct Refs<'a> {
-    ev: &'a mut Evaluator,
+    ev: &'a mut dyn Evaluating,
     /// The names found, a set ordered as HTCondor's case-insensitive `References`.
     names: Vec<String>,
     /// Attribute expressions being followed, to stop at a cycle (HTCondor recurses
@@ -327,7 +327,7 @@ fn debug(c: &mut dyn Call) -> Result<Value, Fail> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::testing::eval;
+    use crate::eval::testing::eval;
     use classad_vm::Value;
 
     // Expected results from HTCondor 25.14.1.
@@ -356,7 +356,7 @@ mod tests {
         let e = ExprRef::root_of(Arc::new(parse_expr(src).unwrap()));
         let t = target.map(ad);
         let v = eval_in(&e, &ad(my), t.as_ref(), Semantics::Htcondor).unwrap();
-        crate::eval::display::unparse_value(&v)
+        crate::values::display::unparse_value(&v)
     }
 
     // Expected results from HTCondor 25.14.1.

@@ -2,10 +2,10 @@
 //! `anyCompare`, `allCompare`, `evalInEachContext`, `countMatches`.
 
 use super::{add, arity, list_len, Builtin, Call};
-use crate::eval::compound::{ad_value, values_list};
-use crate::eval::scope::Found;
-use crate::eval::Fail;
 use crate::syntax::ast::Node;
+use crate::values::compound::{ad_value, values_list};
+use crate::values::scope::Found;
+use crate::values::Fail;
 use classad_vm::ops::{self, Arith, Cmp};
 use classad_vm::Value;
 
@@ -194,7 +194,7 @@ fn list_compare(c: &mut dyn Call, all: bool) -> Result<Value, Fail> {
     for i in 0..n {
         let item = c.list_item(&l, i)?;
         let r = match op {
-            Cmp::Is | Cmp::Isnt => crate::eval::evaluator::identity(op, &item, &x),
+            Cmp::Is | Cmp::Isnt => crate::values::compound::identity(op, &item, &x),
             _ => ops::compare(op, &item, &x),
         };
         match r {
@@ -272,7 +272,7 @@ fn in_each(c: &mut dyn Call, count: bool) -> Result<Value, Fail> {
         if count {
             matched += i64::from(v.as_bool_equiv() == Some(true));
         } else if tally
-            .add(crate::limits::LIST_ELEMENT_BYTES + crate::eval::value_size::value_size(&v))
+            .add(crate::limits::LIST_ELEMENT_BYTES + crate::values::value_size::value_size(&v))
         {
             out.push(v);
         } else {
@@ -291,7 +291,7 @@ fn in_each(c: &mut dyn Call, count: bool) -> Result<Value, Fail> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::testing::{eval, list, s};
+    use crate::eval::testing::{eval, list, s};
     use classad_vm::Value;
 
     // Expected results from HTCondor 25.14.1.

@@ -3,7 +3,7 @@
 use super::convert::real_of;
 use super::text::f64_to_i64_x86;
 use super::{add, arity, Builtin, Call};
-use crate::eval::Fail;
+use crate::values::Fail;
 use classad_vm::Value;
 
 pub(super) fn register(t: &mut Vec<Builtin>) {
@@ -158,7 +158,7 @@ fn random(c: &mut dyn Call) -> Result<Value, Fail> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::testing::{eval, list, run, s};
+    use crate::eval::testing::{eval, list, run, s};
     use classad_vm::Value;
 
     // Expected results from HTCondor 25.14.1.
@@ -239,7 +239,7 @@ mod tests {
     // HTCondor 25.14.1 fails to evaluate these.
     #[test]
     fn random_fails_for_non_positive_bounds() {
-        let fails = |v: Value| super::super::testing::try_run("random", vec![v]).is_err();
+        let fails = |v: Value| crate::eval::testing::try_run("random", vec![v]).is_err();
         assert!(fails(Value::Int(0)));
         assert!(fails(Value::Int(-1)));
         assert!(fails(Value::Int(2_147_483_648)));

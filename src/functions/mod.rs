@@ -4,9 +4,9 @@
 //! all, `ifThenElse` evaluates only the branch it takes, and `unparse` looks at the
 //! attribute reference itself.
 
-use crate::eval::scope::{Found, Scope};
-use crate::eval::{Evaluator, Fail};
 use crate::syntax::ast::ExprRef;
+use crate::values::scope::{Found, Scope};
+use crate::values::Fail;
 use classad_vm::Value;
 use std::collections::HashMap;
 use std::sync::Arc;
@@ -23,7 +23,7 @@ pub trait Call {
     /// When argument `i` is an attribute reference, what it refers to (an
     /// expression and the scope it was found in, or an ad; `None` when nothing
     /// is found) and where HTCondor's lookup left its evaluation state (see
-    /// [`Evaluator::deref`]); `Err` when it is not a reference.
+    /// [`Evaluating::deref`]); `Err` when it is not a reference.
     fn referenced(&mut self, i: usize) -> Result<Referenced, RefError>;
     /// Parses `src` as an expression and evaluates it in the caller's scope; a parse
     /// error gives `Value::Error`.
@@ -62,15 +62,40 @@ pub trait Call {
     /// The scope the call is evaluated in (`None`: no ad, or arguments given as
     /// values).
     fn scope(&self) -> Option<Arc<Scope>>;
-    /// The reference evaluator running this call, so that a builtin evaluating more
-    /// expressions shares its depth limit and cycle detection (`None` when the
-    /// arguments were given as values).
-    fn evaluator(&mut self) -> Option<&mut Evaluator>;
+    /// The evaluator running this call, so that a builtin evaluating more
+    /// expressions shares its depth limit and cycle detection.
+    fn evaluator(&mut self) -> &mut dyn Evaluating;
+}
+
+/// What a builtin that evaluates further expressions (`unresolved`'s walk, an
+/// ad's fields read as a time) asks of the evaluator running it: all a builtin
+/// sees of it.
+pub trait Evaluating {
+    /// Evaluates `e` with `cur` as its scope, within this evaluation's limits.
+    fn eval(&mut self, e: &ExprRef, cur: Option<&Arc<Scope>>) -> Result<Value, Fail>;
+    /// What attribute reference `e` refers to, without evaluating it, and where
+    /// HTCondor's lookup leaves its evaluation state (see [`Call::referenced`]).
+    fn deref(&mut self, e: &ExprRef, cur: Option<&Arc<Scope>>) -> Result<Referenced, Fail>;
+    /// Looks `name` up from `start` outward, as an unscoped reference is: what
+    /// it found, and the scope the search stopped at.
+    fn lookup_stopping(
+        &mut self,
+        start: &Arc<Scope>,
+        name: &str,
+    ) -> Result<(Option<Found>, Arc<Scope>), Fail>;
+    /// Leaves the evaluation's current ad at `scope`, as HTCondor's lookup of a
+    /// reference inside `unresolved` does; nothing when no lookup ran.
+    fn leave_state_in(&mut self, scope: Option<Arc<Scope>>);
+    /// Runs `f` with that state set aside, and puts it back after.
+    fn without_leak(&mut self, f: &mut dyn FnMut(&mut dyn Evaluating));
+    /// A new evaluation with limits of its own, as HTCondor's `EvaluateAttr`
+    /// on an ad starts one.
+    fn fresh(&self) -> Box<dyn Evaluating>;
 }
 
 /// The number of elements of list value `v`; `None` when it is not a list.
 pub fn list_len(v: &Value) -> Option<usize> {
-    crate::eval::compound::as_list(v).map(|l| l.len())
+    crate::values::compound::as_list(v).map(|l| l.len())
 }
 
 /// What an attribute reference refers to (an expression and the scope it was
@@ -214,7 +239,7 @@ pub fn find(name: &str) -> Option<&'static Builtin> {
 
 /// Runs builtin `b` on call `c` under the memory budget (see [`crate::limits`]): a
 /// string result larger than the cap is error. (Lists are held to the cap where
-/// they are made, by [`crate::eval::compound::values_list`].) Every engine calls
+/// they are made, by [`crate::values::compound::values_list`].) Every engine calls
 /// builtins through here, so they all apply the same rule.
 pub fn run_builtin(b: &Builtin, c: &mut dyn Call) -> Result<Value, Fail> {
     (b.run)(c).map(|v| match &v {
@@ -256,13 +281,10 @@ mod env_args;
 mod introspect;
 mod lists;
 mod math;
-pub(crate) mod on_values;
 mod pcre;
 mod regex;
 pub(crate) mod stringlist;
 mod strings;
-#[cfg(test)]
-mod testing;
 pub mod text;
 pub mod time;
 mod users;

@@ -19,7 +19,7 @@
 
 use super::pcre::{self, Groups, Pcre, RunAway};
 use super::{add, arity, Builtin, Call};
-use crate::eval::Fail;
+use crate::values::Fail;
 use classad_vm::Value;
 use regex::bytes::{Regex, RegexBuilder};
 use std::sync::{Arc, OnceLock};
@@ -603,8 +603,8 @@ fn expand(groups: &Groups, target: &[u8], repl: &str, out: &mut Vec<u8>) -> Opti
 
 #[cfg(test)]
 mod tests {
-    use super::super::testing::{eval, list, s};
     use super::{build, route, Route};
+    use crate::eval::testing::{eval, list, s};
     use classad_vm::Value;
 
     // Expected results from HTCondor 25.14.1.

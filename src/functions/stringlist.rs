@@ -2,9 +2,9 @@
 //! `stringListsIntersect` and the `stringListX` family.
 
 use super::{add, arity, Builtin, Call};
-use crate::eval::compound::values_list;
-use crate::eval::Fail;
 use crate::limits::{Tally, LIST_ELEMENT_BYTES};
+use crate::values::compound::values_list;
+use crate::values::Fail;
 use classad_vm::Value;
 
 pub(super) fn register(t: &mut Vec<Builtin>) {
@@ -440,7 +440,7 @@ fn regexp_member(c: &mut dyn Call) -> Result<Value, Fail> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::testing::{eval, s};
+    use crate::eval::testing::{eval, s};
     use classad_vm::Value;
 
     #[test]

@@ -3,10 +3,10 @@
 
 use super::convert::{int_of, text_of};
 use super::{add, arity, Builtin, Call};
-use crate::eval::compound::{as_ad, as_list};
-use crate::eval::scope::{record_names, Frame};
-use crate::eval::Fail;
 use crate::limits::Tally;
+use crate::values::compound::{as_ad, as_list};
+use crate::values::scope::{record_names, Frame};
+use crate::values::Fail;
 use classad_vm::Value;
 use std::cmp::Ordering;
 
@@ -235,7 +235,7 @@ fn size(c: &mut dyn Call) -> Result<Value, Fail> {
 pub(crate) fn ad_size(v: &Value) -> usize {
     match as_ad(v).map(|a| &a.scope.frame) {
         Some(Frame::Ad(ad)) => {
-            crate::eval::independent::note_ad_read();
+            crate::values::reads::note_ad_read();
             ad.len()
         }
         Some(Frame::Record(r)) => record_names(r).len(),
@@ -275,7 +275,7 @@ fn interval(c: &mut dyn Call) -> Result<Value, Fail> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::testing::{eval, list, s};
+    use crate::eval::testing::{eval, list, s};
     use classad_vm::Value;
 
     // Expected results from HTCondor 25.14.1.

@@ -1,7 +1,7 @@
 //! Turning values into text the way HTCondor's unparser does, for `string()`, `strcat()` and friends.
 
-use crate::eval::display::unparse_value;
 use crate::syntax::unparse::{fmt_abstime, fmt_reltime_value};
+use crate::values::display::unparse_value;
 use classad_vm::Value;
 
 /// C's `(int)` conversion of a double on x86-64: out-of-range and NaN give `INT_MIN`.

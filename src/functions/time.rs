@@ -3,11 +3,11 @@
 //! absolute and relative time strings that the parser folds literals with.
 
 use super::text::f64_to_i32_x86;
-use super::{add, arity, now_secs, Builtin, Call};
+use super::{add, arity, now_secs, Builtin, Call, Evaluating};
 use crate::calendar::{civil, local_offset, local_tm};
-use crate::eval::compound::{as_ad, new_ad};
-use crate::eval::scope::{Found, Scope};
-use crate::eval::{Evaluator, Fail};
+use crate::values::compound::{as_ad, new_ad};
+use crate::values::scope::{Found, Scope};
+use crate::values::Fail;
 use classad_vm::{AbsTime, Str, Value};
 use std::sync::Arc;
 
@@ -230,7 +230,7 @@ fn format_time(c: &mut dyn Call) -> Result<Value, Fail> {
     }
     let v = c.arg(0)?;
     let tm = if let Some(ad) = as_ad(&v) {
-        tm_of_ad(&ad.scope)?
+        tm_of_ad(c.evaluator().fresh().as_mut(), &ad.scope)?
     } else {
         let Some(t) = abs_of_number(&v) else {
             return Ok(Value::Error);
@@ -302,8 +302,7 @@ fn fixed_from_gregorian(year: i32, month: i32, day: i32) -> i32 {
 /// attributes `Year`, `Month`, `Day`, `Hours`, `Minutes` and `Seconds`, each left
 /// zero when missing or not an integer (so `[a = 1]` is "Jan 0 1900"), taken as they
 /// are, without normalising; the weekday and day of the year from [`day_numbers`].
-fn tm_of_ad(scope: &Arc<Scope>) -> Result<libc::tm, Fail> {
-    let mut ev = Evaluator::new(true);
+fn tm_of_ad(ev: &mut dyn Evaluating, scope: &Arc<Scope>) -> Result<libc::tm, Fail> {
     let mut field = |name: &str| -> Result<Option<i64>, Fail> {
         Ok(match scope.lookup_local(name, true) {
             Some(Found::Expr(e, at)) => match ev.eval(&e, Some(&at))? {
@@ -423,8 +422,8 @@ fn rel_time(c: &mut dyn Call) -> Result<Value, Fail> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::testing::{eval, s};
     use super::*;
+    use crate::eval::testing::{eval, s};
 
     // Expected results from HTCondor 25.14.1, run with TZ unset (UTC).
     fn abs(text: &str) -> Option<String> {

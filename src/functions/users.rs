@@ -13,7 +13,7 @@
 //! `tests/conformance/deviations.jsonl`).
 
 use super::{add, Builtin, Call};
-use crate::eval::Fail;
+use crate::values::Fail;
 use classad_vm::Value;
 
 pub(super) fn register(t: &mut Vec<Builtin>) {
@@ -75,7 +75,7 @@ fn user_map(c: &mut dyn Call) -> Result<Value, Fail> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::testing::{eval, s};
+    use crate::eval::testing::{eval, s};
     use classad_vm::Value;
 
     // Expected results from HTCondor 25.14.1 (`classad2`), where they do not

@@ -2,7 +2,7 @@
 
 use super::convert::text_of;
 use super::{add, arity, Builtin, Call};
-use crate::eval::Fail;
+use crate::values::Fail;
 use classad_vm::Value;
 
 pub(super) fn register(t: &mut Vec<Builtin>) {
@@ -112,7 +112,7 @@ fn version_in_range(c: &mut dyn Call) -> Result<Value, Fail> {
 
 #[cfg(test)]
 mod tests {
-    use super::super::testing::{eval, s};
+    use crate::eval::testing::{eval, s};
     use classad_vm::Value;
 
     // Expected results from HTCondor 25.14.1.

@@ -50,7 +50,7 @@ fn value(ad: &ClassAd, name: &str) -> Value {
 
 /// The value of `name` in `ad`, printed.
 fn text(ad: &ClassAd, name: &str) -> String {
-    crate::eval::display::unparse_value(&value(ad, name))
+    crate::values::display::unparse_value(&value(ad, name))
 }
 
 fn string(ad: &ClassAd, name: &str) -> Option<String> {

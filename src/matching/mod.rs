@@ -2,9 +2,9 @@
 //! the rank of one ad for another.
 
 use crate::ad::ClassAd;
-use crate::eval::scope::{MatchPair, Scope};
 use crate::eval::{eval_in, Evaluator, Semantics};
 use crate::syntax::ast::{Expr, ExprRef, Node};
+use crate::values::scope::{MatchPair, Scope};
 use classad_vm::{Str, Value};
 use std::sync::{Arc, OnceLock};
 
@@ -51,9 +51,9 @@ fn symmetric_match_expr() -> &'static ExprRef {
     E.get_or_init(|| match_expr(0))
 }
 
-/// The built-in match expression `i` of [`crate::eval::scope::MATCH_EXPRS`].
+/// The built-in match expression `i` of [`crate::values::scope::MATCH_EXPRS`].
 fn match_expr(i: usize) -> ExprRef {
-    let e = crate::syntax::parse_expr(crate::eval::scope::MATCH_EXPRS[i].1)
+    let e = crate::syntax::parse_expr(crate::values::scope::MATCH_EXPRS[i].1)
         .expect("built-in match expression");
     ExprRef::root_of(Arc::new(e))
 }

@@ -7,16 +7,17 @@
 
 use std::path::{Path, PathBuf};
 
-/// The modules of `src/` each layer may not name, lowest layer first. Within
-/// the language, one tie remains (issue 35, item 2): the builtins are handed
-/// the evaluator (`eval` and `functions`); every other edge points one way
-/// (the syntax hands its records to `ad`, which builds the ads).
+/// The modules of `src/` each layer may not name, lowest layer first: within
+/// the language, the syntax, then ads, then the values evaluations make and
+/// their scopes, then the builtins (which see the evaluator only through
+/// `functions::Evaluating`), then the reference evaluator (issue 35, item 2).
 const LAYERS: &[(&[&str], &[&str])] = &[
     (
         &["calendar.rs", "c_number.rs", "limits.rs"],
         &[
             "syntax",
             "ad",
+            "values",
             "eval",
             "functions",
             "compile",
@@ -27,12 +28,15 @@ const LAYERS: &[(&[&str], &[&str])] = &[
             "generate",
         ],
     ),
-    (&["syntax"], &["ad", "eval", "functions"]),
-    (&["ad"], &["eval", "functions"]),
+    (&["syntax"], &["ad", "values", "eval", "functions"]),
+    (&["ad"], &["values", "eval", "functions"]),
+    (&["values"], &["eval", "functions"]),
+    (&["functions"], &["eval"]),
     (
         &[
             "syntax",
             "ad",
+            "values",
             "eval",
             "functions",
             "calendar.rs",

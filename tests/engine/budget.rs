@@ -5,11 +5,11 @@
 
 use classad::ad::read_ads;
 use classad::engine::{eval_in_with, Engine};
-use classad::eval::display::unparse_value;
 use classad::eval::Semantics;
 use classad::limits::with_max_value_bytes;
 use classad::syntax::ast::ExprRef;
 use classad::syntax::parse_expr;
+use classad::values::display::unparse_value;
 use std::io::Write;
 use std::process::{Command, Output, Stdio};
 use std::sync::Arc;

@@ -43,7 +43,7 @@ fn ad(text: &str) -> Arc<ClassAd> {
 fn eval(engine: Engine, expr: &str, my: &Arc<ClassAd>, target: Option<&Arc<ClassAd>>) -> String {
     let e = ExprRef::root_of(Arc::new(parse_expr(expr).unwrap()));
     match eval_in_with(engine, &e, my, target, Semantics::Htcondor) {
-        Ok(v) => classad::eval::display::unparse_value(&v),
+        Ok(v) => classad::values::display::unparse_value(&v),
         Err(_) => "FAIL".to_string(),
     }
 }
@@ -176,7 +176,7 @@ fn the_depth_limit_is_htcondors() {
             let attr = |name: &str| {
                 let e = my.get(name).unwrap().to_expr_ref();
                 match eval_in_with(engine, &e, &my, None, Semantics::Htcondor) {
-                    Ok(v) => classad::eval::display::unparse_value(&v),
+                    Ok(v) => classad::values::display::unparse_value(&v),
                     Err(_) => "FAIL".to_string(),
                 }
             };

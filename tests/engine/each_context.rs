@@ -7,10 +7,10 @@ use crate::tiers;
 
 use classad::ad::ClassAd;
 use classad::engine::{eval_in_with, Engine};
-use classad::eval::display::unparse_value;
 use classad::eval::Semantics;
 use classad::syntax::ast::ExprRef;
 use classad::syntax::parse_expr;
+use classad::values::display::unparse_value;
 use std::sync::Arc;
 use tiers::{ad, assert_matches_reference};
 

@@ -7,9 +7,9 @@
 
 use classad::ad::{read_ads, ClassAd};
 use classad::engine::{eval_in_with, Engine};
-use classad::eval::display::unparse_value;
 use classad::eval::Semantics;
 use classad::syntax::{ast::ExprRef, parse_expr};
+use classad::values::display::unparse_value;
 use std::sync::Arc;
 
 fn ad(text: &str) -> Arc<ClassAd> {

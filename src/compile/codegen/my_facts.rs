@@ -101,7 +101,7 @@ impl MyFacts {
 
     /// The value of MY's attribute expression `e`, by the reference evaluator.
     fn evaluated(&self, e: &ExprRef) -> Option<Value> {
-        let scope = crate::eval::scope::Scope::of_ad(self.ad.clone());
+        let scope = crate::values::scope::Scope::of_ad(self.ad.clone());
         Evaluator::new(true).eval(e, Some(&scope)).ok()
     }
 
@@ -331,6 +331,7 @@ pub(super) fn without_arguments(run: crate::functions::BuiltinFn, argc: usize) -
     struct Probe {
         argc: usize,
         asked: bool,
+        ev: Evaluator,
     }
     impl crate::functions::Call for Probe {
         fn argc(&self) -> usize {
@@ -356,7 +357,7 @@ pub(super) fn without_arguments(run: crate::functions::BuiltinFn, argc: usize) -
             self.asked = true;
             Err(crate::eval::Fail)
         }
-        fn arg_lenient(&mut self, _: usize, _: Option<Arc<crate::eval::scope::Scope>>) -> Value {
+        fn arg_lenient(&mut self, _: usize, _: Option<Arc<crate::values::scope::Scope>>) -> Value {
             self.asked = true;
             Value::Error
         }
@@ -364,7 +365,7 @@ pub(super) fn without_arguments(run: crate::functions::BuiltinFn, argc: usize) -
             &mut self,
             _: &ExprRef,
             _: &Value,
-            _: Option<Arc<crate::eval::scope::Scope>>,
+            _: Option<Arc<crate::values::scope::Scope>>,
         ) -> Result<Value, crate::eval::Fail> {
             self.asked = true;
             Err(crate::eval::Fail)
@@ -373,14 +374,19 @@ pub(super) fn without_arguments(run: crate::functions::BuiltinFn, argc: usize) -
             self.asked = true;
             Err(crate::eval::Fail)
         }
-        fn scope(&self) -> Option<Arc<crate::eval::scope::Scope>> {
+        fn scope(&self) -> Option<Arc<crate::values::scope::Scope>> {
             None
         }
-        fn evaluator(&mut self) -> Option<&mut Evaluator> {
-            None
+        fn evaluator(&mut self) -> &mut dyn crate::functions::Evaluating {
+            self.asked = true;
+            &mut self.ev
         }
     }
-    let mut probe = Probe { argc, asked: false };
+    let mut probe = Probe {
+        argc,
+        asked: false,
+        ev: Evaluator::new(true),
+    };
     let r = run(&mut probe);
     match r {
         Ok(v) if !probe.asked => Some(v),

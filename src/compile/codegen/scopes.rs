@@ -196,7 +196,7 @@ impl Gen<'_> {
     /// record's own (one it lacks is looked up further up) and each subscript
     /// within its list; anything else is not known here.
     pub(super) fn my_chain_literal(&mut self, id: NodeId) -> Option<Value> {
-        use crate::eval::scope::record_attr;
+        use crate::values::scope::record_attr;
         let my = self.my?;
         // `TARGET.x` and `MY.x`, most selections, are no chain through MY's
         // records: told apart before one is built.

@@ -6,11 +6,11 @@
 //! (`src/condor_utils/expr_analyze.cpp`) list them.
 
 use crate::ad::ClassAd;
-use crate::eval::display::unparse_value;
 use crate::eval::{eval_attr, eval_in, Semantics};
 use crate::matching::refs::{NameSet, References};
 use crate::syntax::ast::{Expr, ExprRef, Node};
 use crate::syntax::unparse::{unparse_old_node, write_scalar_value_old};
+use crate::values::display::unparse_value;
 use classad_vm::{Str, Value};
 use std::sync::Arc;
 

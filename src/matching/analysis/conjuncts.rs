@@ -150,8 +150,8 @@ fn skip_parens(e: &ExprRef) -> ExprRef {
 mod tests {
     use super::*;
     use crate::ad::read_ads;
-    use crate::eval::display::unparse_value;
     use crate::syntax::unparse_node;
+    use crate::values::display::unparse_value;
 
     fn ad(text: &str) -> Arc<ClassAd> {
         Arc::new(read_ads(text, "t").unwrap().remove(0))

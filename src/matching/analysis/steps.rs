@@ -600,7 +600,7 @@ fn frame(ad: &ClassAd, expr: ExprRef, store: bool, inline_here: bool, inline: &[
         Node::Lit(v) => {
             let mut text = String::new();
             if !write_scalar_value(v, &mut text) {
-                text = crate::eval::display::unparse_value(v);
+                text = crate::values::display::unparse_value(v);
             }
             f.label = text;
         }

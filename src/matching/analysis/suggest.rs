@@ -49,7 +49,7 @@ impl std::fmt::Display for Suggestion {
         match self {
             Suggestion::Remove => f.write_str("REMOVE"),
             Suggestion::ModifyTo(v) => {
-                write!(f, "MODIFY TO {}", crate::eval::display::unparse_value(v))
+                write!(f, "MODIFY TO {}", crate::values::display::unparse_value(v))
             }
         }
     }
@@ -202,9 +202,9 @@ fn number(v: &Value) -> Option<f64> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::eval::display::unparse_value;
     use crate::syntax::ast::ExprRef;
     use crate::syntax::parse_expr;
+    use crate::values::display::unparse_value;
     use std::sync::Arc;
 
     fn cmp(attr: &str, op: Cmp, value: Value) -> Option<Comparison> {

@@ -14,10 +14,10 @@
 use crate::ad::PyClassAd;
 use crate::errors::classad_error;
 use crate::expr::PyExprTree;
-use classad::eval::compound::{ad_of_value, as_list, ListVal};
 use classad::eval::{Evaluator, Semantics};
 use classad::syntax::ast::{copy_into, Expr, ExprRef, Node, NodeId};
 use classad::syntax::parser::MAX_NESTING;
+use classad::values::compound::{ad_of_value, as_list, ListVal};
 use classad::Value;
 use classad_vm::AbsTime;
 use pyo3::exceptions::{PyTypeError, PyValueError};

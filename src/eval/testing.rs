@@ -1,8 +1,8 @@
 //! Helpers for the builtins' unit tests: builtins run over argument values, as
 //! compiled code runs them.
 
-use super::on_values::ValuesCall;
-use crate::eval::{Evaluator, Fail};
+use super::values_call::ValuesCall;
+use super::{Evaluator, Fail};
 use classad_vm::Value;
 
 /// Runs the builtin called `name` over `args`.
@@ -12,9 +12,9 @@ pub(crate) fn run(name: &str, args: Vec<Value>) -> Value {
 
 /// Runs the builtin called `name` over `args`, as compiled code calls it.
 pub(crate) fn try_run(name: &str, args: Vec<Value>) -> Result<Value, Fail> {
-    let f = super::find(name).unwrap_or_else(|| panic!("no builtin {name}"));
+    let f = crate::functions::find(name).unwrap_or_else(|| panic!("no builtin {name}"));
     let mut ev = Evaluator::new(true);
-    super::run_builtin(f, &mut ValuesCall::new(&args, &mut ev))
+    crate::functions::run_builtin(f, &mut ValuesCall::new(&args, &mut ev))
 }
 
 /// A string value.
@@ -24,12 +24,12 @@ pub(crate) fn s(text: &str) -> Value {
 
 /// A list of values.
 pub(crate) fn list(items: Vec<Value>) -> Value {
-    crate::eval::compound::values_list(items)
+    crate::values::compound::values_list(items)
 }
 
 /// The result as HTCondor's text, for comparing with what the oracle printed.
 pub(crate) fn show(v: &Value) -> String {
-    crate::eval::display::unparse_value(v)
+    crate::values::display::unparse_value(v)
 }
 
 /// Runs `name(args)` and returns the unparsed result.

@@ -3,6 +3,7 @@
 use super::scope::Scope;
 use crate::ad::ClassAd;
 use crate::syntax::ast::{ExprRef, Node};
+use classad_vm::ops::{self, Cmp};
 use classad_vm::value::Host;
 use classad_vm::{Str, Value};
 use std::sync::Arc;
@@ -93,7 +94,7 @@ pub fn list_value(l: ListVal) -> Value {
 /// A list of plain values, as a builtin makes it; error when it is larger than the
 /// memory budget allows (see [`crate::limits`]).
 pub fn values_list(items: Vec<Value>) -> Value {
-    if crate::limits::too_big(crate::eval::value_size::items_size(&items)) {
+    if crate::limits::too_big(crate::values::value_size::items_size(&items)) {
         return Value::Error;
     }
     list_value(ListVal::Values(items))
@@ -102,7 +103,7 @@ pub fn values_list(items: Vec<Value>) -> Value {
 /// A list of plain values, as a selection over a list makes it; error when it is
 /// larger than the memory budget allows (see [`crate::limits`]).
 pub fn projected_list(items: Vec<Value>) -> Value {
-    if crate::limits::too_big(crate::eval::value_size::items_size(&items)) {
+    if crate::limits::too_big(crate::values::value_size::items_size(&items)) {
         return Value::Error;
     }
     list_value(ListVal::Projected(items))
@@ -229,6 +230,35 @@ pub fn as_ad(v: &Value) -> Option<&AdVal> {
         Value::Ad(h) => h.downcast::<AdVal>(),
         _ => None,
     }
+}
+
+/// `x is y` (`op` `Is`) or `x isnt y` (`Isnt`). HTCondor errs comparing two lists,
+/// or two records, of one representation, and says "not identical" for a list
+/// literal (or a selection's list) against a list a function or `ad["name"]`
+/// made, and for a record in place against a copy `ad["name"]` made (see
+/// [`Held`]).
+pub fn identity(op: Cmp, x: &Value, y: &Value) -> Value {
+    let apart = |same_kind: bool| {
+        if same_kind {
+            Value::Error
+        } else {
+            Value::Bool(op == Cmp::Isnt)
+        }
+    };
+    if let (Some(a), Some(b)) = (as_list(x), as_list(y)) {
+        let literal = |l: &ListVal| {
+            matches!(
+                l,
+                ListVal::Lazy { copied: false, .. } | ListVal::Projected(_)
+            )
+        };
+        return apart(literal(a) == literal(b));
+    }
+    if let (Some(a), Some(b)) = (as_ad(x), as_ad(y)) {
+        let copy = |held: Held| held == Held::Copy;
+        return apart(copy(a.held) == copy(b.held));
+    }
+    ops::compare(op, x, y)
 }
 
 #[cfg(test)]

@@ -89,7 +89,7 @@ fn ad_text(ad: &ClassAd, old: bool) -> String {
 fn write_scope(scope: &Arc<Scope>, old: bool, out: &mut String) {
     match &scope.frame {
         Frame::Ad(ad) => {
-            super::independent::note_ad_read();
+            super::reads::note_ad_read();
             out.push_str(&ad_text(ad, old))
         }
         Frame::Record(r) => node(&r.tree, r.id, old, out),

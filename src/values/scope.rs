@@ -175,7 +175,7 @@ impl Scope {
     pub fn lookup_local(self: &Arc<Scope>, name: &str, old_semantics: bool) -> Option<Found> {
         match &self.frame {
             Frame::Ad(ad) => {
-                super::independent::note_ad_read();
+                super::reads::note_ad_read();
                 ad.get(name)
                     .map(|e| Found::Expr(e.to_expr_ref(), self.clone()))
             }
@@ -211,7 +211,7 @@ impl Scope {
     pub fn attributes(self: &Arc<Scope>, old_semantics: bool) -> Vec<(String, Found)> {
         let names: Vec<String> = match &self.frame {
             Frame::Ad(ad) => {
-                super::independent::note_ad_read();
+                super::reads::note_ad_read();
                 ad.iter().map(|(n, _)| n.to_string()).collect()
             }
             Frame::Record(r) => record_names(r),

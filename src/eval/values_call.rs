@@ -1,8 +1,8 @@
 //! Builtins called with arguments that are already values, as compiled code calls
 //! them: the [`Call`] services that need a scope answer as an empty scope would.
 
-use super::{Call, RefError};
-use crate::eval::{Evaluator, Fail};
+use super::{Evaluator, Fail};
+use crate::functions::{Call, Evaluating, RefError};
 use crate::syntax::ast::{Expr, ExprRef};
 use classad_vm::Value;
 use std::sync::Arc;
@@ -70,7 +70,7 @@ impl Call for ValuesCall<'_> {
         Ok(Value::Error)
     }
 
-    fn arg_lenient(&mut self, i: usize, _: Option<Arc<crate::eval::scope::Scope>>) -> Value {
+    fn arg_lenient(&mut self, i: usize, _: Option<Arc<crate::values::scope::Scope>>) -> Value {
         self.args[i].clone()
     }
 
@@ -78,7 +78,7 @@ impl Call for ValuesCall<'_> {
         &mut self,
         _: &ExprRef,
         _: &Value,
-        _: Option<Arc<crate::eval::scope::Scope>>,
+        _: Option<Arc<crate::values::scope::Scope>>,
     ) -> Result<Value, Fail> {
         // Only builtins outside `SCOPED_BUILTINS` are called with values.
         Ok(Value::Error)
@@ -86,8 +86,8 @@ impl Call for ValuesCall<'_> {
 
     fn list_item(&mut self, v: &Value, i: usize) -> Result<Value, Fail> {
         // Borrowed, not cloned: a copy of the list per element read is quadratic.
-        let l = crate::eval::compound::as_list(v).ok_or(Fail)?;
-        if let crate::eval::compound::ListVal::Lazy { list, .. } = l {
+        let l = crate::values::compound::as_list(v).ok_or(Fail)?;
+        if let crate::values::compound::ListVal::Lazy { list, .. } = l {
             if let crate::syntax::ast::Node::List(items) = list.node() {
                 if !scope_free(&list.child(items[i])) {
                     self.needs_scope = true;
@@ -97,11 +97,11 @@ impl Call for ValuesCall<'_> {
         self.ev.list_item(l, i)
     }
 
-    fn scope(&self) -> Option<std::sync::Arc<crate::eval::scope::Scope>> {
+    fn scope(&self) -> Option<std::sync::Arc<crate::values::scope::Scope>> {
         None
     }
 
-    fn evaluator(&mut self) -> Option<&mut Evaluator> {
-        None
+    fn evaluator(&mut self) -> &mut dyn Evaluating {
+        self.ev
     }
 }
