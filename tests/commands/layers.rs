@@ -239,3 +239,84 @@ fn the_negotiator_evaluates_through_the_engine() {
     }
     assert!(bad.is_empty(), "{}", bad.join("\n"));
 }
+
+/// Issue 35, item 2: no import cycles between the top-level modules of `src/`
+/// (the front ends' crates, `python` and `capi`, aside): every module's
+/// references to the others, read from its code outside unit tests, make a
+/// graph without a cycle. A cycle is reported with a reference of each edge.
+#[test]
+fn top_level_modules_import_without_cycles() {
+    use std::collections::BTreeMap;
+    let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let name = |p: &Path| {
+        let n = p.file_name().unwrap().to_string_lossy().into_owned();
+        n.strip_suffix(".rs").map(str::to_string).unwrap_or(n)
+    };
+    let tops: Vec<String> = std::fs::read_dir(&src)
+        .unwrap()
+        .map(|e| name(&e.unwrap().path()))
+        .filter(|n| !["lib", "main", "python", "capi"].contains(&n.as_str()))
+        .collect();
+    // edges[a][b]: one place where module `a` names module `b`.
+    let mut edges: BTreeMap<String, BTreeMap<String, String>> = BTreeMap::new();
+    for top in &tops {
+        let mut files = Vec::new();
+        let dir = src.join(top);
+        rust_files(if dir.is_dir() { &dir } else { &src }, &mut files);
+        files.retain(|f| dir.is_dir() || name(f) == *top);
+        for f in files {
+            let text = std::fs::read_to_string(&f).unwrap();
+            for (n, line) in code_lines(&text) {
+                for other in &tops {
+                    let named = line.contains(&format!("crate::{other}::"))
+                        || line.contains(&format!("crate::{other};"))
+                        || line.contains(&format!("crate::{other}}}"));
+                    if other != top && named {
+                        let at = format!("{}:{n}", f.display());
+                        edges
+                            .entry(top.clone())
+                            .or_default()
+                            .entry(other.clone())
+                            .or_insert(at);
+                    }
+                }
+            }
+        }
+    }
+    assert!(edges.len() > 5, "the graph was read: {edges:?}");
+    // Depth-first search: a module met again while on the path closes a cycle.
+    fn visit(
+        v: &str,
+        edges: &BTreeMap<String, BTreeMap<String, String>>,
+        path: &mut Vec<String>,
+        done: &mut Vec<String>,
+    ) -> Option<Vec<String>> {
+        if let Some(i) = path.iter().position(|p| p == v) {
+            let mut cycle = path[i..].to_vec();
+            cycle.push(v.to_string());
+            return Some(cycle);
+        }
+        if done.iter().any(|d| d == v) {
+            return None;
+        }
+        path.push(v.to_string());
+        for w in edges.get(v).into_iter().flat_map(|e| e.keys()) {
+            if let Some(c) = visit(w, edges, path, done) {
+                return Some(c);
+            }
+        }
+        path.pop();
+        done.push(v.to_string());
+        None
+    }
+    let mut done = Vec::new();
+    for top in &tops {
+        if let Some(cycle) = visit(top, &edges, &mut Vec::new(), &mut done) {
+            let steps: Vec<String> = cycle
+                .windows(2)
+                .map(|w| format!("{} -> {} ({})", w[0], w[1], edges[&w[0]][&w[1]]))
+                .collect();
+            panic!("an import cycle:\n{}", steps.join("\n"));
+        }
+    }
+}
