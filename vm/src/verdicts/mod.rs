@@ -16,7 +16,7 @@
 use crate::ad::{Attr, CompiledAd};
 use crate::closed::Closed;
 use crate::columns::{ColSrc, Column, TargetBlock};
-use crate::instr::{form, Op, Operands};
+use crate::instr::{form, Op};
 use crate::lanes::{lane_depth, LANES, MAX_DEPTH};
 use crate::logic::{for_each_lane, Logic, Verdicts};
 use crate::machine::{Host, Machine, STEP_BOUND};
@@ -232,14 +232,19 @@ impl Machine {
                     regs[dst].set_logic(v, active);
                 }
                 Op::CmpK | Op::Member => {
-                    let (dst, from) = match ins.operands() {
-                        Operands::CmpK(c) => (c.dst, c.src),
-                        Operands::Member(m) => (m.dst, m.src),
-                        _ => unreachable!("a CmpK or a Member"),
+                    // (Decoded by the op: the two shapes, one arm.)
+                    let is_cmp = ins.op() == Op::CmpK;
+                    let (dst, from) = if is_cmp {
+                        let c = form::CmpK::of(ins);
+                        (c.dst, c.src)
+                    } else {
+                        let m = form::Member::of(ins);
+                        (m.dst, m.src)
                     };
                     let (dst, from) = (r(dst), r(from));
                     let (src, src_nums) = (regs[from], &nums[from]);
-                    let (v, out) = if let Operands::CmpK(c) = ins.operands() {
+                    let (v, out) = if is_cmp {
+                        let c = form::CmpK::of(ins);
                         let (cmp, k) = (c.cmp, &p.consts[usize::from(c.konst)]);
                         Self::value_op(
                             &src,
@@ -294,10 +299,12 @@ impl Machine {
                 }
                 Op::Add | Op::Sub | Op::Mul | Op::Div | Op::Mod | Op::Neg | Op::Plus => {
                     // (A unary operator's operand is read as `b`.)
-                    let (dst, ia, ib) = match ins.operands() {
-                        Operands::Binary(o) => (o.dst, o.a, o.b),
-                        Operands::Unary(o) => (o.dst, o.src, o.src),
-                        _ => unreachable!("an arithmetic operator"),
+                    let (dst, ia, ib) = if matches!(ins.op(), Op::Neg | Op::Plus) {
+                        let o = form::Unary::of(ins);
+                        (o.dst, o.src, o.src)
+                    } else {
+                        let o = form::Binary::of(ins);
+                        (o.dst, o.a, o.b)
                     };
                     let (dst, ia, ib) = (r(dst), r(ia), r(ib));
                     let (ra, rb) = (regs[ia], regs[ib]);
