@@ -172,12 +172,8 @@ impl Machine {
                     })
                 }
                 Op::CmpTK => {
-                    let form::CmpTK {
-                        dst,
-                        konst,
-                        slot,
-                        cmp,
-                    } = form::CmpTK::of(ins);
+                    let o = form::CmpTK::of(ins);
+                    let (dst, konst, slot, cmp) = (o.dst, o.konst, o.slot, o.cmp);
                     let (k, slot) = (&p.consts[usize::from(konst)], slot.get());
                     // Integer constants (most of matchmaking's) compare against an
                     // integer attribute without the general rules; the test is
@@ -208,12 +204,8 @@ impl Machine {
                     }
                 }
                 Op::CmpK => {
-                    let form::CmpK {
-                        dst,
-                        konst,
-                        src,
-                        cmp,
-                    } = form::CmpK::of(ins);
+                    let o = form::CmpK::of(ins);
+                    let (dst, konst, src, cmp) = (o.dst, o.konst, o.src, o.cmp);
                     let (k, src) = (&p.consts[usize::from(konst)], r(src));
                     per_lane!(dst, |lane| Some(ops::compare(cmp, &regs[src][lane], k)))
                 }
@@ -324,12 +316,8 @@ impl Machine {
                     })
                 }
                 Op::Call => {
-                    let form::Call {
-                        dst,
-                        first,
-                        argc,
-                        native,
-                    } = form::Call::of(ins);
+                    let o = form::Call::of(ins);
+                    let (dst, first, argc, native) = (o.dst, o.first, o.argc, o.native);
                     let (first, argc, native) = (r(first), r(argc), native.get());
                     let (args, calls) = (&mut st.args, &mut self.calls);
                     per_lane!(dst, |lane| {

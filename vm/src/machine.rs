@@ -582,22 +582,14 @@ impl Machine {
                 Op::And => bin!(ops::and, ins),
                 Op::Or => bin!(ops::or, ins),
                 Op::CmpK => {
-                    let form::CmpK {
-                        dst,
-                        konst,
-                        src,
-                        cmp,
-                    } = form::CmpK::of(ins);
+                    let o = form::CmpK::of(ins);
+                    let (dst, konst, src, cmp) = (o.dst, o.konst, o.src, o.cmp);
                     let v = ops::compare(cmp, &r!(src), &p.consts[usize::from(konst)]);
                     r!(dst) = v;
                 }
                 Op::CmpTK => {
-                    let form::CmpTK {
-                        dst,
-                        konst,
-                        slot,
-                        cmp,
-                    } = form::CmpTK::of(ins);
+                    let o = form::CmpTK::of(ins);
+                    let (dst, konst, slot, cmp) = (o.dst, o.konst, o.slot, o.cmp);
                     let slot = slot.get();
                     let k = &p.consts[usize::from(konst)];
                     let side = 1 - me;
@@ -695,12 +687,8 @@ impl Machine {
                     r!(select.dst) = v;
                 }
                 Op::Call => {
-                    let form::Call {
-                        dst,
-                        first,
-                        argc,
-                        native,
-                    } = form::Call::of(ins);
+                    let o = form::Call::of(ins);
+                    let (dst, first, argc, native) = (o.dst, o.first, o.argc, o.native);
                     let first = usize::from(first);
                     let args = frame
                         .get(first..first + usize::from(argc))

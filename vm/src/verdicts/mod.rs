@@ -206,12 +206,8 @@ impl Machine {
                     regs[dst].set_column(col.logic, c as u32, active);
                 }
                 Op::CmpTK => {
-                    let form::CmpTK {
-                        dst,
-                        konst,
-                        slot,
-                        cmp,
-                    } = form::CmpTK::of(ins);
+                    let o = form::CmpTK::of(ins);
+                    let (dst, konst, slot, cmp) = (o.dst, o.konst, o.slot, o.cmp);
                     let (dst, slot) = (r(dst), slot.get());
                     let c = block.slot(slot);
                     if block.col(c).unsure() != 0 {
