@@ -24,6 +24,7 @@
 //! ```
 
 mod accountant;
+pub mod accounts;
 pub mod bounds;
 pub mod consumption;
 mod cycle;
