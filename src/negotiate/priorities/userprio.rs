@@ -183,8 +183,36 @@ fn error(file: &str, line: u32, message: &str) -> PrioritiesError {
     }
 }
 
+/// The rows of a `condor_userprio -l` text, one ad per submitter or group,
+/// from either layout (see the module docs), and `LastUpdate` when given.
+pub(crate) fn report_rows(
+    text: &str,
+    file: &str,
+) -> Result<(Vec<Arc<ClassAd>>, Option<i64>), PrioritiesError> {
+    let ads =
+        crate::ad::read::read_ads_as(text, file, crate::ad::read::Format::Old).map_err(|e| {
+            PrioritiesError {
+                file: e.file,
+                line: e.line,
+                column: e.column,
+                message: e.message,
+            }
+        })?;
+    let last_update = ads
+        .iter()
+        .find_map(|ad| match get(&Arc::new(ad.clone()), "LastUpdate") {
+            Value::Int(t) => Some(t),
+            _ => None,
+        });
+    let rows = match ads.as_slice() {
+        [one] if is_legacy(one) => legacy_rows(one).into_iter().map(|(ad, _)| ad).collect(),
+        _ => ads.into_iter().map(Arc::new).collect(),
+    };
+    Ok((rows, last_update))
+}
+
 /// `name`'s value in `ad` (evaluated: `condor_userprio` prints literals).
-fn get(ad: &Arc<ClassAd>, name: &str) -> Value {
+pub(crate) fn get(ad: &Arc<ClassAd>, name: &str) -> Value {
     crate::engine::eval_attr_once(ad, name, None).unwrap_or(Value::Error)
 }
 

@@ -30,6 +30,11 @@
 //! - **`RemoveMatch`.** The reverse, each count floored at 0, and the time the
 //!   match ran since the later of its start and the last update added to the
 //!   uncharged times, for the customer and its group.
+//!
+//! The records are read and written in `condor_userprio -l`'s layout
+//! ([`Accounts::from_userprio`], [`Accounts::to_userprio`]).
+
+mod report;
 
 use super::priorities::MIN_PRIORITY;
 use std::collections::BTreeMap;
