@@ -67,15 +67,7 @@ pub fn layout(text: &str) -> Layout {
 
 /// Reads `condor_userprio -l` output (either layout).
 pub fn parse(text: &str, file: &str) -> Result<Priorities, PrioritiesError> {
-    let ads =
-        crate::ad::read::read_ads_as(text, file, crate::ad::read::Format::Old).map_err(|e| {
-            PrioritiesError {
-                file: e.file,
-                line: e.line,
-                column: e.column,
-                message: e.message,
-            }
-        })?;
+    let ads = read_ads(text, file)?;
     let lines = DefinitionLines::of(text);
     let rows = match ads.as_slice() {
         [one] if is_legacy(one) => legacy_rows(one),
@@ -189,15 +181,7 @@ pub(crate) fn report_rows(
     text: &str,
     file: &str,
 ) -> Result<(Vec<Arc<ClassAd>>, Option<i64>), PrioritiesError> {
-    let ads =
-        crate::ad::read::read_ads_as(text, file, crate::ad::read::Format::Old).map_err(|e| {
-            PrioritiesError {
-                file: e.file,
-                line: e.line,
-                column: e.column,
-                message: e.message,
-            }
-        })?;
+    let ads = read_ads(text, file)?;
     let last_update = ads
         .iter()
         .find_map(|ad| match get(&Arc::new(ad.clone()), "LastUpdate") {
@@ -209,6 +193,18 @@ pub(crate) fn report_rows(
         _ => ads.into_iter().map(Arc::new).collect(),
     };
     Ok((rows, last_update))
+}
+
+/// The old-syntax ads of a `condor_userprio -l` text.
+fn read_ads(text: &str, file: &str) -> Result<Vec<ClassAd>, PrioritiesError> {
+    crate::ad::read::read_ads_as(text, file, crate::ad::read::Format::Old).map_err(|e| {
+        PrioritiesError {
+            file: e.file,
+            line: e.line,
+            column: e.column,
+            message: e.message,
+        }
+    })
 }
 
 /// `name`'s value in `ad` (evaluated: `condor_userprio` prints literals).
