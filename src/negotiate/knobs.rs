@@ -377,14 +377,32 @@ impl CycleKnobs {
         Ok((knobs, warnings))
     }
 
-    /// The group a submitter belongs to (negotiator.md section 4): the part of
-    /// its name before the last `.`, once everything from `@` is removed, when
-    /// that names a group (ignoring case); `None` for the group `<none>`.
+    /// The group a submitter belongs to (negotiator.md section 4), as
+    /// [`assigned_group`] finds it among `GROUP_NAMES`; `None` for the group
+    /// `<none>`.
     pub fn group_of(&self, submitter: &str) -> Option<usize> {
-        let name = submitter.split('@').next().unwrap_or(submitter);
-        let (group, _) = name.rsplit_once('.')?;
-        self.groups.position(group)
+        assigned_group(submitter, |g| self.groups.position(g))
     }
+}
+
+/// The group a submitter is assigned to, as `GroupEntry::GetAssignedGroup`
+/// finds it: its name less everything from the last `@` (a name without one
+/// is taken whole, as priorities files write submitters), then the part before
+/// its last `.`, walked down the tree name by name as far as `find` (a group
+/// by its full name) finds groups: `group_a.x.u@d` goes to `group_a` when
+/// `group_a.x` is not a group. `None` for the root, `<none>`.
+pub fn assigned_group<T>(submitter: &str, find: impl Fn(&str) -> Option<T>) -> Option<T> {
+    let name = submitter.rsplit_once('@').map_or(submitter, |(n, _)| n);
+    let (path, _) = name.rsplit_once('.')?;
+    let ends = path.match_indices('.').map(|(i, _)| i).chain([path.len()]);
+    let mut found = None;
+    for end in ends {
+        match find(&path[..end]) {
+            Some(g) => found = Some(g),
+            None => break,
+        }
+    }
+    found
 }
 
 #[cfg(test)]
@@ -438,6 +456,10 @@ mod tests {
         );
         assert_eq!(k.group_of("a.E.alice"), Some(1));
         assert_eq!(k.group_of("x.y.alice"), None);
+        // `GetAssignedGroup` walks down as far as the groups go: `a.b` was
+        // ignored, so its submitters are `A`'s.
+        assert_eq!(k.group_of("a.b.c.alice@d"), Some(0));
+        assert_eq!(k.group_of("a.e.f.alice@d"), Some(1));
     }
 
     #[test]

@@ -566,6 +566,21 @@ fn group_quotas_cap_groups_and_surplus_goes_where_it_is_accepted() {
     );
 }
 
+/// `GroupEntry::GetAssignedGroup` walks a submitter's group name down the tree
+/// as far as the configured groups go: `group_a.x.u`, where `group_a.x` is not
+/// a group, negotiates in `group_a` and under its quota of 2 (before, such a
+/// submitter fell to `<none>` and took the root's 4).
+#[test]
+fn a_submitter_of_an_unlisted_subgroup_is_its_nearest_group_s() {
+    let jobs = jobs_of("u", 1, 8, "AccountingGroup = \"group_a.x.u\"");
+    let slots = slots_of(8, 1, 1, "");
+    let statics =
+        "GROUP_NAMES = group_a, group_b\nGROUP_QUOTA_group_a = 2\nGROUP_QUOTA_group_b = 2\n";
+    let o = cycle(&jobs, &slots, statics, "");
+    assert_eq!(per_submitter(&o), [("group_a.x.u".into(), 2)]);
+    assert!(o.matches.iter().all(|m| m.group.is_some()));
+}
+
 /// A `GROUP_NAMES` hierarchy thousands of groups deep: its passes (quotas,
 /// fair share, surplus, usage) visit the tree without recursing, so the cycle
 /// runs on a thread of 256 KiB of stack (HTCondor's recursion, followed call for

@@ -96,30 +96,14 @@ pub struct Accounts {
 }
 
 /// The group customer `name` is charged to, as `GroupEntry::GetAssignedGroup`
-/// finds it: a name without `@` (a group, or malformed) and one without a `.`
-/// before its `@` go to the root; otherwise the part before the last `.` is
-/// walked down the tree of `groups` name by name (ignoring case), stopping at
-/// the deepest group that exists.
+/// finds it ([`super::knobs::assigned_group`]) among `groups`; a name without
+/// `@` is a group's own record (or malformed) and goes to the root.
 pub fn assigned_group<'a>(name: &str, groups: &'a [String]) -> &'a str {
-    let Some((user, _)) = name.rsplit_once('@') else {
+    if !name.contains('@') {
         return ROOT_GROUP;
-    };
-    let Some((path, _)) = user.rsplit_once('.') else {
-        return ROOT_GROUP;
-    };
-    let mut found: &str = ROOT_GROUP;
-    let mut prefix = String::new();
-    for part in path.split('.') {
-        if !prefix.is_empty() {
-            prefix.push('.');
-        }
-        prefix.push_str(part);
-        match groups.iter().find(|g| g.eq_ignore_ascii_case(&prefix)) {
-            Some(g) => found = g,
-            None => break,
-        }
     }
-    found
+    let find = |g: &str| groups.iter().find(|n| n.eq_ignore_ascii_case(g));
+    super::knobs::assigned_group(name, find).map_or(ROOT_GROUP, String::as_str)
 }
 
 impl Accounts {
