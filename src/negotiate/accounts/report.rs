@@ -84,16 +84,17 @@ impl Accounts {
     ) -> Result<Accounts, PrioritiesError> {
         let (rows, last_update) = report_rows(text, file)?;
         let mut accounts = Accounts::new(last_update.unwrap_or(now), half_life, groups);
-        for (i, ad) in rows.iter().enumerate() {
-            let bad = |what: String| PrioritiesError {
+        for row in &rows {
+            let ad = &row.ad;
+            let bad = |attr: &str, what: String| PrioritiesError {
                 file: file.to_string(),
-                line: 1,
+                line: row.line_of(attr),
                 column: 1,
-                message: format!("entry {}: {what}", i + 1),
+                message: what,
             };
             let name = match get(ad, "Name") {
                 Value::Str(s) if !s.as_str().is_empty() => s.as_str().to_string(),
-                _ => return Err(bad("no Name (a string)".into())),
+                _ => return Err(bad("Name", "an entry has no Name (a string)".into())),
             };
             let number = |attr: &str| -> Result<f64, PrioritiesError> {
                 match get(ad, attr) {
@@ -101,7 +102,7 @@ impl Accounts {
                     v => v
                         .as_f64_promoted()
                         .filter(|x| x.is_finite())
-                        .ok_or_else(|| bad(format!("{name:?}: {attr} is not a number"))),
+                        .ok_or_else(|| bad(attr, format!("{name:?}: {attr} is not a number"))),
                 }
             };
             let count = |attr: &str| number(attr).map(|x| x as i64);
@@ -227,8 +228,8 @@ mod tests {
             (root.priority_factor, root.weighted_resources_used),
             (None, 12.0)
         );
-        let bad = "Name1 = \"x@d\"\nPriority1 = \"high\"\nNumSubmittors = 1\n";
+        let bad = "Name1 = \"x@d\"\nPriority1 = 1.0\nName2 = \"y@d\"\nPriority2 = \"high\"\n";
         let e = Accounts::from_userprio(bad, "f", 0, 1.0, Vec::new()).unwrap_err();
-        assert!(e.message.contains("Priority is not a number"), "{e}");
+        assert_eq!(e.to_string(), "f:4:1: \"y@d\": Priority is not a number");
     }
 }

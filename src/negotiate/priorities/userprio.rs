@@ -67,39 +67,10 @@ pub fn layout(text: &str) -> Layout {
 
 /// Reads `condor_userprio -l` output (either layout).
 pub fn parse(text: &str, file: &str) -> Result<Priorities, PrioritiesError> {
-    let ads = read_ads(text, file)?;
-    let lines = DefinitionLines::of(text);
-    let rows = match ads.as_slice() {
-        [one] if is_legacy(one) => legacy_rows(one),
-        _ => ads
-            .into_iter()
-            .map(|ad| {
-                let names = ad.iter().map(|(n, _)| n.to_string()).collect();
-                (Arc::new(ad), names)
-            })
-            .collect(),
-    };
+    let (rows, _) = report_rows(text, file)?;
     let mut p = Priorities::default();
-    let mut seen = ahash::AHashMap::<String, usize>::new();
-    for (ad, names) in &rows {
-        // The line of each attribute of this row, for errors: a row defines
-        // an attribute once, so its k-th definition in the text is the k-th
-        // row's that has it (group rows counted).
-        let mut row_lines = ahash::AHashMap::<String, u32>::new();
-        for written in names {
-            let k = seen.entry(written.to_ascii_lowercase()).or_insert(0);
-            let line = lines.nth(written, *k).unwrap_or(1);
-            *k += 1;
-            row_lines.insert(legacy_base(written).to_ascii_lowercase(), line);
-            row_lines.insert(written.to_ascii_lowercase(), line);
-        }
-        let first_line = row_lines.values().copied().min().unwrap_or(1);
-        let line_of = |attr: &str| -> u32 {
-            row_lines
-                .get(&attr.to_ascii_lowercase())
-                .copied()
-                .unwrap_or(first_line)
-        };
+    for row in &rows {
+        let (ad, line_of) = (&row.ad, |attr: &str| row.line_of(attr));
         if matches!(get(ad, "IsAccountingGroup"), Value::Bool(true)) {
             continue;
         }
@@ -175,12 +146,30 @@ fn error(file: &str, line: u32, message: &str) -> PrioritiesError {
     }
 }
 
-/// The rows of a `condor_userprio -l` text, one ad per submitter or group,
-/// from either layout (see the module docs), and `LastUpdate` when given.
+/// One submitter's or group's row of a `condor_userprio -l` text: its ad,
+/// and the line each of its attributes is defined at.
+pub(crate) struct Row {
+    /// Its attributes, the legacy layout's numbers taken off.
+    pub ad: Arc<ClassAd>,
+    /// By attribute name in lower case (with and without its number).
+    lines: ahash::AHashMap<String, u32>,
+    first_line: u32,
+}
+
+impl Row {
+    /// The line where `attr` is defined, else the row's first.
+    pub(crate) fn line_of(&self, attr: &str) -> u32 {
+        let attr = attr.to_ascii_lowercase();
+        self.lines.get(&attr).copied().unwrap_or(self.first_line)
+    }
+}
+
+/// The rows of a `condor_userprio -l` text, one per submitter or group, from
+/// either layout (see the module docs), and `LastUpdate` when given.
 pub(crate) fn report_rows(
     text: &str,
     file: &str,
-) -> Result<(Vec<Arc<ClassAd>>, Option<i64>), PrioritiesError> {
+) -> Result<(Vec<Row>, Option<i64>), PrioritiesError> {
     let ads = read_ads(text, file)?;
     let last_update = ads
         .iter()
@@ -189,9 +178,38 @@ pub(crate) fn report_rows(
             _ => None,
         });
     let rows = match ads.as_slice() {
-        [one] if is_legacy(one) => legacy_rows(one).into_iter().map(|(ad, _)| ad).collect(),
-        _ => ads.into_iter().map(Arc::new).collect(),
+        [one] if is_legacy(one) => legacy_rows(one),
+        _ => ads
+            .into_iter()
+            .map(|ad| {
+                let names = ad.iter().map(|(n, _)| n.to_string()).collect();
+                (Arc::new(ad), names)
+            })
+            .collect(),
     };
+    let lines = DefinitionLines::of(text);
+    let mut seen = ahash::AHashMap::<String, usize>::new();
+    let rows = rows
+        .into_iter()
+        .map(|(ad, names)| {
+            // A row defines an attribute once, so its k-th definition in the
+            // text is the k-th row's that has it.
+            let mut row_lines = ahash::AHashMap::<String, u32>::new();
+            for written in names {
+                let k = seen.entry(written.to_ascii_lowercase()).or_insert(0);
+                let line = lines.nth(&written, *k).unwrap_or(1);
+                *k += 1;
+                row_lines.insert(legacy_base(&written).to_ascii_lowercase(), line);
+                row_lines.insert(written.to_ascii_lowercase(), line);
+            }
+            let first_line = row_lines.values().copied().min().unwrap_or(1);
+            Row {
+                ad,
+                lines: row_lines,
+                first_line,
+            }
+        })
+        .collect();
     Ok((rows, last_update))
 }
 
