@@ -20,9 +20,11 @@ use ahash::AHashMap;
 use classad_vm::{Halt, Machine, Program, Sides, SlotTable, Value};
 use std::sync::Arc;
 
-/// How many compiled ads one [`Repeated`] keeps at most; past it, it starts
-/// afresh, so memory stays bounded however many ads it meets.
-const MOST_COMPILED: usize = 1 << 16;
+/// How many compiled ads one [`Repeated`] keeps at most, and how many ads it
+/// remembers meeting; past either, it starts afresh, so its memory stays
+/// bounded however many ads it meets (a compiled slot ad is tens of KB).
+const MOST_COMPILED: usize = 1 << 12;
+const MOST_MET: usize = 1 << 18;
 
 /// An ad as a side of the pairs: once it came back, compiled (and, as MY, the
 /// expressions compiled for it, by index, as each is first needed).
@@ -42,6 +44,8 @@ pub struct Repeated {
     mine: AHashMap<usize, Side>,
     targets: AHashMap<usize, Side>,
     compiled: usize,
+    /// [`MOST_COMPILED`] and [`MOST_MET`] (smaller in tests).
+    bounds: (usize, usize),
     machine_runs: u64,
     reference_runs: u64,
 }
@@ -70,6 +74,7 @@ impl Repeated {
             mine: AHashMap::new(),
             targets: AHashMap::new(),
             compiled: 0,
+            bounds: (MOST_COMPILED, MOST_MET),
             machine_runs: 0,
             reference_runs: 0,
         }
@@ -79,6 +84,7 @@ impl Repeated {
     fn fresh(&self) -> Repeated {
         Repeated {
             exprs: self.exprs.clone(),
+            bounds: self.bounds,
             ..Repeated::new()
         }
     }
@@ -118,7 +124,8 @@ impl Repeated {
     /// Notes a meeting with `ad` as MY (`mine`) or TARGET; true when it is
     /// compiled (it came back).
     fn meet(&mut self, mine: bool, ad: &Arc<ClassAd>) -> bool {
-        if self.compiled >= MOST_COMPILED {
+        let met = self.mine.len() + self.targets.len();
+        if self.compiled >= self.bounds.0 || met >= self.bounds.1 {
             let runs = (self.machine_runs, self.reference_runs);
             *self = self.fresh();
             (self.machine_runs, self.reference_runs) = runs;
@@ -215,5 +222,36 @@ mod tests {
         let which = once.add(expr);
         once.eval(which, &slots[0], &jobs[0]).ok();
         assert_eq!(once.runs(), (0, 1));
+    }
+
+    /// Past its bounds it starts afresh: the ads it holds stay few however
+    /// many it meets, and the values stay the reference evaluator's.
+    #[test]
+    fn what_it_keeps_stays_bounded() {
+        let expr = policy_expr("MY.A + TARGET.B").unwrap();
+        let mut r = Repeated::new();
+        r.bounds = (3, 8);
+        let which = r.add(expr.clone());
+        let slots = test_ads(&(0..5).map(|i| format!("[A = {i}]\n")).collect::<String>());
+        let job = test_ads("[B = 100]");
+        for round in 0..4 {
+            for s in &slots {
+                let v = r.eval(which, s, &job[0]);
+                assert_eq!(
+                    format!("{v:?}"),
+                    format!(
+                        "{:?}",
+                        eval_in(&expr, s, Some(&job[0]), Semantics::Htcondor)
+                    )
+                );
+                assert!(
+                    r.compiled <= 3 && r.mine.len() + r.targets.len() <= 8,
+                    "round {round}"
+                );
+            }
+        }
+        let (machine, reference) = r.runs();
+        assert_eq!(machine + reference, 20);
+        assert!(machine > 0, "the job came back: {machine}");
     }
 }
