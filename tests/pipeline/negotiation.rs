@@ -98,6 +98,8 @@ struct Reached {
     packed: usize,
     later_spins: usize,
     rejections: u64,
+    /// Preemption tests the fast cycle ran on the machine (`engine::Repeated`).
+    policy_on_machine: u64,
 }
 
 fn differential(groups: bool, cases: usize) -> Reached {
@@ -127,6 +129,7 @@ fn differential(groups: bool, cases: usize) -> Reached {
             })
             .count();
         seen.rejections += r.rejections;
+        seen.policy_on_machine += fast.stats.policy_evaluations[0];
         invariants(&fast);
         let d = differences(&fast, &r);
         assert!(
@@ -148,6 +151,10 @@ fn the_cycle_equals_the_reference_negotiator_on_seeded_pools() {
         ("consumption-policy matches", seen.consumption_matches),
         ("jobs packed depth first", seen.packed),
         ("matches after the first spin", seen.later_spins),
+        (
+            "preemption tests on the machine",
+            seen.policy_on_machine as usize,
+        ),
     ] {
         assert!(n >= 5, "the pools reach {what}: {seen:?}");
     }
