@@ -138,6 +138,28 @@ pub struct Cycle {
 }
 
 impl Cycle {
+    /// The cycle `outcome` on `pool` and `queue`, with the `read_s` seconds of
+    /// reading counted as its first phase.
+    fn of(
+        mut outcome: CycleOutcome,
+        pool: Pool,
+        queue: Queue,
+        read_s: f64,
+        checks: InputChecks,
+    ) -> Cycle {
+        outcome.stats.phase_durations[0] = read_s;
+        outcome.stats.duration += read_s;
+        Cycle {
+            outcome,
+            pool,
+            autoclusters: queue.clusters().len(),
+            classes: queue.clusters().class_count(),
+            facts: queue.into_facts(),
+            read_s,
+            checks,
+        }
+    }
+
     /// Says on standard error what would change the cycle's result in silence
     /// (see [`InputChecks::warn`]).
     pub fn warn(&self, files: InputFiles<'_>) -> Result<(), Failure> {
@@ -180,11 +202,9 @@ pub fn cycle_from_files(
         );
         let queue = queue?;
         let read_s = started.elapsed().as_secs_f64();
-        let autoclusters = queue.clusters().len();
-        let classes = queue.clusters().class_count();
         let checks = InputChecks::of_classes(queue.clusters(), slot_checks, &pool.slots().ads);
         let mut phase = None;
-        let mut outcome = pool.negotiate_compiled(&queue, compiled, |p| {
+        let outcome = pool.negotiate_compiled(&queue, compiled, |p| {
             // The phase before is over (its line cleared) as the next starts.
             drop(phase.take());
             phase = Some(progress.phase(match p {
@@ -193,17 +213,7 @@ pub fn cycle_from_files(
             }));
         });
         drop(phase);
-        outcome.stats.phase_durations[0] = read_s;
-        outcome.stats.duration += read_s;
-        return Ok(Cycle {
-            outcome,
-            pool,
-            facts: queue.into_facts(),
-            autoclusters,
-            classes,
-            read_s,
-            checks,
-        });
+        return Ok(Cycle::of(outcome, pool, queue, read_s, checks));
     }
     let reading = progress.phase("reading the jobs");
     let ads: Vec<Arc<ClassAd>> = match jobs {
@@ -220,24 +230,12 @@ pub fn cycle_from_files(
     }
     drop((reading, ads));
     let read_s = started.elapsed().as_secs_f64();
-    let autoclusters = queue.clusters().len();
-    let classes = queue.clusters().class_count();
     let _cycle = progress.phase("matching and negotiating");
-    let mut outcome = match how.engine {
+    let outcome = match how.engine {
         crate::engine::Engine::Vm => pool.negotiate(&queue),
         crate::engine::Engine::Reference => pool.negotiate_on_reference(&queue),
     };
-    outcome.stats.phase_durations[0] = read_s;
-    outcome.stats.duration += read_s;
-    Ok(Cycle {
-        outcome,
-        pool,
-        facts: queue.into_facts(),
-        autoclusters,
-        classes,
-        read_s,
-        checks,
-    })
+    Ok(Cycle::of(outcome, pool, queue, read_s, checks))
 }
 
 /// The evaluation `--engine` and `--no-autocluster` ask for.
