@@ -68,23 +68,13 @@ pub fn load_knobs(path: Option<&str>, verbose: bool) -> Result<CycleKnobs, Failu
     Ok(knobs)
 }
 
-/// The priorities of `--priorities`, with a warning on standard error when
-/// some submitter has a floor or a ceiling, which the cycle does not model.
+/// The priorities of `--priorities`.
 pub fn load_priorities(path: Option<&str>) -> Result<Priorities, Failure> {
     let Some(path) = path else {
         return Ok(Priorities::default());
     };
     let text = super::io::read_text_file(path)?;
-    let p = Priorities::parse(&text, path).map_err(|e| e.to_string())?;
-    let bounded = p.with_floor_or_ceiling();
-    if let Some(first) = bounded.first() {
-        super::io::to_stderr(&format!(
-            "warning: {} submitters of --priorities {path} have a Floor or Ceiling (first: \
-             {first:?}), which the emulator does not model yet: the cycle runs as if they had none",
-            bounded.len()
-        ))?;
-    }
-    Ok(p)
+    Ok(Priorities::parse(&text, path).map_err(|e| e.to_string())?)
 }
 
 /// Reads the queue of `--jobs` (or the built-in one) against `pool`, in parts
@@ -328,10 +318,28 @@ pub fn outcome_json(c: &Cycle) -> serde_json::Value {
         "priority_lines_without_submitter".to_string(),
         json!(c.outcome.stats.priority_lines_without_submitter),
     );
+    stats.insert(
+        "floor_rounds".to_string(),
+        json!(c.outcome.stats.floor_rounds),
+    );
+    let limits: Vec<serde_json::Value> = c
+        .outcome
+        .concurrency_limits
+        .iter()
+        .map(|l| {
+            json!({
+                "name": l.name,
+                "before": real(l.before),
+                "after": real(l.after),
+                "maximum": real(l.maximum),
+            })
+        })
+        .collect();
     json!({
         "matches": matches,
         "unmatched": unmatched,
         "submitters": submitters,
+        "concurrency_limits": limits,
         "stats": stats,
     })
 }

@@ -124,12 +124,17 @@ const KNOWN_KNOBS: [&str; 32] = [
     "STARTD_JOB_ATTRS",
 ];
 
-/// Prefixes of knobs named per group.
-const KNOWN_PREFIXES: [&str; 3] = [
+/// Prefixes of knobs named per group, and of the concurrency limits'
+/// defaults (`CONCURRENCY_LIMIT_DEFAULT` and `_<scope>`).
+const KNOWN_PREFIXES: [&str; 4] = [
     "GROUP_QUOTA_",
     "GROUP_ACCEPT_SURPLUS_",
     "GROUP_PRIO_FACTOR_",
+    "CONCURRENCY_LIMIT_DEFAULT",
 ];
+
+/// The suffix of a concurrency limit's maximum, `<name>_LIMIT`.
+const LIMIT_SUFFIX: &str = "_LIMIT";
 
 /// A list knob as HTCondor's `StringTokenIterator` splits it (commas and blanks).
 fn list(value: &str) -> Vec<String> {
@@ -211,6 +216,7 @@ impl NegotiatorPolicy {
                 not_read
                     || !KNOWN_KNOBS.contains(&upper)
                         && !KNOWN_PREFIXES.iter().any(|p| upper.starts_with(p))
+                        && !upper.ends_with(LIMIT_SUFFIX)
             })
             .map(|(name, place)| format!("{place}: {name}: {NOT_READ}"))
             .collect();

@@ -3,6 +3,7 @@
 //! for a request is in [`choose`].
 
 use super::accountant::{effective_priority, Accountant};
+use super::concurrency_limits::{limits_against, JobLimits, LimitCounts};
 use super::consumption;
 use super::jobs::{request_order, JobFacts, QueueFacts};
 use super::knobs::CycleKnobs;
@@ -12,7 +13,9 @@ use super::matchlist::{
 use super::offers::{Offer, Offers};
 use super::pairs::{evaluate_rank, evaluate_test, ClassPairs, Test};
 use super::priorities::Priorities;
-use super::report::{CycleMatch, CycleOutcome, SubmitterReport, Unmatched, UnmatchedJobs};
+use super::report::{
+    CycleMatch, CycleOutcome, LimitUse, SubmitterReport, Unmatched, UnmatchedJobs,
+};
 use super::slots::SlotTable;
 use crate::ad::ClassAd;
 use crate::engine::{eval_attr_once, eval_once};
@@ -44,6 +47,10 @@ struct LastTurn {
     /// Autoclusters rejected only while the submitter was past its limit (when
     /// only slots whose Rank prefers the job were candidates).
     rejected_past_limit: ahash::AHashSet<u32>,
+    /// Autoclusters rejected where a concurrency limit refused some candidate.
+    rejected_for_limits: ahash::AHashSet<u32>,
+    /// The submitter's ceiling stopped the turn or kept it from starting.
+    ceiling: bool,
 }
 
 /// One submitter of the cycle.
@@ -67,6 +74,10 @@ struct Submitter {
     starvation: f64,
     matches: u64,
     last: LastTurn,
+    /// Its floor (`Accountant::GetFloor`; 0 for none).
+    floor: f64,
+    /// Its ceiling (`Accountant::GetCeiling`; `None` for none).
+    ceiling: Option<i64>,
 }
 
 /// A request of a turn: consecutive runs of one autocluster.
@@ -87,6 +98,16 @@ struct Limits {
     unclaimed: f64,
     used: f64,
     used_unclaimed: f64,
+}
+
+/// What bounds a turn: the submitter's limits, what its ceiling leaves it,
+/// and whether past the limit it goes on for slots whose Rank prefers its jobs
+/// (the first spin, with preemption).
+#[derive(Clone, Copy, Debug)]
+struct TurnBounds {
+    limits: Limits,
+    ceiling: f64,
+    ignore_limit: bool,
 }
 
 /// A match list, made whole or read as needed.
@@ -169,6 +190,13 @@ pub(super) struct Cycle<'a> {
     out: CycleOutcome,
     /// The first turn of each submitter, in order.
     turn_order: Vec<usize>,
+    /// The concurrency limits in use (section 15), and as the cycle began.
+    limit_counts: LimitCounts,
+    limits_before: LimitCounts,
+    /// Per class whose requests came, what its `ConcurrencyLimits` is.
+    class_limits: ahash::AHashMap<u32, JobLimits>,
+    /// A concurrency limit refused a candidate during this search.
+    refused_for_limits: bool,
 }
 
 /// In [`Cycle::runs_on`]: the slot runs a job of a user with no request in
@@ -182,6 +210,8 @@ const UNCLAIMED: u32 = u32::MAX;
 struct Found {
     entry: Option<Entry>,
     refused_by_limit: u32,
+    /// A concurrency limit refused the request or some candidate.
+    refused_for_limits: bool,
 }
 
 impl<'a> Cycle<'a> {
@@ -220,6 +250,8 @@ impl<'a> Cycle<'a> {
                     starvation: f64::MAX,
                     matches: 0,
                     last: LastTurn::default(),
+                    floor: floor_of(name, priorities),
+                    ceiling: ceiling_of(name, priorities),
                 });
             }
             if f.idle {
@@ -302,6 +334,10 @@ impl<'a> Cycle<'a> {
             min_weight: slots.min_weight(),
             out: CycleOutcome::default(),
             turn_order: Vec::new(),
+            limit_counts: LimitCounts::default(),
+            limits_before: LimitCounts::in_use(&slots.ads),
+            class_limits: ahash::AHashMap::new(),
+            refused_for_limits: false,
         };
         cycle.out.stats.total_slots = slots.len() as u64;
         cycle.out.stats.trimmed_slots = available_count as u64;
@@ -316,6 +352,7 @@ impl<'a> Cycle<'a> {
         if knobs.ignore_job_ranks {
             cycle.sort_slots_statically();
         }
+        cycle.limit_counts = cycle.limits_before.clone();
         cycle
     }
 
@@ -346,12 +383,12 @@ impl<'a> Cycle<'a> {
         self.static_order = Some(order);
     }
 
-    /// Runs the cycle without groups (section 2 step 5): one call of the pie spins
-    /// over every submitter with the pool as quota.
+    /// Runs the cycle: without groups (section 2 step 5), one round over every
+    /// submitter with the pool as quota.
     pub(super) fn run(mut self) -> CycleOutcome {
         let mut all: Vec<usize> = (0..self.submitters.len()).collect();
         if self.knobs.groups.is_empty() {
-            self.pie_spins(&mut all, None, f64::from(i32::MAX));
+            self.round(&mut all, None, f64::from(i32::MAX));
         } else {
             super::groups::negotiate_groups(&mut self);
         }
@@ -410,9 +447,46 @@ impl<'a> Cycle<'a> {
         self.out.stats.candidate_slots = n;
     }
 
+    /// The negotiation of one group (of the pool, without groups) as
+    /// `negotiationTime` and the group callback of `hgq_negotiate_with_all_groups`
+    /// run it (section 16): a floor round among the submitters below their
+    /// floor (`findBelowFloorSubmitters`), then the pie spins over all of them.
+    pub(super) fn round(&mut self, subs: &mut Vec<usize>, group: Option<usize>, quota: f64) {
+        let mut below: Vec<usize> = subs
+            .iter()
+            .copied()
+            .filter(|&s| {
+                let floor = self.submitters[s].floor;
+                floor > 0.0 && self.accountant.usage[s] < floor
+            })
+            .collect();
+        if !below.is_empty() {
+            self.out.stats.floor_rounds += 1;
+            self.pie_spins(&mut below, group, quota, true);
+        }
+        self.pie_spins(subs, group, quota, false);
+    }
+
+    /// How much more submitter `s` may take before its ceiling (section 16):
+    /// `GetCeiling` less the integer part of its usage, at least 0, or
+    /// `INT_MAX` without a ceiling.
+    fn ceiling_left(&self, s: usize) -> f64 {
+        match self.submitters[s].ceiling {
+            None => f64::from(i32::MAX),
+            Some(c) => (c - self.accountant.usage[s].trunc() as i64).max(0) as f64,
+        }
+    }
+
     /// HTCondor's `negotiateWithGroup`: pie spins over `subs` with `quota` as the
-    /// pool (section 3). `group` is `None` without groups.
-    pub(super) fn pie_spins(&mut self, subs: &mut Vec<usize>, group: Option<usize>, quota: f64) {
+    /// pool (section 3), each limit no more than the floor in a floor round
+    /// (section 16). `group` is `None` without groups.
+    fn pie_spins(
+        &mut self,
+        subs: &mut Vec<usize>,
+        group: Option<usize>,
+        quota: f64,
+        floor_round: bool,
+    ) {
         let k = self.knobs;
         self.out.stats.pies += 1;
         let mut spin = 0u32;
@@ -432,7 +506,8 @@ impl<'a> Cycle<'a> {
             let total = self.pool_size.min(quota);
             let mut pie_left = 0.0;
             for &s in subs.iter() {
-                let l = self.limits(s, group, quota, group_usage, max_prio, normal, total);
+                // calculatePieLeft: limits as outside a floor round.
+                let l = self.limits(s, group, quota, group_usage, max_prio, normal, total, false);
                 let usage = self.accountant.usage[s];
                 let share = usage + l.limit;
                 self.submitters[s].starvation = if share > 0.0 {
@@ -465,14 +540,27 @@ impl<'a> Cycle<'a> {
                     }
                 }
                 turns_taken += 1;
-                let mut l = self.limits(s, group, quota, group_usage, max_prio, normal, total);
+                let mut l = self.limits(
+                    s,
+                    group,
+                    quota,
+                    group_usage,
+                    max_prio,
+                    normal,
+                    total,
+                    floor_round,
+                );
                 if l.limit > pie_left {
                     l.limit = pie_left;
                 }
+                let ceiling = self.ceiling_left(s);
                 let result = if self.submitters[s].idle == 0 {
                     Turn::Done
                 } else if (l.limit < self.min_weight || pie_left < self.min_weight) && spin > 1 {
                     Turn::Resume
+                } else if ceiling == 0.0 || ceiling < self.min_weight {
+                    self.submitters[s].last.ceiling = true;
+                    Turn::Done
                 } else {
                     // A submitter has had a turn exactly when it is in the
                     // turn order (every turn ends in `end_turn`).
@@ -481,7 +569,12 @@ impl<'a> Cycle<'a> {
                         self.out.stats.active_submitters += 1;
                         self.out.stats.num_idle_jobs += self.submitters[s].idle;
                     }
-                    self.negotiate(s, l, ignore_limit, &mut pie_left, spin, group)
+                    let turn = TurnBounds {
+                        limits: l,
+                        ceiling,
+                        ignore_limit,
+                    };
+                    self.negotiate(s, turn, &mut pie_left, spin, group)
                 };
                 if result == Turn::Resume {
                     subs.push(s);
@@ -489,7 +582,8 @@ impl<'a> Cycle<'a> {
             }
             subs.extend_from_slice(&spin_order[turns_taken..]);
             let progressed = pie_left < pie_orig || subs.len() < count_orig;
-            if !(progressed && !subs.is_empty() && self.available_count > 0) {
+            // A floor round spins the pie once (the loop's `!isFloorRound`).
+            if !(progressed && !subs.is_empty() && self.available_count > 0) || floor_round {
                 break;
             }
         }
@@ -509,8 +603,9 @@ impl<'a> Cycle<'a> {
         (max, normal)
     }
 
-    /// HTCondor's `calculateSubmitterLimit` (section 3 step 3). Group quota and
-    /// usage are single precision there, and so here.
+    /// HTCondor's `calculateSubmitterLimit` (section 3 step 3; in a floor
+    /// round, section 16). Group quota and usage are single precision there,
+    /// and so here.
     #[allow(clippy::too_many_arguments)]
     fn limits(
         &self,
@@ -521,6 +616,7 @@ impl<'a> Cycle<'a> {
         max_prio: f64,
         normal: f64,
         total: f64,
+        floor_round: bool,
     ) -> Limits {
         let sub = &self.submitters[s];
         let usage = self.accountant.usage[s];
@@ -545,6 +641,9 @@ impl<'a> Cycle<'a> {
         }
         if !self.knobs.consider_preemption {
             limit = unclaimed;
+        }
+        if floor_round {
+            limit = limit.min(sub.floor);
         }
         Limits {
             limit,
@@ -657,16 +756,22 @@ impl<'a> Cycle<'a> {
     fn negotiate(
         &mut self,
         s: usize,
-        mut l: Limits,
-        ignore_limit: bool,
+        turn: TurnBounds,
         pie_left: &mut f64,
         spin: u32,
         group: Option<usize>,
     ) -> Turn {
+        let TurnBounds {
+            limits: mut l,
+            ceiling,
+            ignore_limit,
+        } = turn;
         let requests = self.requests(s);
         let mut rejected: ahash::AHashSet<u32> = ahash::AHashSet::new();
         let mut past_limit: ahash::AHashSet<u32> = ahash::AHashSet::new();
+        let mut for_limits: ahash::AHashSet<u32> = ahash::AHashSet::new();
         let mut limited = false;
+        let mut hit_ceiling = false;
         let (mut next, mut cur) = (0usize, None::<usize>);
         let (mut count, mut offers, mut skip) = (0u32, 0u32, 1u32);
         let result = loop {
@@ -678,12 +783,16 @@ impl<'a> Cycle<'a> {
             } else {
                 false
             };
+            if l.used >= ceiling {
+                hit_ceiling = true;
+                break Turn::Resume;
+            }
             offers += skip;
             if count <= offers {
                 loop {
                     let Some(req) = requests.get(next) else {
                         let at_limit = l.used >= l.limit || limited;
-                        self.end_turn(s, at_limit, rejected, past_limit);
+                        self.end_turn(s, at_limit, [rejected, past_limit, for_limits]);
                         return if at_limit { Turn::Resume } else { Turn::Done };
                     };
                     next += 1;
@@ -709,6 +818,9 @@ impl<'a> Cycle<'a> {
                 if only_rank {
                     past_limit.insert(req.autocluster);
                 }
+                if found.refused_for_limits {
+                    for_limits.insert(req.autocluster);
+                }
                 if found.refused_by_limit > 0
                     && !self.knobs.consider_preemption
                     && !self.knobs.use_slot_weights
@@ -719,6 +831,14 @@ impl<'a> Cycle<'a> {
             };
             let slot = entry.slot as usize;
             let rep = self.clusters.representative(req.class).clone();
+            // matchmakingProtocol's MatchedConcurrencyLimits, against the
+            // slot before a consumption policy takes from it; AddMatch counts
+            // them.
+            if self.class_limits(req.class) != &JobLimits::None {
+                if let Some(list) = limits_against(&rep, &self.ads[slot]) {
+                    self.limit_counts.add(&list);
+                }
+            }
             let cost = if self.slots.consumption[slot] {
                 let c = self.offers.consumption(req.class, &rep, slot, &self.ads);
                 let (cost, after) = consumption::cost(&self.ads[slot], &c);
@@ -773,24 +893,31 @@ impl<'a> Cycle<'a> {
                 packed,
             });
         };
-        self.end_turn(s, true, rejected, past_limit);
+        self.end_turn(s, true, [rejected, past_limit, for_limits]);
+        self.submitters[s].last.ceiling = hit_ceiling;
         result
     }
 
+    /// What class `class`'s `ConcurrencyLimits` is, worked out once.
+    pub(super) fn class_limits(&mut self, class: u32) -> &JobLimits {
+        let clusters = self.clusters;
+        self.class_limits
+            .entry(class)
+            .or_insert_with(|| JobLimits::of(clusters.representative(class)))
+    }
+
     /// Keeps how a turn left the submitter's jobs: `at_limit` when it ended at the
-    /// submitter's limit.
-    fn end_turn(
-        &mut self,
-        s: usize,
-        at_limit: bool,
-        rejected: ahash::AHashSet<u32>,
-        past_limit: ahash::AHashSet<u32>,
-    ) {
+    /// submitter's limit; the autoclusters rejected, those rejected past the
+    /// limit, and those where a concurrency limit refused some candidate.
+    fn end_turn(&mut self, s: usize, at_limit: bool, sets: [ahash::AHashSet<u32>; 3]) {
+        let [rejected, past_limit, for_limits] = sets;
         let last = &mut self.submitters[s].last;
         last.had_turn = true;
         last.limited = at_limit;
         last.rejected = rejected;
         last.rejected_past_limit = past_limit;
+        last.rejected_for_limits = for_limits;
+        last.ceiling = false;
     }
 
     /// The outcome: the unmatched jobs with why, the submitters, the statistics.
@@ -798,7 +925,13 @@ impl<'a> Cycle<'a> {
     /// constraint, got no slot.
     fn unmatched_reason(&self, s: usize, a: u32) -> Unmatched {
         let last = &self.submitters[s].last;
-        if !last.had_turn {
+        if last.rejected_for_limits.contains(&a) {
+            // matchmakingAlgorithm's diagnostics put a concurrency limit
+            // before preemption policy, priority and the submitter limit.
+            Unmatched::ConcurrencyLimit
+        } else if last.ceiling && !last.rejected.contains(&a) {
+            Unmatched::SubmitterCeiling
+        } else if !last.had_turn {
             Unmatched::NotReached
         } else if last.rejected_past_limit.contains(&a) {
             Unmatched::SubmitterLimit
@@ -877,6 +1010,17 @@ impl<'a> Cycle<'a> {
         }
         matched.sort_unstable();
         self.out.unmatched = self.unmatched_jobs(&matched);
+        let limits = &self.knobs.concurrency_limits;
+        self.out.concurrency_limits = self
+            .limit_counts
+            .iter()
+            .map(|(name, after)| LimitUse {
+                name: name.to_string(),
+                before: self.limits_before.count(name),
+                after,
+                maximum: limits.maximum(name),
+            })
+            .collect();
         self.out.stats.jobs_without_submitter =
             self.out.unmatched.count(Unmatched::NoSubmitter) as u64;
         let mut order = self.turn_order.clone();
@@ -941,4 +1085,18 @@ fn jobs_in_slot(job: &Arc<ClassAd>, slot: &Arc<ClassAd>) -> u32 {
     let rc = int(job, "RequestCpus", Some(slot)).unwrap_or(1).max(1);
     let rm = int(job, "RequestMemory", Some(slot)).unwrap_or(1).max(1);
     (cpus / rc).min(memory / rm).clamp(0, i64::from(u32::MAX)) as u32
+}
+
+/// Submitter `name`'s floor as `Accountant::GetFloor` reads it: the integer
+/// part of `Floor`, 0 when below 1 or unset.
+fn floor_of(name: &str, priorities: &Priorities) -> f64 {
+    let floor = priorities.get(name).and_then(|e| e.floor).unwrap_or(0.0);
+    floor.trunc().max(0.0)
+}
+
+/// Submitter `name`'s ceiling as `Accountant::GetCeiling` reads it: the
+/// integer part of `Ceiling`, `None` (no ceiling) when negative or unset.
+fn ceiling_of(name: &str, priorities: &Priorities) -> Option<i64> {
+    let ceiling = priorities.get(name).and_then(|e| e.ceiling)?.trunc();
+    (ceiling >= 0.0).then_some(ceiling.min(f64::from(i32::MAX)) as i64)
 }

@@ -662,7 +662,7 @@ pub(super) fn negotiate_groups(cycle: &mut Cycle<'_>) {
                 .trunc();
             let account = tree.nodes[n].account;
             let mut subs = std::mem::take(&mut tree.nodes[n].submitters);
-            cycle.pie_spins(&mut subs, Some(account), quota);
+            cycle.round(&mut subs, Some(account), quota);
             tree.nodes[n].submitters = subs;
         }
         let mut usage_total = 0.0;

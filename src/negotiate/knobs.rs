@@ -2,6 +2,7 @@
 //! configuration in HTCondor's syntax, with HTCondor's defaults.
 
 use super::bounds::MAX_AMOUNT;
+use super::concurrency_limits::LimitKnobs;
 use crate::engine::Engine;
 use crate::eval::Semantics;
 use crate::matching::config::{parse_bool, Config, ConfigError};
@@ -125,6 +126,9 @@ pub struct CycleKnobs {
     /// of jobs whose `User` has none (see
     /// [`submitter_name`](super::submitters::submitter_name)).
     pub accounting_domain: Option<String>,
+    /// `<name>_LIMIT`, `CONCURRENCY_LIMIT_DEFAULT` and
+    /// `CONCURRENCY_LIMIT_DEFAULT_<scope>`.
+    pub concurrency_limits: LimitKnobs,
 }
 
 impl Default for CycleKnobs {
@@ -151,6 +155,7 @@ impl Default for CycleKnobs {
             strict_enforce_quota: true,
             max_time: [1200.0, 60.0, 120.0],
             accounting_domain: None,
+            concurrency_limits: LimitKnobs::default(),
         }
     }
 }
@@ -372,6 +377,7 @@ impl CycleKnobs {
                 Some(d) => Some(d),
                 None => r.raw("UID_DOMAIN")?,
             },
+            concurrency_limits: LimitKnobs::from_config(config, |n| r.number(n), &mut warnings)?,
             policy,
         };
         Ok((knobs, warnings))

@@ -26,6 +26,7 @@
 mod accountant;
 pub mod accounts;
 pub mod bounds;
+pub mod concurrency_limits;
 pub mod consumption;
 mod cycle;
 mod groups;
@@ -55,7 +56,9 @@ pub use matchlist::PreemptState;
 pub use pairs::{CandidatesError, ClassPairs};
 pub use pool::{Pool, Queue, SlotCode};
 pub use priorities::{Priorities, PrioritiesError, PriorityEntry, UnfoundPriority};
-pub use report::{CycleMatch, CycleOutcome, CycleStats, SubmitterReport, Unmatched, UnmatchedJobs};
+pub use report::{
+    CycleMatch, CycleOutcome, CycleStats, LimitUse, SubmitterReport, Unmatched, UnmatchedJobs,
+};
 pub use slots::SlotTable;
 pub use submitters::{SubmitterId, SubmitterNames};
 

@@ -49,6 +49,12 @@ pub enum Unmatched {
     /// It names no submitter (no `AccountingGroup`, `User` or `Owner`): the
     /// cycle cannot give it a turn.
     NoSubmitter,
+    /// A concurrency limit refused its autocluster's request, or some slot
+    /// for it, in its submitter's last turn (section 15).
+    ConcurrencyLimit,
+    /// Its submitter's ceiling stopped the last turn or kept it from starting
+    /// (section 16).
+    SubmitterCeiling,
 }
 
 impl Unmatched {
@@ -60,6 +66,8 @@ impl Unmatched {
             Unmatched::SubmitterLimit => "submitter limit",
             Unmatched::NotReached => "no request reached",
             Unmatched::NoSubmitter => "no submitter",
+            Unmatched::ConcurrencyLimit => "concurrency limit",
+            Unmatched::SubmitterCeiling => "submitter ceiling",
         }
     }
 }
@@ -89,6 +97,9 @@ pub struct CycleStats {
     pub pies: u64,
     /// `LastNegotiationCyclePieSpins` and `LastNegotiationCycleSlotShareIter`.
     pub pie_spins: u64,
+    /// Floor rounds run, one per group with submitters below their floor
+    /// (counted among `pies` too; not a negotiator-ad name).
+    pub floor_rounds: u64,
     /// (class, slot) pairs whose match was decided (not a negotiator-ad name).
     pub evaluations: u64,
     /// Idle jobs that name no submitter, left out of the cycle (not a
@@ -215,6 +226,22 @@ pub struct CycleOutcome {
     /// The lines of the priorities file that name no submitter of the jobs or
     /// of the slots' claims, in file order.
     pub unfound_priorities: Vec<UnfoundPriority>,
+    /// Every concurrency limit the slots' claims or the cycle's matches use,
+    /// by name (what the accountant publishes as `ConcurrencyLimit_<name>`).
+    pub concurrency_limits: Vec<LimitUse>,
+}
+
+/// A concurrency limit's use.
+#[derive(Clone, Debug, PartialEq)]
+pub struct LimitUse {
+    /// Its name, in lower case.
+    pub name: String,
+    /// What the slots' claims used when the cycle began.
+    pub before: f64,
+    /// What they use with the cycle's matches.
+    pub after: f64,
+    /// Its maximum (`<name>_LIMIT` or a default).
+    pub maximum: f64,
 }
 
 /// The jobs a cycle left unmatched, in queue order, with why: kept as runs of

@@ -46,6 +46,10 @@ pub fn negotiation_pool(master: u64, index: usize, groups: bool) -> NegotiationP
     // that the pools' shapes stay those the other draws give.
     let (_, mut names) = Rng::for_case(master, 0x4E61, index as u64);
     let n = &mut names;
+    // Concurrency limits, floors and ceilings on a third stream, for the
+    // same reason.
+    let (_, mut extras) = Rng::for_case(master, 0x4E62, index as u64);
+    let e = &mut extras;
     let subs: Vec<&str> = {
         let n = r.range(1, 5);
         let mut v: Vec<&str> = Vec::new();
@@ -72,11 +76,23 @@ pub fn negotiation_pool(master: u64, index: usize, groups: bool) -> NegotiationP
             match r.below(3) {
                 0 => priorities.push_str(&format!("{s} {real}\n")),
                 1 => priorities.push_str(&format!("{s} {real} {}\n", [1, 10, 1000][r.below(3)])),
-                _ => priorities.push_str(&format!(
-                    "{s} {real} {} {}\n",
-                    [1, 10, 100][r.below(3)],
-                    r.below(6)
-                )),
+                _ => {
+                    priorities.push_str(&format!(
+                        "{s} {real} {} {}",
+                        [1, 10, 100][r.below(3)],
+                        r.below(6)
+                    ));
+                    // A floor (0: none), and a ceiling (-1: none).
+                    if e.one_in(2) {
+                        priorities
+                            .push_str(&format!(" {}", ["0", "1", "2", "4", "2.5"][e.below(5)]));
+                        if e.one_in(2) {
+                            priorities
+                                .push_str(&format!(" {}", ["-1", "0", "1", "3", "5"][e.below(5)]));
+                        }
+                    }
+                    priorities.push('\n');
+                }
             }
         }
     }
@@ -118,9 +134,24 @@ pub fn negotiation_pool(master: u64, index: usize, groups: bool) -> NegotiationP
         } else {
             format!("User = \"{owner}@d\"\n")
         };
+        // Concurrency limits: strings alone (tested once a request), an
+        // expression of the slot (tested per candidate), an invalid token.
+        let limits = if e.one_in(3) {
+            let l = [
+                "\"lic\"",
+                "\"LIC:2, db\"",
+                "\"large.matlab\"",
+                "\"9bad, db\"",
+                "ifThenElse(TARGET.Kind == \"gpu\", \"gpulic\", \"lic:0.5\")",
+                "strcat(\"large.\", TARGET.Arch)",
+            ];
+            format!("ConcurrencyLimits = {}\n", e.pick(&l))
+        } else {
+            String::new()
+        };
         for p in 0..procs {
             jobs.push_str(&format!(
-                "ClusterId = {cluster}\nProcId = {p}\nOwner = \"{owner}\"\n{user}"
+                "ClusterId = {cluster}\nProcId = {p}\nOwner = \"{owner}\"\n{user}{limits}"
             ));
             if let Some(g) = group {
                 jobs.push_str(&format!("AccountingGroup = \"{g}\"\n"));
@@ -207,6 +238,10 @@ pub fn negotiation_pool(master: u64, index: usize, groups: bool) -> NegotiationP
                 if r.one_in(3) {
                     ad.push_str("SlotWeight = 2\n");
                 }
+                if e.one_in(2) {
+                    let l = ["lic", "db:2", "large.x86_64", "Lic, gpulic"];
+                    ad.push_str(&format!("ConcurrencyLimits = \"{}\"\n", e.pick(&l)));
+                }
             }
             _ => {
                 ad.push_str(&format!(
@@ -248,6 +283,18 @@ pub fn negotiation_pool(master: u64, index: usize, groups: bool) -> NegotiationP
     }
     if n.one_in(4) {
         config.push_str("ACCOUNTING_DOMAIN = d\n");
+    }
+    let limit_knobs: [(&str, &[&str]); 5] = [
+        ("LIC_LIMIT", &["0", "1", "2", "4"]),
+        ("DB_LIMIT", &["1", "3"]),
+        ("GPULIC_LIMIT", &["1"]),
+        ("CONCURRENCY_LIMIT_DEFAULT_LARGE", &["1", "2"]),
+        ("CONCURRENCY_LIMIT_DEFAULT", &["2", "5"]),
+    ];
+    for (name, values) in limit_knobs {
+        if e.one_in(2) {
+            config.push_str(&format!("{name} = {}\n", e.pick(values)));
+        }
     }
     let packing = r.one_in(4);
     if groups {

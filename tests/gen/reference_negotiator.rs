@@ -104,6 +104,10 @@ struct Sub {
     best_prio: i64,
     starvation: f64,
     group: usize,
+    /// Accountant::GetFloor: the integer part, 0 for none.
+    floor: f64,
+    /// Accountant::GetCeiling: the integer part, -1 for none.
+    ceiling: i64,
 }
 
 struct Entry {
@@ -153,6 +157,41 @@ pub struct Reference<'a> {
     out: RefOutcome,
     pool: f64,
     min_weight: f64,
+    /// Concurrency limits in use, by name in lower case.
+    limits: std::collections::BTreeMap<String, f64>,
+}
+
+/// A `ConcurrencyLimits` list's valid tokens, as `ParseConcurrencyLimit`
+/// reads them (NegotiationUtils.cpp): `name[:count]`, the name one or two
+/// attribute names joined by a dot, the count 1 unless above 0.
+fn limit_tokens(list: &str) -> Vec<(String, f64)> {
+    let ident = |s: &str| {
+        let mut c = s.chars();
+        c.next()
+            .is_some_and(|f| f.is_ascii_alphabetic() || f == '_')
+            && c.all(|x| x.is_ascii_alphanumeric() || x == '_')
+    };
+    let mut out = Vec::new();
+    for token in list
+        .to_ascii_lowercase()
+        .split([',', ' ', '\t', '\r', '\n'])
+    {
+        if token.is_empty() {
+            continue;
+        }
+        let (name, count) = match token.find(':') {
+            Some(i) => {
+                let x = classad::c_number::strtod(&token[i + 1..]).unwrap_or(0.0);
+                (&token[..i], if x <= 0.0 { 1.0 } else { x })
+            }
+            None => (token, 1.0),
+        };
+        let parts: Vec<&str> = name.splitn(2, '.').collect();
+        if parts.iter().all(|p| ident(p)) {
+            out.push((name.to_string(), count));
+        }
+    }
+    out
 }
 
 impl<'a> Reference<'a> {
@@ -263,14 +302,17 @@ impl<'a> Reference<'a> {
             });
             if let Some(name) = &submitter {
                 if !subs.iter().any(|s| &s.name == name) {
+                    let e = prios.get(name);
                     subs.push(Sub {
                         name: name.clone(),
                         eup: eup(name),
-                        usage: prios.get(name).map_or(0.0, |e| e.usage),
+                        usage: e.map_or(0.0, |e| e.usage),
                         idle: 0,
                         best_prio: i64::MIN,
                         starvation: 0.0,
                         group: knobs.group_of(name).unwrap_or(knobs.groups.len()),
+                        floor: e.and_then(|e| e.floor).map_or(0.0, f64::trunc),
+                        ceiling: e.and_then(|e| e.ceiling).map_or(-1, |c| c.trunc() as i64),
                     });
                 }
                 if idle {
@@ -308,8 +350,21 @@ impl<'a> Reference<'a> {
                 s.static_rank = (k.pre, k.post);
             }
         }
+        // Accountant::LoadLimits: every slot's ConcurrencyLimits and
+        // PreemptingConcurrencyLimits strings.
+        let mut limits = std::collections::BTreeMap::new();
+        for s in &table {
+            for a in ["ConcurrencyLimits", "PreemptingConcurrencyLimits"] {
+                if let Some(list) = string(&s.ad, a) {
+                    for (name, count) in limit_tokens(&list) {
+                        *limits.entry(name).or_insert(0.0) += count;
+                    }
+                }
+            }
+        }
         Reference {
             knobs,
+            limits,
             slots: table,
             jobs: js,
             subs,
@@ -324,7 +379,7 @@ impl<'a> Reference<'a> {
     pub fn run(mut self) -> RefOutcome {
         let mut all: Vec<usize> = (0..self.subs.len()).collect();
         if self.knobs.groups.is_empty() {
-            self.spins(&mut all, None, i32::MAX as f64);
+            self.round(&mut all, None, i32::MAX as f64);
         } else {
             self.groups();
         }
@@ -452,7 +507,7 @@ impl<'a> Reference<'a> {
                     slots = f64::min(slots - usage[g], avail) + usage[g];
                 }
                 let mut m = std::mem::take(&mut members[g]);
-                self.spins(&mut m, Some(g), slots.trunc());
+                self.round(&mut m, Some(g), slots.trunc());
                 members[g] = m;
             }
             let mut used_total = 0.0;
@@ -471,8 +526,21 @@ impl<'a> Reference<'a> {
         }
     }
 
-    /// Section 3.
-    fn spins(&mut self, subs: &mut Vec<usize>, group: Option<usize>, quota: f64) {
+    /// Section 16: a floor round for those below their floor, then all.
+    fn round(&mut self, subs: &mut Vec<usize>, group: Option<usize>, quota: f64) {
+        let mut below: Vec<usize> = subs
+            .iter()
+            .copied()
+            .filter(|&s| self.subs[s].floor > 0.0 && self.subs[s].usage < self.subs[s].floor)
+            .collect();
+        if !below.is_empty() {
+            self.spins(&mut below, group, quota, true);
+        }
+        self.spins(subs, group, quota, false);
+    }
+
+    /// Section 3 (and 16 in a floor round).
+    fn spins(&mut self, subs: &mut Vec<usize>, group: Option<usize>, quota: f64, floor: bool) {
         let k = self.knobs;
         self.out.pies += 1;
         let mut spin = 0;
@@ -555,13 +623,25 @@ impl<'a> Reference<'a> {
                     }
                 }
                 let (mut limit, unclaimed) = limit_of(self, s);
+                if floor {
+                    limit = limit.min(self.subs[s].floor);
+                }
                 limit = limit.min(pie);
+                // matchmaker.cpp: the ceiling less the usage's integer part.
+                let ceiling = if self.subs[s].ceiling < 0 {
+                    i32::MAX as f64
+                } else {
+                    (self.subs[s].ceiling - self.subs[s].usage as i64).max(0) as f64
+                };
                 let done = if self.subs[s].idle == 0 {
                     true
                 } else if spin > 1 && (limit < self.min_weight || pie < self.min_weight) {
                     false
+                } else if ceiling == 0.0 || ceiling < self.min_weight {
+                    true
                 } else {
-                    self.turn(s, limit, unclaimed, first_with_preemption, &mut pie, spin)
+                    let bounds = (limit, unclaimed, ceiling);
+                    self.turn(s, bounds, first_with_preemption, &mut pie, spin)
                 };
                 if done {
                     subs.remove(i);
@@ -570,7 +650,9 @@ impl<'a> Reference<'a> {
                 }
             }
             let left = self.slots.iter().filter(|s| !s.gone).count();
-            if !((pie < pie_before || subs.len() < count_before) && !subs.is_empty() && left > 0) {
+            if !((pie < pie_before || subs.len() < count_before) && !subs.is_empty() && left > 0)
+                || floor
+            {
                 break;
             }
         }
@@ -580,8 +662,7 @@ impl<'a> Reference<'a> {
     fn turn(
         &mut self,
         s: usize,
-        limit: f64,
-        unclaimed: f64,
+        (limit, unclaimed, ceiling): (f64, f64, f64),
         ignore: bool,
         pie: &mut f64,
         spin: u32,
@@ -627,6 +708,9 @@ impl<'a> Reference<'a> {
                 } else {
                     false
                 };
+                if used >= ceiling {
+                    return false;
+                }
                 self.out.considered += 1;
                 let head = self.jobs[req[0]].ad.clone();
                 let (found, refused) = self.choose(
@@ -652,6 +736,14 @@ impl<'a> Reference<'a> {
                     break;
                 };
                 let slot = e.slot;
+                // The job's limits against the slot it got count from now on.
+                if let Ok(Value::Str(list)) =
+                    eval_attr(&head, "ConcurrencyLimits", Some(&self.slots[slot].ad), SEM)
+                {
+                    for (name, count) in limit_tokens(list.as_str()) {
+                        *self.limits.entry(name).or_insert(0.0) += count;
+                    }
+                }
                 let cost = if self.slots[slot].cp {
                     let c = self.consumption(&head, slot);
                     let before = self.raw_weight(&self.slots[slot].ad);
@@ -781,7 +873,9 @@ impl<'a> Reference<'a> {
                 });
             }
         }
-        !(used >= limit || limited)
+        // The loop's top tests the limit and the ceiling before it asks for
+        // another request: at either, the turn ends to resume.
+        !(used >= limit || used >= ceiling || limited)
     }
 
     fn jobs_in_slot(&self, job: &Arc<ClassAd>, slot: usize) -> u32 {
@@ -894,6 +988,14 @@ impl<'a> Reference<'a> {
         }
     }
 
+    /// rejectForConcurrencyLimits: some limit of `list` would pass its maximum.
+    fn refuses(&self, list: &str) -> bool {
+        limit_tokens(list).into_iter().any(|(name, count)| {
+            let now = self.limits.get(&name).copied().unwrap_or(0.0);
+            now < 0.0 || now + count > self.knobs.concurrency_limits.maximum(&name)
+        })
+    }
+
     fn permits(&self, job: &Arc<ClassAd>, slot: usize, used: f64, allowed: f64) -> bool {
         let cost = self.cost(job, slot);
         used + cost <= allowed || (used <= 0.0 && allowed > 0.0)
@@ -910,6 +1012,25 @@ impl<'a> Reference<'a> {
         only_rank: bool,
     ) -> (Option<Entry>, u32) {
         let k = self.knobs;
+        // Section 15: a string in the job alone is tested once; anything else
+        // against each candidate.
+        let per_slot = job.contains("ConcurrencyLimits")
+            && match attr(job, "ConcurrencyLimits") {
+                Value::Str(list) => {
+                    if self.refuses(list.as_str()) {
+                        return (None, 0);
+                    }
+                    false
+                }
+                _ => true,
+            };
+        let slot_refuses = |me: &Self, slot: usize| {
+            per_slot
+                && matches!(
+                    eval_attr(job, "ConcurrencyLimits", Some(&me.slots[slot].ad), SEM),
+                    Ok(Value::Str(l)) if me.refuses(l.as_str())
+                )
+        };
         if let Some(list) = &self.list {
             if list.autocluster == a && list.submitter == s && list.only_rank == only_rank {
                 let mut list = self.list.take().unwrap();
@@ -917,6 +1038,9 @@ impl<'a> Reference<'a> {
                 while list.head < list.entries.len() {
                     let e = &list.entries[list.head];
                     list.head += 1;
+                    if slot_refuses(self, e.slot) {
+                        continue;
+                    }
                     let ok = (e.state != PreemptState::None
                         && self.permits(job, e.slot, used, limit))
                         || self.permits(job, e.slot, used_u, unclaimed);
@@ -996,6 +1120,9 @@ impl<'a> Reference<'a> {
             };
             if !ok {
                 refused += 1;
+                continue;
+            }
+            if slot_refuses(self, slot) {
                 continue;
             }
             let (key, prank) = if k.ignore_job_ranks {

@@ -12,5 +12,7 @@ mod support;
 
 mod analysis;
 mod batch_matching;
+mod concurrency_limits;
+mod floors_ceilings;
 mod gen_pool;
 mod negotiation;

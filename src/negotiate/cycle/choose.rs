@@ -134,6 +134,18 @@ impl Cycle<'_> {
         only_rank: bool,
     ) -> Found {
         let rep = self.clusters.representative(req.class).clone();
+        self.refused_for_limits = false;
+        // A string in the job alone is tested once, before any candidate.
+        if let JobLimits::Fixed(list) = self.class_limits(req.class) {
+            let list = list.clone();
+            if self.limits_refuse(&list) {
+                return Found {
+                    entry: None,
+                    refused_by_limit: 0,
+                    refused_for_limits: true,
+                };
+            }
+        }
         let cached = self.list.as_ref().is_some_and(|live| {
             live.autocluster == req.autocluster
                 && live.search.submitter == s
@@ -144,6 +156,9 @@ impl Cycle<'_> {
             let mut found = None;
             while let Some(e) = self.pop(&mut live) {
                 let slot = e.slot as usize;
+                if self.slot_limits_refuse(req.class, &rep, slot) {
+                    continue;
+                }
                 if e.state != PreemptState::None
                     && self.permits(slot, req.class, &rep, l.used, l.limit)
                 {
@@ -161,6 +176,7 @@ impl Cycle<'_> {
             return Found {
                 entry: found,
                 refused_by_limit: if found.is_some() { 0 } else { refused },
+                refused_for_limits: self.refused_for_limits,
             };
         }
         self.list = None;
@@ -185,6 +201,7 @@ impl Cycle<'_> {
             return Found {
                 entry: best,
                 refused_by_limit: refused,
+                refused_for_limits: self.refused_for_limits,
             };
         }
         let list = if self.static_order.is_none() {
@@ -206,6 +223,28 @@ impl Cycle<'_> {
         Found {
             entry,
             refused_by_limit: refused,
+            refused_for_limits: self.refused_for_limits,
+        }
+    }
+
+    /// `rejectForConcurrencyLimits` of `list` (in lower case) with the counts
+    /// now.
+    fn limits_refuse(&mut self, list: &str) -> bool {
+        let limits = &self.knobs.concurrency_limits;
+        let refused = self.limit_counts.refusal(list, limits).is_some();
+        self.refused_for_limits |= refused;
+        refused
+    }
+
+    /// For a class whose `ConcurrencyLimits` is not a string alone: its value
+    /// against `slot` as it is now, refused by the counts now.
+    fn slot_limits_refuse(&mut self, class: u32, rep: &Arc<ClassAd>, slot: usize) -> bool {
+        if self.class_limits(class) != &JobLimits::PerSlot {
+            return false;
+        }
+        match limits_against(rep, &self.ads[slot]) {
+            Some(list) => self.limits_refuse(&list),
+            None => false,
         }
     }
 
@@ -411,6 +450,9 @@ impl Cycle<'_> {
         };
         if !permitted {
             *refused += 1;
+            return None;
+        }
+        if self.slot_limits_refuse(class, rep, slot) {
             return None;
         }
         Some(Entry {

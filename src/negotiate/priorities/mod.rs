@@ -27,9 +27,11 @@ pub struct PriorityEntry {
     pub factor: Option<f64>,
     /// Weighted usage (slots in use), 0 when not given.
     pub usage: f64,
-    /// `Floor` from `condor_userprio -l`, when above 0 (not modelled yet).
+    /// `Floor`, when above 0 (the cycle reads its integer part, as
+    /// `Accountant::GetFloor` does).
     pub floor: Option<f64>,
-    /// `Ceiling` from `condor_userprio -l`, when 0 or more (not modelled yet).
+    /// `Ceiling`, when 0 or more (the cycle reads its integer part, as
+    /// `Accountant::GetCeiling` does).
     pub ceiling: Option<f64>,
 }
 
@@ -194,16 +196,6 @@ impl Priorities {
         self.entries.is_empty()
     }
 
-    /// The submitters with a `Floor` or `Ceiling` (from `condor_userprio
-    /// -l`), in file order: the cycle does not model them yet.
-    pub fn with_floor_or_ceiling(&self) -> Vec<&str> {
-        self.entries
-            .iter()
-            .filter(|(_, e, _)| e.floor.is_some() || e.ceiling.is_some())
-            .map(|(n, _, _)| n.as_str())
-            .collect()
-    }
-
     /// Every submitter listed, in file order.
     pub fn iter(&self) -> impl Iterator<Item = (&str, &PriorityEntry)> {
         self.entries.iter().map(|(n, e, _)| (n.as_str(), e))
@@ -273,7 +265,12 @@ mod tests {
                 "ok 1\nbob x\n",
                 "f:2:5: expected a real priority (a number from 0 to 1e100), found \"x\"",
             ),
-            ("bob 1 2 3 4\n", "f:1:11: expected at most"),
+            ("bob 1 2 3 4 5 6\n", "f:1:15: expected at most"),
+            ("bob 1 2 3 -4\n", "f:1:11: expected a floor"),
+            (
+                "bob 1 2 3 4 x\n",
+                "f:1:13: expected a ceiling (or -1 for none)",
+            ),
             ("bob 1 -2\n", "f:1:7: expected a priority factor"),
             ("bob 1\nbob 2\n", "f:2:1: \"bob\" is listed twice"),
             ("bob 1 1 nan\n", "f:1:9: expected a weighted usage"),

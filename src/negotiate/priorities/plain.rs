@@ -1,10 +1,13 @@
 //! The plain priorities file: one line per submitter, `<submitter> <real
-//! priority> [<priority factor> [<weighted usage>]]`, as `classad gen-pool
-//! --out-priorities` writes it. The columns are `condor_userprio`'s: the real
-//! priority is its "Real Priority" column (`-l`: `Priority / PriorityFactor`),
-//! the factor its "Priority Factor" (`PriorityFactor`), the weighted usage its
-//! "Wghted In Use" (`WeightedResourcesUsed`, slots in use), not its "Total
-//! Usage (wghted-hrs)" (`WeightedAccumulatedUsage`).
+//! priority> [<priority factor> [<weighted usage> [<floor> [<ceiling>]]]]`, as
+//! `classad gen-pool --out-priorities` writes it. The columns are
+//! `condor_userprio`'s: the real priority is its "Real Priority" column (`-l`:
+//! `Priority / PriorityFactor`), the factor its "Priority Factor"
+//! (`PriorityFactor`), the weighted usage its "Wghted In Use"
+//! (`WeightedResourcesUsed`, slots in use), not its "Total Usage
+//! (wghted-hrs)" (`WeightedAccumulatedUsage`); the floor and ceiling are what
+//! `condor_userprio -setfloor` and `-setceiling` set (`Floor`, `Ceiling`:
+//! a floor of 0 and a negative ceiling are none).
 
 use super::{Priorities, PrioritiesError, PriorityEntry, MAX_AMOUNT};
 
@@ -31,9 +34,10 @@ pub fn parse(text: &str, file: &str) -> Result<Priorities, PrioritiesError> {
                 "expected a real priority after the name".into(),
             ));
         }
-        if fields.len() > 4 {
-            let what = "expected at most: name, real priority, priority factor, usage";
-            return Err(error(fields[4].0, what.into()));
+        if fields.len() > 6 {
+            let what = "expected at most: name, real priority, priority factor, usage, floor, \
+                        ceiling";
+            return Err(error(fields[6].0, what.into()));
         }
         let number = |k: usize, what: &str| -> Result<f64, PrioritiesError> {
             let (col, text) = fields[k];
@@ -59,8 +63,17 @@ pub fn parse(text: &str, file: &str) -> Result<Priorities, PrioritiesError> {
             } else {
                 0.0
             },
-            floor: None,
-            ceiling: None,
+            floor: if fields.len() > 4 {
+                Some(number(4, "floor")?).filter(|f| *f > 0.0)
+            } else {
+                None
+            },
+            ceiling: match fields.get(5) {
+                // -1 is how condor_userprio -setceiling takes a ceiling away.
+                Some((_, text)) if text.parse::<f64>().is_ok_and(|c| c < 0.0) => None,
+                Some(_) => Some(number(5, "ceiling (or -1 for none)")?),
+                None => None,
+            },
         };
         let name = fields[0].1.to_string();
         p.push(name, entry, line)
