@@ -28,8 +28,9 @@ pub struct NegotiateArgs {
     /// value).
     #[arg(long)]
     config: Option<String>,
-    /// The accountant's state: lines `<submitter> <real priority> [<priority
-    /// factor> [<weighted usage>]]`, each number from 0 to 1e100.
+    /// The accountant's state: `condor_userprio -l`, or lines `<submitter>
+    /// <real priority> [<priority factor> [<weighted usage> [<floor>
+    /// [<ceiling>]]]]`, each number from 0 to 1e100 (a ceiling of -1: none).
     #[arg(long)]
     priorities: Option<String>,
     /// Threads to match on (default: every core; at most 1024).

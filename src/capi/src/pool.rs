@@ -308,7 +308,8 @@ pub unsafe extern "C" fn classad_pool_free(pool: *mut classad_pool) {
 /// new pairs in `*out` (job indices into `jobs`, slot indices into `slots`).
 /// `config` (`NULL` for HTCondor's defaults) is the negotiator's configuration
 /// in HTCondor's syntax; `priorities` (`NULL` for none) the accountant's lines
-/// `<submitter> <real priority> [<factor> [<usage>]]`. `CLASSAD_ERR_PARSE`
+/// `<submitter> <real priority> [<factor> [<usage> [<floor> [<ceiling>]]]]`
+/// (or `condor_userprio -l`). `CLASSAD_ERR_PARSE`
 /// when either does not parse.
 ///
 /// # Safety

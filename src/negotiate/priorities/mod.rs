@@ -84,8 +84,9 @@ impl Priorities {
     /// Reads the accountant's state in either of the layouts an admin has at
     /// hand: `condor_userprio -l` as it prints it (see [`userprio`]), or the
     /// plain form, lines `<submitter> <real priority> [<priority factor>
-    /// [<weighted usage>]]`, each number from 0 to [`MAX_AMOUNT`], `#` starting
-    /// a comment (see [`plain`]). `condor_userprio`'s table (its output without
+    /// [<weighted usage> [<floor> [<ceiling>]]]]`, each number from 0 to
+    /// [`MAX_AMOUNT`] (a ceiling of -1 for none), `#` starting a comment (see
+    /// [`plain`]). `condor_userprio`'s table (its output without
     /// `-l`) is refused with a pointer to `-l`: its columns round the numbers
     /// and change with its options. `file` names the text in errors.
     ///

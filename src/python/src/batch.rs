@@ -148,7 +148,8 @@ impl PyPool {
 /// `negotiate(jobs, slots, config=None, priorities=None)`: one negotiation cycle
 /// as `classad negotiate` runs it: the (job index, slot index) matches in the
 /// order made. `config` is the negotiator's configuration text, `priorities` the
-/// accountant's lines `<submitter> <real priority> [<factor> [<usage>]]`.
+/// accountant's lines `<submitter> <real priority> [<factor> [<usage> [<floor>
+/// [<ceiling>]]]]` (or `condor_userprio -l`).
 #[pyfunction]
 #[pyo3(signature = (jobs, slots, config=None, priorities=None, numpy=false))]
 pub fn negotiate(

@@ -195,7 +195,8 @@ class Plan:
     sequences of ``ClassAd``s, or ``Plan.from_files(jobs_path, slots_path,
     config=None, priorities=None)``. ``config`` is the negotiator's
     configuration text, ``priorities`` the accountant's lines ``<submitter>
-    <real priority> [<factor> [<usage>]]``."""
+    <real priority> [<factor> [<usage> [<floor> [<ceiling>]]]]`` (or
+    ``condor_userprio -l``)."""
 
     def __init__(self, jobs, slots, config: Optional[str] = None,
                  priorities: Optional[str] = None, *, _cycle=None):
