@@ -13,6 +13,7 @@ use crate::ad::files::display_name;
 use crate::ad::{read_ads, ClassAd};
 use crate::matching::config::Config;
 use crate::matching::policy::NOT_READ;
+use crate::negotiate::accounts::Accounts;
 use crate::negotiate::{CycleKnobs, CycleOutcome, CyclePhase, Pool, Priorities, Queue, QueueFacts};
 use serde_json::json;
 use std::sync::Arc;
@@ -166,19 +167,32 @@ pub struct Evaluation {
     pub autocluster: bool,
 }
 
+/// What the accountant's side of a cycle starts from.
+pub enum Start<'a> {
+    /// A priorities file: each submitter's usage as the file gives it.
+    Priorities(Priorities),
+    /// The accountant's records, brought to the time given as HTCondor's
+    /// negotiator brings them (`Pool::with_accounts`): usage from the slots'
+    /// claims.
+    Accounts(&'a mut Accounts, i64),
+}
+
 /// Reads the pool and the queue and runs a cycle.
 pub fn cycle_from_files(
     jobs: Option<&str>,
     machines: Option<&str>,
     knobs: CycleKnobs,
-    priorities: Priorities,
+    start: Start<'_>,
     how: Evaluation,
     progress: &Progress,
 ) -> Result<Cycle, String> {
     let started = Instant::now();
     let slots = load_slots(machines, progress)?;
     let slot_checks = SlotChecks::of(&slots);
-    let pool = Pool::new(&slots, knobs, priorities);
+    let pool = match start {
+        Start::Priorities(p) => Pool::new(&slots, knobs, p),
+        Start::Accounts(accounts, now) => Pool::with_accounts(&slots, knobs, accounts, now),
+    };
     drop(slots);
     if how.engine == crate::engine::Engine::Vm && how.autocluster {
         // The queue is read in parts, each part's ads dropped once clustered,

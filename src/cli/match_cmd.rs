@@ -244,7 +244,8 @@ fn run_cycle(a: &MatchArgs, threads: usize) -> Result<ExitCode, Failure> {
     let how = evaluation(a.engine, a.no_autocluster);
     let (jobs, machines) = (a.jobs.as_deref(), a.machines.as_deref());
     let progress = Progress::on_stderr(a.quiet);
-    let c = cycle_from_files(jobs, machines, knobs, priorities, how, &progress)?;
+    let start = super::cycle::Start::Priorities(priorities);
+    let c = cycle_from_files(jobs, machines, knobs, start, how, &progress)?;
     drop(progress);
     c.warn(super::input_checks::InputFiles {
         jobs,

@@ -3,12 +3,14 @@
 //! knows (JSON).
 
 use super::cycle::{
-    cycle_from_files, evaluation, load_knobs, load_priorities, outcome_json, Format,
+    cycle_from_files, evaluation, load_knobs, load_priorities, outcome_json, Format, Start,
 };
 use super::input_checks::InputFiles;
 use super::io::output_error;
 use super::progress::Progress;
 use super::Failure;
+use crate::negotiate::accounts::Accounts;
+use crate::negotiate::CycleKnobs;
 use clap::Args;
 use std::io::Write;
 use std::process::ExitCode;
@@ -33,6 +35,22 @@ pub struct NegotiateArgs {
     /// [<ceiling>]]]]`, each number from 0 to 1e100 (a ceiling of -1: none).
     #[arg(long)]
     priorities: Option<String>,
+    /// The accountant's records, as `--accountant-out` writes them
+    /// (`condor_userprio -l`'s layout): the cycle starts from them as
+    /// HTCondor's negotiator does at `--now` (priorities aged by
+    /// `PRIORITY_HALFLIFE`, claims and usage found again from the slots'
+    /// `Claimed` and `Preempting` ads).
+    #[arg(long, conflicts_with = "priorities")]
+    accountant: Option<String>,
+    /// Writes the accountant's records after the cycle, its matches charged,
+    /// in the layout `--accountant` reads (starting from no records without
+    /// `--accountant`).
+    #[arg(long, conflicts_with = "priorities")]
+    accountant_out: Option<String>,
+    /// The cycle's time, in seconds since 1970 (default: the records'
+    /// `LastUpdate`, so nothing ages; 0 without records).
+    #[arg(long)]
+    now: Option<i64>,
     /// Threads to match on (default: every core; at most 1024).
     #[arg(long)]
     threads: Option<usize>,
@@ -68,6 +86,30 @@ pub struct NegotiateArgs {
     schedd_packing: bool,
 }
 
+/// The accountant's records of `--accountant` (or none, with
+/// `--accountant-out` alone) and the cycle's time; `None` without either.
+fn load_accounts(
+    a: &NegotiateArgs,
+    knobs: &CycleKnobs,
+) -> Result<Option<(Accounts, i64)>, Failure> {
+    if a.accountant.is_none() && a.accountant_out.is_none() {
+        return Ok(None);
+    }
+    let half_life = knobs.priority_half_life;
+    let groups: Vec<String> = knobs.groups.iter().map(|g| g.name.clone()).collect();
+    let accounts = match &a.accountant {
+        Some(path) => {
+            let text = super::io::read_text_file(path)?;
+            let now = a.now.unwrap_or(0);
+            Accounts::from_userprio(&text, path, now, half_life, groups)
+                .map_err(|e| e.to_string())?
+        }
+        None => Accounts::new(a.now.unwrap_or(0), half_life, groups),
+    };
+    let now = a.now.unwrap_or(accounts.last_update_time);
+    Ok(Some((accounts, now)))
+}
+
 /// Runs `classad negotiate`.
 pub fn run(a: NegotiateArgs) -> Result<ExitCode, Failure> {
     super::io::one_standard_input(&[
@@ -81,12 +123,25 @@ pub fn run(a: NegotiateArgs) -> Result<ExitCode, Failure> {
 fn run_on_threads(a: &NegotiateArgs) -> Result<ExitCode, Failure> {
     let mut knobs = load_knobs(a.config.as_deref(), a.verbose)?;
     knobs.schedd_packing = a.schedd_packing;
-    let priorities = load_priorities(a.priorities.as_deref())?;
     let how = evaluation(a.engine, a.no_autocluster);
     let (jobs, machines) = (a.jobs.as_deref(), a.machines.as_deref());
     let progress = Progress::on_stderr(a.quiet);
-    let c = cycle_from_files(jobs, machines, knobs, priorities, how, &progress)?;
+    let mut accounts = load_accounts(a, &knobs)?;
+    let default_factor = {
+        let k = knobs.clone();
+        move |name: &str| k.default_prio_factor_of(name)
+    };
+    let start = match &mut accounts {
+        Some((accounts, now)) => Start::Accounts(accounts, *now),
+        None => Start::Priorities(load_priorities(a.priorities.as_deref())?),
+    };
+    let c = cycle_from_files(jobs, machines, knobs, start, how, &progress)?;
     drop(progress);
+    if let (Some((mut accounts, now)), Some(path)) = (accounts, &a.accountant_out) {
+        accounts.charge_matches(c.pool.slots(), &c.outcome.matches, now);
+        let text = accounts.to_userprio(default_factor);
+        std::fs::write(path, text).map_err(|e| format!("cannot write {path}: {e}"))?;
+    }
     c.warn(InputFiles {
         jobs,
         machines,

@@ -89,7 +89,7 @@ pub const NOT_READ: &str = "not a knob the emulator reads; ignored";
 /// The knobs of negotiator.md section 10 and those of section 1-8 the emulated
 /// cycle reads: known, whether or not matching uses them yet. (`GROUP_QUOTA_*`
 /// and `GROUP_ACCEPT_SURPLUS_*` are known by prefix.)
-const KNOWN_KNOBS: [&str; 32] = [
+const KNOWN_KNOBS: [&str; 33] = [
     "ACCOUNTING_DOMAIN",
     "UID_DOMAIN",
     "NEGOTIATOR_PRE_JOB_RANK",
@@ -122,6 +122,7 @@ const KNOWN_KNOBS: [&str; 32] = [
     "NEGOTIATOR_MAX_TIME_PER_SUBMITTER",
     "NEGOTIATOR_MAX_TIME_PER_PIESPIN",
     "STARTD_JOB_ATTRS",
+    "PRIORITY_HALFLIFE",
 ];
 
 /// Prefixes of knobs named per group, and of the concurrency limits'

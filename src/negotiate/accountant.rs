@@ -23,13 +23,23 @@ pub fn effective_priority(name: &str, priorities: &Priorities, knobs: &CycleKnob
     let real = entry.map_or(MIN_PRIORITY, |e| e.real.max(MIN_PRIORITY));
     let factor = match entry.and_then(|e| e.factor) {
         Some(f) => f.max(MIN_PRIORITY_FACTOR),
-        None if name.starts_with(NICE_USER_PREFIX) => knobs.nice_user_prio_factor,
-        None => knobs
-            .group_of(name)
-            .and_then(|g| knobs.groups[g].prio_factor)
-            .unwrap_or(knobs.default_prio_factor),
+        None => knobs.default_prio_factor_of(name),
     };
     real * factor
+}
+
+impl CycleKnobs {
+    /// The priority factor of a submitter that has none set:
+    /// `NICE_USER_PRIO_FACTOR` for the nice user, else its group's
+    /// `GROUP_PRIO_FACTOR_<g>`, else `DEFAULT_PRIO_FACTOR`.
+    pub fn default_prio_factor_of(&self, name: &str) -> f64 {
+        if name.starts_with(NICE_USER_PREFIX) {
+            return self.nice_user_prio_factor;
+        }
+        self.group_of(name)
+            .and_then(|g| self.groups[g].prio_factor)
+            .unwrap_or(self.default_prio_factor)
+    }
 }
 
 impl Accountant {

@@ -129,6 +129,9 @@ pub struct CycleKnobs {
     /// `<name>_LIMIT`, `CONCURRENCY_LIMIT_DEFAULT` and
     /// `CONCURRENCY_LIMIT_DEFAULT_<scope>`.
     pub concurrency_limits: LimitKnobs,
+    /// `PRIORITY_HALFLIFE`, seconds: how fast the accountant ages a real
+    /// priority toward the usage (section 14).
+    pub priority_half_life: f64,
 }
 
 impl Default for CycleKnobs {
@@ -156,6 +159,7 @@ impl Default for CycleKnobs {
             max_time: [1200.0, 60.0, 120.0],
             accounting_domain: None,
             concurrency_limits: LimitKnobs::default(),
+            priority_half_life: 86_400.0,
         }
     }
 }
@@ -378,6 +382,7 @@ impl CycleKnobs {
                 None => r.raw("UID_DOMAIN")?,
             },
             concurrency_limits: LimitKnobs::from_config(config, |n| r.number(n), &mut warnings)?,
+            priority_half_life: positive("PRIORITY_HALFLIFE", d.priority_half_life)?,
             policy,
         };
         Ok((knobs, warnings))

@@ -27,6 +27,7 @@
 //! # }
 //! ```
 
+use super::accounts::{Accounts, Resource};
 use super::heads::CandidateBounds;
 use super::jobs::{cluster_with_facts, read_queue, QueueFacts};
 use super::pairs::{CandidatesError, ClassPairs};
@@ -71,6 +72,38 @@ impl Pool {
     /// starting from `priorities`.
     pub fn new(slots: &[Arc<ClassAd>], knobs: CycleKnobs, priorities: Priorities) -> Pool {
         let table = prepare_slots(slots, &knobs, &priorities);
+        Pool::of_table(table, knobs, priorities)
+    }
+
+    /// The pool of `slots` under `knobs`, the cycle starting from the
+    /// accountant's records as HTCondor's negotiator brings them to `now`
+    /// (negotiator.md section 14): `UpdatePriorities`, then `CheckMatches` on
+    /// the slots (their claims found again, usage charged from them). The
+    /// cycle's matches are charged afterwards with
+    /// [`Accounts::charge_matches`].
+    pub fn with_accounts(
+        slots: &[Arc<ClassAd>],
+        knobs: CycleKnobs,
+        accounts: &mut Accounts,
+        now: i64,
+    ) -> Pool {
+        accounts.update_priorities(now);
+        // A claimed slot's RemoteUserPrio reads the priorities, not the usage
+        // that CheckMatches finds next: the table is made once.
+        let table = prepare_slots(slots, &knobs, &accounts.priorities());
+        let resources: Vec<Resource> = table
+            .ads
+            .iter()
+            .zip(&table.weight)
+            .filter_map(|(ad, &weight)| Resource::of(ad, weight))
+            .collect();
+        accounts.check_matches(&resources, now);
+        let priorities = accounts.priorities();
+        Pool::of_table(table, knobs, priorities)
+    }
+
+    /// The pool of a prepared slot table.
+    fn of_table(table: SlotTable, knobs: CycleKnobs, priorities: Priorities) -> Pool {
         let mut significant = SignificantAttributes::compute(&table.ads, &knobs.policy);
         significant.add_class_names(&class_names(&table, &knobs));
         Pool {

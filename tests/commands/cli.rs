@@ -3070,3 +3070,150 @@ fn files_given_the_other_way_round_are_named_in_a_warning() {
     );
     assert_eq!(stdout(&right), "0 0\n");
 }
+
+/// `--accountant` and `--accountant-out`: the accountant's records carried
+/// from one cycle to the next as HTCondor's negotiator carries them
+/// (`UpdatePriorities` then `CheckMatches` at the start of a cycle, `AddMatch`
+/// per match; docs/negotiator.md section 14).
+#[test]
+fn the_accountant_carries_priorities_and_claims_from_cycle_to_cycle() {
+    let slot = |i: u32, claim: &str| {
+        format!(
+            "MyType = \"Machine\"\nName = \"slot{i}@h\"\nStartdIpAddr = \"<10.0.0.1:9618>\"\n\
+             Cpus = 2\nSlotWeight = Cpus\nRequirements = true\nRank = 0\n{claim}\n"
+        )
+    };
+    let unclaimed = (1..=4)
+        .map(|i| slot(i, "State = \"Unclaimed\""))
+        .collect::<Vec<_>>()
+        .join("\n");
+    let jobs: String = ["alice", "bob"]
+        .iter()
+        .enumerate()
+        .flat_map(|(c, u)| {
+            (0..3).map(move |p| {
+                format!(
+                    "MyType = \"Job\"\nClusterId = {}\nProcId = {p}\nOwner = \"{u}\"\n\
+                     User = \"{u}@d\"\nJobStatus = 1\nRequestCpus = 1\nRequirements = true\n\n",
+                    c + 1
+                )
+            })
+        })
+        .collect();
+    let jobs = tmp("acct-jobs.ads", &jobs);
+    let first = tmp("acct-slots1.ads", &unclaimed);
+    let state1 = tmp("acct-state1.txt", "");
+    let o = classad(
+        &[
+            "negotiate",
+            "--jobs",
+            &jobs,
+            "--machines",
+            &first,
+            "--now",
+            "1000",
+            "--accountant-out",
+            &state1,
+            "--format",
+            "json",
+        ],
+        "",
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    let got: Vec<(String, String)> = v["matches"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| {
+            (
+                m["submitter"].as_str().unwrap().into(),
+                m["slot_name"].as_str().unwrap().into(),
+            )
+        })
+        .collect();
+    assert_eq!(got.len(), 4, "{got:?}");
+    let text = std::fs::read_to_string(&state1).unwrap();
+    assert!(text.starts_with("LastUpdate = 1000\n"), "{text}");
+    assert!(text.contains("Name2 = \"alice@d\""), "{text}");
+    assert!(
+        text.contains("ResourcesUsed2 = 2\nWeightedResourcesUsed2 = 4.0000000000000000E+00"),
+        "{text}"
+    );
+    // The startd's side: each matched slot now Claimed by its submitter.
+    let claimed = (1..=4)
+        .map(|i| {
+            let who = &got
+                .iter()
+                .find(|(_, s)| *s == format!("slot{i}@h"))
+                .unwrap()
+                .0;
+            slot(i, &format!("State = \"Claimed\"\nRemoteUser = \"{who}\""))
+        })
+        .collect::<Vec<_>>()
+        .join("\n");
+    let second = tmp("acct-slots2.ads", &claimed);
+    let state2 = tmp("acct-state2.txt", "");
+    // A half-life (PRIORITY_HALFLIFE's default, a day) later.
+    let o = classad(
+        &[
+            "negotiate",
+            "--jobs",
+            &jobs,
+            "--machines",
+            &second,
+            "--accountant",
+            &state1,
+            "--now",
+            "87400",
+            "--accountant-out",
+            &state2,
+            "--format",
+            "json",
+        ],
+        "",
+    );
+    assert!(o.status.success(), "{}", stderr(&o));
+    let v: serde_json::Value = serde_json::from_str(&stdout(&o)).unwrap();
+    let alice = v["submitters"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|s| s["name"] == "alice@d")
+        .unwrap()
+        .clone();
+    // UpdateOnePriority: 0.5 * 0.5 + 4 (weighted usage) * 0.5 = 2.25, times
+    // DEFAULT_PRIO_FACTOR 1000; the usage found again from the claimed slots.
+    assert_eq!(alice["effective_priority"], 2250.0);
+    assert_eq!(alice["usage_before"], 4.0);
+    let text = std::fs::read_to_string(&state2).unwrap();
+    assert!(text.starts_with("LastUpdate = 87400\n"), "{text}");
+    assert!(
+        text.contains("Name2 = \"alice@d\"\nIsAccountingGroup2 = false\n"),
+        "{text}"
+    );
+    assert!(
+        text.contains("Priority2 = 2.2500000000000000E+03"),
+        "{text}"
+    );
+    assert!(
+        text.contains("AccumulatedUsage2 = 1.7280000000000000E+05"),
+        "2 claims x a day: {text}"
+    );
+    // --priorities and --accountant are one or the other.
+    let o = classad(
+        &[
+            "negotiate",
+            "--jobs",
+            &jobs,
+            "--machines",
+            &second,
+            "--accountant",
+            &state1,
+            "--priorities",
+            &state1,
+        ],
+        "",
+    );
+    assert!(!o.status.success());
+}

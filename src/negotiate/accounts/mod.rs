@@ -36,8 +36,14 @@
 
 mod report;
 
-use super::priorities::MIN_PRIORITY;
+use super::priorities::{Priorities, PriorityEntry, MIN_PRIORITY};
+use super::report::CycleMatch;
+use super::slots::SlotTable;
+use crate::ad::ClassAd;
+use crate::engine::eval_attr_once;
+use classad_vm::Value;
 use std::collections::BTreeMap;
+use std::sync::Arc;
 
 /// The root group's name, HTCondor's `hgq_root_group->name`.
 pub const ROOT_GROUP: &str = "<none>";
@@ -68,6 +74,12 @@ pub struct Record {
     pub begin_usage_time: i64,
     /// `LastUsageTime` (0: none yet).
     pub last_usage_time: i64,
+    /// `Floor` (`condor_userprio -setfloor`; 0 for none, as `GetFloor` reads
+    /// anything below 1).
+    pub floor: i64,
+    /// `Ceiling` (`-setceiling`; `None` for none, as `GetCeiling` reads
+    /// anything negative).
+    pub ceiling: Option<i64>,
 }
 
 /// A claim the accountant knows of (a `Resource.` ad): who holds it, at what
@@ -93,6 +105,48 @@ pub struct Accounts {
     groups: Vec<String>,
     customers: BTreeMap<String, Record>,
     claims: BTreeMap<String, Claim>,
+    /// Per consumption-policy slot, its matches since the last
+    /// [`Accounts::check_matches`] (`NumCpMatches`).
+    cp_matches: BTreeMap<String, u32>,
+}
+
+/// A slot ad as the accountant reads it (`Accountant.cpp`'s helpers).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Resource {
+    /// `GetResourceName`: `Name@StartdIpAddr` (`Name@` without an address).
+    pub name: String,
+    /// `IsClaimed`: for a slot `Claimed` or `Preempting`, its
+    /// `AccountingGroup`, else its `RemoteUser`.
+    pub customer: Option<String>,
+    /// `State` is `Matched`.
+    pub matched: bool,
+    /// `GetSlotWeight`.
+    pub weight: f64,
+}
+
+impl Resource {
+    /// The resource of slot ad `ad` at weight `weight`; `None` for an ad
+    /// without a `Name` (HTCondor's accountant stops on one).
+    pub fn of(ad: &Arc<ClassAd>, weight: f64) -> Option<Resource> {
+        let string = |attr: &str| match eval_attr_once(ad, attr, None) {
+            Ok(Value::Str(s)) => Some(s.as_str().to_string()),
+            _ => None,
+        };
+        let name = string("Name")?;
+        let address = string("StartdIpAddr").unwrap_or_default();
+        let state = string("State");
+        let claimed = matches!(state.as_deref(), Some("Claimed" | "Preempting"));
+        Some(Resource {
+            name: format!("{name}@{address}"),
+            customer: if claimed {
+                string("AccountingGroup").or_else(|| string("RemoteUser"))
+            } else {
+                None
+            },
+            matched: state.as_deref() == Some("Matched"),
+            weight,
+        })
+    }
 }
 
 /// The group customer `name` is charged to, as `GroupEntry::GetAssignedGroup`
@@ -115,6 +169,7 @@ impl Accounts {
             groups,
             customers: BTreeMap::new(),
             claims: BTreeMap::new(),
+            cp_matches: BTreeMap::new(),
         }
     }
 
@@ -133,14 +188,116 @@ impl Accounts {
         self.customers.iter().map(|(n, r)| (n.as_str(), r))
     }
 
+    /// What a cycle starts from (section 1): each submitter's real priority,
+    /// factor, weighted usage, floor and ceiling, groups' own records left
+    /// out (the cycle sums its submitters' usage per group itself).
+    pub fn priorities(&self) -> Priorities {
+        let is_group = |name: &str| {
+            name == ROOT_GROUP || self.groups.iter().any(|g| g.eq_ignore_ascii_case(name))
+        };
+        Priorities::from_entries(
+            self.customers
+                .iter()
+                .filter(|(name, _)| !is_group(name))
+                .map(|(name, r)| {
+                    let entry = PriorityEntry {
+                        real: r.priority,
+                        factor: r.priority_factor,
+                        usage: r.weighted_resources_used,
+                        floor: (r.floor > 0).then_some(r.floor as f64),
+                        ceiling: r.ceiling.map(|c| c as f64),
+                    };
+                    (name.clone(), entry)
+                }),
+        )
+    }
+
     /// The claim on resource `name`, if the accountant knows one.
     pub fn claim(&self, name: &str) -> Option<&Claim> {
         self.claims.get(name)
     }
 
     /// `AddMatch`: `customer` claims resource `resource` at `now`, at weight
-    /// `slot_weight` (see the module docs).
+    /// `slot_weight` (see the module docs). A claim the accountant knows of
+    /// already stays as it is when the customer is the same, and is ended
+    /// first when it is another.
     pub fn add_match(&mut self, customer: &str, resource: &str, slot_weight: f64, now: i64) {
+        if let Some(claim) = self.claims.get(resource) {
+            if claim.customer == customer {
+                return;
+            }
+            self.remove_match(resource, now);
+        }
+        self.charge(customer, resource, slot_weight, now);
+    }
+
+    /// `AddMatch` of a match on a consumption-policy slot (`CP_MATCH_COST`):
+    /// a claim of its own per match, `<resource>_cp_match_NNN`, at the
+    /// match's cost.
+    pub fn add_cp_match(&mut self, customer: &str, resource: &str, cost: f64, now: i64) {
+        let n = self.cp_matches.entry(resource.to_string()).or_insert(0);
+        let name = format!("{resource}_cp_match_{:03}", *n);
+        *n += 1;
+        self.charge(customer, &name, cost, now);
+    }
+
+    /// `AddMatch` for each of a cycle's `matches` on `slots` at `now`: a
+    /// consumption-policy slot's at the match's cost, any other's at the
+    /// slot's weight (`GetSlotWeight`).
+    pub fn charge_matches(&mut self, slots: &SlotTable, matches: &[CycleMatch], now: i64) {
+        let by_file: ahash::AHashMap<u32, usize> = slots
+            .file_index
+            .iter()
+            .enumerate()
+            .map(|(t, &f)| (f, t))
+            .collect();
+        for m in matches {
+            let Some(&t) = by_file.get(&m.slot) else {
+                continue;
+            };
+            let Some(r) = Resource::of(&slots.ads[t], slots.weight[t]) else {
+                continue;
+            };
+            if slots.consumption[t] {
+                self.add_cp_match(&m.submitter, &r.name, m.cost, now);
+            } else {
+                self.add_match(&m.submitter, &r.name, r.weight, now);
+            }
+        }
+    }
+
+    /// `CheckMatches` at the start of a cycle: a claim whose slot is gone or
+    /// no longer claimed by its customer (nor `Matched`) is ended; a slot
+    /// claimed by a customer the accountant does not know of there is charged
+    /// to it from `now`.
+    pub fn check_matches(&mut self, resources: &[Resource], now: i64) {
+        let mut by_name: BTreeMap<&str, &Resource> = BTreeMap::new();
+        for r in resources {
+            by_name.entry(r.name.as_str()).or_insert(r);
+        }
+        let broken: Vec<String> = self
+            .claims
+            .iter()
+            .filter(|(name, claim)| match by_name.get(name.as_str()) {
+                None => true,
+                Some(r) => !r.matched && r.customer.as_deref() != Some(&claim.customer),
+            })
+            .map(|(name, _)| name.clone())
+            .collect();
+        for name in broken {
+            self.remove_match(&name, now);
+        }
+        self.cp_matches.clear();
+        for r in resources {
+            if let Some(customer) = &r.customer {
+                self.add_match(customer, &r.name, r.weight, now);
+            }
+        }
+    }
+
+    /// `AddMatch`'s charges: the customer, its group and the group's
+    /// ancestors, and the claim remembered.
+    fn charge(&mut self, customer: &str, resource: &str, slot_weight: f64, now: i64) {
         let since_update = now - self.last_update_time;
         let group = assigned_group(customer, &self.groups).to_string();
         for name in [customer, group.as_str()] {
@@ -275,6 +432,108 @@ mod tests {
         let aging = 0.5f64.powf(0.25);
         assert!(close(r.priority, 4.25 * aging), "{}", r.priority);
         assert_eq!(r.last_usage_time, 86_400, "no recent usage");
+    }
+
+    fn slot(name: &str, state: &str, who: &str) -> Arc<ClassAd> {
+        let text = format!(
+            "Name = \"{name}\"\nStartdIpAddr = \"<1.2.3.4:9618>\"\nState = \"{state}\"\n{who}"
+        );
+        Arc::new(crate::ad::read_ads(&text, "t").unwrap().remove(0))
+    }
+
+    /// `CheckMatches` (`Accountant.cpp` as it was before 2026's commit
+    /// 8401ad188a, whose rebuild every cycle lets `ResourcesUsed` grow without
+    /// end): claims found again from the slots (`IsClaimed`: `Claimed` or
+    /// `Preempting`, the customer `AccountingGroup` else `RemoteUser`, the
+    /// resource `Name@StartdIpAddr`); a claim whose slot went away or changed
+    /// hands is ended (`RemoveMatch`, charging the time it ran); a `Matched`
+    /// slot keeps its claim.
+    #[test]
+    fn claims_are_found_again_from_the_slots() {
+        let first = [
+            slot(
+                "s1",
+                "Claimed",
+                "AccountingGroup = \"group_a.u@d\"\nRemoteUser = \"u@d\"",
+            ),
+            slot("s2", "Claimed", "RemoteUser = \"v@d\""),
+            slot("s3", "Unclaimed", ""),
+            slot(
+                "s4",
+                "Preempting",
+                "RemoteUser = \"v@d\"\nPreemptingUser = \"w@d\"",
+            ),
+            slot("s5", "Owner", "RemoteUser = \"x@d\""),
+        ];
+        let resources = |ads: &[Arc<ClassAd>]| -> Vec<Resource> {
+            ads.iter().map(|a| Resource::of(a, 2.0).unwrap()).collect()
+        };
+        assert_eq!(resources(&first)[0].name, "s1@<1.2.3.4:9618>");
+        let mut a = Accounts::new(1_000, DAY, vec!["group_a".into()]);
+        a.check_matches(&resources(&first), 1_000);
+        let used = |a: &Accounts, n: &str| {
+            a.record(n)
+                .map_or((0, 0.0), |r| (r.resources_used, r.weighted_resources_used))
+        };
+        assert_eq!(used(&a, "group_a.u@d"), (1, 2.0));
+        assert_eq!(used(&a, "group_a"), (1, 2.0));
+        assert_eq!(used(&a, "v@d"), (2, 4.0), "Claimed and Preempting");
+        assert_eq!(used(&a, "<none>"), (2, 4.0));
+        assert_eq!(used(&a, "x@d"), (0, 0.0), "Owner is not claimed");
+        // 600 s later: s2 is gone, s1 is claimed by w, s3 by v, s4 is Matched.
+        let second = [
+            slot("s1", "Claimed", "RemoteUser = \"w@d\""),
+            slot("s3", "Claimed", "RemoteUser = \"v@d\""),
+            slot("s4", "Matched", ""),
+        ];
+        a.check_matches(&resources(&second), 1_600);
+        assert_eq!(used(&a, "group_a.u@d"), (0, 0.0));
+        assert_eq!(a.record("group_a.u@d").unwrap().uncharged_time, 600);
+        assert_eq!(used(&a, "w@d"), (1, 2.0));
+        assert_eq!(used(&a, "v@d"), (2, 4.0), "s4 kept while Matched, s3 new");
+        assert_eq!(
+            a.record("v@d").unwrap().uncharged_time,
+            600 - 600,
+            "s2's 600 s, less s3's since the update"
+        );
+        // The same slots again change nothing.
+        let before = a.record("v@d").cloned();
+        a.check_matches(&resources(&second), 1_700);
+        assert_eq!(a.record("v@d").cloned(), before);
+    }
+
+    /// `AddMatch` on a resource claimed by another customer ends that claim
+    /// first (a preemption); by the same customer it changes nothing.
+    #[test]
+    fn a_match_on_a_claimed_resource_replaces_the_claim() {
+        let mut a = Accounts::new(0, DAY, Vec::new());
+        a.add_match("u@d", "s1", 1.0, 0);
+        a.add_match("u@d", "s1", 1.0, 50);
+        assert_eq!(a.record("u@d").unwrap().resources_used, 1);
+        a.add_match("v@d", "s1", 1.0, 100);
+        let u = a.record("u@d").unwrap();
+        assert_eq!((u.resources_used, u.uncharged_time), (0, 100));
+        assert_eq!(a.claim("s1").unwrap().customer, "v@d");
+        // Matches on a consumption-policy slot are claims of their own.
+        a.add_cp_match("u@d", "p1", 2.0, 100);
+        a.add_cp_match("u@d", "p1", 3.0, 100);
+        assert_eq!(a.record("u@d").unwrap().weighted_resources_used, 5.0);
+        assert!(a.claim("p1_cp_match_001").is_some());
+    }
+
+    /// What a cycle starts from: submitters' records, groups' left out.
+    #[test]
+    fn the_cycle_reads_submitters_records() {
+        let mut a = Accounts::new(0, DAY, vec!["group_a".into()]);
+        a.add_match("group_a.u@d", "s1", 3.0, 0);
+        let mut r = a.record("group_a.u@d").unwrap().clone();
+        (r.priority, r.priority_factor, r.floor, r.ceiling) = (2.0, Some(10.0), 4, Some(9));
+        a.set_record("group_a.u@d", r);
+        let p = a.priorities();
+        let e = p.get("group_a.u@d").unwrap();
+        assert_eq!((e.real, e.factor, e.usage), (2.0, Some(10.0), 3.0));
+        assert_eq!((e.floor, e.ceiling), (Some(4.0), Some(9.0)));
+        assert!(p.get("group_a").is_none() && p.get("<none>").is_none());
     }
 
     /// `AddMatch` and `RemoveMatch` between two updates: a claim that started

@@ -7,8 +7,9 @@
 //! priority: the real one, at least 0.5, times the factor, as `GetPriority`
 //! gives it), `PriorityFactor` (an unset factor is written as the default
 //! `GetPriorityFactor` gives, which HTCondor writes into the record as it
-//! reports it), `ResourcesUsed`, `WeightedResourcesUsed`, `AccumulatedUsage`,
-//! `WeightedAccumulatedUsage`, `BeginUsageTime`, `LastUsageTime`; then what
+//! reports it), `Ceiling` and `Floor` (-1 and 0 for none), `ResourcesUsed`,
+//! `WeightedResourcesUsed`, `AccumulatedUsage`, `WeightedAccumulatedUsage`,
+//! `BeginUsageTime`, `LastUsageTime`; then what
 //! the report leaves out and a resumed run needs: `UnchargedTime`,
 //! `WeightedUnchargedTime` and `HierWeightedResourcesUsed` (HTCondor's readers
 //! ignore attributes they do not know). `LastUpdate` heads the ad and
@@ -16,8 +17,8 @@
 //! PriorityFactor` (a factor of 0, as groups without one print, leaves
 //! `Priority` as the real priority).
 
-use super::{assigned_group, Accounts, Record};
-use crate::negotiate::priorities::userprio::{get, report_rows};
+use super::{assigned_group, Accounts, Claim, Record};
+use crate::negotiate::priorities::userprio::{get, report_rows, Report};
 use crate::negotiate::priorities::{PrioritiesError, MIN_PRIORITY};
 use crate::syntax::fmt_real_exact;
 use classad_vm::Value;
@@ -47,6 +48,8 @@ impl Accounts {
             let _ = writeln!(out, "AccountingGroup{n} = {}", quote(group));
             let effective = r.priority.max(MIN_PRIORITY) * factor;
             let _ = writeln!(out, "Priority{n} = {}", real(effective));
+            let _ = writeln!(out, "Ceiling{n} = {}", r.ceiling.unwrap_or(-1));
+            let _ = writeln!(out, "Floor{n} = {}", r.floor);
             let _ = writeln!(out, "PriorityFactor{n} = {}", real(factor));
             let _ = writeln!(out, "ResourcesUsed{n} = {}", r.resources_used);
             let _ = writeln!(
@@ -69,6 +72,23 @@ impl Accounts {
             let _ = writeln!(out, "HierWeightedResourcesUsed{n} = {hier}");
         }
         let _ = writeln!(out, "NumSubmittors = {n}");
+        // The claims (the accountant's `Resource.` records), which
+        // `condor_userprio` does not print: a resumed run needs them to tell
+        // the claims it charged from new ones.
+        // One line: the old syntax has a line per attribute.
+        out.push_str("Claims = {");
+        for (k, (resource, c)) in self.claims.iter().enumerate() {
+            let sep = if k == 0 { " " } else { ", " };
+            let _ = write!(
+                out,
+                "{sep}[ Resource = {}; Customer = {}; SlotWeight = {}; StartTime = {} ]",
+                quote(resource),
+                quote(&c.customer),
+                fmt_real_exact(c.slot_weight),
+                c.start_time
+            );
+        }
+        out.push_str(" }\n");
         out
     }
 
@@ -82,7 +102,11 @@ impl Accounts {
         half_life: f64,
         groups: Vec<String>,
     ) -> Result<Accounts, PrioritiesError> {
-        let (rows, last_update) = report_rows(text, file)?;
+        let Report {
+            rows,
+            last_update,
+            legacy: report,
+        } = report_rows(text, file)?;
         let mut accounts = Accounts::new(last_update.unwrap_or(now), half_life, groups);
         for row in &rows {
             let ad = &row.ad;
@@ -128,11 +152,100 @@ impl Accounts {
                 weighted_accumulated_usage: weighted_accumulated,
                 begin_usage_time: count("BeginUsageTime")?,
                 last_usage_time: count("LastUsageTime")?,
+                // GetFloor and GetCeiling: integers, a floor below 0 none and
+                // a negative ceiling none (unset: 0 and -1).
+                floor: count("Floor")?.max(0),
+                ceiling: match get(ad, "Ceiling") {
+                    Value::Undefined => None,
+                    _ => Some(count("Ceiling")?).filter(|c| *c >= 0),
+                },
             };
             accounts.set_record(&name, record);
         }
+        match report
+            .as_ref()
+            .and_then(|r| r.get("Claims"))
+            .map(|e| e.to_expr_ref())
+        {
+            Some(list) => {
+                let line = report_line(text, "Claims");
+                for (resource, claim) in claims_of(&list).map_err(|message| PrioritiesError {
+                    file: file.to_string(),
+                    line,
+                    column: 1,
+                    message,
+                })? {
+                    accounts.claims.insert(resource, claim);
+                }
+            }
+            // A report of HTCondor's has no claims: what its records hold in
+            // use CheckMatches finds again from the slots, so it starts at 0
+            // (as CheckMatches at HEAD resets WeightedResourcesUsed).
+            _ => {
+                for r in accounts.customers.values_mut() {
+                    r.resources_used = 0;
+                    r.weighted_resources_used = 0.0;
+                    r.hier_weighted_resources_used = 0.0;
+                }
+            }
+        }
         Ok(accounts)
     }
+}
+
+/// The claims of a `Claims` list as `to_userprio` writes it: a list of
+/// records, each `Resource`, `Customer`, `SlotWeight` and `StartTime`, in
+/// literals.
+fn claims_of(list: &crate::syntax::ast::ExprRef) -> Result<Vec<(String, Claim)>, String> {
+    use crate::syntax::ast::Node;
+    let Node::List(items) = list.node() else {
+        return Err("Claims is not a list of claims".into());
+    };
+    let mut out = Vec::with_capacity(items.len());
+    for (k, &item) in items.iter().enumerate() {
+        let bad = || {
+            format!(
+                "Claims: entry {} is not [ Resource; Customer; SlotWeight; StartTime ]",
+                k + 1
+            )
+        };
+        let record = list.child(item);
+        let Node::Record(fields) = record.node() else {
+            return Err(bad());
+        };
+        let field = |name: &str| {
+            let (_, id) = fields.iter().find(|(n, _)| n.eq_ignore_ascii_case(name))?;
+            match record.child(*id).node() {
+                Node::Lit(v) => Some(v.clone()),
+                _ => None,
+            }
+        };
+        let (Some(Value::Str(resource)), Some(Value::Str(customer))) =
+            (field("Resource"), field("Customer"))
+        else {
+            return Err(bad());
+        };
+        let weight = field("SlotWeight")
+            .and_then(|w| w.as_f64_promoted())
+            .ok_or_else(bad)?;
+        let Some(Value::Int(start)) = field("StartTime") else {
+            return Err(bad());
+        };
+        let claim = Claim {
+            customer: customer.as_str().to_string(),
+            slot_weight: weight,
+            start_time: start,
+        };
+        out.push((resource.as_str().to_string(), claim));
+    }
+    Ok(out)
+}
+
+/// The 1-based line where `attr = ` starts in `text` (1 when not found).
+fn report_line(text: &str, attr: &str) -> u32 {
+    text.lines()
+        .position(|l| l.trim_start().starts_with(attr) && l.contains('='))
+        .map_or(1, |i| i as u32 + 1)
 }
 
 /// `s` as an old-syntax string literal.
@@ -158,6 +271,7 @@ mod tests {
         a.remove_match("s2", 2_500);
         let mut r = a.record("v@d").unwrap().clone();
         r.priority_factor = Some(10.0);
+        (r.floor, r.ceiling) = (2, Some(7));
         a.set_record("v@d", r);
         let text = a.to_userprio(|_| 1000.0);
         assert!(text.starts_with("LastUpdate = 2000\n"), "{text}");
@@ -169,6 +283,7 @@ mod tests {
         let cycle_reads = crate::negotiate::priorities::userprio::parse(&text, "state").unwrap();
         let v = cycle_reads.get("v@d").unwrap();
         assert_eq!(v.factor, Some(10.0));
+        assert_eq!((v.floor, v.ceiling), (Some(2.0), Some(7.0)));
         assert!((v.real - a.record("v@d").unwrap().priority).abs() < 1e-9);
         let mut back = Accounts::from_userprio(&text, "state", 0, 3_600.0, groups).unwrap();
         for (name, r) in a.records() {
@@ -196,9 +311,9 @@ mod tests {
                 "{name}"
             );
         }
-        // The claims are the living pool's to give back (from the slots'
-        // ads, as `CheckMatches` does); with them, the next update agrees.
-        back.claims = a.claims.clone();
+        // The claims come back too: the next update agrees.
+        assert_eq!(back.claims, a.claims);
+        assert!(!a.claims.is_empty());
         a.update_priorities(5_600);
         back.update_priorities(5_600);
         for (name, r) in a.records() {
@@ -221,12 +336,15 @@ mod tests {
         assert_eq!(a.last_update_time, 1_764_300_000);
         let alice = a.record("alice@d").unwrap();
         assert_eq!((alice.priority, alice.priority_factor), (1.5, Some(1000.0)));
-        assert_eq!((alice.resources_used, alice.accumulated_usage), (8, 1234.5));
+        assert_eq!(alice.accumulated_usage, 1234.5);
         assert_eq!(alice.weighted_accumulated_usage, None);
         let root = a.record("<none>").unwrap();
+        assert_eq!(root.priority_factor, None);
+        // With no claims in it, what is in use is for CheckMatches to find
+        // again from the slots: it starts at 0, not counted twice.
         assert_eq!(
-            (root.priority_factor, root.weighted_resources_used),
-            (None, 12.0)
+            (alice.resources_used, root.weighted_resources_used),
+            (0, 0.0)
         );
         let bad = "Name1 = \"x@d\"\nPriority1 = 1.0\nName2 = \"y@d\"\nPriority2 = \"high\"\n";
         let e = Accounts::from_userprio(bad, "f", 0, 1.0, Vec::new()).unwrap_err();

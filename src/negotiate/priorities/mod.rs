@@ -117,6 +117,17 @@ impl Priorities {
         }
     }
 
+    /// The entries of `entries`, in order (the first of a name kept), each
+    /// given as line 0: state that came from no file (the accountant's).
+    pub fn from_entries(entries: impl IntoIterator<Item = (String, PriorityEntry)>) -> Priorities {
+        let mut p = Priorities::default();
+        for (name, entry) in entries {
+            // A name met twice keeps its first entry.
+            let _ = p.push(name, entry, 0);
+        }
+        p
+    }
+
     /// Adds `name`'s entry, read at `line`; `Err` with a message when the name
     /// is listed already.
     fn push(&mut self, name: String, entry: PriorityEntry, line: u32) -> Result<(), String> {

@@ -67,7 +67,7 @@ pub fn layout(text: &str) -> Layout {
 
 /// Reads `condor_userprio -l` output (either layout).
 pub fn parse(text: &str, file: &str) -> Result<Priorities, PrioritiesError> {
-    let (rows, _) = report_rows(text, file)?;
+    let rows = report_rows(text, file)?.rows;
     let mut p = Priorities::default();
     for row in &rows {
         let (ad, line_of) = (&row.ad, |attr: &str| row.line_of(attr));
@@ -164,12 +164,20 @@ impl Row {
     }
 }
 
-/// The rows of a `condor_userprio -l` text, one per submitter or group, from
-/// either layout (see the module docs), and `LastUpdate` when given.
-pub(crate) fn report_rows(
-    text: &str,
-    file: &str,
-) -> Result<(Vec<Row>, Option<i64>), PrioritiesError> {
+/// A `condor_userprio -l` text read.
+pub(crate) struct Report {
+    /// One per submitter or group.
+    pub rows: Vec<Row>,
+    /// `LastUpdate`, when given.
+    pub last_update: Option<i64>,
+    /// In the legacy layout, the one ad itself (whose attributes without a
+    /// number are the report's own).
+    pub legacy: Option<Arc<ClassAd>>,
+}
+
+/// The rows of a `condor_userprio -l` text, from either layout (see the
+/// module docs).
+pub(crate) fn report_rows(text: &str, file: &str) -> Result<Report, PrioritiesError> {
     let ads = read_ads(text, file)?;
     let last_update = ads
         .iter()
@@ -177,8 +185,12 @@ pub(crate) fn report_rows(
             Value::Int(t) => Some(t),
             _ => None,
         });
+    let mut report = None;
     let rows = match ads.as_slice() {
-        [one] if is_legacy(one) => legacy_rows(one),
+        [one] if is_legacy(one) => {
+            report = Some(Arc::new(one.clone()));
+            legacy_rows(one)
+        }
         _ => ads
             .into_iter()
             .map(|ad| {
@@ -210,7 +222,11 @@ pub(crate) fn report_rows(
             }
         })
         .collect();
-    Ok((rows, last_update))
+    Ok(Report {
+        rows,
+        last_update,
+        legacy: report,
+    })
 }
 
 /// The old-syntax ads of a `condor_userprio -l` text.
