@@ -42,6 +42,7 @@ pub mod priorities;
 pub mod report;
 pub mod shard;
 pub mod slots;
+pub mod startd;
 pub mod submitters;
 
 pub use accountant::effective_priority;
