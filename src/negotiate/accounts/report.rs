@@ -323,6 +323,17 @@ mod tests {
         }
     }
 
+    /// An accountant with no records writes out and reads back (a first
+    /// cycle that matched nothing, resumed).
+    #[test]
+    fn no_records_round_trip() {
+        let a = Accounts::new(600, 86_400.0, Vec::new());
+        let text = a.to_userprio(|_| 1000.0);
+        let back = Accounts::from_userprio(&text, "state", 0, 86_400.0, Vec::new()).unwrap();
+        assert_eq!(back.last_update_time, 600);
+        assert_eq!(back.records().count(), 0);
+    }
+
     /// The report HTCondor prints reads in: the effective priority over the
     /// factor is the real priority; a group's factor of 0 leaves it as given.
     #[test]

@@ -246,12 +246,14 @@ pub(crate) fn get(ad: &Arc<ClassAd>, name: &str) -> Value {
     crate::engine::eval_attr_once(ad, name, None).unwrap_or(Value::Error)
 }
 
-/// True when `ad` is the legacy report: numbered names (`Name1`).
+/// True when `ad` is the legacy report: numbered names (`Name1`), or none
+/// at all but its count (`NumSubmittors = 0`, an accountant with no records).
 fn is_legacy(ad: &ClassAd) -> bool {
-    ad.iter().any(|(n, _)| {
-        let base = legacy_base(n);
-        base.len() < n.len() && base.eq_ignore_ascii_case("Name")
-    })
+    ad.contains("NumSubmittors")
+        || ad.iter().any(|(n, _)| {
+            let base = legacy_base(n);
+            base.len() < n.len() && base.eq_ignore_ascii_case("Name")
+        })
 }
 
 /// `name` less its trailing number (`Priority12` -> `Priority`).
