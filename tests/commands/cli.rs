@@ -2797,20 +2797,7 @@ fn condor_userprio_dash_l_gives_the_cycle_of_the_plain_file() {
         })
         .collect();
     let slots = tmp("userprio-slots.ads", &slots);
-    let jobs: String = ["a", "b"]
-        .iter()
-        .enumerate()
-        .flat_map(|(c, u)| {
-            (0..3).map(move |p| {
-                format!(
-                    "MyType = \"Job\"\nClusterId = {}\nProcId = {p}\nOwner = \"{u}\"\n\
-                     User = \"{u}@d.org\"\nJobStatus = 1\nRequestCpus = 1\nRequirements = true\n\n",
-                    c + 1
-                )
-            })
-        })
-        .collect();
-    let jobs = tmp("userprio-jobs.ads", &jobs);
+    let jobs = tmp("userprio-jobs.ads", &three_jobs_each(&["a", "b"], "d.org"));
     let plain = tmp(
         "userprio-plain.txt",
         "a@d.org 2.5 10 1.5\nb@d.org 0.5 1 0 2\n",
@@ -3087,20 +3074,7 @@ fn the_accountant_carries_priorities_and_claims_from_cycle_to_cycle() {
         .map(|i| slot(i, "State = \"Unclaimed\""))
         .collect::<Vec<_>>()
         .join("\n");
-    let jobs: String = ["alice", "bob"]
-        .iter()
-        .enumerate()
-        .flat_map(|(c, u)| {
-            (0..3).map(move |p| {
-                format!(
-                    "MyType = \"Job\"\nClusterId = {}\nProcId = {p}\nOwner = \"{u}\"\n\
-                     User = \"{u}@d\"\nJobStatus = 1\nRequestCpus = 1\nRequirements = true\n\n",
-                    c + 1
-                )
-            })
-        })
-        .collect();
-    let jobs = tmp("acct-jobs.ads", &jobs);
+    let jobs = tmp("acct-jobs.ads", &three_jobs_each(&["alice", "bob"], "d"));
     let first = tmp("acct-slots1.ads", &unclaimed);
     let state1 = tmp("acct-state1.txt", "");
     let o = classad(
@@ -3216,4 +3190,23 @@ fn the_accountant_carries_priorities_and_claims_from_cycle_to_cycle() {
         "",
     );
     assert!(!o.status.success());
+}
+
+/// Three idle jobs of one CPU for each of `owners` (a cluster each), their
+/// `User` in `domain`.
+fn three_jobs_each(owners: &[&str], domain: &str) -> String {
+    owners
+        .iter()
+        .enumerate()
+        .flat_map(|(c, u)| {
+            (0..3).map(move |p| {
+                format!(
+                    "MyType = \"Job\"\nClusterId = {}\nProcId = {p}\nOwner = \"{u}\"\n\
+                     User = \"{u}@{domain}\"\nJobStatus = 1\nRequestCpus = 1\n\
+                     Requirements = true\n\n",
+                    c + 1
+                )
+            })
+        })
+        .collect()
 }

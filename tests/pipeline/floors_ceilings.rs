@@ -15,6 +15,16 @@ fn who(o: &CycleOutcome) -> Vec<&str> {
     o.matches.iter().map(|m| &*m.submitter).collect()
 }
 
+/// Six jobs each of alice and bob on six slots of one CPU, under `prios`.
+fn alice_and_bob(prios: &str) -> CycleOutcome {
+    let jobs = format!(
+        "{}\n{}",
+        jobs_of("alice", 1, 6, ""),
+        jobs_of("bob", 2, 6, "")
+    );
+    cycle(&jobs, &slots_of(6, 1, 1, ""), "", prios)
+}
+
 #[test]
 fn a_submitter_below_its_floor_negotiates_first_up_to_it() {
     // negotiationTime: findBelowFloorSubmitters (floor > 0, usage below it),
@@ -22,17 +32,11 @@ fn a_submitter_below_its_floor_negotiates_first_up_to_it() {
     // calculateSubmitterLimit caps the limit at the floor; then the full round.
     // alice's priority (0.5) is far better than bob's (500): without the floor
     // bob would get no more than the one slot past his limit a turn allows.
-    let jobs = format!(
-        "{}\n{}",
-        jobs_of("alice", 1, 6, ""),
-        jobs_of("bob", 2, 6, "")
-    );
-    let slots = slots_of(6, 1, 1, "");
-    let o = cycle(&jobs, &slots, "", "alice 0.5 1\nbob 0.5 1000 0 4\n");
+    let o = alice_and_bob("alice 0.5 1\nbob 0.5 1000 0 4\n");
     assert_eq!(who(&o), ["bob", "bob", "bob", "bob", "alice", "alice"]);
     assert_eq!(o.stats.floor_rounds, 1);
     assert_eq!(o.stats.pies, 2, "the floor round is a pie of its own");
-    let o = cycle(&jobs, &slots, "", "alice 0.5 1\nbob 0.5 1000\n");
+    let o = alice_and_bob("alice 0.5 1\nbob 0.5 1000\n");
     assert_eq!(count(&o, "bob"), 1);
     assert_eq!(o.stats.floor_rounds, 0);
 }
@@ -42,26 +46,11 @@ fn the_floor_round_gives_the_whole_floor_not_what_is_missing() {
     // calculateSubmitterLimit: submitterLimit = min(floor, submitterLimit),
     // the floor itself, not the floor less the usage: bob at 1 of a floor of
     // 2 gets 2 more.
-    let jobs = format!(
-        "{}\n{}",
-        jobs_of("alice", 1, 6, ""),
-        jobs_of("bob", 2, 6, "")
-    );
-    let o = cycle(
-        &jobs,
-        &slots_of(6, 1, 1, ""),
-        "",
-        "alice 0.5 1\nbob 0.5 1000 1 2\n",
-    );
+    let o = alice_and_bob("alice 0.5 1\nbob 0.5 1000 1 2\n");
     assert_eq!(who(&o)[..2], ["bob", "bob"]);
     assert_eq!(count(&o, "bob"), 2);
     // At or above the floor: no floor round.
-    let o = cycle(
-        &jobs,
-        &slots_of(6, 1, 1, ""),
-        "",
-        "alice 0.5 1\nbob 0.5 1000 2 2\n",
-    );
+    let o = alice_and_bob("alice 0.5 1\nbob 0.5 1000 2 2\n");
     assert_eq!((o.stats.floor_rounds, count(&o, "bob")), (0, 0));
 }
 
@@ -92,17 +81,7 @@ fn a_ceiling_stops_a_submitter_and_says_so() {
     // negotiateWithGroup: submitterCeiling = GetCeiling - (int) usage; in
     // negotiate, `limitUsed >= submitterCeiling` ends the turn (MM_RESUME),
     // and the next spin skips the submitter (MM_DONE).
-    let jobs = format!(
-        "{}\n{}",
-        jobs_of("alice", 1, 6, ""),
-        jobs_of("bob", 2, 6, "")
-    );
-    let o = cycle(
-        &jobs,
-        &slots_of(6, 1, 1, ""),
-        "",
-        "alice 0.5 1 0 0 2\nbob 0.5 1\n",
-    );
+    let o = alice_and_bob("alice 0.5 1 0 0 2\nbob 0.5 1\n");
     assert_eq!(count(&o, "alice"), 2);
     assert_eq!(count(&o, "bob"), 4);
     let left: Vec<(u32, Unmatched)> = o.unmatched.to_vec();
