@@ -193,8 +193,9 @@ pub(super) struct Cycle<'a> {
     /// The concurrency limits in use (section 15), and as the cycle began.
     limit_counts: LimitCounts,
     limits_before: LimitCounts,
-    /// Per class whose requests came, what its `ConcurrencyLimits` is.
-    class_limits: ahash::AHashMap<u32, JobLimits>,
+    /// Per class, what its `ConcurrencyLimits` is, once a request of it came
+    /// (read for every candidate the search considers).
+    class_limits: Vec<Option<JobLimits>>,
     /// A concurrency limit refused a candidate during this search.
     refused_for_limits: bool,
 }
@@ -336,7 +337,7 @@ impl<'a> Cycle<'a> {
             turn_order: Vec::new(),
             limit_counts: LimitCounts::default(),
             limits_before: LimitCounts::in_use(&slots.ads),
-            class_limits: ahash::AHashMap::new(),
+            class_limits: vec![None; clusters.class_count()],
             refused_for_limits: false,
         };
         cycle.out.stats.total_slots = slots.len() as u64;
@@ -901,9 +902,8 @@ impl<'a> Cycle<'a> {
     /// What class `class`'s `ConcurrencyLimits` is, worked out once.
     pub(super) fn class_limits(&mut self, class: u32) -> &JobLimits {
         let clusters = self.clusters;
-        self.class_limits
-            .entry(class)
-            .or_insert_with(|| JobLimits::of(clusters.representative(class)))
+        self.class_limits[class as usize]
+            .get_or_insert_with(|| JobLimits::of(clusters.representative(class)))
     }
 
     /// Keeps how a turn left the submitter's jobs: `at_limit` when it ended at the
