@@ -306,6 +306,7 @@ impl<'a> Cycle<'a> {
         let consumption_slots: Vec<usize> =
             (0..slots.len()).filter(|&s| slots.consumption[s]).collect();
         let cp_memo = CpMemo::new(&consumption_slots, slots.len());
+        let limits_in_use = LimitCounts::in_use(&slots.ads);
         let mut cycle = Cycle {
             knobs,
             facts,
@@ -335,8 +336,8 @@ impl<'a> Cycle<'a> {
             min_weight: slots.min_weight(),
             out: CycleOutcome::default(),
             turn_order: Vec::new(),
-            limit_counts: LimitCounts::default(),
-            limits_before: LimitCounts::in_use(&slots.ads),
+            limit_counts: limits_in_use.clone(),
+            limits_before: limits_in_use,
             class_limits: vec![None; clusters.class_count()],
             refused_for_limits: false,
         };
@@ -353,7 +354,6 @@ impl<'a> Cycle<'a> {
         if knobs.ignore_job_ranks {
             cycle.sort_slots_statically();
         }
-        cycle.limit_counts = cycle.limits_before.clone();
         cycle
     }
 
