@@ -93,6 +93,12 @@ fn load_accounts(
     knobs: &CycleKnobs,
 ) -> Result<Option<(Accounts, i64)>, Failure> {
     if a.accountant.is_none() && a.accountant_out.is_none() {
+        // Only the accountant's records have a time to bring to `--now`.
+        if a.now.is_some() {
+            let what = "--now is the time the accountant's records are brought to: give \
+                        --accountant or --accountant-out with it";
+            return Err(what.to_string().into());
+        }
         return Ok(None);
     }
     let half_life = knobs.priority_half_life;

@@ -3174,6 +3174,25 @@ fn the_accountant_carries_priorities_and_claims_from_cycle_to_cycle() {
         text.contains("AccumulatedUsage2 = 1.7280000000000000E+05"),
         "2 claims x a day: {text}"
     );
+    // --now without the accountant's records would change nothing: refused.
+    let o = classad(
+        &[
+            "negotiate",
+            "--jobs",
+            &jobs,
+            "--machines",
+            &second,
+            "--now",
+            "5",
+        ],
+        "",
+    );
+    assert!(!o.status.success());
+    assert!(
+        stderr(&o).contains("--now is the time the accountant's records"),
+        "{}",
+        stderr(&o)
+    );
     // --priorities and --accountant are one or the other.
     let o = classad(
         &[
