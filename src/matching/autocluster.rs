@@ -185,6 +185,15 @@ impl SignificantAttributes {
         self.shared = Arc::default();
     }
 
+    /// True when jobs clustered by `other` are clustered as by these: the
+    /// same names, in the same order, the same further names, and the same
+    /// reading of whole jobs.
+    pub fn same_as(&self, other: &SignificantAttributes) -> bool {
+        self.names == other.names
+            && self.extra == other.extra
+            && self.whole_jobs == other.whole_jobs
+    }
+
     /// HTCondor's significant attributes, in the order its signatures list them.
     pub fn names(&self) -> &[Str] {
         &self.names
@@ -422,6 +431,26 @@ impl Autoclusters {
         let mut builder = AutoclusterBuilder::new(significant);
         builder.add_parts(parts, jobs, CHUNK);
         (builder.finish(), each)
+    }
+
+    /// The autoclusters given by ids: per job its autocluster (below
+    /// `cluster_count`) and its match class, and each class's
+    /// representative ([`super::LiveClusters::numbered`]).
+    pub(super) fn of_ids(
+        significant: SignificantAttributes,
+        cluster_of: Vec<u32>,
+        cluster_count: usize,
+        class_of: Vec<u32>,
+        representatives: Vec<Arc<ClassAd>>,
+    ) -> Autoclusters {
+        Autoclusters {
+            significant,
+            cluster_of,
+            cluster_count,
+            class_of,
+            representatives,
+            lists: OnceLock::new(),
+        }
     }
 
     /// The significant attributes the clusters were formed on.

@@ -31,7 +31,8 @@
 mod keys;
 
 use crate::matching::batch::{BatchMatcher, Candidate, RankKey, WINDOW_CLASSES};
-use keys::{ClassKeys, KeysBuilder};
+pub use keys::ClassKeys;
+use keys::KeysBuilder;
 use std::cmp::Ordering;
 use std::ops::Range;
 use std::sync::Arc;
@@ -353,6 +354,41 @@ impl Heads {
             drop(matcher);
         }
         heads
+    }
+
+    /// Heads made from every class's bitmap (`blocks` words a class) and
+    /// keys, worked out elsewhere (a living pool keeps them across cycles):
+    /// the first heads as [`Heads::first_pass`] makes them, `evaluations`
+    /// the pairs evaluated to get them.
+    pub fn of_keys(
+        bounds: CandidateBounds,
+        blocks: usize,
+        masks: Vec<u64>,
+        keys: Vec<ClassKeys>,
+        evaluations: u64,
+    ) -> Heads {
+        use rayon::prelude::*;
+        let classes = keys.len();
+        assert_eq!(masks.len(), classes * blocks, "a bitmap per class");
+        let first = keyed_first(bounds, classes);
+        let all_slots = vec![u64::MAX; blocks];
+        let held: Vec<Arc<Head>> = keys
+            .par_iter()
+            .enumerate()
+            .map(|(c, k)| {
+                let mask = &masks[c * blocks..(c + 1) * blocks];
+                Arc::new(k.head(mask, &all_slots, first))
+            })
+            .collect();
+        Heads {
+            bounds,
+            blocks,
+            masks,
+            keys: keys.into_iter().map(|k| Some(Arc::new(k))).collect(),
+            held,
+            evaluations,
+            made: 0,
+        }
     }
 
     /// Heads given whole, with their bitmaps (`blocks` words a class).

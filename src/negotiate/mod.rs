@@ -33,6 +33,7 @@ mod groups;
 pub mod heads;
 pub mod jobs;
 pub mod knobs;
+pub mod living;
 mod matchlist;
 mod offers;
 mod packing;

@@ -427,6 +427,12 @@ impl ClassPairs {
         }
     }
 
+    /// The classes' candidates as `heads` hold them (made elsewhere:
+    /// [`Heads::of_keys`]).
+    pub fn of_heads(heads: Heads) -> ClassPairs {
+        ClassPairs { heads, tests: None }
+    }
+
     /// Class `c`'s head.
     pub fn head(&self, c: u32) -> Arc<Head> {
         self.heads.head(c)

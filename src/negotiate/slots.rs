@@ -95,6 +95,17 @@ impl SlotTable {
                     .collect::<Vec<_>>()
             })
             .collect();
+        SlotTable::of_prepared(
+            prepared
+                .iter()
+                .enumerate()
+                .filter_map(|(i, p)| Some((i as u32, p.as_ref()?))),
+        )
+    }
+
+    /// The table of slots prepared elsewhere: each with its index among the
+    /// slots given, in that order.
+    pub(crate) fn of_prepared<'a>(slots: impl Iterator<Item = (u32, &'a Prepared)>) -> SlotTable {
         let mut t = SlotTable {
             ads: Vec::new(),
             file_index: Vec::new(),
@@ -104,15 +115,14 @@ impl SlotTable {
             trimmed: Vec::new(),
             consumption: Vec::new(),
         };
-        for (i, p) in prepared.into_iter().enumerate() {
-            let Some(p) = p else { continue };
+        for (i, p) in slots {
             t.trimmed.push(p.trimmed);
             t.consumption.push(p.consumption);
             t.raw_weight.push(p.raw_weight);
             t.weight.push(p.weight);
-            t.remote_user.push(p.remote_user);
-            t.file_index.push(i as u32);
-            t.ads.push(p.ad);
+            t.remote_user.push(p.remote_user.clone());
+            t.file_index.push(i);
+            t.ads.push(p.ad.clone());
         }
         t
     }
@@ -139,13 +149,24 @@ impl SlotTable {
 }
 
 /// One slot as the cycle sees it (see [`SlotTable::new`]).
-struct Prepared {
-    ad: Arc<ClassAd>,
-    trimmed: bool,
-    consumption: bool,
-    raw_weight: f64,
-    weight: f64,
-    remote_user: Option<Arc<str>>,
+#[derive(Clone, Debug)]
+pub(crate) struct Prepared {
+    pub(crate) ad: Arc<ClassAd>,
+    pub(crate) trimmed: bool,
+    pub(crate) consumption: bool,
+    pub(crate) raw_weight: f64,
+    pub(crate) weight: f64,
+    pub(crate) remote_user: Option<Arc<str>>,
+}
+
+/// `slot` prepared as [`SlotTable::new`] prepares it; `None` when
+/// `NEGOTIATOR_SLOT_CONSTRAINT` leaves it out.
+pub(crate) fn prepare_one(
+    slot: &Arc<ClassAd>,
+    knobs: &CycleKnobs,
+    eup: &impl Fn(&str) -> f64,
+) -> Option<Prepared> {
+    prepare(slot, knobs, eup, &mut Layouts::default())
 }
 
 /// The layouts of the prepared ads made so far (on one thread), by the

@@ -10,6 +10,8 @@
 pub mod ads;
 pub mod builtins;
 pub mod expr;
+#[allow(dead_code)] // used by the living-pool tests and fuzz target only
+pub mod living_sequences;
 #[allow(dead_code)] // used by the negotiation tests only
 pub mod negotiation_pools;
 #[allow(dead_code)] // used by the fuzz targets and their replays, not every includer

@@ -15,4 +15,5 @@ mod batch_matching;
 mod concurrency_limits;
 mod floors_ceilings;
 mod gen_pool;
+mod living_pool;
 mod negotiation;

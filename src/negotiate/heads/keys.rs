@@ -135,32 +135,7 @@ impl KeysBuilder {
 
     /// Each class's keys, in the group's order.
     pub fn finish(self) -> Vec<ClassKeys> {
-        // Places best first; keys of one order (a NaN and negative infinity,
-        // the two zeros) share a place, where slot order decides between them.
-        let mut by_order: Vec<([i64; 3], u32)> = self
-            .table
-            .iter()
-            .enumerate()
-            .map(|(c, k)| {
-                let o = [ordered_key(k.pre), ordered_key(k.rank), ordered_key(k.post)];
-                // Best first is the greatest first: `!` reverses the order.
-                (o.map(|x| !x), c as u32)
-            })
-            .collect();
-        by_order.sort_unstable();
-        let mut place = vec![0u32; self.table.len()];
-        let mut places = 0u32;
-        for (i, &(o, c)) in by_order.iter().enumerate() {
-            if i > 0 && by_order[i - 1].0 != o {
-                places += 1;
-            }
-            place[c as usize] = places;
-        }
-        let keys = Arc::new(KeyTable {
-            places: if self.table.is_empty() { 0 } else { places + 1 },
-            table: self.table,
-            place,
-        });
+        let keys = Arc::new(KeyTable::of(self.table));
         self.codes
             .into_iter()
             .map(|mut codes| {
@@ -188,6 +163,37 @@ struct KeyTable {
     places: u32,
 }
 
+impl KeyTable {
+    /// The keys of `table` (distinct bits) with their places.
+    fn of(table: Vec<RankKey>) -> KeyTable {
+        // Places best first; keys of one order (a NaN and negative infinity,
+        // the two zeros) share a place, where slot order decides between them.
+        let mut by_order: Vec<([i64; 3], u32)> = table
+            .iter()
+            .enumerate()
+            .map(|(c, k)| {
+                let o = [ordered_key(k.pre), ordered_key(k.rank), ordered_key(k.post)];
+                // Best first is the greatest first: `!` reverses the order.
+                (o.map(|x| !x), c as u32)
+            })
+            .collect();
+        by_order.sort_unstable();
+        let mut place = vec![0u32; table.len()];
+        let mut places = 0u32;
+        for (i, &(o, c)) in by_order.iter().enumerate() {
+            if i > 0 && by_order[i - 1].0 != o {
+                places += 1;
+            }
+            place[c as usize] = places;
+        }
+        KeyTable {
+            places: if table.is_empty() { 0 } else { places + 1 },
+            table,
+            place,
+        }
+    }
+}
+
 /// A class's keys against every slot it matches (see the module).
 #[derive(Clone, Debug)]
 pub struct ClassKeys {
@@ -197,6 +203,26 @@ pub struct ClassKeys {
 }
 
 impl ClassKeys {
+    /// The keys of a class given whole: its distinct keys `table` (any
+    /// order, no two of the same bits) and, per slot its bitmap marks in slot
+    /// order, the number of its key in `table`.
+    pub fn of_codes(table: Vec<RankKey>, codes: &[u32]) -> ClassKeys {
+        let mut c = Codes::Narrow(Vec::with_capacity(codes.len()));
+        if table.len() > usize::from(u16::MAX) + 1 {
+            c = Codes::Wide(Vec::with_capacity(codes.len()));
+        } else if table.len() > usize::from(u8::MAX) + 1 {
+            c = Codes::Mid(Vec::with_capacity(codes.len()));
+        }
+        for &code in codes {
+            debug_assert!((code as usize) < table.len());
+            c.push(code);
+        }
+        ClassKeys {
+            keys: Arc::new(KeyTable::of(table)),
+            codes: c,
+        }
+    }
+
     /// Calls `f(slot, code)` for every slot of `mask & usable`, in slot order.
     fn for_each(&self, mask: &[u64], usable: &[u64], f: impl FnMut(u32, u32)) {
         match &self.codes {

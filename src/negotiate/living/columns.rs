@@ -1,0 +1,268 @@
+//! Every live class's candidates among the slots, kept across cycles: per
+//! class, per slot place, whether they match and with what key (PRE, the
+//! job's Rank, POST). A cycle evaluates only what changed (new classes
+//! against every slot, changed slots against every class) and makes its
+//! heads from what is kept ([`Columns::heads`]), evaluating nothing else.
+
+use crate::ad::ClassAd;
+use crate::matching::batch::{BatchMatcher, Candidate, CompiledSlots, RankKey, WINDOW_CLASSES};
+use crate::matching::NegotiatorPolicy;
+use crate::negotiate::heads::{CandidateBounds, ClassKeys, Heads};
+use rayon::prelude::*;
+use std::sync::Arc;
+
+/// In a column's codes: the class and slot do not match.
+const NONE: u32 = u32::MAX;
+
+/// Bytes of candidates one evaluation holds at once (as the first pass
+/// bounds its windows).
+const WINDOW_BYTES: usize = 256 << 20;
+
+/// One class's keys against every slot place.
+#[derive(Clone, Debug, Default)]
+struct Column {
+    /// Per slot place, the number of its key in `keys`, or [`NONE`].
+    codes: Vec<u32>,
+    /// The distinct keys met (by bits), some perhaps no longer used.
+    keys: Vec<RankKey>,
+    index: ahash::AHashMap<[u64; 3], u32>,
+    /// How many places match.
+    matching: u32,
+}
+
+fn bits(k: &RankKey) -> [u64; 3] {
+    [k.pre.to_bits(), k.rank.to_bits(), k.post.to_bits()]
+}
+
+impl Column {
+    fn new(places: usize) -> Column {
+        Column {
+            codes: vec![NONE; places],
+            ..Column::default()
+        }
+    }
+
+    fn set(&mut self, place: usize, key: Option<RankKey>) {
+        let code = match key {
+            None => NONE,
+            Some(k) => {
+                let next = self.keys.len() as u32;
+                let code = *self.index.entry(bits(&k)).or_insert(next);
+                if code == next {
+                    self.keys.push(k);
+                }
+                code
+            }
+        };
+        let old = std::mem::replace(&mut self.codes[place], code);
+        self.matching = self.matching + u32::from(code != NONE) - u32::from(old != NONE);
+    }
+
+    /// Drops keys no place uses once they are most of the table: a class's
+    /// table stays within twice its matching slots (keys that change every
+    /// cycle would otherwise grow it without end).
+    fn tidy(&mut self) {
+        if self.keys.len() <= 2 * self.matching as usize + 64 {
+            return;
+        }
+        let mut renumber = vec![NONE; self.keys.len()];
+        let mut keys = Vec::new();
+        for c in self.codes.iter_mut().filter(|c| **c != NONE) {
+            let r = &mut renumber[*c as usize];
+            if *r == NONE {
+                *r = keys.len() as u32;
+                keys.push(self.keys[*c as usize]);
+            }
+            *c = *r;
+        }
+        self.index = keys
+            .iter()
+            .enumerate()
+            .map(|(i, k)| (bits(k), i as u32))
+            .collect();
+        self.keys = keys;
+    }
+}
+
+/// Every live class's column, by class id.
+#[derive(Debug, Default)]
+pub(super) struct Columns {
+    places: usize,
+    columns: Vec<Option<Column>>,
+}
+
+impl Columns {
+    /// Room for `places` slot places.
+    pub(super) fn grow_places(&mut self, places: usize) {
+        if places <= self.places {
+            return;
+        }
+        self.places = places;
+        for c in self.columns.iter_mut().flatten() {
+            c.codes.resize(places, NONE);
+        }
+    }
+
+    /// Class `id` is gone.
+    pub(super) fn drop_class(&mut self, id: u32) {
+        if let Some(c) = self.columns.get_mut(id as usize) {
+            *c = None;
+        }
+    }
+
+    /// Every class gone.
+    pub(super) fn clear(&mut self) {
+        self.columns.clear();
+    }
+
+    /// Slot place `place` matches nothing (the slot left).
+    pub(super) fn clear_place(&mut self, place: u32) {
+        for c in self.columns.iter_mut().flatten() {
+            c.set(place as usize, None);
+        }
+    }
+
+    /// A new column for class `id`, matching nothing yet.
+    pub(super) fn add_class(&mut self, id: u32) {
+        if self.columns.len() <= id as usize {
+            self.columns.resize_with(id as usize + 1, || None);
+        }
+        self.columns[id as usize] = Some(Column::new(self.places));
+    }
+
+    /// Evaluates the classes `classes` (id, representative) against the
+    /// slots `slots` (place, prepared ad) on the batch matcher, keeping what
+    /// each pair gives. The pairs evaluated.
+    pub(super) fn evaluate(
+        &mut self,
+        classes: &[(u32, Arc<ClassAd>)],
+        slots: &[(u32, Arc<ClassAd>)],
+        policy: &NegotiatorPolicy,
+    ) -> u64 {
+        if classes.is_empty() || slots.is_empty() {
+            return 0;
+        }
+        let ads: Vec<Arc<ClassAd>> = slots.iter().map(|(_, a)| a.clone()).collect();
+        let places: Vec<u32> = slots.iter().map(|(p, _)| *p).collect();
+        let reps: Vec<Arc<ClassAd>> = classes.iter().map(|(_, r)| r.clone()).collect();
+        let mut matcher = BatchMatcher::for_classes(reps, CompiledSlots::new(&ads, policy));
+        let blocks = ads.len().div_ceil(64);
+        let all: Vec<u32> = (0..classes.len() as u32).collect();
+        for window in all.chunks(WINDOW_CLASSES) {
+            let per_block = window.len() * 64 * 3 * std::mem::size_of::<Candidate>();
+            let part = (WINDOW_BYTES / per_block).clamp(1, blocks.max(1));
+            // The window's columns taken out, to be written on every core.
+            let mut cols: Vec<Column> = window
+                .iter()
+                .map(|&i| {
+                    let id = classes[i as usize].0 as usize;
+                    self.columns[id].take().expect("a column per live class")
+                })
+                .collect();
+            let mut b0 = 0;
+            while b0 < blocks {
+                let range = b0..(b0 + part).min(blocks);
+                let results = matcher.evaluate_keyed(window, range.clone());
+                let first = range.start * 64;
+                let end = (range.end * 64).min(ads.len());
+                cols.par_iter_mut()
+                    .zip(results.par_iter())
+                    .for_each(|(col, (_, cands))| {
+                        let mut next = cands.iter().peekable();
+                        for (s, &place) in places.iter().enumerate().take(end).skip(first) {
+                            let key = next.next_if(|c| c.slot as usize == s).map(|c| c.key);
+                            col.set(place as usize, key);
+                        }
+                        col.tidy();
+                    });
+                b0 = range.end;
+            }
+            for (&i, col) in window.iter().zip(cols) {
+                self.columns[classes[i as usize].0 as usize] = Some(col);
+            }
+        }
+        matcher.stats().pairs
+    }
+
+    /// The candidates of the classes `classes` (ids, in the cycle's class
+    /// order) among the slots at `table` (per slot of the cycle's table, its
+    /// place), as the cycle reads them: bitmaps, keys and first heads.
+    pub(super) fn heads(
+        &self,
+        classes: &[u32],
+        table: &[u32],
+        bounds: CandidateBounds,
+        evaluations: u64,
+    ) -> Heads {
+        let blocks = table.len().div_ceil(64);
+        let made: Vec<(Vec<u64>, ClassKeys)> = classes
+            .par_iter()
+            .map(|&id| {
+                let col = self.columns[id as usize]
+                    .as_ref()
+                    .expect("a column per live class");
+                let mut mask = vec![0u64; blocks];
+                let mut codes = Vec::with_capacity(col.matching as usize);
+                for (t, &p) in table.iter().enumerate() {
+                    let code = col.codes[p as usize];
+                    if code != NONE {
+                        mask[t / 64] |= 1 << (t % 64);
+                        codes.push(code);
+                    }
+                }
+                (mask, ClassKeys::of_codes(col.keys.clone(), &codes))
+            })
+            .collect();
+        let mut masks = Vec::with_capacity(classes.len() * blocks);
+        let mut keys = Vec::with_capacity(classes.len());
+        for (m, k) in made {
+            masks.extend(m);
+            keys.push(k);
+        }
+        Heads::of_keys(bounds, blocks, masks, keys, evaluations)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn key(rank: f64) -> Option<RankKey> {
+        Some(RankKey {
+            pre: 0.0,
+            rank,
+            post: 0.0,
+        })
+    }
+
+    /// A column whose keys change at every write keeps its table within
+    /// twice its matching places, the codes still naming their keys.
+    #[test]
+    fn a_column_of_changing_keys_stays_small() {
+        let mut c = Column::new(10);
+        for round in 0..1000 {
+            for p in 0..10 {
+                c.set(
+                    p,
+                    if p % 3 == 0 {
+                        None
+                    } else {
+                        key((round * 10 + p) as f64)
+                    },
+                );
+            }
+            c.tidy();
+            assert!(
+                c.keys.len() <= 2 * 6 + 64 + 10,
+                "round {round}: {}",
+                c.keys.len()
+            );
+        }
+        assert_eq!(c.matching, 6);
+        for p in 0..10 {
+            let want = (p % 3 != 0).then(|| (999 * 10 + p) as f64);
+            let got = (c.codes[p] != NONE).then(|| c.keys[c.codes[p] as usize].rank);
+            assert_eq!(got, want);
+        }
+    }
+}

@@ -1,0 +1,431 @@
+//! A living pool (negotiator.md section 18): slots, jobs, the knobs and the
+//! accountant kept between cycles, changed a few at a time, each cycle
+//! costing what changed.
+//!
+//! Between cycles a caller adds, changes and removes jobs and slots and
+//! moves the clock; [`LivingPool::cycle`] then runs the negotiator's cycle
+//! at that moment, exactly as [`crate::negotiate::Pool::with_accounts`]
+//! runs it on the same ads, in the pool's order, and the same accountant
+//! state: the accountant's update, the cycle, and its matches charged.
+//! What it works out again is only what changed:
+//!
+//! - a new or changed job is classified; it joins a class (or makes one)
+//!   and leaves its old one; a class no job has is dropped;
+//! - a new class is matched against every slot; a new or changed slot
+//!   against every class; the pairs of everything else are kept;
+//! - a slot whose `RemoteUserPrio` moved with the accountant is matched
+//!   again only when something reads that attribute;
+//! - what cannot be kept is worked out at every cycle: a class of its own
+//!   (a job reading the clock, or one whose expressions cannot be walked)
+//!   against every slot, a slot reading the clock against every class;
+//! - when the slots come to read other attributes of jobs (the significant
+//!   attributes change), every job is classified again and every class
+//!   matched again.
+//!
+//! Jobs and slots have ids, their places: the queue's order and the pool's
+//! order are the order of ids, and an id a removed job or slot had is given
+//! to the next one added.
+//!
+//! ```
+//! use classad::ad::read_ads;
+//! use classad::negotiate::accounts::Accounts;
+//! use classad::negotiate::living::LivingPool;
+//! use classad::negotiate::CycleKnobs;
+//! use std::sync::Arc;
+//!
+//! # fn main() -> Result<(), Box<dyn std::error::Error>> {
+//! let ads = |text: &str| -> Result<Vec<_>, classad::ad::ReadError> {
+//!     Ok(read_ads(text, "pool")?.into_iter().map(Arc::new).collect())
+//! };
+//! let slots = ads("Name = \"slot1@a\"\nCpus = 1\nRequirements = true\n")?;
+//! let jobs = ads("Owner = \"alice\"\nRequirements = true\n")?;
+//! let accounts = Accounts::new(0, 86400.0, Vec::new());
+//! let mut pool = LivingPool::new(&slots, &jobs, CycleKnobs::default(), accounts, 0);
+//! let first = pool.cycle();
+//! assert_eq!(first.outcome.matches.len(), 1);
+//! let bob = pool.add_job(ads("Owner = \"bob\"\nRequirements = true\n")?.remove(0));
+//! pool.advance_to(60);
+//! let second = pool.cycle();
+//! assert_eq!(second.work.jobs_classified, 1, "only the new job is classified");
+//! assert_eq!(second.job_id(second.outcome.matches[0].job), bob, "bob has a better priority now");
+//! # Ok(())
+//! # }
+//! ```
+
+mod columns;
+mod queue;
+mod slots;
+
+use super::accounts::Accounts;
+use super::heads::CandidateBounds;
+use super::pairs::ClassPairs;
+use super::{class_names, effective_priority, negotiate_with_pairs, CycleKnobs, CycleOutcome};
+use crate::ad::ClassAd;
+use crate::matching::refs::References;
+use crate::matching::SignificantAttributes;
+use columns::Columns;
+use queue::LiveQueue;
+use slots::LiveSlots;
+use std::sync::Arc;
+use std::time::Instant;
+
+/// The attribute of a slot the cycle fills in from the accountant.
+const PRIORITY: &str = "RemoteUserPrio";
+
+/// What a cycle worked out again, and what it took.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct CycleWork {
+    /// Every job was classified and every class matched again (the first
+    /// cycle, or the slots came to read other attributes of jobs).
+    pub rebuilt: bool,
+    /// Jobs classified (new and changed ones).
+    pub jobs_classified: u64,
+    /// Classes matched against every slot (new ones, and classes of their own).
+    pub classes_matched: u64,
+    /// Classes dropped (no job has them any more).
+    pub classes_dropped: u64,
+    /// Slots prepared again (changed, or their submitter's priority moved).
+    pub slots_prepared: u64,
+    /// Slots matched against every class.
+    pub slots_matched: u64,
+    /// (class, slot) pairs evaluated.
+    pub evaluations: u64,
+    /// Seconds classifying and matching what changed (the living pool's
+    /// share of a fresh cycle's reading, clustering and matching).
+    pub cluster_match_s: f64,
+    /// Seconds of the whole cycle.
+    pub cycle_s: f64,
+}
+
+/// One cycle of a living pool: the outcome, whose job and slot indices are
+/// indices into the queue and the pool as they stood (see
+/// [`LivingCycle::job_id`], [`LivingCycle::slot_id`]), and the work done.
+#[derive(Clone, Debug)]
+pub struct LivingCycle {
+    /// What the cycle did, as [`crate::negotiate::Pool::negotiate`] reports it.
+    pub outcome: CycleOutcome,
+    /// Per job of the queue the cycle saw, its id.
+    pub jobs: Vec<u32>,
+    /// Per slot of the pool the cycle saw, its id.
+    pub slots: Vec<u32>,
+    /// What was worked out again.
+    pub work: CycleWork,
+}
+
+impl LivingCycle {
+    /// The id of the job at `index` of the cycle's queue (a `job` of the
+    /// outcome).
+    pub fn job_id(&self, index: u32) -> u32 {
+        self.jobs[index as usize]
+    }
+
+    /// The id of the slot at `index` of the cycle's pool (a `slot` of the
+    /// outcome).
+    pub fn slot_id(&self, index: u32) -> u32 {
+        self.slots[index as usize]
+    }
+}
+
+/// An id that names no job or slot of the pool.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct UnknownId(pub u32);
+
+impl std::fmt::Display for UnknownId {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "no job or slot has id {}", self.0)
+    }
+}
+
+impl std::error::Error for UnknownId {}
+
+/// Slots, jobs, knobs and the accountant, kept between cycles (see the
+/// module).
+#[derive(Debug)]
+pub struct LivingPool {
+    knobs: CycleKnobs,
+    accounts: Accounts,
+    now: i64,
+    bounds: CandidateBounds,
+    slots: LiveSlots,
+    queue: LiveQueue,
+    columns: Columns,
+    /// Per class id, whether its jobs read `RemoteUserPrio` of a slot (or
+    /// cannot be walked).
+    class_reads_priority: Vec<bool>,
+    /// `NEGOTIATOR_PRE_JOB_RANK` or `POST_JOB_RANK` reads the clock (every
+    /// pair is evaluated again at every cycle).
+    policy_volatile: bool,
+    /// They read `RemoteUserPrio`.
+    policy_reads_priority: bool,
+    /// A cycle has classified and matched the pool.
+    built: bool,
+}
+
+impl LivingPool {
+    /// The pool of `slots` and `jobs` (in order: their ids are 0, 1, ...)
+    /// under `knobs`, the accountant's state `accounts`, the clock at `now`.
+    pub fn new(
+        slots: &[Arc<ClassAd>],
+        jobs: &[Arc<ClassAd>],
+        knobs: CycleKnobs,
+        accounts: Accounts,
+        now: i64,
+    ) -> LivingPool {
+        let (policy_volatile, policy_reads_priority) = policy_reads(&knobs);
+        let empty = SignificantAttributes::compute::<Arc<ClassAd>>(&[], &knobs.policy);
+        let mut pool = LivingPool {
+            knobs,
+            accounts,
+            now,
+            bounds: CandidateBounds::default(),
+            slots: LiveSlots::default(),
+            queue: LiveQueue::new(empty),
+            columns: Columns::default(),
+            class_reads_priority: Vec::new(),
+            policy_volatile,
+            policy_reads_priority,
+            built: false,
+        };
+        for s in slots {
+            pool.slots.add(s.clone());
+        }
+        for j in jobs {
+            pool.queue.add(j.clone());
+        }
+        pool
+    }
+
+    /// Holds as much of the classes' candidates as `bounds` allow in a cycle
+    /// (the outcome is the same for any bounds).
+    pub fn set_bounds(&mut self, bounds: CandidateBounds) {
+        self.bounds = bounds;
+    }
+
+    /// Adds job `ad` to the queue; its id.
+    pub fn add_job(&mut self, ad: Arc<ClassAd>) -> u32 {
+        self.queue.add(ad)
+    }
+
+    /// Job `id` becomes `ad` (it keeps its place in the queue).
+    pub fn update_job(&mut self, id: u32, ad: Arc<ClassAd>) -> Result<(), UnknownId> {
+        self.queue
+            .replace(id, ad)
+            .then_some(())
+            .ok_or(UnknownId(id))
+    }
+
+    /// Removes job `id`; its ad.
+    pub fn remove_job(&mut self, id: u32) -> Result<Arc<ClassAd>, UnknownId> {
+        self.queue.remove(id).ok_or(UnknownId(id))
+    }
+
+    /// Adds slot `ad` to the pool; its id.
+    pub fn add_slot(&mut self, ad: Arc<ClassAd>) -> u32 {
+        self.slots.add(ad)
+    }
+
+    /// Slot `id` becomes `ad` (it keeps its place in the pool).
+    pub fn update_slot(&mut self, id: u32, ad: Arc<ClassAd>) -> Result<(), UnknownId> {
+        self.slots
+            .replace(id, ad)
+            .then_some(())
+            .ok_or(UnknownId(id))
+    }
+
+    /// Removes slot `id`; its ad.
+    pub fn remove_slot(&mut self, id: u32) -> Result<Arc<ClassAd>, UnknownId> {
+        self.slots.remove(id).ok_or(UnknownId(id))
+    }
+
+    /// Moves the clock to `now` (seconds since the epoch): the next cycle's
+    /// accountant update ages priorities and charges usage up to it.
+    pub fn advance_to(&mut self, now: i64) {
+        self.now = now;
+    }
+
+    /// The clock.
+    pub fn now(&self) -> i64 {
+        self.now
+    }
+
+    /// Job `id`'s ad.
+    pub fn job(&self, id: u32) -> Option<&Arc<ClassAd>> {
+        self.queue.get(id)
+    }
+
+    /// Slot `id`'s ad.
+    pub fn slot(&self, id: u32) -> Option<&Arc<ClassAd>> {
+        self.slots.get(id)
+    }
+
+    /// Every job in queue order, with its id.
+    pub fn jobs(&self) -> impl Iterator<Item = (u32, &Arc<ClassAd>)> {
+        self.queue.iter()
+    }
+
+    /// Every slot in pool order, with its id.
+    pub fn slots(&self) -> impl Iterator<Item = (u32, &Arc<ClassAd>)> {
+        self.slots.iter()
+    }
+
+    /// How many jobs.
+    pub fn job_count(&self) -> usize {
+        self.queue.len()
+    }
+
+    /// How many slots.
+    pub fn slot_count(&self) -> usize {
+        self.slots.len()
+    }
+
+    /// The knobs.
+    pub fn knobs(&self) -> &CycleKnobs {
+        &self.knobs
+    }
+
+    /// The accountant's state (as the last cycle left it).
+    pub fn accounts(&self) -> &Accounts {
+        &self.accounts
+    }
+
+    /// One negotiation cycle at [`LivingPool::now`]: the accountant's update,
+    /// the slots' claims found again, the cycle, and its matches charged (see
+    /// the module).
+    pub fn cycle(&mut self) -> LivingCycle {
+        let started = Instant::now();
+        let now = self.now;
+        let mut work = CycleWork::default();
+        self.accounts.update_priorities(now);
+        // A claimed slot's RemoteUserPrio reads the priorities before
+        // CheckMatches, as `Pool::with_accounts` reads them.
+        let before = self.accounts.priorities();
+        let knobs = &self.knobs;
+        let eup = |user: &str| effective_priority(user, &before, knobs);
+        if self.policy_volatile {
+            self.slots.mark_all_changed();
+        }
+        let preparing = self.slots.prepare(knobs, &eup);
+        work.slots_prepared = (preparing.changed.len()
+            + preparing.priority_read.len()
+            + preparing.priority_unread.len()) as u64;
+        let (set_changed, gone) = self.slots.take_set_changed();
+        let (table, table_places, slot_ids, resources) = self.slots.snapshot();
+        if set_changed || !self.built {
+            let mut significant = SignificantAttributes::compute(&table.ads, &knobs.policy);
+            significant.add_class_names(&class_names(&table, knobs));
+            if !self.built || !significant.same_as(self.queue.clusters().significant()) {
+                self.queue.reclassify(significant);
+                self.columns.clear();
+                self.class_reads_priority.clear();
+                self.built = true;
+                work.rebuilt = true;
+            }
+        }
+        self.columns.grow_places(self.slots.places());
+        if !work.rebuilt {
+            for place in gone {
+                self.columns.clear_place(place);
+            }
+        }
+        let placing = self.queue.place_waiting(knobs);
+        work.jobs_classified = placing.classified as u64;
+        work.classes_dropped = placing.gone_classes.len() as u64;
+        for &c in &placing.gone_classes {
+            self.columns.drop_class(c);
+            self.class_reads_priority[c as usize] = false;
+        }
+        let clusters = self.queue.clusters();
+        let mut whole: Vec<u32> = placing.new_classes.clone();
+        for &c in &placing.new_classes {
+            self.columns.add_class(c);
+            if self.class_reads_priority.len() <= c as usize {
+                self.class_reads_priority.resize(c as usize + 1, false);
+            }
+            self.class_reads_priority[c as usize] = reads_priority(clusters.representative(c));
+        }
+        // Classes of their own are matched again at every cycle.
+        let kept: Vec<u32> = (0..clusters.class_ids() as u32)
+            .filter(|&c| clusters.is_live(c) && !placing.new_classes.contains(&c))
+            .collect();
+        let (own, kept): (Vec<u32>, Vec<u32>) = kept.into_iter().partition(|&c| clusters.is_own(c));
+        whole.extend(own);
+        let rep = |c: u32| (c, clusters.representative(c).clone());
+        let all_slots = self.slots.prepared_places();
+        let mut evaluations = self.columns.evaluate(
+            &whole.iter().map(|&c| rep(c)).collect::<Vec<_>>(),
+            &all_slots,
+            &knobs.policy,
+        );
+        work.classes_matched = whole.len() as u64;
+        // Slots to match against the classes kept.
+        let priority_read = self.policy_reads_priority
+            || kept.iter().any(|&c| self.class_reads_priority[c as usize]);
+        let mut again = preparing.changed;
+        again.extend(preparing.priority_read);
+        if priority_read {
+            again.extend(preparing.priority_unread);
+        }
+        again.sort_unstable();
+        let mut changed_slots = Vec::with_capacity(again.len());
+        for place in again {
+            match self.slots.prepared(place) {
+                Some(ad) => changed_slots.push((place, ad.clone())),
+                // Left out by the constraint now: it matches nothing.
+                None => self.columns.clear_place(place),
+            }
+        }
+        work.slots_matched = changed_slots.len() as u64;
+        evaluations += self.columns.evaluate(
+            &kept.iter().map(|&c| rep(c)).collect::<Vec<_>>(),
+            &changed_slots,
+            &knobs.policy,
+        );
+        work.evaluations = evaluations;
+        self.accounts.check_matches(&resources, now);
+        let priorities = self.accounts.priorities();
+        let (facts, autoclusters, class_ids, job_ids) = self.queue.snapshot();
+        let heads = self
+            .columns
+            .heads(&class_ids, &table_places, self.bounds, evaluations);
+        work.cluster_match_s = started.elapsed().as_secs_f64();
+        let pairs = ClassPairs::of_heads(heads);
+        let mut outcome =
+            negotiate_with_pairs(&table, &facts, &autoclusters, pairs, knobs, &priorities);
+        outcome.stats.phase_durations[1] += work.cluster_match_s;
+        outcome.stats.duration += work.cluster_match_s;
+        self.accounts.charge_matches(&table, &outcome.matches, now);
+        work.cycle_s = started.elapsed().as_secs_f64();
+        LivingCycle {
+            outcome,
+            jobs: job_ids,
+            slots: slot_ids,
+            work,
+        }
+    }
+}
+
+/// Whether `NEGOTIATOR_PRE_JOB_RANK` or `POST_JOB_RANK` read the clock (or
+/// cannot be walked), and whether they read `RemoteUserPrio`.
+fn policy_reads(knobs: &CycleKnobs) -> (bool, bool) {
+    let empty = ClassAd::new();
+    let p = &knobs.policy;
+    let (mut volatile, mut priority) = (false, false);
+    for e in [&p.pre_job_rank, &p.post_job_rank].into_iter().flatten() {
+        let r = References::of(&empty, &e.tree, e.id);
+        volatile |= r.volatile || !r.complete;
+        priority |= !r.complete || r.external.contains(PRIORITY);
+    }
+    (volatile, priority)
+}
+
+/// Whether a class's `Requirements` or `Rank` read a slot's
+/// `RemoteUserPrio` (or cannot be walked).
+fn reads_priority(rep: &Arc<ClassAd>) -> bool {
+    let mut r = References::new();
+    for name in ["Requirements", "Rank"] {
+        if let Some(e) = rep.get(name) {
+            r.walk(rep, e.tree, e.id);
+        }
+    }
+    !r.complete || r.external.contains(PRIORITY)
+}

@@ -1,0 +1,322 @@
+//! Sequences of changes to a living pool (`classad::negotiate::living`), each
+//! cycle held against a fresh cycle on the same ads and accountant state:
+//! jobs and slots added, changed and removed, matches made into claims as a
+//! startd makes them (static slots claimed, partitionable slots carved),
+//! claims released, the clock moved. Each change is drawn from 64 bits, so a
+//! seeded test and a fuzz target drive the same changes.
+//!
+//! The pools are those of `negotiation_pools.rs` (consumption policies,
+//! groups, preemption, concurrency limits, floors and ceilings); the ads
+//! added come from another pool of the generator, with now and then a job or
+//! slot that the living pool must work out again at every cycle (it reads
+//! the clock, or draws a random number) or that reads `RemoteUserPrio`.
+
+use super::negotiation_pools::{negotiation_pool, NegotiationPool};
+use classad::ad::{read_ads, ClassAd};
+use classad::matching::config::Config;
+use classad::negotiate::accounts::{Accounts, Record};
+use classad::negotiate::living::{LivingCycle, LivingPool};
+use classad::negotiate::startd::{carve, claim_static, release_static, ClaimContext};
+use classad::negotiate::{CycleKnobs, CycleOutcome, CycleStats, Pool, Priorities};
+use std::sync::Arc;
+
+/// The clock the sequences start at.
+pub const START: i64 = 1_700_000_000;
+
+fn ads(text: &str) -> Vec<Arc<ClassAd>> {
+    read_ads(text, "living")
+        .unwrap()
+        .into_iter()
+        .map(Arc::new)
+        .collect()
+}
+
+/// The knobs of a generated pool.
+pub fn knobs_of(p: &NegotiationPool) -> CycleKnobs {
+    let c = Config::parse(&p.config, "config").unwrap();
+    let mut k = CycleKnobs::from_config(&c).unwrap().0;
+    k.schedd_packing = p.packing;
+    k
+}
+
+/// The accountant's records of a pool's priorities file: each submitter's
+/// priority, factor, floor and ceiling; the usage is found again from the
+/// claimed slots.
+pub fn accounts_of(p: &NegotiationPool, knobs: &CycleKnobs) -> Accounts {
+    let prios = Priorities::parse(&p.priorities, "priorities").unwrap();
+    let groups = knobs.groups.iter().map(|g| g.name.clone()).collect();
+    let mut a = Accounts::new(START, knobs.priority_half_life, groups);
+    for (name, e) in prios.iter() {
+        let record = Record {
+            priority: e.real,
+            priority_factor: e.factor,
+            floor: e.floor.map_or(0, |f| f as i64),
+            ceiling: e.ceiling.filter(|c| *c >= 0.0).map(|c| c as i64),
+            ..Record::default()
+        };
+        a.set_record(name, record);
+    }
+    a
+}
+
+/// A sequence: the living pool, the ads changes draw from, and what the
+/// last cycle matched.
+pub struct Sequence {
+    pub pool: LivingPool,
+    donor_jobs: Vec<Arc<ClassAd>>,
+    donor_slots: Vec<Arc<ClassAd>>,
+    last: Option<LivingCycle>,
+    /// Dynamic slots made so far (their sub-ids).
+    carved: u32,
+}
+
+/// Jobs and slots that cannot be kept between cycles, or that read the
+/// accountant's priority.
+const ODD_JOBS: [&str; 3] = [
+    "Owner = \"alice\"\nUser = \"alice@d\"\nClusterId = 900\nProcId = 0\nJobStatus = 1\n\
+     RequestCpus = 1\nRequestMemory = 512\nRequirements = time() > 0 && TARGET.Cpus >= 1\n",
+    "Owner = \"bob\"\nUser = \"bob@d\"\nClusterId = 901\nProcId = 0\nJobStatus = 1\n\
+     RequestCpus = 1\nRequestMemory = 512\n\
+     Requirements = TARGET.RemoteUserPrio =?= undefined || \
+     floor(TARGET.RemoteUserPrio * 7) % 2 == 0\n",
+    "Owner = \"carol\"\nUser = \"carol@d\"\nClusterId = 902\nProcId = 0\nJobStatus = 1\n\
+     RequestCpus = 1\nRequestMemory = 512\nRequirements = true\n\
+     Rank = TARGET.RemoteUserPrio ?: 0\n\n\
+     Owner = \"alice\"\nUser = \"alice@d\"\nClusterId = 903\nProcId = 0\nJobStatus = 1\n\
+     RequestCpus = 1\nRequestMemory = 512\nRequirements = true\n\
+     Rank = -(TARGET.RemoteUserPrio ?: 0)\n",
+];
+
+const ODD_SLOTS: [&str; 2] = [
+    "Name = \"odd1@hostz\"\nCpus = 2\nMemory = 4096\nState = \"Unclaimed\"\nArch = \"X86_64\"\n\
+     Kind = \"cpu\"\nStart = random(1) == 0\nRequirements = START\nRank = 0\n",
+    "Name = \"odd2@hostz\"\nCpus = 2\nMemory = 4096\nState = \"Claimed\"\nArch = \"X86_64\"\n\
+     Kind = \"cpu\"\nRemoteUser = \"zed@d\"\nRemoteOwner = \"zed@d\"\nStart = true\n\
+     Requirements = START && floor(MY.RemoteUserPrio * 7) % 2 == 0\nRank = 0\n",
+];
+
+impl Sequence {
+    /// The living pool of generated pool `index` (donors from another).
+    pub fn new(master: u64, index: usize, groups: bool) -> (Sequence, NegotiationPool) {
+        let p = negotiation_pool(master, index, groups);
+        let donor = negotiation_pool(master, index + 100_000, groups);
+        let knobs = knobs_of(&p);
+        let accounts = accounts_of(&p, &knobs);
+        let pool = LivingPool::new(&ads(&p.slots), &ads(&p.jobs), knobs, accounts, START);
+        let mut donor_jobs = ads(&donor.jobs);
+        donor_jobs.extend(ODD_JOBS.iter().flat_map(|t| ads(t)));
+        let mut donor_slots = ads(&donor.slots);
+        donor_slots.extend(ODD_SLOTS.iter().flat_map(|t| ads(t)));
+        let s = Sequence {
+            pool,
+            donor_jobs,
+            donor_slots,
+            last: None,
+            carved: 0,
+        };
+        (s, p)
+    }
+
+    /// A cycle on the living pool and one afresh; the differences.
+    pub fn cycle(&mut self) -> Result<LivingCycle, String> {
+        let mut accounts = self.pool.accounts().clone();
+        let fresh = fresh_cycle(&self.pool, &mut accounts);
+        let living = self.pool.cycle();
+        let diffs = differences(&fresh, &living.outcome);
+        if !diffs.is_empty() {
+            return Err(diffs.join("\n"));
+        }
+        let (want, got) = (
+            format!("{accounts:?}"),
+            format!("{:?}", self.pool.accounts()),
+        );
+        if want != got {
+            return Err(format!(
+                "accountant differs:\n fresh  {want}\n living {got}"
+            ));
+        }
+        self.last = Some(living.clone());
+        Ok(living)
+    }
+
+    /// Applies the change `bits` draws.
+    pub fn change(&mut self, bits: u64) -> String {
+        let pick = |n: usize, shift: u32| ((bits >> shift) as usize) % n.max(1);
+        let jobs: Vec<u32> = self.pool.jobs().map(|(i, _)| i).collect();
+        let slots: Vec<u32> = self.pool.slots().map(|(i, _)| i).collect();
+        match bits % 11 {
+            0 | 1 => self.claim_matches(pick(4, 8) + 1),
+            2 => {
+                let ad = self.donor_jobs[pick(self.donor_jobs.len(), 8)].clone();
+                format!("job {} added", self.pool.add_job(ad))
+            }
+            3 if !jobs.is_empty() => {
+                let id = jobs[pick(jobs.len(), 8)];
+                self.pool.remove_job(id).unwrap();
+                format!("job {id} removed")
+            }
+            4 if !jobs.is_empty() => {
+                let id = jobs[pick(jobs.len(), 8)];
+                let mut ad = (**self.pool.job(id).unwrap()).clone();
+                let v = pick(3, 24);
+                ad.insert_expr(
+                    "JobPrio",
+                    classad::syntax::ast::Expr::literal(classad_vm::Value::Int(v as i64 * 5 - 5)),
+                );
+                self.pool.update_job(id, Arc::new(ad)).unwrap();
+                format!("job {id} JobPrio {}", v as i64 * 5 - 5)
+            }
+            5 if !jobs.is_empty() => {
+                let id = jobs[pick(jobs.len(), 8)];
+                let ad = self.donor_jobs[pick(self.donor_jobs.len(), 24)].clone();
+                self.pool.update_job(id, ad).unwrap();
+                format!("job {id} replaced")
+            }
+            6 => {
+                let ad = self.donor_slots[pick(self.donor_slots.len(), 8)].clone();
+                format!("slot {} added", self.pool.add_slot(ad))
+            }
+            7 if !slots.is_empty() => {
+                let id = slots[pick(slots.len(), 8)];
+                self.pool.remove_slot(id).unwrap();
+                format!("slot {id} removed")
+            }
+            8 if !slots.is_empty() => {
+                let id = slots[pick(slots.len(), 8)];
+                let ad = self.donor_slots[pick(self.donor_slots.len(), 24)].clone();
+                self.pool.update_slot(id, ad).unwrap();
+                format!("slot {id} replaced")
+            }
+            9 if !slots.is_empty() => {
+                let id = slots[pick(slots.len(), 8)];
+                let ad = release_static(self.pool.slot(id).unwrap(), self.pool.now());
+                self.pool.update_slot(id, Arc::new(ad)).unwrap();
+                format!("slot {id} released")
+            }
+            _ => {
+                let dt = [0, 1, 60, 600, 3600, 86_400][pick(6, 8)];
+                self.pool.advance_to(self.pool.now() + dt);
+                format!("clock +{dt}")
+            }
+        }
+    }
+
+    /// Makes up to `n` of the last cycle's matches into claims: the job
+    /// running, a static slot claimed, a partitionable slot carved.
+    fn claim_matches(&mut self, n: usize) -> String {
+        let Some(last) = self.last.take() else {
+            return "no cycle to claim from".into();
+        };
+        let mut done = Vec::new();
+        let mut touched = Vec::new();
+        for m in last.outcome.matches.iter().take(n) {
+            let (job, slot) = (last.job_id(m.job), last.slot_id(m.slot));
+            // The ids may name other ads by now: claim only what the match
+            // was made on, each slot once.
+            let (Some(j), Some(s)) = (self.pool.job(job).cloned(), self.pool.slot(slot).cloned())
+            else {
+                continue;
+            };
+            if touched.contains(&slot) {
+                continue;
+            }
+            touched.push(slot);
+            let ctx = ClaimContext {
+                now: self.pool.now(),
+                negotiating_group: m.group.as_deref().map(str::to_string),
+                submitter_group: None,
+            };
+            let pslot = matches!(
+                classad::engine::eval_attr_once(&s, "PartitionableSlot", None),
+                Ok(classad_vm::Value::Bool(true))
+            );
+            if pslot {
+                self.carved += 1;
+                let Some((left, dslot)) = carve(&s, &j, self.carved, &ctx) else {
+                    continue;
+                };
+                self.pool.update_slot(slot, Arc::new(left)).unwrap();
+                let d = self.pool.add_slot(Arc::new(dslot));
+                done.push(format!("{job} carved {slot} into {d}"));
+            } else {
+                self.pool
+                    .update_slot(slot, Arc::new(claim_static(&s, &j, &ctx)))
+                    .unwrap();
+                done.push(format!("{job} claimed {slot}"));
+            }
+            let mut running = (*j).clone();
+            running.insert_expr(
+                "JobStatus",
+                classad::syntax::ast::Expr::literal(classad_vm::Value::Int(2)),
+            );
+            self.pool.update_job(job, Arc::new(running)).unwrap();
+        }
+        self.last = Some(last);
+        format!("claims: {}", done.join(", "))
+    }
+}
+
+/// A cycle afresh on the living pool's ads, in its order, from `accounts`
+/// (the living pool's, cloned before its cycle), charged as the living pool
+/// charges.
+pub fn fresh_cycle(pool: &LivingPool, accounts: &mut Accounts) -> CycleOutcome {
+    let slots: Vec<Arc<ClassAd>> = pool.slots().map(|(_, a)| a.clone()).collect();
+    let jobs: Vec<Arc<ClassAd>> = pool.jobs().map(|(_, a)| a.clone()).collect();
+    let fresh = Pool::with_accounts(&slots, pool.knobs().clone(), accounts, pool.now());
+    let queue = fresh.queue(&jobs);
+    let outcome = fresh.negotiate(&queue);
+    accounts.charge_matches(fresh.slots(), &outcome.matches, pool.now());
+    outcome
+}
+
+/// The statistics two runs of one cycle share (not the times, nor the pairs
+/// evaluated: a living pool evaluates what changed).
+fn shared_stats(s: &CycleStats) -> CycleStats {
+    CycleStats {
+        duration: 0.0,
+        phase_durations: [0.0; 4],
+        evaluations: 0,
+        ..s.clone()
+    }
+}
+
+/// How two outcomes of one cycle differ (nothing when they agree).
+pub fn differences(want: &CycleOutcome, got: &CycleOutcome) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut check = |what: &str, w: String, g: String| {
+        if w != g {
+            out.push(format!("{what}:\n fresh  {w}\n living {g}"));
+        }
+    };
+    check(
+        "matches",
+        format!("{:?}", want.matches),
+        format!("{:?}", got.matches),
+    );
+    check(
+        "unmatched",
+        format!("{:?}", want.unmatched),
+        format!("{:?}", got.unmatched),
+    );
+    check(
+        "submitters",
+        format!("{:?}", want.submitters),
+        format!("{:?}", got.submitters),
+    );
+    check(
+        "statistics",
+        format!("{:?}", shared_stats(&want.stats)),
+        format!("{:?}", shared_stats(&got.stats)),
+    );
+    check(
+        "limits",
+        format!("{:?}", want.concurrency_limits),
+        format!("{:?}", got.concurrency_limits),
+    );
+    check(
+        "unfound priorities",
+        format!("{:?}", want.unfound_priorities),
+        format!("{:?}", got.unfound_priorities),
+    );
+    out
+}
