@@ -263,8 +263,13 @@ impl ClassAd {
     /// wrongly would give every attribute another's name. (Names of ads made
     /// alike are mostly the same `Str`s, compared by address first.)
     pub(crate) fn share_layout(&mut self, other: &ClassAd) {
-        if !Arc::ptr_eq(&self.names, &other.names) && self.names == other.names {
-            self.names = other.names.clone();
+        self.share_names(&other.names);
+    }
+
+    /// [`ClassAd::share_layout`] of a layout held apart ([`ClassAd::layout`]).
+    pub(crate) fn share_names(&mut self, names: &Arc<Vec<Str>>) {
+        if !Arc::ptr_eq(&self.names, names) && *self.names == **names {
+            self.names = names.clone();
         }
     }
 

@@ -285,6 +285,30 @@ impl SignificantAttributes {
 /// attribute reads the job in ways no name gives.
 type SlotReferences = (NameSet, NameSet, bool);
 
+/// What one slot gives a pool's significant attributes (its external
+/// names, as spelled, and whether it reads jobs whole): a pool whose slots
+/// change but give what they gave, or what other slots give too, keeps its
+/// significant attributes (the first slot's names aside, which the
+/// negotiator's expressions are walked in).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+pub struct SlotSignificance {
+    counted: Vec<Str>,
+    lists: Vec<Str>,
+    whole_jobs: bool,
+}
+
+impl SlotSignificance {
+    /// What `slot` gives.
+    pub fn of(slot: &ClassAd) -> SlotSignificance {
+        let (counted, lists, whole_jobs) = slot_references(slot);
+        SlotSignificance {
+            counted: counted.iter().cloned().collect(),
+            lists: lists.iter().cloned().collect(),
+            whole_jobs,
+        }
+    }
+}
+
 /// The references of `slot`, walked.
 fn slot_references(slot: &ClassAd) -> SlotReferences {
     let mut counted = References::new();

@@ -5,10 +5,10 @@
 //! before keeps its id, so what was worked out for it (its candidates) is
 //! kept too.
 //!
-//! Ids here are places, not HTCondor's numbering: [`LiveClusters::numbered`]
-//! renumbers the jobs of a queue in order of first appearance, as
-//! [`super::AutoclusterBuilder`] numbers a queue read afresh, so that a cycle
-//! sees exactly the autoclusters a fresh read gives.
+//! Ids here are places, not HTCondor's numbering (in order of first
+//! appearance, as [`super::AutoclusterBuilder`] numbers a queue read
+//! afresh): the partition of the jobs is the same, which is what the cycle
+//! reads of it.
 
 use super::autocluster::{Autoclusters, SharedAd, SignificantAttributes};
 use super::classify::PartClasses;
@@ -205,45 +205,29 @@ impl LiveClusters {
             .representative
     }
 
-    /// The autoclusters of a queue whose jobs, in queue order, were placed at
-    /// `placed` (each with its ad), numbered as a fresh read of that queue
-    /// numbers them: autoclusters and classes in order of first appearance,
-    /// each class's first job its representative. Also, per class of the
-    /// result, its id here.
-    pub fn numbered<'a>(
-        &self,
-        placed: impl Iterator<Item = (Placed, &'a Arc<ClassAd>)>,
-    ) -> (Autoclusters, Vec<u32>) {
-        const NONE: u32 = u32::MAX;
-        let mut cluster_no = vec![NONE; self.clusters.len()];
-        let mut class_no = vec![NONE; self.classes.len()];
-        let (mut cluster_of, mut class_of) = (Vec::new(), Vec::new());
-        let mut representatives = Vec::new();
-        let mut ids = Vec::new();
-        let mut clusters = 0u32;
-        for (p, ad) in placed {
-            let c = &mut cluster_no[p.cluster as usize];
-            if *c == NONE {
-                *c = clusters;
-                clusters += 1;
-            }
-            cluster_of.push(*c);
-            let k = &mut class_no[p.class as usize];
-            if *k == NONE {
-                *k = representatives.len() as u32;
-                representatives.push(ad.clone());
-                ids.push(p.class);
-            }
-            class_of.push(*k);
-        }
-        let clusters = Autoclusters::of_ids(
+    /// One more than the largest autocluster id in use.
+    pub fn cluster_ids(&self) -> usize {
+        self.clusters.len()
+    }
+
+    /// The autoclusters of a queue whose jobs are in the autoclusters
+    /// `cluster_of` and classes `class_of` (ids here): every id a class
+    /// (a free one with an empty ad standing for it, which no job asks for).
+    pub fn by_ids(&self, cluster_of: Vec<u32>, class_of: Vec<u32>) -> Autoclusters {
+        static NOBODY: std::sync::OnceLock<Arc<ClassAd>> = std::sync::OnceLock::new();
+        let nobody = NOBODY.get_or_init(|| Arc::new(ClassAd::new()));
+        let representatives = self
+            .classes
+            .iter()
+            .map(|c| c.as_ref().map_or(nobody, |c| &c.representative).clone())
+            .collect();
+        Autoclusters::of_ids(
             self.significant.clone(),
             cluster_of,
-            clusters as usize,
+            self.clusters.len(),
             class_of,
             representatives,
-        );
-        (clusters, ids)
+        )
     }
 }
 
@@ -264,16 +248,10 @@ mod tests {
     use crate::ad::test_ads as ads;
     use crate::matching::NegotiatorPolicy;
 
-    fn pairs(a: &Autoclusters) -> Vec<(u32, u32)> {
-        (0..a.jobs_len())
-            .map(|j| (a.cluster_of(j), a.class_of(j)))
-            .collect()
-    }
-
-    /// Jobs placed in parts, some leaving between, are numbered as the queue
-    /// they leave read afresh; freed ids are taken again.
+    /// Jobs placed in parts, some leaving between, are clustered as the
+    /// queue they leave read afresh; freed ids are taken again.
     #[test]
-    fn placed_in_parts_numbered_as_a_fresh_read() {
+    fn placed_in_parts_clustered_as_a_fresh_read() {
         let slots = ads("Requirements = TARGET.RequestCpus <= Cpus\nCpus = 4\n");
         let sig = SignificantAttributes::compute(&slots, &NegotiatorPolicy::default());
         let jobs = ads("RequestCpus = 1\n\nRequestCpus = 8\n\nRequestCpus = 1\n\n\
@@ -289,12 +267,21 @@ mod tests {
         assert!(live.leave(placed[4]));
         assert_eq!(live.class_count(), 3);
         let kept = [0usize, 2, 3, 5];
-        let (numbered, ids) = live.numbered(kept.iter().map(|&j| (placed[j], &jobs[j])));
+        let ids = live.by_ids(
+            kept.iter().map(|&j| placed[j].cluster).collect(),
+            kept.iter().map(|&j| placed[j].class).collect(),
+        );
         let left: Vec<Arc<ClassAd>> = kept.iter().map(|&j| jobs[j].clone()).collect();
         let fresh = Autoclusters::with(&left, sig.clone());
-        assert_eq!(pairs(&numbered), pairs(&fresh));
-        assert_eq!(numbered.len(), fresh.len());
-        assert_eq!(ids, [0, 2, 3]);
+        // The same partitions, under other numbers.
+        let same = |f: &dyn Fn(&Autoclusters, usize) -> u32| {
+            (0..4).all(|a| {
+                (0..4).all(|b| (f(&ids, a) == f(&ids, b)) == (f(&fresh, a) == f(&fresh, b)))
+            })
+        };
+        assert!(same(&|c, j| c.cluster_of(j)) && same(&|c, j| c.class_of(j)));
+        assert_eq!(fresh.len(), 3);
+        assert_eq!(live.cluster_count(), 3);
         // A new job takes the freed id.
         let more = ads("RequestCpus = 16\n");
         let (p, new) = live.place(sig.classify(&more), &more);

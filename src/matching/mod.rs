@@ -21,7 +21,7 @@ pub mod refs;
 mod slot_kinds;
 pub mod slot_set;
 
-pub use autocluster::{AutoclusterBuilder, Autoclusters, SignificantAttributes};
+pub use autocluster::{AutoclusterBuilder, Autoclusters, SignificantAttributes, SlotSignificance};
 pub use batch::Candidate;
 pub(crate) use classify::exact_text;
 pub use classify::{KeptPart, PartClasses};

@@ -345,10 +345,12 @@ impl<'a> Cycle<'a> {
         cycle.out.stats.trimmed_slots = available_count as u64;
         cycle.out.stats.candidate_slots = available_count as u64;
         // A priorities line that finds no submitter, of a job or of a slot's
-        // claim, changes nothing: said, not passed over in silence.
+        // claim, changes nothing: said, not passed over in silence. (The
+        // submitters of the jobs there are, not every name the facts were
+        // numbered with: a living pool's names include those of jobs gone.)
         let claims = slots.remote_user.iter().flatten().map(|r| &**r);
-        cycle.out.unfound_priorities =
-            priorities.unfound(all_names.iter().map(|n| &**n).chain(claims));
+        let submitters = cycle.submitters.iter().map(|s| &*s.name);
+        cycle.out.unfound_priorities = priorities.unfound(submitters.chain(claims));
         cycle.out.stats.priority_lines_without_submitter =
             cycle.out.unfound_priorities.len() as u64;
         if knobs.ignore_job_ranks {

@@ -14,10 +14,10 @@
 use super::negotiation_pools::{negotiation_pool, NegotiationPool};
 use classad::ad::{read_ads, ClassAd};
 use classad::matching::config::Config;
-use classad::negotiate::accounts::{Accounts, Record};
+use classad::negotiate::accounts::Accounts;
 use classad::negotiate::living::{LivingCycle, LivingPool};
 use classad::negotiate::startd::{carve, claim_static, release_static, ClaimContext};
-use classad::negotiate::{CycleKnobs, CycleOutcome, CycleStats, Pool, Priorities};
+use classad::negotiate::{CycleKnobs, CycleOutcome, CycleStats, Pool, Priorities, UnmatchedJobs};
 use std::sync::Arc;
 
 /// The clock the sequences start at.
@@ -45,18 +45,7 @@ pub fn knobs_of(p: &NegotiationPool) -> CycleKnobs {
 pub fn accounts_of(p: &NegotiationPool, knobs: &CycleKnobs) -> Accounts {
     let prios = Priorities::parse(&p.priorities, "priorities").unwrap();
     let groups = knobs.groups.iter().map(|g| g.name.clone()).collect();
-    let mut a = Accounts::new(START, knobs.priority_half_life, groups);
-    for (name, e) in prios.iter() {
-        let record = Record {
-            priority: e.real,
-            priority_factor: e.factor,
-            floor: e.floor.map_or(0, |f| f as i64),
-            ceiling: e.ceiling.filter(|c| *c >= 0.0).map(|c| c as i64),
-            ..Record::default()
-        };
-        a.set_record(name, record);
-    }
-    a
+    Accounts::from_priorities(&prios, START, knobs.priority_half_life, groups)
 }
 
 /// A sequence: the living pool, the ads changes draw from, and what the
@@ -120,7 +109,8 @@ impl Sequence {
     /// A cycle on the living pool and one afresh; the differences.
     pub fn cycle(&mut self) -> Result<LivingCycle, String> {
         let mut accounts = self.pool.accounts().clone();
-        let fresh = fresh_cycle(&self.pool, &mut accounts);
+        let mut fresh = fresh_cycle(&self.pool, &mut accounts);
+        by_id(&mut fresh, &self.pool);
         let living = self.pool.cycle();
         let diffs = differences(&fresh, &living.outcome);
         if !diffs.is_empty() {
@@ -210,7 +200,7 @@ impl Sequence {
         let mut done = Vec::new();
         let mut touched = Vec::new();
         for m in last.outcome.matches.iter().take(n) {
-            let (job, slot) = (last.job_id(m.job), last.slot_id(m.slot));
+            let (job, slot) = (m.job, m.slot);
             // The ids may name other ads by now: claim only what the match
             // was made on, each slot once.
             let (Some(j), Some(s)) = (self.pool.job(job).cloned(), self.pool.slot(slot).cloned())
@@ -267,6 +257,25 @@ pub fn fresh_cycle(pool: &LivingPool, accounts: &mut Accounts) -> CycleOutcome {
     let outcome = fresh.negotiate(&queue);
     accounts.charge_matches(fresh.slots(), &outcome.matches, pool.now());
     outcome
+}
+
+/// A fresh cycle's outcome on `pool`'s ads with its jobs and slots named by
+/// their ids in `pool` (as the living pool's cycle names them).
+fn by_id(o: &mut CycleOutcome, pool: &LivingPool) {
+    let jobs: Vec<u32> = pool.jobs().map(|(i, _)| i).collect();
+    let slots: Vec<u32> = pool.slots().map(|(i, _)| i).collect();
+    for m in &mut o.matches {
+        m.job = jobs[m.job as usize];
+        m.slot = slots[m.slot as usize];
+        for p in &mut m.packed {
+            *p = jobs[*p as usize];
+        }
+    }
+    let mut unmatched = UnmatchedJobs::new();
+    for (j, why) in o.unmatched.iter() {
+        unmatched.push(jobs[j as usize], why);
+    }
+    o.unmatched = unmatched;
 }
 
 /// The statistics two runs of one cycle share (not the times, nor the pairs

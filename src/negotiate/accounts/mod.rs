@@ -173,6 +173,30 @@ impl Accounts {
         }
     }
 
+    /// Records made from a priorities file's entries (the plain form or
+    /// `condor_userprio`'s): each submitter's real priority, factor, floor
+    /// and ceiling, its usage left to be found again from the claimed slots
+    /// ([`Accounts::check_matches`]); the last update at `now`.
+    pub fn from_priorities(
+        priorities: &Priorities,
+        now: i64,
+        half_life: f64,
+        groups: Vec<String>,
+    ) -> Accounts {
+        let mut a = Accounts::new(now, half_life, groups);
+        for (name, e) in priorities.iter() {
+            let record = Record {
+                priority: e.real,
+                priority_factor: e.factor,
+                floor: e.floor.map_or(0, |f| f as i64),
+                ceiling: e.ceiling.filter(|c| *c >= 0.0).map(|c| c as i64),
+                ..Record::default()
+            };
+            a.set_record(name, record);
+        }
+        a
+    }
+
     /// Customer `name`'s record, if it has one.
     pub fn record(&self, name: &str) -> Option<&Record> {
         self.customers.get(name)

@@ -185,8 +185,9 @@ impl Columns {
     }
 
     /// The candidates of the classes `classes` (ids, in the cycle's class
-    /// order) among the slots at `table` (per slot of the cycle's table, its
-    /// place), as the cycle reads them: bitmaps, keys and first heads.
+    /// order; an id of no class matches nothing) among the slots at `table`
+    /// (per slot of the cycle's table, its place), as the cycle reads them:
+    /// bitmaps, keys and first heads.
     pub(super) fn heads(
         &self,
         classes: &[u32],
@@ -198,10 +199,11 @@ impl Columns {
         let made: Vec<(Vec<u64>, ClassKeys)> = classes
             .par_iter()
             .map(|&id| {
-                let col = self.columns[id as usize]
-                    .as_ref()
-                    .expect("a column per live class");
                 let mut mask = vec![0u64; blocks];
+                // A free id: a class no job asks for, matching nothing.
+                let Some(col) = self.columns.get(id as usize).and_then(Option::as_ref) else {
+                    return (mask, ClassKeys::of_codes(Vec::new(), &[]));
+                };
                 let mut codes = Vec::with_capacity(col.matching as usize);
                 for (t, &p) in table.iter().enumerate() {
                     let code = col.codes[p as usize];

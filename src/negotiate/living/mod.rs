@@ -24,7 +24,7 @@
 //!
 //! Jobs and slots have ids, their places: the queue's order and the pool's
 //! order are the order of ids, and an id a removed job or slot had is given
-//! to the next one added.
+//! to the next one added. A cycle's outcome names jobs and slots by id.
 //!
 //! ```
 //! use classad::ad::read_ads;
@@ -47,7 +47,7 @@
 //! pool.advance_to(60);
 //! let second = pool.cycle();
 //! assert_eq!(second.work.jobs_classified, 1, "only the new job is classified");
-//! assert_eq!(second.job_id(second.outcome.matches[0].job), bob, "bob has a better priority now");
+//! assert_eq!(second.outcome.matches[0].job, bob, "bob has a better priority now");
 //! # Ok(())
 //! # }
 //! ```
@@ -97,33 +97,17 @@ pub struct CycleWork {
     pub cycle_s: f64,
 }
 
-/// One cycle of a living pool: the outcome, whose job and slot indices are
-/// indices into the queue and the pool as they stood (see
-/// [`LivingCycle::job_id`], [`LivingCycle::slot_id`]), and the work done.
+/// One cycle of a living pool: the outcome, whose `job` and `slot` indices
+/// are the ids of the jobs and slots (a fresh cycle's are indices into the
+/// ads given; the pool's ids are those indices when no job or slot has been
+/// removed), and the work done.
 #[derive(Clone, Debug)]
 pub struct LivingCycle {
-    /// What the cycle did, as [`crate::negotiate::Pool::negotiate`] reports it.
+    /// What the cycle did, as [`crate::negotiate::Pool::negotiate`] reports
+    /// it, by id.
     pub outcome: CycleOutcome,
-    /// Per job of the queue the cycle saw, its id.
-    pub jobs: Vec<u32>,
-    /// Per slot of the pool the cycle saw, its id.
-    pub slots: Vec<u32>,
     /// What was worked out again.
     pub work: CycleWork,
-}
-
-impl LivingCycle {
-    /// The id of the job at `index` of the cycle's queue (a `job` of the
-    /// outcome).
-    pub fn job_id(&self, index: u32) -> u32 {
-        self.jobs[index as usize]
-    }
-
-    /// The id of the slot at `index` of the cycle's pool (a `slot` of the
-    /// outcome).
-    pub fn slot_id(&self, index: u32) -> u32 {
-        self.slots[index as usize]
-    }
 }
 
 /// An id that names no job or slot of the pool.
@@ -159,6 +143,8 @@ pub struct LivingPool {
     policy_reads_priority: bool,
     /// A cycle has classified and matched the pool.
     built: bool,
+    /// The place of the first slot the last cycle saw.
+    first_slot: Option<u32>,
 }
 
 impl LivingPool {
@@ -185,6 +171,7 @@ impl LivingPool {
             policy_volatile,
             policy_reads_priority,
             built: false,
+            first_slot: None,
         };
         for s in slots {
             pool.slots.add(s.clone());
@@ -308,9 +295,15 @@ impl LivingPool {
         work.slots_prepared = (preparing.changed.len()
             + preparing.priority_read.len()
             + preparing.priority_unread.len()) as u64;
-        let (set_changed, gone) = self.slots.take_set_changed();
-        let (table, table_places, slot_ids, resources) = self.slots.snapshot();
-        if set_changed || !self.built {
+        let (significance_changed, gone) = self.slots.take_changes();
+        let (table, table_places, resources) = self.slots.snapshot();
+        // The negotiator's expressions are walked in the first slot: another
+        // first slot, or a change to it, may change what they read.
+        let first = table_places.first().copied();
+        let first_changed = first != self.first_slot
+            || first.is_some_and(|f| preparing.changed.binary_search(&f).is_ok());
+        self.first_slot = first;
+        if significance_changed || first_changed || !self.built {
             let mut significant = SignificantAttributes::compute(&table.ads, &knobs.policy);
             significant.add_class_names(&class_names(&table, knobs));
             if !self.built || !significant.same_as(self.queue.clusters().significant()) {
@@ -383,24 +376,25 @@ impl LivingPool {
         work.evaluations = evaluations;
         self.accounts.check_matches(&resources, now);
         let priorities = self.accounts.priorities();
-        let (facts, autoclusters, class_ids, job_ids) = self.queue.snapshot();
+        let (facts, autoclusters) = self.queue.snapshot();
+        let classes: Vec<u32> = (0..autoclusters.class_count() as u32).collect();
         let heads = self
             .columns
-            .heads(&class_ids, &table_places, self.bounds, evaluations);
+            .heads(&classes, &table_places, self.bounds, evaluations);
         work.cluster_match_s = started.elapsed().as_secs_f64();
         let pairs = ClassPairs::of_heads(heads);
         let mut outcome =
-            negotiate_with_pairs(&table, &facts, &autoclusters, pairs, knobs, &priorities);
+            negotiate_with_pairs(&table, facts, &autoclusters, pairs, knobs, &priorities);
+        // Autoclusters by the numbers a fresh read gives them.
+        let numbers = self.queue.fresh_numbers();
+        for m in &mut outcome.matches {
+            m.autocluster = numbers[m.autocluster as usize];
+        }
         outcome.stats.phase_durations[1] += work.cluster_match_s;
         outcome.stats.duration += work.cluster_match_s;
         self.accounts.charge_matches(&table, &outcome.matches, now);
         work.cycle_s = started.elapsed().as_secs_f64();
-        LivingCycle {
-            outcome,
-            jobs: job_ids,
-            slots: slot_ids,
-            work,
-        }
+        LivingCycle { outcome, work }
     }
 }
 

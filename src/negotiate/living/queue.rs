@@ -3,6 +3,11 @@
 //! cycle and are then classified together; a job that changes leaves its
 //! class only after its new one is found, so a class that keeps jobs keeps
 //! its id (and its candidates).
+//!
+//! The facts are kept by place, as the cycle reads them: a free place holds
+//! the facts of no job (not idle, no submitter), which the cycle passes
+//! over, so a cycle reads the queue where it is rather than a copy of a
+//! million jobs' facts.
 
 use crate::ad::ClassAd;
 use crate::matching::{Autoclusters, LiveClusters, Placed, SignificantAttributes};
@@ -15,14 +20,11 @@ use std::sync::Arc;
 /// Jobs classified per part on rayon's threads.
 const PART: usize = 4096;
 
-/// One job.
-#[derive(Debug)]
-struct LiveJob {
-    ad: Arc<ClassAd>,
-    facts: JobFacts,
-    /// `None` until the next cycle places it.
-    placed: Option<Placed>,
-}
+/// Where no job is placed (a free place, or a job waiting).
+const UNPLACED: Placed = Placed {
+    cluster: u32::MAX,
+    class: u32::MAX,
+};
 
 /// What placing the waiting jobs did.
 #[derive(Debug, Default)]
@@ -38,7 +40,12 @@ pub(super) struct Placing {
 /// The jobs of a living pool.
 #[derive(Debug)]
 pub(super) struct LiveQueue {
-    jobs: Vec<Option<LiveJob>>,
+    /// Per place, its job.
+    ads: Vec<Option<Arc<ClassAd>>>,
+    /// Per place, its job's facts (a free place's: no job).
+    facts: QueueFacts,
+    /// Per place, where its job is placed.
+    placed: Vec<Placed>,
     free: Vec<u32>,
     /// Places of jobs added or changed since the last cycle (perhaps gone
     /// again, perhaps listed twice).
@@ -46,7 +53,6 @@ pub(super) struct LiveQueue {
     /// Where jobs that changed or left were placed: they leave their classes
     /// once the waiting jobs are placed.
     leaving: Vec<Placed>,
-    names: SubmitterNames,
     clusters: LiveClusters,
 }
 
@@ -54,30 +60,31 @@ impl LiveQueue {
     /// No jobs, clustered by `significant`.
     pub(super) fn new(significant: SignificantAttributes) -> LiveQueue {
         LiveQueue {
-            jobs: Vec::new(),
+            ads: Vec::new(),
+            facts: QueueFacts {
+                jobs: Vec::new(),
+                submitters: SubmitterNames::new(),
+            },
+            placed: Vec::new(),
             free: Vec::new(),
             waiting: Vec::new(),
             leaving: Vec::new(),
-            names: SubmitterNames::new(),
             clusters: LiveClusters::new(significant),
         }
     }
 
     /// Adds `ad`; its id (a place a removed job may have had).
     pub(super) fn add(&mut self, ad: Arc<ClassAd>) -> u32 {
-        let job = Some(LiveJob {
-            ad,
-            facts: JobFacts::default(),
-            placed: None,
-        });
         let id = match self.free.pop() {
             Some(id) => {
-                self.jobs[id as usize] = job;
+                self.ads[id as usize] = Some(ad);
                 id
             }
             None => {
-                self.jobs.push(job);
-                self.jobs.len() as u32 - 1
+                self.ads.push(Some(ad));
+                self.facts.jobs.push(JobFacts::default());
+                self.placed.push(UNPLACED);
+                self.ads.len() as u32 - 1
             }
         };
         self.waiting.push(id);
@@ -86,43 +93,49 @@ impl LiveQueue {
 
     /// Job `id`'s ad, when there is such a job.
     pub(super) fn get(&self, id: u32) -> Option<&Arc<ClassAd>> {
-        self.jobs.get(id as usize)?.as_ref().map(|j| &j.ad)
+        self.ads.get(id as usize)?.as_ref()
+    }
+
+    /// Job `id` leaves its class (at the next cycle) and waits to be
+    /// placed again, its facts those of no job meanwhile.
+    fn unplace(&mut self, id: u32) {
+        let p = std::mem::replace(&mut self.placed[id as usize], UNPLACED);
+        if p != UNPLACED {
+            self.leaving.push(p);
+        }
+        self.facts.jobs[id as usize] = JobFacts::default();
     }
 
     /// Job `id` becomes `ad`; false when there is no such job.
     pub(super) fn replace(&mut self, id: u32, ad: Arc<ClassAd>) -> bool {
-        let Some(Some(job)) = self.jobs.get_mut(id as usize) else {
+        let Some(Some(job)) = self.ads.get_mut(id as usize) else {
             return false;
         };
-        job.ad = ad;
-        if let Some(p) = job.placed.take() {
-            self.leaving.push(p);
-            self.waiting.push(id);
-        }
+        *job = ad;
+        self.unplace(id);
+        self.waiting.push(id);
         true
     }
 
     /// Removes job `id`; its ad, `None` when there is no such job.
     pub(super) fn remove(&mut self, id: u32) -> Option<Arc<ClassAd>> {
-        let job = self.jobs.get_mut(id as usize)?.take()?;
-        if let Some(p) = job.placed {
-            self.leaving.push(p);
-        }
+        let ad = self.ads.get_mut(id as usize)?.take()?;
+        self.unplace(id);
         self.free.push(id);
-        Some(job.ad)
+        Some(ad)
     }
 
     /// How many jobs.
     pub(super) fn len(&self) -> usize {
-        self.jobs.len() - self.free.len()
+        self.ads.len() - self.free.len()
     }
 
     /// Every job, in queue order (by id), with its id.
     pub(super) fn iter(&self) -> impl Iterator<Item = (u32, &Arc<ClassAd>)> {
-        self.jobs
+        self.ads
             .iter()
             .enumerate()
-            .filter_map(|(i, j)| j.as_ref().map(|j| (i as u32, &j.ad)))
+            .filter_map(|(i, j)| j.as_ref().map(|j| (i as u32, j)))
     }
 
     /// The classes of the jobs.
@@ -136,12 +149,10 @@ impl LiveQueue {
         self.clusters = LiveClusters::new(significant);
         self.leaving.clear();
         self.waiting.clear();
-        for (i, j) in self.jobs.iter_mut().enumerate() {
-            if let Some(j) = j {
-                j.placed = None;
-                self.waiting.push(i as u32);
-            }
-        }
+        self.placed.fill(UNPLACED);
+        self.facts.jobs.fill(JobFacts::default());
+        let live = self.ads.iter().enumerate().filter(|(_, a)| a.is_some());
+        self.waiting.extend(live.map(|(i, _)| i as u32));
     }
 
     /// Classifies the jobs waiting (on rayon's threads) and reads their facts
@@ -150,17 +161,13 @@ impl LiveQueue {
         let mut waiting = std::mem::take(&mut self.waiting);
         waiting.sort_unstable();
         waiting.dedup();
-        waiting.retain(|&i| {
-            self.jobs[i as usize]
-                .as_ref()
-                .is_some_and(|j| j.placed.is_none())
-        });
+        waiting.retain(|&i| self.ads[i as usize].is_some() && self.placed[i as usize] == UNPLACED);
         let ads: Vec<Arc<ClassAd>> = waiting
             .iter()
-            .map(|&i| self.jobs[i as usize].as_ref().expect("kept").ad.clone())
+            .map(|&i| self.ads[i as usize].clone().expect("kept"))
             .collect();
         let significant = self.clusters.significant().clone();
-        let names = &self.names;
+        let names = &self.facts.submitters;
         let parts: Vec<_> = ads
             .par_chunks(PART)
             .map(|part| classify_with_facts(&significant, part, knobs, names))
@@ -174,9 +181,9 @@ impl LiveQueue {
             let (placed, new) = self.clusters.place(classes, part);
             placing.new_classes.extend(new);
             for (p, f) in placed.into_iter().zip(facts) {
-                let job = self.jobs[waiting[at] as usize].as_mut().expect("kept");
-                job.placed = Some(p);
-                job.facts = f;
+                let place = waiting[at] as usize;
+                self.placed[place] = p;
+                self.facts.jobs[place] = f;
                 at += 1;
             }
         }
@@ -193,38 +200,32 @@ impl LiveQueue {
         placing
     }
 
-    /// The queue as a cycle reads it, every job placed: the facts, the
-    /// autoclusters numbered as a fresh read numbers them, per class of those
-    /// its id here, and per job of the queue its id.
-    pub(super) fn snapshot(&self) -> (QueueFacts, Autoclusters, Vec<u32>, Vec<u32>) {
-        let live = || {
-            self.jobs
-                .iter()
-                .enumerate()
-                .filter_map(|(i, j)| Some((i, j.as_ref()?)))
-        };
-        let ids: Vec<u32> = live().map(|(i, _)| i as u32).collect();
-        // The submitters of the jobs there are now, numbered afresh: a name
-        // only a removed job had is no submitter of the queue (the cycle
-        // lists the priorities of no submitter).
-        let names = SubmitterNames::new();
-        let mut renumbered = vec![None; self.names.len()];
-        let facts: Vec<JobFacts> = live()
-            .map(|(_, j)| {
-                let mut f = j.facts.clone();
-                f.submitter = f.submitter.map(|id| {
-                    *renumbered[id.index()].get_or_insert_with(|| names.id(&self.names.name(id)))
-                });
-                f
+    /// The queue as a cycle reads it, by place: the facts, and the
+    /// autoclusters with the ids here (a free place is in the cluster and
+    /// class of id 0, which no job of it asks for).
+    pub(super) fn snapshot(&self) -> (&QueueFacts, Autoclusters) {
+        let (cluster_of, class_of): (Vec<u32>, Vec<u32>) = self
+            .placed
+            .par_iter()
+            .map(|p| match *p {
+                UNPLACED => (0, 0),
+                p => (p.cluster, p.class),
             })
-            .collect();
-        let (clusters, classes) = self
-            .clusters
-            .numbered(live().map(|(_, j)| (j.placed.expect("placed"), &j.ad)));
-        let facts = QueueFacts {
-            jobs: facts,
-            submitters: names,
-        };
-        (facts, clusters, classes, ids)
+            .unzip();
+        (&self.facts, self.clusters.by_ids(cluster_of, class_of))
+    }
+
+    /// Per autocluster id, its number as a fresh read of the queue numbers
+    /// it (in order of first appearance); `u32::MAX` for an id no job has.
+    pub(super) fn fresh_numbers(&self) -> Vec<u32> {
+        let mut numbers = vec![u32::MAX; self.clusters.cluster_ids()];
+        let mut next = 0;
+        for p in &self.placed {
+            if *p != UNPLACED && numbers[p.cluster as usize] == u32::MAX {
+                numbers[p.cluster as usize] = next;
+                next += 1;
+            }
+        }
+        numbers
     }
 }

@@ -6,7 +6,9 @@
 
 use crate::ad::ClassAd;
 use crate::matching::refs::References;
+use crate::matching::SlotSignificance;
 use crate::negotiate::accounts::Resource;
+use crate::negotiate::consumption;
 use crate::negotiate::knobs::CycleKnobs;
 use crate::negotiate::slots::{prepare_one, Prepared};
 use crate::negotiate::SlotTable;
@@ -15,6 +17,74 @@ use std::sync::Arc;
 
 /// The attribute the cycle fills in that moves with the accountant.
 const PRIORITY: &str = "RemoteUserPrio";
+
+/// How many layouts [`Layouts`] holds at most (past it, it starts afresh).
+const LAYOUTS: usize = 4096;
+
+/// The layouts of the slots seen (their sorted names), by the names' hash:
+/// a slot given with the names of one seen before takes that one's layout.
+/// Slots changed one at a time (a claim's attributes added) otherwise each
+/// have a layout of their own, and what is worked out once per kind of slot
+/// (the walks of the significant attributes, the compiled programs) would
+/// be worked out once per slot.
+#[derive(Debug, Default)]
+struct Layouts {
+    by_hash: ahash::AHashMap<u64, Vec<Arc<Vec<classad_vm::Str>>>>,
+    held: usize,
+}
+
+impl Layouts {
+    /// Gives `ad` the layout of an ad of its names seen before (or remembers
+    /// its own).
+    fn share(&mut self, ad: &mut Arc<ClassAd>) {
+        use std::hash::{BuildHasher, Hasher};
+        let layout = ad.layout();
+        let mut h = ahash::RandomState::with_seeds(1, 2, 3, 4).build_hasher();
+        for n in layout.iter() {
+            h.write(n.as_str().as_bytes());
+            h.write_u8(0);
+        }
+        let seen = self.by_hash.entry(h.finish()).or_default();
+        match seen.iter().find(|l| **l == layout) {
+            Some(l) if Arc::ptr_eq(l, &layout) => {}
+            Some(l) => Arc::make_mut(ad).share_names(l),
+            None => {
+                seen.push(layout);
+                self.held += 1;
+                if self.held > LAYOUTS {
+                    self.by_hash.clear();
+                    self.held = 0;
+                }
+            }
+        }
+    }
+}
+
+/// What a prepared slot gives the pool's significant attributes and the
+/// names the cycle reads of a request (`negotiate::class_names`).
+#[derive(Clone, Debug, PartialEq, Eq, Hash)]
+struct Significance {
+    names: SlotSignificance,
+    /// Under a consumption policy.
+    consumption: bool,
+    /// Its `MachineResources`, when the class names read them.
+    resources: Vec<String>,
+}
+
+impl Significance {
+    fn of(p: &Prepared, knobs: &CycleKnobs) -> Significance {
+        let read = knobs.schedd_packing || p.consumption;
+        Significance {
+            names: SlotSignificance::of(&p.ad),
+            consumption: p.consumption,
+            resources: if read {
+                consumption::resources(&p.ad).unwrap_or_default()
+            } else {
+                Vec::new()
+            },
+        }
+    }
+}
 
 /// One slot.
 #[derive(Debug)]
@@ -34,6 +104,8 @@ struct LiveSlot {
     reads_priority: bool,
     /// Changed (or new) since the last cycle.
     changed: bool,
+    /// What it gives the significant attributes, as prepared.
+    significance: Option<Arc<Significance>>,
 }
 
 impl LiveSlot {
@@ -46,7 +118,19 @@ impl LiveSlot {
             volatile: false,
             reads_priority: false,
             changed: true,
+            significance: None,
         }
+    }
+
+    /// The prepared slot with its `RemoteUserPrio` alone set anew to the
+    /// bits `priority`: what [`LiveSlot::prepare`] gives a slot that changed
+    /// in nothing else and whose attributes do not read it (its weight, trim
+    /// and claim are as they were).
+    fn set_priority(&mut self, priority: u64) {
+        let p = self.prepared.as_mut().expect("prepared");
+        let v = classad_vm::Value::Real(f64::from_bits(priority));
+        Arc::make_mut(&mut p.ad).insert_expr(PRIORITY, crate::syntax::ast::Expr::literal(v));
+        self.priority = Some(priority);
     }
 
     /// Prepares the slot under `knobs` with effective priorities `eup`.
@@ -61,6 +145,7 @@ impl LiveSlot {
                     refs.walk(&p.ad, e.tree, e.id);
                 }
             }
+            self.significance = p.as_ref().map(|p| Arc::new(Significance::of(p, knobs)));
             self.volatile = refs.volatile || !refs.complete;
             self.reads_priority = !refs.complete
                 || refs.internal.contains(PRIORITY)
@@ -89,6 +174,10 @@ pub(super) enum Why {
     Priority,
 }
 
+/// Why a slot was prepared again, whether it reads `RemoteUserPrio`, and
+/// (for a changed one) what it gave the significant attributes before.
+type Again = (Why, bool, Option<Arc<Significance>>);
+
 /// What preparing the slots did: the places prepared again and why, and
 /// whether any slot's priority is read.
 #[derive(Debug, Default)]
@@ -108,14 +197,18 @@ pub(super) struct LiveSlots {
     free: Vec<u32>,
     /// Places of slots removed since the last cycle.
     gone: Vec<u32>,
-    /// Slots came, went or changed since the last cycle.
-    set_changed: bool,
+    /// The layouts of the slots given and prepared.
+    layouts: Layouts,
+    /// How many slots give each significance.
+    significances: ahash::AHashMap<Arc<Significance>, usize>,
+    /// A significance came or went since the last cycle.
+    significance_changed: bool,
 }
 
 impl LiveSlots {
     /// Adds `ad`; its id (a place a removed slot may have had).
-    pub(super) fn add(&mut self, ad: Arc<ClassAd>) -> u32 {
-        self.set_changed = true;
+    pub(super) fn add(&mut self, mut ad: Arc<ClassAd>) -> u32 {
+        self.layouts.share(&mut ad);
         let slot = Some(LiveSlot::new(ad));
         match self.free.pop() {
             Some(id) => {
@@ -135,22 +228,22 @@ impl LiveSlots {
     }
 
     /// Slot `id` becomes `ad`; false when there is no such slot.
-    pub(super) fn replace(&mut self, id: u32, ad: Arc<ClassAd>) -> bool {
+    pub(super) fn replace(&mut self, id: u32, mut ad: Arc<ClassAd>) -> bool {
         let Some(Some(slot)) = self.slots.get_mut(id as usize) else {
             return false;
         };
+        self.layouts.share(&mut ad);
         slot.ad = ad;
         slot.changed = true;
-        self.set_changed = true;
         true
     }
 
     /// Removes slot `id`; its ad, `None` when there is no such slot.
     pub(super) fn remove(&mut self, id: u32) -> Option<Arc<ClassAd>> {
         let slot = self.slots.get_mut(id as usize)?.take()?;
+        self.count(&slot.significance, false);
         self.free.push(id);
         self.gone.push(id);
-        self.set_changed = true;
         Some(slot.ad)
     }
 
@@ -172,11 +265,28 @@ impl LiveSlots {
             .filter_map(|(i, s)| s.as_ref().map(|s| (i as u32, &s.ad)))
     }
 
-    /// True when slots came, went or changed since the last cycle; forgets
-    /// it, with the places of those that went (given back).
-    pub(super) fn take_set_changed(&mut self) -> (bool, Vec<u32>) {
+    /// Counts a slot's significance in (`add`) or out.
+    fn count(&mut self, s: &Option<Arc<Significance>>, add: bool) {
+        let Some(s) = s else { return };
+        let n = self.significances.entry(s.clone()).or_insert(0);
+        if add {
+            *n += 1;
+            self.significance_changed |= *n == 1;
+        } else {
+            *n -= 1;
+            if *n == 0 {
+                self.significances.remove(s);
+                self.significance_changed = true;
+            }
+        }
+    }
+
+    /// True when what the slots give the significant attributes may have
+    /// changed since the last cycle (a significance came or went); forgets
+    /// it, with the places of the slots that went (given back).
+    pub(super) fn take_changes(&mut self) -> (bool, Vec<u32>) {
         (
-            std::mem::take(&mut self.set_changed),
+            std::mem::take(&mut self.significance_changed),
             std::mem::take(&mut self.gone),
         )
     }
@@ -196,35 +306,49 @@ impl LiveSlots {
         knobs: &CycleKnobs,
         eup: &(impl Fn(&str) -> f64 + Sync),
     ) -> Preparing {
-        let why: Vec<Option<(Why, bool)>> = self
+        let why: Vec<Option<Again>> = self
             .slots
             .par_iter_mut()
             .map(|s| {
                 let s = s.as_mut()?;
-                let why = if s.changed || s.volatile {
-                    Why::Changed
-                } else {
-                    let now = s
-                        .prepared
-                        .as_ref()
-                        .and_then(|p| priority_bits(p, knobs, eup));
-                    if now == s.priority {
-                        return None;
-                    }
-                    Why::Priority
-                };
-                s.prepare(knobs, eup);
-                s.changed = false;
-                Some((why, s.reads_priority))
+                if s.changed || s.volatile {
+                    let before = s.significance.clone();
+                    s.prepare(knobs, eup);
+                    s.changed = false;
+                    return Some((Why::Changed, s.reads_priority, before));
+                }
+                let now = s
+                    .prepared
+                    .as_ref()
+                    .and_then(|p| priority_bits(p, knobs, eup));
+                if now == s.priority {
+                    return None;
+                }
+                match now {
+                    Some(bits) if !s.reads_priority && s.priority.is_some() => s.set_priority(bits),
+                    _ => s.prepare(knobs, eup),
+                }
+                Some((Why::Priority, s.reads_priority, None))
             })
             .collect();
         let mut out = Preparing::default();
         for (place, w) in why.into_iter().enumerate() {
             let place = place as u32;
             match w {
-                Some((Why::Changed, _)) => out.changed.push(place),
-                Some((Why::Priority, true)) => out.priority_read.push(place),
-                Some((Why::Priority, false)) => out.priority_unread.push(place),
+                Some((Why::Changed, _, before)) => {
+                    out.changed.push(place);
+                    let s = self.slots[place as usize].as_mut().expect("prepared");
+                    if let Some(p) = &mut s.prepared {
+                        self.layouts.share(&mut p.ad);
+                    }
+                    let now = s.significance.clone();
+                    if now != before {
+                        self.count(&before, false);
+                        self.count(&now, true);
+                    }
+                }
+                Some((Why::Priority, true, _)) => out.priority_read.push(place),
+                Some((Why::Priority, false, _)) => out.priority_unread.push(place),
                 None => {}
             }
         }
@@ -248,25 +372,22 @@ impl LiveSlots {
     }
 
     /// The slots as a cycle reads them: the table (of the slots the
-    /// constraint lets in, each with its index among all the slots), per
-    /// slot of the table its place, per slot of the pool (in order) its id,
-    /// and the accountant's view of the table's slots.
-    pub(super) fn snapshot(&self) -> (SlotTable, Vec<u32>, Vec<u32>, Vec<Resource>) {
-        let mut ids = Vec::with_capacity(self.len());
+    /// constraint lets in, each with its id as its index among the slots
+    /// given), per slot of the table its place, and the accountant's view of
+    /// the table's slots.
+    pub(super) fn snapshot(&self) -> (SlotTable, Vec<u32>, Vec<Resource>) {
         let mut places = Vec::new();
         let mut prepared = Vec::new();
         let mut resources = Vec::new();
         for (place, s) in self.slots.iter().enumerate() {
             let Some(s) = s else { continue };
-            let index = ids.len() as u32;
-            ids.push(place as u32);
             if let Some(p) = &s.prepared {
                 places.push(place as u32);
-                prepared.push((index, p));
+                prepared.push((place as u32, p));
                 resources.extend(s.resource.clone());
             }
         }
         let table = SlotTable::of_prepared(prepared.into_iter());
-        (table, places, ids, resources)
+        (table, places, resources)
     }
 }
