@@ -261,7 +261,7 @@ pub fn fresh_cycle(pool: &LivingPool, accounts: &mut Accounts) -> CycleOutcome {
 
 /// A fresh cycle's outcome on `pool`'s ads with its jobs and slots named by
 /// their ids in `pool` (as the living pool's cycle names them).
-fn by_id(o: &mut CycleOutcome, pool: &LivingPool) {
+pub fn by_id(o: &mut CycleOutcome, pool: &LivingPool) {
     let jobs: Vec<u32> = pool.jobs().map(|(i, _)| i).collect();
     let slots: Vec<u32> = pool.slots().map(|(i, _)| i).collect();
     for m in &mut o.matches {

@@ -78,3 +78,98 @@ fn the_living_pool_equals_a_fresh_cycle_with_group_quotas() {
     eprintln!("{r:?}");
     assert!(r.matches > 50 && r.slots_matched > 10, "{r:?}");
 }
+
+fn ads(text: &str) -> Vec<std::sync::Arc<classad::ad::ClassAd>> {
+    classad::ad::read_ads(text, "living")
+        .unwrap()
+        .into_iter()
+        .map(std::sync::Arc::new)
+        .collect()
+}
+
+/// Each cycle evaluates what changed and no more (the counts that keep a
+/// cycle of a living pool from costing a fresh one's again unseen): a
+/// changed slot against every class, a new class against every slot, a job
+/// that stays in its class nothing; a claimed slot whose `RemoteUserPrio`
+/// moved, when nothing reads it, nothing. Each cycle is a fresh one's too.
+#[test]
+fn a_cycle_evaluates_what_changed_and_no_more() {
+    use classad::negotiate::accounts::Accounts;
+    use classad::negotiate::living::LivingPool;
+    use classad::negotiate::CycleKnobs;
+    let slot = |i: u32, cpus: u32, claim: &str| {
+        format!(
+            "Name = \"slot{i}@h\"\nCpus = {cpus}\nMemory = 4096\nState = \"Unclaimed\"\n\
+             Requirements = TARGET.RequestCpus <= MY.Cpus\n{claim}\n"
+        )
+    };
+    let mut slots: Vec<String> = (0..5).map(|i| slot(i, 1 + i % 3, "")).collect();
+    slots.push(slot(
+        5,
+        4,
+        "State = \"Claimed\"\nRemoteUser = \"zed@d\"\nRemoteOwner = \"zed@d\"",
+    ));
+    let job = |c: u32, cpus: u32, owner: &str| {
+        format!(
+            "Owner = \"{owner}\"\nUser = \"{owner}@d\"\nClusterId = {c}\nProcId = 0\n\
+             JobStatus = 1\nRequestCpus = {cpus}\nRequirements = TARGET.Cpus >= RequestCpus\n"
+        )
+    };
+    let jobs: Vec<String> = (0..9)
+        .map(|j| job(j, [1, 2, 3][j as usize % 3], ["a", "b"][j as usize % 2]))
+        .collect();
+    let slot_ads: Vec<_> = slots.iter().flat_map(|t| ads(t)).collect();
+    let job_ads: Vec<_> = jobs.iter().flat_map(|t| ads(t)).collect();
+    let knobs = CycleKnobs::default();
+    let accounts = Accounts::new(1000, knobs.priority_half_life, Vec::new());
+    let mut pool = LivingPool::new(&slot_ads, &job_ads, knobs, accounts, 1000);
+    let cycle = |pool: &mut LivingPool| {
+        let mut accounts = pool.accounts().clone();
+        let mut fresh = gen::living_sequences::fresh_cycle(pool, &mut accounts);
+        gen::living_sequences::by_id(&mut fresh, pool);
+        let living = pool.cycle();
+        fresh.stats.evaluations = living.outcome.stats.evaluations;
+        let d = gen::living_sequences::differences(&fresh, &living.outcome);
+        assert!(d.is_empty(), "{}", d.join("\n"));
+        living.work
+    };
+    let w = cycle(&mut pool);
+    assert!(w.rebuilt);
+    assert_eq!((w.jobs_classified, w.evaluations), (9, 3 * 6));
+    // One slot changes: matched against the three classes.
+    pool.update_slot(2, ads(&slot(2, 8, "")).remove(0)).unwrap();
+    pool.advance_to(1060);
+    let w = cycle(&mut pool);
+    assert!(!w.rebuilt);
+    assert_eq!(
+        (w.slots_matched, w.classes_matched, w.evaluations),
+        (1, 0, 3)
+    );
+    assert_eq!(w.jobs_classified, 0);
+    // The claimed slot's priority moved with the clock; nothing reads it.
+    assert!(w.slots_prepared >= 2, "{w:?}");
+    // A job of a new class: matched against the six slots.
+    pool.add_job(ads(&job(50, 8, "a")).remove(0));
+    let w = cycle(&mut pool);
+    assert_eq!(
+        (w.jobs_classified, w.classes_matched, w.evaluations),
+        (1, 1, 6)
+    );
+    // A job that stays in its class: classified, nothing evaluated.
+    pool.update_job(
+        0,
+        ads(&job(0, 1, "a").replace("JobStatus = 1", "JobStatus = 2")).remove(0),
+    )
+    .unwrap();
+    let w = cycle(&mut pool);
+    assert_eq!(
+        (w.jobs_classified, w.evaluations, w.classes_dropped),
+        (1, 0, 0)
+    );
+    // The last jobs of a class leave: the class is dropped.
+    for id in [0, 3, 6] {
+        pool.remove_job(id).unwrap();
+    }
+    let w = cycle(&mut pool);
+    assert_eq!((w.classes_dropped, w.evaluations), (1, 0));
+}
