@@ -7,18 +7,21 @@
 //! [`semantics`] (HTCondor's daemon semantics or the strict library's),
 //! [`convert`] (ClassAd values to Python objects and back), [`expr`]
 //! (`ExprTree`), [`ad`] (`ClassAd`), [`parse`] (`parseNext`, `quote`,
-//! `unquote`, `version`), [`batch`] (`Pool` and `negotiate`), [`shard`] (the
-//! cycle over a pool cut into shards, for Dask or Ray, and the pool
-//! generator). The Python package `classad_rs` (in `src/python/python`)
-//! re-exports them and adds what classad2 writes in Python: the `Value` and
-//! `ParserType` enums and the `parseAds`, `parseOne` and `parseNext` drivers;
-//! its modules `shard` and `dask` drive the sharded cycle.
+//! `unquote`, `version`), [`batch`] (`Pool` and `negotiate`), [`living`]
+//! (`LivingPool`: a pool kept between cycles, each cycle working out only
+//! what changed), [`shard`] (the cycle over a pool cut into shards, for Dask
+//! or Ray, and the pool generator). The Python package `classad_rs` (in
+//! `src/python/python`) re-exports them and adds what classad2 writes in
+//! Python: the `Value` and `ParserType` enums and the `parseAds`, `parseOne`
+//! and `parseNext` drivers; its modules `shard` and `dask` drive the sharded
+//! cycle.
 
 pub mod ad;
 pub mod batch;
 pub mod convert;
 pub mod errors;
 pub mod expr;
+pub mod living;
 pub mod parse;
 pub mod semantics;
 pub mod shard;
@@ -32,6 +35,7 @@ fn native(m: &Bound<'_, PyModule>) -> PyResult<()> {
     m.add_class::<ad::PyClassAd>()?;
     m.add_class::<expr::PyExprTree>()?;
     m.add_class::<batch::PyPool>()?;
+    m.add_class::<living::PyLivingPool>()?;
     m.add_class::<shard::PyPreparedCycle>()?;
     m.add(
         "ClassAdException",

@@ -2,8 +2,9 @@
 subset of HTCondor's ``classad2`` bindings (``import classad_rs as classad2``),
 with HTCondor's daemon semantics by default (what ``import htcondor2`` switches
 classad2 to; ``setStrictSemantics(True)`` for the plain library's), and batch
-calls over whole pools (``Pool``, ``negotiate``) that run on every core. The
-modules ``classad_rs.shard`` and ``classad_rs.dask`` run the negotiation cycle
+calls over whole pools (``Pool``, ``negotiate``) that run on every core, and a
+pool kept between negotiation cycles (``LivingPool``), each cycle working out
+only what changed. The modules ``classad_rs.shard`` and ``classad_rs.dask`` run the negotiation cycle
 with its matching spread over other machines (Dask, Ray, any engine).
 """
 
@@ -20,6 +21,7 @@ from ._native import (
     ClassAd,
     ClassAdException,
     ExprTree,
+    LivingPool,
     MAX_NESTING,
     MAX_THREADS,
     Pool,
@@ -48,6 +50,7 @@ __all__ = [
     "ClassAd",
     "ClassAdException",
     "ExprTree",
+    "LivingPool",
     "MAX_NESTING",
     "MAX_THREADS",
     "Parser",

@@ -102,6 +102,58 @@ def negotiate(
 ) -> Any:
     """One negotiation cycle: (job index, slot index) matches in the order made."""
 
+class LivingPool:
+    """Slots, jobs, the knobs and the accountant kept between negotiation
+    cycles: each ``cycle()`` gives what ``negotiate`` gives on the same ads and
+    accountant state, working out again only what changed (GIL released).
+
+    Jobs and slots have ids, their places: the queue's and the pool's order
+    is the order of ids (0, 1, ... for the ads given), and a removed one's id
+    goes to the next one added. ``accountant`` is the accountant's state as
+    ``condor_userprio -l`` prints it (or ``accountant()`` wrote it),
+    ``priorities`` the plain priorities file; at most one of the two. ``now``
+    defaults to the accountant's ``LastUpdate``, else 0. An unknown id raises
+    ``KeyError``. Safe to share between threads (a call waits for another's)."""
+
+    def __init__(
+        self,
+        slots: Union[Iterable[ClassAd], str, os.PathLike],
+        jobs: Union[Iterable[ClassAd], str, os.PathLike],
+        config: Optional[str] = None,
+        accountant: Optional[str] = None,
+        priorities: Optional[str] = None,
+        now: Optional[int] = None,
+    ) -> None: ...
+    def add_job(self, ad: ClassAd) -> int:
+        """Adds a job; its id."""
+    def update_job(self, id: int, ad: ClassAd) -> None: ...
+    def remove_job(self, id: int) -> ClassAd: ...
+    def add_slot(self, ad: ClassAd) -> int:
+        """Adds a slot; its id."""
+    def update_slot(self, id: int, ad: ClassAd) -> None: ...
+    def remove_slot(self, id: int) -> ClassAd: ...
+    def job(self, id: int) -> ClassAd: ...
+    def slot(self, id: int) -> ClassAd: ...
+    def jobs(self) -> list[tuple[int, ClassAd]]:
+        """Every job with its id, in queue order."""
+    def slots(self) -> list[tuple[int, ClassAd]]:
+        """Every slot with its id, in pool order."""
+    @property
+    def job_count(self) -> int: ...
+    @property
+    def slot_count(self) -> int: ...
+    @property
+    def now(self) -> int: ...
+    def advance_to(self, now: int) -> None:
+        """Moves the clock; the next cycle ages priorities and charges usage up to it."""
+    def accountant(self) -> str:
+        """The accountant's state in the layout ``condor_userprio -l`` prints."""
+    def cycle(self) -> dict[str, Any]:
+        """One cycle at ``now``: ``matches`` ((job id, slot id) in the order
+        made), ``match_details`` (per match: job, slot, submitter, autocluster,
+        preempt, cost, spin, group), ``unmatched`` ((job id, why)) and
+        ``work`` (what was worked out again, and the seconds it took)."""
+
 class PreparedCycle:
     """A negotiation cycle prepared on the driver for sharded matching (see
     ``classad_rs.shard``)."""
