@@ -2,7 +2,8 @@
  * ads parsed in both syntaxes, expressions evaluated alone, in an ad and in a
  * match, a pool compiled from text, from a file and from a list, one job
  * matched against it, all pairs and match counts held against an oracle
- * computed here in plain C, the negotiation cycle, and the error paths (syntax
+ * computed here in plain C, the negotiation cycle, a living pool changed and
+ * negotiated cycle after cycle, and the error paths (syntax
  * errors with line and column, text that is not UTF-8, NULL pointers, wrong
  * types, unknown files). Every handle is freed, so a leak checker run over it
  * (src/capi/tests/c_program.rs runs it under valgrind) finds nothing.
@@ -562,6 +563,202 @@ static void test_pools(const char *dir) {
   free(jobs_text);
 }
 
+/* ---- A living pool ---- */
+
+/* Three slots and four jobs; job 3 asks for more memory than any slot has. */
+static const char living_slots[] =
+    "Name = \"slot1@h\"\nCpus = 2\nMemory = 2048\nState = \"Unclaimed\"\n"
+    "Requirements = TARGET.RequestMemory <= MY.Memory\n\n"
+    "Name = \"slot2@h\"\nCpus = 1\nMemory = 1024\nState = \"Unclaimed\"\n"
+    "Requirements = TARGET.RequestMemory <= MY.Memory\n\n"
+    "Name = \"slot3@h\"\nCpus = 4\nMemory = 4096\nState = \"Unclaimed\"\n"
+    "Requirements = TARGET.RequestMemory <= MY.Memory\n";
+static const char living_jobs[] =
+    "ClusterId = 1\nProcId = 0\nOwner = \"alice\"\nJobStatus = 1\n"
+    "RequestMemory = 1024\nRequirements = TARGET.Memory >= MY.RequestMemory\n\n"
+    "ClusterId = 1\nProcId = 1\nOwner = \"alice\"\nJobStatus = 1\n"
+    "RequestMemory = 2048\nRequirements = TARGET.Memory >= MY.RequestMemory\n\n"
+    "ClusterId = 2\nProcId = 0\nOwner = \"bob\"\nJobStatus = 1\n"
+    "RequestMemory = 512\nRequirements = TARGET.Memory >= MY.RequestMemory\n\n"
+    "ClusterId = 2\nProcId = 1\nOwner = \"bob\"\nJobStatus = 1\n"
+    "RequestMemory = 8192\nRequirements = TARGET.Memory >= MY.RequestMemory\n";
+
+/* The pairs of `p` name only the jobs and slots `job_ok` and `slot_ok` allow
+ * (arrays indexed by id), each at most once. */
+static void check_living_pairs(const classad_pairs *p, const int *job_ok,
+                               size_t n_jobs, const int *slot_ok,
+                               size_t n_slots) {
+  size_t n = classad_pairs_count(p);
+  const uint32_t *mj = classad_pairs_jobs(p), *ms = classad_pairs_slots(p);
+  int job_seen[8] = {0}, slot_seen[8] = {0};
+  CHECK(n_jobs <= 8 && n_slots <= 8);
+  for (size_t c = 0; c < n; c++) {
+    CHECK(mj[c] < n_jobs && job_ok[mj[c]] && !job_seen[mj[c]]);
+    CHECK(ms[c] < n_slots && slot_ok[ms[c]] && !slot_seen[ms[c]]);
+    job_seen[mj[c]] = slot_seen[ms[c]] = 1;
+  }
+}
+
+/* Parses one ad in old syntax. */
+static classad_ad *old_ad(const char *text) {
+  classad_ad *ad = NULL;
+  OK(classad_ad_parse(text, strlen(text), CLASSAD_FORMAT_OLD, &ad));
+  return ad;
+}
+
+static void test_living(void) {
+  classad_ad_list *slots = NULL, *jobs = NULL;
+  OK(classad_ad_list_parse(living_slots, strlen(living_slots),
+                           CLASSAD_FORMAT_OLD, &slots));
+  OK(classad_ad_list_parse(living_jobs, strlen(living_jobs),
+                           CLASSAD_FORMAT_OLD, &jobs));
+  const int64_t start = 1700000000;
+  classad_living_pool *pool = NULL;
+  OK(classad_living_pool_new(slots, jobs, NULL, 0, NULL, 0, start, &pool));
+  size_t nj = 0, ns = 0;
+  OK(classad_living_pool_size(pool, &nj, &ns));
+  CHECK(nj == 4 && ns == 3);
+
+  /* The first cycle makes the matches classad_negotiate makes of the same ads,
+   * in the same order: the ids are the lists' indices. */
+  classad_pairs *fresh = NULL, *living = NULL;
+  OK(classad_negotiate(jobs, slots, NULL, 0, NULL, 0, &fresh));
+  classad_living_work work;
+  memset(&work, 0xff, sizeof work);
+  OK(classad_living_pool_cycle(pool, &living, &work));
+  size_t n = classad_pairs_count(living);
+  CHECK(n == classad_pairs_count(fresh) && n == 3);
+  CHECK(memcmp(classad_pairs_jobs(living), classad_pairs_jobs(fresh),
+               n * sizeof(uint32_t)) == 0);
+  CHECK(memcmp(classad_pairs_slots(living), classad_pairs_slots(fresh),
+               n * sizeof(uint32_t)) == 0);
+  CHECK(work.rebuilt);
+  CHECK(work.jobs_classified == 4);
+  CHECK(work.cycle_s >= work.cluster_match_s && work.cluster_match_s >= 0);
+  classad_pairs_free(fresh);
+  classad_pairs_free(living);
+
+  /* A few changes: a job added (id 4: none was removed yet), job 0 removed,
+   * slot 1 given more memory, the clock moved a minute. The next cycle
+   * classifies the one new job and matches the one changed slot again. */
+  classad_ad *carol =
+      old_ad("ClusterId = 3\nProcId = 0\nOwner = \"carol\"\nJobStatus = 1\n"
+             "RequestMemory = 3000\n"
+             "Requirements = TARGET.Memory >= MY.RequestMemory && "
+             "TARGET.Cpus == 1\n");
+  uint32_t id = 99;
+  OK(classad_living_pool_add_job(pool, carol, &id));
+  CHECK(id == 4);
+  classad_ad_free(carol); /* The pool keeps its own reference. */
+  OK(classad_living_pool_remove_job(pool, 0));
+  classad_ad *bigger =
+      old_ad("Name = \"slot2@h\"\nCpus = 1\nMemory = 3072\n"
+             "State = \"Unclaimed\"\n"
+             "Requirements = TARGET.RequestMemory <= MY.Memory\n");
+  OK(classad_living_pool_update_slot(pool, 1, bigger));
+  OK(classad_living_pool_advance_to(pool, start + 60));
+  int64_t now = 0;
+  OK(classad_living_pool_now(pool, &now));
+  CHECK(now == start + 60);
+  OK(classad_living_pool_size(pool, &nj, &ns));
+  CHECK(nj == 4 && ns == 3);
+  OK(classad_living_pool_cycle(pool, &living, &work));
+  CHECK(!work.rebuilt);
+  CHECK(work.jobs_classified == 1);
+  CHECK(work.slots_matched == 1);
+  const int jobs_now[] = {0, 1, 1, 1, 1}, slots_now[] = {1, 1, 1};
+  check_living_pairs(living, jobs_now, 5, slots_now, 3);
+  /* Carol (new, so first by priority) wants the one slot with a single core,
+   * slot 1, which has her 3000 MB only since it was updated. */
+  int carol_on_1 = 0;
+  for (size_t c = 0; c < classad_pairs_count(living); c++)
+    carol_on_1 |= classad_pairs_jobs(living)[c] == 4 &&
+                  classad_pairs_slots(living)[c] == 1;
+  CHECK(carol_on_1);
+  classad_pairs_free(living);
+  /* The work is optional. */
+  OK(classad_living_pool_cycle(pool, &living, NULL));
+  CHECK(classad_pairs_count(living) > 0);
+  classad_pairs_free(living);
+
+  /* Unknown ids: refused, named, nothing changed. */
+  CHECK(classad_living_pool_remove_job(pool, 0) == CLASSAD_ERR_ARGUMENT);
+  CHECK(last_error_has("no job has id 0"));
+  CHECK(classad_living_pool_update_job(pool, 17, bigger) ==
+        CLASSAD_ERR_ARGUMENT);
+  CHECK(last_error_has("no job has id 17"));
+  CHECK(classad_living_pool_update_slot(pool, 3, bigger) ==
+        CLASSAD_ERR_ARGUMENT);
+  CHECK(last_error_has("no slot has id 3"));
+  CHECK(classad_living_pool_remove_slot(pool, 4000000000u) ==
+        CLASSAD_ERR_ARGUMENT);
+  CHECK(last_error_has("no slot has id 4000000000"));
+  OK(classad_living_pool_size(pool, &nj, &ns));
+  CHECK(nj == 4 && ns == 3);
+
+  /* NULL where a pointer is needed. */
+  CHECK(classad_living_pool_add_job(NULL, bigger, &id) == CLASSAD_ERR_NULL);
+  CHECK(last_error_has("pool is NULL"));
+  CHECK(classad_living_pool_add_slot(pool, NULL, &id) == CLASSAD_ERR_NULL);
+  CHECK(last_error_has("ad is NULL"));
+  CHECK(classad_living_pool_add_slot(pool, bigger, NULL) == CLASSAD_ERR_NULL);
+  CHECK(classad_living_pool_update_slot(pool, 1, NULL) == CLASSAD_ERR_NULL);
+  CHECK(classad_living_pool_advance_to(NULL, 0) == CLASSAD_ERR_NULL);
+  living = (classad_pairs *)1;
+  CHECK(classad_living_pool_cycle(NULL, &living, &work) == CLASSAD_ERR_NULL);
+  CHECK(living == NULL);
+  CHECK(classad_living_pool_cycle(pool, NULL, &work) == CLASSAD_ERR_NULL);
+  CHECK(last_error_has("matches_out is NULL"));
+  classad_living_pool *none = (classad_living_pool *)1;
+  CHECK(classad_living_pool_new(NULL, jobs, NULL, 0, NULL, 0, 0, &none) ==
+        CLASSAD_ERR_NULL);
+  CHECK(none == NULL);
+  classad_living_pool_free(NULL);
+  classad_ad_free(bigger);
+
+  /* The accountant after cycles with matches: their submitters' usage, in
+   * condor_userprio -l's layout, which a new pool reads back. */
+  classad_string *acct = NULL;
+  OK(classad_living_pool_accountant(pool, &acct));
+  const char *text = classad_string_data(acct);
+  size_t text_len = classad_string_len(acct);
+  CHECK(text_len > 0 && strlen(text) == text_len);
+  CHECK(strstr(text, "LastUpdate = ") != NULL);
+  CHECK(strstr(text, "carol") != NULL);
+  classad_living_pool *resumed = NULL;
+  OK(classad_living_pool_new(slots, jobs, NULL, 0, text, text_len, start + 120,
+                             &resumed));
+  classad_string *again = NULL;
+  OK(classad_living_pool_accountant(resumed, &again));
+  CHECK(strcmp(classad_string_data(again), text) == 0);
+  classad_string_free(again);
+  classad_living_pool_free(resumed);
+  classad_string_free(acct);
+
+  /* Plain priorities lines as the accountant; condor_userprio's table and a
+   * configuration that does not parse are refused. */
+  const char *plain = "alice 2.5 100\nbob 0.5\n";
+  const char *config = "PRIORITY_HALFLIFE = 3600\n";
+  OK(classad_living_pool_new(slots, jobs, config, strlen(config), plain,
+                             strlen(plain), start, &resumed));
+  classad_living_pool_free(resumed);
+  const char *table = "Last Priority Update:  1/1  00:00\n";
+  resumed = (classad_living_pool *)1;
+  CHECK(classad_living_pool_new(slots, jobs, NULL, 0, table, strlen(table),
+                                start, &resumed) == CLASSAD_ERR_PARSE);
+  CHECK(resumed == NULL);
+  CHECK(last_error_has("<accountant>:1:"));
+  const char *bad_config = "NEGOTIATOR_PRE_JOB_RANK = (1 +";
+  CHECK(classad_living_pool_new(slots, jobs, bad_config, strlen(bad_config),
+                                NULL, 0, start,
+                                &resumed) == CLASSAD_ERR_PARSE);
+  CHECK(resumed == NULL);
+
+  classad_living_pool_free(pool);
+  classad_ad_list_free(slots);
+  classad_ad_list_free(jobs);
+}
+
 #ifdef CLASSAD_TEST_LEAK
 /* Built with -DCLASSAD_TEST_LEAK by src/capi/tests/c_program.rs, to show that
  * the leak check fails a program that forgets to free a handle. */
@@ -581,6 +778,7 @@ int main(int argc, char **argv) {
   test_values();
   test_errors();
   test_pools(argv[1]);
+  test_living();
 #ifdef CLASSAD_TEST_LEAK
   leak_on_purpose();
 #endif

@@ -187,6 +187,28 @@ typedef struct classad_ad classad_ad;
 typedef struct classad_ad_list classad_ad_list;
 
 /**
+ * A living pool: slots and jobs, each with an id, the negotiator's
+ * configuration and the accountant's state, kept between cycles. Between
+ * cycles a caller adds, changes and removes jobs and slots
+ * (`classad_living_pool_add_job`, ...) and moves the clock
+ * (`classad_living_pool_advance_to`); `classad_living_pool_cycle` then runs
+ * the negotiation cycle as `classad_negotiate` runs it on the same ads (with
+ * the accountant's state carried from cycle to cycle), classifying and
+ * matching again only the jobs and slots that changed.
+ *
+ * Ids: the jobs and slots the pool is made with have ids 0, 1, ... in the
+ * lists' order; an added job or slot gets the id a removed one had, else the
+ * next. The queue's order and the pool's order are the order of ids.
+ *
+ * Not safe to use from two threads at once (unlike `classad_pool`): every
+ * call changes or reads state the others change, so the caller makes sure
+ * one call at a time uses it (a lock of its own, or one thread); it may move
+ * from thread to thread between calls. Made by `classad_living_pool_new`,
+ * freed with `classad_living_pool_free`.
+ */
+typedef struct classad_living_pool classad_living_pool;
+
+/**
  * (job index, slot index) pairs, as two arrays of the same length:
  * `classad_pairs_jobs(p)[i]` and `classad_pairs_slots(p)[i]` are pair `i`, for
  * `i < classad_pairs_count(p)`. Freed with `classad_pairs_free`. Immutable: may
@@ -225,6 +247,52 @@ typedef struct classad_u32_array classad_u32_array;
  * freed with `classad_value_free`.
  */
 typedef struct classad_value classad_value;
+
+/**
+ * What a cycle of a living pool worked out again, and what it took
+ * (`classad_living_pool_cycle` fills it in). For a caller to see what a
+ * change cost, or to check that a cycle did only what its changes asked.
+ */
+typedef struct classad_living_work {
+  /**
+   * Every job was classified and every class matched again: the first
+   * cycle, or the slots came to read other attributes of jobs.
+   */
+  bool rebuilt;
+  /**
+   * Jobs classified (the new and changed ones).
+   */
+  uint64_t jobs_classified;
+  /**
+   * Classes of jobs matched against every slot (new ones, and classes of
+   * their own, which are matched at every cycle).
+   */
+  uint64_t classes_matched;
+  /**
+   * Classes dropped (no job has them any more).
+   */
+  uint64_t classes_dropped;
+  /**
+   * Slots prepared again (changed, or their submitter's priority moved).
+   */
+  uint64_t slots_prepared;
+  /**
+   * Slots matched against every class (the changed ones).
+   */
+  uint64_t slots_matched;
+  /**
+   * (class, slot) pairs evaluated.
+   */
+  uint64_t evaluations;
+  /**
+   * Seconds spent classifying and matching what changed.
+   */
+  double cluster_match_s;
+  /**
+   * Seconds of the whole cycle.
+   */
+  double cycle_s;
+} classad_living_work;
 
 #ifdef __cplusplus
 extern "C" {
@@ -396,6 +464,194 @@ enum classad_status classad_ad_list_get(const struct classad_ad_list *list,
  * `list` is `NULL` or a live `classad_ad_list` handle, not used after this.
  */
 void classad_ad_list_free(struct classad_ad_list *list);
+
+/**
+ * A new living pool in `*out` of the slot ads of `slots` and the job ads of
+ * `jobs` (their ids 0, 1, ... in the lists' order; the pool shares the ads,
+ * the lists stay the caller's to free), the clock at `now` (seconds since the
+ * epoch). `config` (`NULL` for HTCondor's defaults) is the negotiator's
+ * configuration, `config_len` bytes in HTCondor's syntax, read as
+ * `classad_negotiate` reads it. `accountant` (`NULL` for an accountant with no
+ * records, its last update at `now`) is its state, `accountant_len` bytes:
+ * the `condor_userprio -l` layout (HTCondor's report, or the text
+ * `classad_living_pool_accountant` gives, which carries usage and claims
+ * over), or plain lines `<submitter> <real priority> [<factor> [<usage>
+ * [<floor> [<ceiling>]]]]` as `classad_negotiate` reads its priorities; its
+ * `LastUpdate`, when it has one, is the accountant's last update.
+ * `CLASSAD_ERR_PARSE` when the configuration or the accountant does not parse;
+ * `CLASSAD_ERR_ARGUMENT` for more ads than 32-bit ids count.
+ *
+ * # Safety
+ * `slots` and `jobs` are `NULL` or live `classad_ad_list` handles; `config`
+ * and `accountant` are `NULL` or point to `config_len` and `accountant_len`
+ * readable bytes; `out` is `NULL` or valid for writing a pointer.
+ */
+enum classad_status classad_living_pool_new(const struct classad_ad_list *slots,
+                                            const struct classad_ad_list *jobs,
+                                            const char *config,
+                                            size_t config_len,
+                                            const char *accountant,
+                                            size_t accountant_len,
+                                            int64_t now,
+                                            struct classad_living_pool **out);
+
+/**
+ * Adds job `ad` to `pool`'s queue (the pool shares the ad; the handle stays
+ * the caller's to free): its id in `*id_out`, which is also its place in the
+ * queue's order (the id of a job removed, if any, else after every other).
+ * The next cycle classifies it.
+ *
+ * # Safety
+ * `pool` is `NULL` or a live `classad_living_pool` handle used by no other
+ * call at the same time; `ad` is `NULL` or a live `classad_ad` handle;
+ * `id_out` is `NULL` or valid for writing a `uint32_t`.
+ */
+enum classad_status classad_living_pool_add_job(struct classad_living_pool *pool,
+                                                const struct classad_ad *ad,
+                                                uint32_t *id_out);
+
+/**
+ * Job `id` of `pool` becomes `ad` (the pool shares the ad; the handle stays
+ * the caller's to free), keeping its id and its place in the queue: what
+ * changes when a job's ad does (its status, its attributes edited). The next
+ * cycle classifies it again. `CLASSAD_ERR_ARGUMENT` when no job has `id`.
+ *
+ * # Safety
+ * `pool` is `NULL` or a live `classad_living_pool` handle used by no other
+ * call at the same time; `ad` is `NULL` or a live `classad_ad` handle.
+ */
+enum classad_status classad_living_pool_update_job(struct classad_living_pool *pool,
+                                                   uint32_t id,
+                                                   const struct classad_ad *ad);
+
+/**
+ * Removes job `id` from `pool` (a job that left the queue or runs now); its
+ * id is given to the next job added. `CLASSAD_ERR_ARGUMENT` when no job has
+ * `id`.
+ *
+ * # Safety
+ * `pool` is `NULL` or a live `classad_living_pool` handle used by no other
+ * call at the same time.
+ */
+enum classad_status classad_living_pool_remove_job(struct classad_living_pool *pool, uint32_t id);
+
+/**
+ * Adds slot `ad` to `pool` (the pool shares the ad; the handle stays the
+ * caller's to free): its id in `*id_out`, which is also its place in the
+ * pool's order (the id of a slot removed, if any, else after every other).
+ * The next cycle matches it against every class of jobs.
+ *
+ * # Safety
+ * `pool` is `NULL` or a live `classad_living_pool` handle used by no other
+ * call at the same time; `ad` is `NULL` or a live `classad_ad` handle;
+ * `id_out` is `NULL` or valid for writing a `uint32_t`.
+ */
+enum classad_status classad_living_pool_add_slot(struct classad_living_pool *pool,
+                                                 const struct classad_ad *ad,
+                                                 uint32_t *id_out);
+
+/**
+ * Slot `id` of `pool` becomes `ad` (the pool shares the ad; the handle stays
+ * the caller's to free), keeping its id and its place in the pool: what
+ * changes when the startd sends the slot's ad again (claimed, released, its
+ * resources changed). The next cycle matches it again against every class.
+ * `CLASSAD_ERR_ARGUMENT` when no slot has `id`.
+ *
+ * # Safety
+ * `pool` is `NULL` or a live `classad_living_pool` handle used by no other
+ * call at the same time; `ad` is `NULL` or a live `classad_ad` handle.
+ */
+enum classad_status classad_living_pool_update_slot(struct classad_living_pool *pool,
+                                                    uint32_t id,
+                                                    const struct classad_ad *ad);
+
+/**
+ * Removes slot `id` from `pool` (its startd left the pool); its id is given
+ * to the next slot added. `CLASSAD_ERR_ARGUMENT` when no slot has `id`.
+ *
+ * # Safety
+ * `pool` is `NULL` or a live `classad_living_pool` handle used by no other
+ * call at the same time.
+ */
+enum classad_status classad_living_pool_remove_slot(struct classad_living_pool *pool, uint32_t id);
+
+/**
+ * Moves `pool`'s clock to `now` (seconds since the epoch): the next cycle's
+ * accountant update ages the priorities and charges usage up to it, and
+ * expressions reading the time read it.
+ *
+ * # Safety
+ * `pool` is `NULL` or a live `classad_living_pool` handle used by no other
+ * call at the same time.
+ */
+enum classad_status classad_living_pool_advance_to(struct classad_living_pool *pool, int64_t now);
+
+/**
+ * `pool`'s clock (seconds since the epoch), in `*out`.
+ *
+ * # Safety
+ * `pool` is `NULL` or a live `classad_living_pool` handle that no other call
+ * changes at the same time; `out` is `NULL` or valid for writing an
+ * `int64_t`.
+ */
+enum classad_status classad_living_pool_now(const struct classad_living_pool *pool, int64_t *out);
+
+/**
+ * How many jobs `pool` holds, in `*jobs_out`, and how many slots, in
+ * `*slots_out`.
+ *
+ * # Safety
+ * `pool` is `NULL` or a live `classad_living_pool` handle that no other call
+ * changes at the same time; `jobs_out` and `slots_out` are `NULL` or valid
+ * for writing a `size_t`.
+ */
+enum classad_status classad_living_pool_size(const struct classad_living_pool *pool,
+                                             size_t *jobs_out,
+                                             size_t *slots_out);
+
+/**
+ * One negotiation cycle of `pool` at its clock, as `classad_negotiate` runs it
+ * on the same ads in id order, with the accountant's state: the accountant's
+ * update, the cycle, and its matches charged to the accountant. The matches,
+ * in the order made, as new pairs in `*matches_out`, job and slot ids of the
+ * pool (freed with `classad_pairs_free`); what the cycle worked out again in
+ * `*work_out`, unless `work_out` is `NULL`. The pool's jobs and slots are
+ * left as they were: the caller tells it what the matches change (a job that
+ * now runs removed, a slot claimed updated) before the next cycle.
+ *
+ * # Safety
+ * `pool` is `NULL` or a live `classad_living_pool` handle used by no other
+ * call at the same time; `matches_out` is `NULL` or valid for writing a
+ * pointer; `work_out` is `NULL` or valid for writing a
+ * `classad_living_work`.
+ */
+enum classad_status classad_living_pool_cycle(struct classad_living_pool *pool,
+                                              struct classad_pairs **matches_out,
+                                              struct classad_living_work *work_out);
+
+/**
+ * The accountant's state of `pool`, as the last cycle left it (or as it was
+ * given, before any), as a new string in `*out`: the `condor_userprio -l`
+ * layout with the usage and claims a later run needs, which
+ * `classad_living_pool_new` (and `classad negotiate --accountant`) reads
+ * back to carry on where this pool is. A submitter without a priority factor
+ * of its own is written with the configuration's default.
+ *
+ * # Safety
+ * `pool` is `NULL` or a live `classad_living_pool` handle that no other call
+ * changes at the same time; `out` is `NULL` or valid for writing a pointer.
+ */
+enum classad_status classad_living_pool_accountant(const struct classad_living_pool *pool,
+                                                   struct classad_string **out);
+
+/**
+ * Frees a living pool; `NULL` is ignored. Ads given to it stay valid.
+ *
+ * # Safety
+ * `pool` is `NULL` or a live `classad_living_pool` handle, not used after
+ * this (nor by a call still running).
+ */
+void classad_living_pool_free(struct classad_living_pool *pool);
 
 /**
  * The bytes of `s`: `classad_string_len(s)` bytes of UTF-8, followed by a NUL

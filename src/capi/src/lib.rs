@@ -1,9 +1,10 @@
 //! The C ABI of the `classad` crate: HTCondor's ClassAd language (parse, print,
-//! evaluate, match, batch matching of pools, the negotiation cycle) for C, C++,
-//! Go and anything else that calls C. The header, `include/classad.h`, is
-//! generated from this crate by cbindgen and committed (`tests/header.rs`
-//! fails when it is stale; `CLASSAD_BLESS=1` rewrites it); the crate builds a
-//! `cdylib` (`libclassad_capi.so`) and a `staticlib` (`libclassad_capi.a`).
+//! evaluate, match, batch matching of pools, the negotiation cycle, a living
+//! pool negotiated cycle after cycle) for C, C++, Go and anything else that
+//! calls C. The header, `include/classad.h`, is generated from this crate by
+//! cbindgen and committed (`tests/header.rs` fails when it is stale;
+//! `CLASSAD_BLESS=1` rewrites it); the crate builds a `cdylib`
+//! (`libclassad_capi.so`) and a `staticlib` (`libclassad_capi.a`).
 //! `tests/capi/test_capi.c`, at the repository's top, is a C program using it,
 //! which `tests/c_program.rs` builds, runs, and runs under valgrind.
 //!
@@ -26,7 +27,8 @@
 //! - Threads: ads, values, strings, arrays, pairs and pools may be used from
 //!   several threads at once (they are immutable, or lock inside); a list may be
 //!   read from several threads at once but `classad_ad_list_push` needs it to
-//!   itself. The batch calls work on several threads themselves
+//!   itself; a living pool (`classad_living_pool`) is changed by its calls and
+//!   needs each to itself. The batch calls work on several threads themselves
 //!   (`classad_set_threads` sets how many).
 //! - Evaluation uses HTCondor's daemon semantics, as `classad eval` does.
 
@@ -35,6 +37,7 @@
 
 pub mod ad;
 mod boundary;
+pub mod living;
 pub mod output;
 pub mod pool;
 pub mod threads;
@@ -42,6 +45,7 @@ pub mod value;
 
 pub use ad::*;
 pub use boundary::classad_status;
+pub use living::*;
 pub use output::*;
 pub use pool::*;
 pub use threads::*;

@@ -27,7 +27,7 @@ pub struct classad_pool {
 
 /// The negotiator's knobs from configuration text (HTCondor's syntax), or its
 /// defaults without any.
-fn knobs_of(config: Option<&str>) -> Outcome<CycleKnobs> {
+pub(crate) fn knobs_of(config: Option<&str>) -> Outcome<CycleKnobs> {
     let Some(text) = config else {
         return Ok(CycleKnobs::default());
     };
@@ -38,7 +38,7 @@ fn knobs_of(config: Option<&str>) -> Outcome<CycleKnobs> {
 }
 
 /// Refuses more ads than 32-bit indices count.
-fn check_count(ads: &[Arc<ClassAd>], what: &str) -> Outcome {
+pub(crate) fn check_count(ads: &[Arc<ClassAd>], what: &str) -> Outcome {
     if u32::try_from(ads.len()).is_err() {
         return Err(Failure::new(
             CLASSAD_ERR_ARGUMENT,
