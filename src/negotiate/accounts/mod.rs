@@ -426,6 +426,37 @@ mod tests {
 
     const DAY: f64 = 86_400.0;
 
+    /// A priorities file's entries become records: priority, factor, a
+    /// floor above 0 and a ceiling of 0 or more; no usage (it is found again
+    /// from the claimed slots) and no floor or ceiling where none is given.
+    #[test]
+    fn records_from_a_priorities_file() {
+        let p = Priorities::parse(
+            "a@d 2.5 10 7 3 4
+b@d 1 100 0 0 -1
+c@d 40
+",
+            "p",
+        )
+        .unwrap();
+        let a = Accounts::from_priorities(&p, 500, DAY, Vec::new());
+        assert_eq!(a.last_update_time, 500);
+        let r = a.record("a@d").unwrap();
+        assert_eq!((r.priority, r.priority_factor), (2.5, Some(10.0)));
+        assert_eq!(
+            (r.floor, r.ceiling, r.weighted_resources_used),
+            (3, Some(4), 0.0)
+        );
+        let r = a.record("b@d").unwrap();
+        assert_eq!((r.floor, r.ceiling), (0, None));
+        let r = a.record("c@d").unwrap();
+        assert_eq!(
+            (r.priority, r.priority_factor, r.ceiling),
+            (40.0, None, None)
+        );
+        assert_eq!(a.priorities().get("a@d").unwrap().floor, Some(3.0));
+    }
+
     fn close(a: f64, b: f64) -> bool {
         (a - b).abs() <= 1e-9 * b.abs().max(1.0)
     }

@@ -3,6 +3,12 @@
 //! job's Rank, POST). A cycle evaluates only what changed (new classes
 //! against every slot, changed slots against every class) and makes its
 //! heads from what is kept ([`Columns::heads`]), evaluating nothing else.
+//!
+//! The cost is memory: four bytes per class and slot place, 16 MB at 400
+//! classes and 10,000 slots, 160 MB at 100,000 slots (a fresh cycle holds a
+//! bit per pair and a byte or two per matching one, and lets them go after
+//! the cycle). A queue of many classes of their own (jobs that read the
+//! clock) costs as many columns.
 
 use crate::ad::ClassAd;
 use crate::matching::batch::{BatchMatcher, Candidate, CompiledSlots, RankKey, WINDOW_CLASSES};

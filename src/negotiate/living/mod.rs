@@ -351,12 +351,16 @@ impl LivingPool {
             let kept = classes[c as usize].as_ref().expect("a live class is kept");
             (c, kept.matched_as.clone())
         };
-        let all_slots = self.slots.prepared_places();
-        let mut evaluations = self.columns.evaluate(
-            &whole.iter().map(|&c| rep(c)).collect::<Vec<_>>(),
-            &all_slots,
-            &knobs.policy,
-        );
+        // Every slot is listed only for classes to match against all of
+        // them (most cycles have none).
+        let mut evaluations = 0;
+        if !whole.is_empty() {
+            evaluations += self.columns.evaluate(
+                &whole.iter().map(|&c| rep(c)).collect::<Vec<_>>(),
+                &self.slots.prepared_places(),
+                &knobs.policy,
+            );
+        }
         work.classes_matched = whole.len() as u64;
         // Slots to match against the classes kept.
         let priority_read = self.policy_reads_priority
