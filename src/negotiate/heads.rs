@@ -31,8 +31,8 @@
 mod keys;
 
 use crate::matching::batch::{BatchMatcher, Candidate, RankKey, WINDOW_CLASSES};
-pub use keys::ClassKeys;
 use keys::KeysBuilder;
+pub use keys::{ClassKeys, KeyOrder};
 use std::cmp::Ordering;
 use std::ops::Range;
 use std::sync::Arc;
@@ -356,35 +356,33 @@ impl Heads {
         heads
     }
 
-    /// Heads made from every class's bitmap (`blocks` words a class) and
-    /// keys, worked out elsewhere (a living pool keeps them across cycles):
-    /// the first heads as [`Heads::first_pass`] makes them, `evaluations`
-    /// the pairs evaluated to get them.
-    pub fn of_keys(
+    /// How long the first head of each of `classes` classes is under
+    /// `bounds`, as [`Heads::first_pass`] and [`Heads::of_made`] make them.
+    pub fn first_len(bounds: CandidateBounds, classes: usize) -> usize {
+        keyed_first(bounds, classes)
+    }
+
+    /// Heads of every class's bitmap (`blocks` words a class), keys and first
+    /// head ([`ClassKeys::head`] of [`Heads::first_len`] over every slot),
+    /// worked out elsewhere (a living pool keeps them across cycles and
+    /// makes again only those of the classes whose candidates changed),
+    /// `evaluations` the pairs evaluated to get them.
+    pub fn of_made(
         bounds: CandidateBounds,
         blocks: usize,
         masks: Vec<u64>,
-        keys: Vec<ClassKeys>,
+        keys: Vec<Arc<ClassKeys>>,
+        held: Vec<Arc<Head>>,
         evaluations: u64,
     ) -> Heads {
-        use rayon::prelude::*;
         let classes = keys.len();
         assert_eq!(masks.len(), classes * blocks, "a bitmap per class");
-        let first = keyed_first(bounds, classes);
-        let all_slots = vec![u64::MAX; blocks];
-        let held: Vec<Arc<Head>> = keys
-            .par_iter()
-            .enumerate()
-            .map(|(c, k)| {
-                let mask = &masks[c * blocks..(c + 1) * blocks];
-                Arc::new(k.head(mask, &all_slots, first))
-            })
-            .collect();
+        assert_eq!(held.len(), classes, "a head per class");
         Heads {
             bounds,
             blocks,
             masks,
-            keys: keys.into_iter().map(|k| Some(Arc::new(k))).collect(),
+            keys: keys.into_iter().map(Some).collect(),
             held,
             evaluations,
             made: 0,

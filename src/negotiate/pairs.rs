@@ -428,7 +428,7 @@ impl ClassPairs {
     }
 
     /// The classes' candidates as `heads` hold them (made elsewhere:
-    /// [`Heads::of_keys`]).
+    /// [`Heads::of_made`]).
     pub fn of_heads(heads: Heads) -> ClassPairs {
         ClassPairs { heads, tests: None }
     }

@@ -136,6 +136,7 @@ fn a_cycle_evaluates_what_changed_and_no_more() {
     let w = cycle(&mut pool);
     assert!(w.rebuilt);
     assert_eq!((w.jobs_classified, w.evaluations), (9, 3 * 6));
+    assert_eq!(w.heads_made, 3);
     // One slot changes: matched against the three classes.
     pool.update_slot(2, ads(&slot(2, 8, "")).remove(0)).unwrap();
     pool.advance_to(1060);
@@ -146,8 +147,15 @@ fn a_cycle_evaluates_what_changed_and_no_more() {
         (1, 0, 3)
     );
     assert_eq!(w.jobs_classified, 0);
+    // It matches the same classes with the same keys: no head is made again.
+    assert_eq!(w.heads_made, 0);
     // The claimed slot's priority moved with the clock; nothing reads it.
     assert!(w.slots_prepared >= 2, "{w:?}");
+    // Another slot comes to match one more class: that class's head is made
+    // again, the others' kept.
+    pool.update_slot(0, ads(&slot(0, 2, "")).remove(0)).unwrap();
+    let w = cycle(&mut pool);
+    assert_eq!((w.slots_matched, w.evaluations, w.heads_made), (1, 3, 1));
     // A job of a new class: matched against the six slots.
     pool.add_job(ads(&job(50, 8, "a")).remove(0));
     let w = cycle(&mut pool);
@@ -155,6 +163,8 @@ fn a_cycle_evaluates_what_changed_and_no_more() {
         (w.jobs_classified, w.classes_matched, w.evaluations),
         (1, 1, 6)
     );
+    // The other classes' heads are kept.
+    assert_eq!(w.heads_made, 1);
     // A job that stays in its class: classified, nothing evaluated.
     pool.update_job(
         0,
@@ -166,10 +176,11 @@ fn a_cycle_evaluates_what_changed_and_no_more() {
         (w.jobs_classified, w.evaluations, w.classes_dropped),
         (1, 0, 0)
     );
+    assert_eq!(w.heads_made, 0);
     // The last jobs of a class leave: the class is dropped.
     for id in [0, 3, 6] {
         pool.remove_job(id).unwrap();
     }
     let w = cycle(&mut pool);
-    assert_eq!((w.classes_dropped, w.evaluations), (1, 0));
+    assert_eq!((w.classes_dropped, w.evaluations, w.heads_made), (1, 0, 0));
 }

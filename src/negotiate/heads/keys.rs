@@ -166,24 +166,26 @@ struct KeyTable {
 impl KeyTable {
     /// The keys of `table` (distinct bits) with their places.
     fn of(table: Vec<RankKey>) -> KeyTable {
+        let mut order: Vec<u32> = (0..table.len() as u32).collect();
+        sort_best_first(&table, &mut order);
+        KeyTable::of_order(table, &order)
+    }
+
+    /// The keys of `table` with their places, `order` every number of
+    /// `table` best first (keys of one order in any order among them).
+    fn of_order(table: Vec<RankKey>, order: &[u32]) -> KeyTable {
+        debug_assert_eq!(order.len(), table.len());
         // Places best first; keys of one order (a NaN and negative infinity,
         // the two zeros) share a place, where slot order decides between them.
-        let mut by_order: Vec<([i64; 3], u32)> = table
-            .iter()
-            .enumerate()
-            .map(|(c, k)| {
-                let o = [ordered_key(k.pre), ordered_key(k.rank), ordered_key(k.post)];
-                // Best first is the greatest first: `!` reverses the order.
-                (o.map(|x| !x), c as u32)
-            })
-            .collect();
-        by_order.sort_unstable();
         let mut place = vec![0u32; table.len()];
         let mut places = 0u32;
-        for (i, &(o, c)) in by_order.iter().enumerate() {
-            if i > 0 && by_order[i - 1].0 != o {
+        let mut last = None;
+        for &c in order {
+            let o = best_first_key(&table[c as usize]);
+            if last.is_some_and(|l| l != o) {
                 places += 1;
             }
+            last = Some(o);
             place[c as usize] = places;
         }
         KeyTable {
@@ -191,6 +193,79 @@ impl KeyTable {
             table,
             place,
         }
+    }
+}
+
+/// A key's order as a sort ascending puts the best first (greatest first:
+/// `!` reverses the order).
+fn best_first_key(k: &RankKey) -> [i64; 3] {
+    [ordered_key(k.pre), ordered_key(k.rank), ordered_key(k.post)].map(|x| !x)
+}
+
+/// Sorts the numbers `codes` of keys of `table` best first.
+fn sort_best_first(table: &[RankKey], codes: &mut [u32]) {
+    let mut keyed: Vec<([i64; 3], u32)> = codes
+        .iter()
+        .map(|&c| (best_first_key(&table[c as usize]), c))
+        .collect();
+    keyed.sort_unstable();
+    for (c, (_, k)) in codes.iter_mut().zip(keyed) {
+        *c = k;
+    }
+}
+
+/// The keys a class has met as they come and go (a living pool's class,
+/// whose keys change a few at a time), kept best first: a key added is
+/// merged into the order rather than the whole table sorted again.
+#[derive(Clone, Debug, Default)]
+pub struct KeyOrder {
+    /// Numbers of keys best first.
+    order: Vec<u32>,
+    /// Numbers of keys added since, not yet in `order`.
+    added: Vec<u32>,
+}
+
+impl KeyOrder {
+    /// Key number `code` (the next of the table) is added.
+    pub fn add(&mut self, code: u32) {
+        self.added.push(code);
+    }
+
+    /// The table was renumbered: key `c` is now `renumber[c]`, or gone when
+    /// that is `u32::MAX`.
+    pub fn renumber(&mut self, renumber: &[u32]) {
+        for v in [&mut self.order, &mut self.added] {
+            v.retain_mut(|c| {
+                *c = renumber[*c as usize];
+                *c != u32::MAX
+            });
+        }
+    }
+
+    /// The keys of a class as [`ClassKeys::of_codes`] makes them from
+    /// `table` (every key added, numbered in the order added) and `codes`.
+    pub fn class_keys(&mut self, table: Vec<RankKey>, codes: &[u32]) -> ClassKeys {
+        if !self.added.is_empty() {
+            let mut added = std::mem::take(&mut self.added);
+            sort_best_first(&table, &mut added);
+            let mut merged = Vec::with_capacity(self.order.len() + added.len());
+            let (mut a, mut b) = (0, 0);
+            while a < self.order.len() && b < added.len() {
+                let (x, y) = (self.order[a], added[b]);
+                if best_first_key(&table[x as usize]) <= best_first_key(&table[y as usize]) {
+                    merged.push(x);
+                    a += 1;
+                } else {
+                    merged.push(y);
+                    b += 1;
+                }
+            }
+            merged.extend_from_slice(&self.order[a..]);
+            merged.extend_from_slice(&added[b..]);
+            self.order = merged;
+        }
+        let keys = KeyTable::of_order(table, &self.order);
+        ClassKeys::with_table(Arc::new(keys), codes)
     }
 }
 
@@ -207,20 +282,30 @@ impl ClassKeys {
     /// order, no two of the same bits) and, per slot its bitmap marks in slot
     /// order, the number of its key in `table`.
     pub fn of_codes(table: Vec<RankKey>, codes: &[u32]) -> ClassKeys {
+        ClassKeys::with_table(Arc::new(KeyTable::of(table)), codes)
+    }
+
+    fn with_table(keys: Arc<KeyTable>, codes: &[u32]) -> ClassKeys {
+        let n = keys.table.len();
         let mut c = Codes::Narrow(Vec::with_capacity(codes.len()));
-        if table.len() > usize::from(u16::MAX) + 1 {
+        if n > usize::from(u16::MAX) + 1 {
             c = Codes::Wide(Vec::with_capacity(codes.len()));
-        } else if table.len() > usize::from(u8::MAX) + 1 {
+        } else if n > usize::from(u8::MAX) + 1 {
             c = Codes::Mid(Vec::with_capacity(codes.len()));
         }
         for &code in codes {
-            debug_assert!((code as usize) < table.len());
+            debug_assert!((code as usize) < n);
             c.push(code);
         }
-        ClassKeys {
-            keys: Arc::new(KeyTable::of(table)),
-            codes: c,
-        }
+        ClassKeys { keys, codes: c }
+    }
+
+    /// The keys of the same class given whole again, its codes `codes` (per
+    /// slot its bitmap marks, in slot order) numbering the same table as
+    /// these (a living pool's class whose slots changed to keys it had):
+    /// the table and its order are kept.
+    pub fn sharing(&self, codes: &[u32]) -> ClassKeys {
+        ClassKeys::with_table(self.keys.clone(), codes)
     }
 
     /// Calls `f(slot, code)` for every slot of `mask & usable`, in slot order.
@@ -315,6 +400,62 @@ fn scan<T: Copy + Into<u32>>(
 mod tests {
     use super::*;
     use crate::matching::batch::{best_first, RankKey};
+
+    /// Keys kept in order as they are added and renumbered give the heads
+    /// of keys sorted whole, ties (a NaN and negative infinity, both zeros)
+    /// among them.
+    #[test]
+    fn a_key_order_kept_gives_the_heads_of_one_sorted_whole() {
+        let mut rng = crate::test_rng::TestRng::new(5);
+        let odd = [f64::NAN, 0.0, -0.0, f64::NEG_INFINITY, 1.0];
+        let mut table: Vec<RankKey> = Vec::new();
+        let mut order = KeyOrder::default();
+        for round in 0..60 {
+            for _ in 0..rng.below(20) {
+                let pick = |r: u64| odd[(r % odd.len() as u64) as usize];
+                let key = RankKey {
+                    pre: pick(rng.below(5)),
+                    rank: rng.below(40) as f64,
+                    post: pick(rng.below(5)),
+                };
+                if table.iter().all(|k| bits(k) != bits(&key)) {
+                    order.add(table.len() as u32);
+                    table.push(key);
+                }
+            }
+            if round % 7 == 6 {
+                // Every third key dropped, the rest renumbered.
+                let mut renumber = vec![u32::MAX; table.len()];
+                let mut kept = Vec::new();
+                for (c, k) in table.iter().enumerate() {
+                    if c % 3 != 0 {
+                        renumber[c] = kept.len() as u32;
+                        kept.push(*k);
+                    }
+                }
+                order.renumber(&renumber);
+                table = kept;
+            }
+            let slots = 300usize;
+            let mut mask = vec![0u64; slots.div_ceil(64)];
+            let mut codes = Vec::new();
+            for s in 0..slots {
+                if !table.is_empty() && rng.below(3) > 0 {
+                    mask[s / 64] |= 1 << (s % 64);
+                    codes.push(rng.below(table.len() as u64) as u32);
+                }
+            }
+            let kept = order.class_keys(table.clone(), &codes);
+            let whole = ClassKeys::of_codes(table.clone(), &codes);
+            let usable = vec![u64::MAX; mask.len()];
+            for n in [1, 10, 100, usize::MAX] {
+                let (a, b) = (kept.head(&mask, &usable, n), whole.head(&mask, &usable, n));
+                let a: Vec<_> = a.from(0).map(|c| (c.slot, bits(&c.key))).collect();
+                let b: Vec<_> = b.from(0).map(|c| (c.slot, bits(&c.key))).collect();
+                assert_eq!(a, b, "round {round}, n {n}");
+            }
+        }
+    }
 
     /// Heads made from the codes are the starts of the sorted lists of the
     /// usable slots, keys included, for classes of few and of many keys (NaN,

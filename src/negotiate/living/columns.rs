@@ -2,7 +2,8 @@
 //! class, per slot place, whether they match and with what key (PRE, the
 //! job's Rank, POST). A cycle evaluates only what changed (new classes
 //! against every slot, changed slots against every class) and makes its
-//! heads from what is kept ([`Columns::heads`]), evaluating nothing else.
+//! heads from what is kept ([`Columns::heads`]), evaluating nothing else,
+//! and makes again only the heads of the classes whose candidates changed.
 //!
 //! The cost is memory: four bytes per class and slot place, 16 MB at 400
 //! classes and 10,000 slots, 160 MB at 100,000 slots (a fresh cycle holds a
@@ -13,7 +14,7 @@
 use crate::ad::ClassAd;
 use crate::matching::batch::{BatchMatcher, Candidate, CompiledSlots, RankKey, WINDOW_CLASSES};
 use crate::matching::NegotiatorPolicy;
-use crate::negotiate::heads::{CandidateBounds, ClassKeys, Heads};
+use crate::negotiate::heads::{CandidateBounds, ClassKeys, Head, Heads, KeyOrder};
 use rayon::prelude::*;
 use std::sync::Arc;
 
@@ -32,8 +33,27 @@ struct Column {
     /// The distinct keys met (by bits), some perhaps no longer used.
     keys: Vec<RankKey>,
     index: ahash::AHashMap<[u64; 3], u32>,
+    /// The keys best first, kept as they come and go.
+    order: KeyOrder,
     /// How many places match.
     matching: u32,
+    /// A code changed since the class's head was last made.
+    changed: bool,
+    /// Keys were added or renumbered since: the table's order is worked out
+    /// again (a sort of the keys), else the last one is kept.
+    keys_changed: bool,
+    /// The class's bitmap, keys and first head as the last cycle made them.
+    made: Option<Made>,
+}
+
+/// What a class's column gave the last cycle's heads.
+#[derive(Clone, Debug)]
+struct Made {
+    /// The length the first head was made for.
+    first: usize,
+    mask: Vec<u64>,
+    keys: Arc<ClassKeys>,
+    head: Arc<Head>,
 }
 
 fn bits(k: &RankKey) -> [u64; 3] {
@@ -56,11 +76,14 @@ impl Column {
                 let code = *self.index.entry(bits(&k)).or_insert(next);
                 if code == next {
                     self.keys.push(k);
+                    self.order.add(code);
+                    self.keys_changed = true;
                 }
                 code
             }
         };
         let old = std::mem::replace(&mut self.codes[place], code);
+        self.changed |= old != code;
         self.matching = self.matching + u32::from(code != NONE) - u32::from(old != NONE);
     }
 
@@ -87,6 +110,8 @@ impl Column {
             .map(|(i, k)| (bits(k), i as u32))
             .collect();
         self.keys = keys;
+        self.order.renumber(&renumber);
+        self.keys_changed = true;
     }
 }
 
@@ -95,6 +120,9 @@ impl Column {
 pub(super) struct Columns {
     places: usize,
     columns: Vec<Option<Column>>,
+    /// The slot places the heads kept in the columns were made for: when
+    /// they differ, every head is made again.
+    made_for: Vec<u32>,
 }
 
 impl Columns {
@@ -193,23 +221,59 @@ impl Columns {
     /// The candidates of the classes `classes` (ids, in the cycle's class
     /// order; an id of no class matches nothing) among the slots at `table`
     /// (per slot of the cycle's table, its place), as the cycle reads them:
-    /// bitmaps, keys and first heads.
+    /// bitmaps, keys and first heads. A class's are made again only when its
+    /// candidates changed (or the table or the heads' length did), else
+    /// taken as the last cycle made them; how many were made is the second.
     pub(super) fn heads(
-        &self,
+        &mut self,
         classes: &[u32],
         table: &[u32],
         bounds: CandidateBounds,
         evaluations: u64,
-    ) -> Heads {
+    ) -> (Heads, u64) {
         let blocks = table.len().div_ceil(64);
-        let made: Vec<(Vec<u64>, ClassKeys)> = classes
-            .par_iter()
-            .map(|&id| {
-                let mut mask = vec![0u64; blocks];
+        let first = Heads::first_len(bounds, classes.len());
+        if self.made_for != table {
+            self.made_for = table.to_vec();
+            for c in self.columns.iter_mut().flatten() {
+                c.made = None;
+            }
+        }
+        let all_slots = vec![u64::MAX; blocks];
+        let made = std::sync::atomic::AtomicU64::new(0);
+        let mut wanted: Vec<Option<&mut Column>> = Vec::with_capacity(classes.len());
+        {
+            // Each live class's column once, in the cycle's order.
+            let mut by_id: Vec<Option<&mut Column>> =
+                self.columns.iter_mut().map(Option::as_mut).collect();
+            for &id in classes {
+                wanted.push(by_id.get_mut(id as usize).and_then(Option::take));
+            }
+        }
+        let parts: Vec<Made> = wanted
+            .into_par_iter()
+            .map(|col| {
                 // A free id: a class no job asks for, matching nothing.
-                let Some(col) = self.columns.get(id as usize).and_then(Option::as_ref) else {
-                    return (mask, ClassKeys::of_codes(Vec::new(), &[]));
+                let Some(col) = col else {
+                    let keys = ClassKeys::of_codes(Vec::new(), &[]);
+                    let mask = vec![0u64; blocks];
+                    let head = keys.head(&mask, &all_slots, first);
+                    return Made {
+                        first,
+                        mask,
+                        keys: Arc::new(keys),
+                        head: Arc::new(head),
+                    };
                 };
+                // Kept when nothing changed and its first head is the one
+                // this length makes (the same length, or the whole list).
+                if let (false, Some(m)) = (col.changed, &col.made) {
+                    if m.first == first || (m.head.complete && first >= m.head.len()) {
+                        return m.clone();
+                    }
+                }
+                made.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+                let mut mask = vec![0u64; blocks];
                 let mut codes = Vec::with_capacity(col.matching as usize);
                 for (t, &p) in table.iter().enumerate() {
                     let code = col.codes[p as usize];
@@ -218,16 +282,33 @@ impl Columns {
                         codes.push(code);
                     }
                 }
-                (mask, ClassKeys::of_codes(col.keys.clone(), &codes))
+                let keys = match &col.made {
+                    Some(m) if !col.keys_changed => m.keys.sharing(&codes),
+                    _ => col.order.class_keys(col.keys.clone(), &codes),
+                };
+                col.keys_changed = false;
+                let head = keys.head(&mask, &all_slots, first);
+                let m = Made {
+                    first,
+                    mask,
+                    keys: Arc::new(keys),
+                    head: Arc::new(head),
+                };
+                col.made = Some(m.clone());
+                col.changed = false;
+                m
             })
             .collect();
         let mut masks = Vec::with_capacity(classes.len() * blocks);
         let mut keys = Vec::with_capacity(classes.len());
-        for (m, k) in made {
-            masks.extend(m);
-            keys.push(k);
+        let mut held = Vec::with_capacity(classes.len());
+        for m in parts {
+            masks.extend(m.mask);
+            keys.push(m.keys);
+            held.push(m.head);
         }
-        Heads::of_keys(bounds, blocks, masks, keys, evaluations)
+        let heads = Heads::of_made(bounds, blocks, masks, keys, held, evaluations);
+        (heads, made.into_inner())
     }
 }
 

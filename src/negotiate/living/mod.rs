@@ -90,6 +90,9 @@ pub struct CycleWork {
     pub slots_matched: u64,
     /// (class, slot) pairs evaluated.
     pub evaluations: u64,
+    /// Classes whose first heads were made again (their candidates changed,
+    /// or the slots the cycle reads did); the others' are kept.
+    pub heads_made: u64,
     /// Seconds classifying and matching what changed (the living pool's
     /// share of a fresh cycle's reading, clustering and matching).
     pub cluster_match_s: f64,
@@ -394,9 +397,10 @@ impl LivingPool {
         let priorities = self.accounts.priorities();
         let (facts, autoclusters) = self.queue.snapshot();
         let classes: Vec<u32> = (0..autoclusters.class_count() as u32).collect();
-        let heads = self
-            .columns
-            .heads(&classes, &table_places, self.bounds, evaluations);
+        let (heads, heads_made) =
+            self.columns
+                .heads(&classes, &table_places, self.bounds, evaluations);
+        work.heads_made = heads_made;
         work.cluster_match_s = started.elapsed().as_secs_f64();
         let pairs = ClassPairs::of_heads(heads);
         let mut outcome =
