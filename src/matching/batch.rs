@@ -25,11 +25,12 @@ use super::pool::CompiledPool;
 use super::refs::{NameSet, References};
 use super::slot_kinds::SlotKinds;
 use crate::ad::ClassAd;
+use crate::compile::CompiledClassAd;
 use crate::syntax::ast::ExprRef;
 use block::{block_work, BlockResult, RankExprs, THREAD_MACHINE};
 use classad_vm::lanes::LANES;
 use classad_vm::logic::for_each_lane;
-use classad_vm::{Str, Value};
+use classad_vm::{SlotTable, Str, Value};
 use rank_reads::{add_slot_reads, job_rank_key, rank_reads, RankGroups, SlotReads};
 use rayon::prelude::*;
 use std::sync::Arc;
@@ -281,12 +282,24 @@ impl CompiledSlots {
     /// Compiles `slots` (on rayon's threads) and `policy`'s
     /// `NEGOTIATOR_PRE_JOB_RANK` and `NEGOTIATOR_POST_JOB_RANK` for each.
     pub fn new(slots: &[Arc<ClassAd>], policy: &NegotiatorPolicy) -> CompiledSlots {
+        CompiledSlots::with_table(SlotTable::new(), slots, policy)
+    }
+
+    /// [`CompiledSlots::new`] against the names of `table`, which compiled
+    /// slots of the same `policy` gave back ([`CompiledSlots::into_table`]):
+    /// jobs compiled against it before can be matched without compiling them
+    /// again ([`BatchMatcher::for_compiled_classes`]).
+    pub fn with_table(
+        table: SlotTable,
+        slots: &[Arc<ClassAd>],
+        policy: &NegotiatorPolicy,
+    ) -> CompiledSlots {
         let exprs: Vec<ExprRef> = [&policy.pre_job_rank, &policy.post_job_rank]
             .into_iter()
             .flatten()
             .cloned()
             .collect();
-        let pool = CompiledPool::with_machine_exprs(&[], slots, &exprs);
+        let pool = CompiledPool::with_table(table, &[], slots, &exprs);
         let mut compiled = pool.machine_exprs().iter().zip(exprs);
         let pre = policy
             .pre_job_rank
@@ -299,6 +312,24 @@ impl CompiledSlots {
             .and_then(|_| compiled.next())
             .map(|(s, e)| (*s, e));
         CompiledSlots { pool, pre, post }
+    }
+
+    /// `jobs` compiled against the slots' names, to keep: matched later
+    /// against these slots, or slots compiled on this table, with
+    /// [`BatchMatcher::for_compiled_classes`].
+    pub fn compile_jobs(&mut self, jobs: &[Arc<ClassAd>]) -> Vec<CompiledClassAd> {
+        self.pool.compile_jobs(jobs)
+    }
+
+    /// How many names the slots' table holds.
+    pub fn names(&self) -> usize {
+        self.pool.slots.len()
+    }
+
+    /// The names the slots and jobs were compiled against, for
+    /// [`CompiledSlots::with_table`].
+    pub fn into_table(mut self) -> SlotTable {
+        self.pool.take_table()
     }
 }
 
@@ -434,6 +465,28 @@ impl BatchMatcher {
     /// for evaluating chosen classes ([`BatchMatcher::evaluate_classes`]).
     pub fn for_classes(representatives: Vec<Arc<ClassAd>>, slots: CompiledSlots) -> BatchMatcher {
         BatchMatcher::with_classes(Vec::new(), representatives, None, slots)
+    }
+
+    /// A matcher of the classes `representatives` against `slots`, each
+    /// class compiled already (`compiled`, in the same order, by
+    /// [`CompiledSlots::compile_jobs`] against the slots' table): evaluating
+    /// all of them at once ([`BatchMatcher::evaluate_keyed`] of every class)
+    /// compiles nothing.
+    pub fn for_compiled_classes(
+        representatives: Vec<Arc<ClassAd>>,
+        compiled: Vec<CompiledClassAd>,
+        slots: CompiledSlots,
+    ) -> BatchMatcher {
+        assert_eq!(
+            representatives.len(),
+            compiled.len(),
+            "a compiled ad a class"
+        );
+        let n = representatives.len() as u32;
+        let mut matcher = BatchMatcher::with_classes(Vec::new(), representatives, None, slots);
+        matcher.pool.set_compiled_jobs(compiled);
+        matcher.compiled_classes = (0..n).collect();
+        matcher
     }
 
     /// The compiled slots given back, to match another set of jobs against

@@ -184,7 +184,20 @@ impl CompiledPool {
         machines: &[Arc<ClassAd>],
         exprs: &[ExprRef],
     ) -> CompiledPool {
-        let mut slots = SlotTable::new();
+        CompiledPool::with_table(SlotTable::new(), jobs, machines, exprs)
+    }
+
+    /// [`CompiledPool::with_machine_exprs`] against the names of `slots`, a
+    /// table an earlier pool of the same `exprs` gave back
+    /// ([`CompiledPool::take_table`]): what was compiled against it before
+    /// (jobs kept by [`CompiledPool::compile_jobs`]) can be given to this
+    /// pool ([`CompiledPool::set_compiled_jobs`]).
+    pub fn with_table(
+        mut slots: SlotTable,
+        jobs: &[Arc<ClassAd>],
+        machines: &[Arc<ClassAd>],
+        exprs: &[ExprRef],
+    ) -> CompiledPool {
         let requirements = slots.intern("Requirements");
         let rank = slots.intern("Rank");
         // Low slots, so that no machine's table of attributes is longer for them.
@@ -216,6 +229,28 @@ impl CompiledPool {
     pub fn set_jobs(&mut self, jobs: &[Arc<ClassAd>]) {
         self.jobs = compile_ads(jobs, &[], &[], &mut self.slots);
         self.id = next_id();
+    }
+
+    /// `jobs` compiled against the pool's names, for the caller to keep and
+    /// give back with [`CompiledPool::set_compiled_jobs`] (to this pool, or
+    /// to one made later with this pool's table).
+    pub fn compile_jobs(&mut self, jobs: &[Arc<ClassAd>]) -> Vec<CompiledClassAd> {
+        compile_ads(jobs, &[], &[], &mut self.slots)
+    }
+
+    /// Replaces the jobs with `jobs`, compiled against this pool's names
+    /// ([`CompiledPool::compile_jobs`], here or on a pool whose table this
+    /// one took over): nothing is compiled.
+    pub fn set_compiled_jobs(&mut self, jobs: Vec<CompiledClassAd>) {
+        self.jobs = jobs;
+        self.id = next_id();
+    }
+
+    /// The pool's names, taken (the pool is left with an empty table, to be
+    /// dropped): a later pool made [`CompiledPool::with_table`] on them
+    /// reads what was compiled against them.
+    pub fn take_table(&mut self) -> SlotTable {
+        std::mem::take(&mut self.slots)
     }
 
     /// `expr`, given as `slot` to [`CompiledPool::with_machine_exprs`], evaluated

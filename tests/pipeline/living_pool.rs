@@ -165,7 +165,9 @@ fn a_cycle_evaluates_what_changed_and_no_more() {
     );
     // The other classes' heads are kept.
     assert_eq!(w.heads_made, 1);
-    // A job that stays in its class: classified, nothing evaluated.
+    // A job that changes in nothing its class reads (its status, read
+    // afresh from a new ad of its own text): kept in its class unclassified,
+    // its facts read again, nothing evaluated.
     pool.update_job(
         0,
         ads(&job(0, 1, "a").replace("JobStatus = 1", "JobStatus = 2")).remove(0),
@@ -173,10 +175,28 @@ fn a_cycle_evaluates_what_changed_and_no_more() {
     .unwrap();
     let w = cycle(&mut pool);
     assert_eq!(
-        (w.jobs_classified, w.evaluations, w.classes_dropped),
-        (1, 0, 0)
+        (
+            w.jobs_classified,
+            w.jobs_reread,
+            w.evaluations,
+            w.classes_dropped
+        ),
+        (0, 1, 0, 0)
     );
     assert_eq!(w.heads_made, 0);
+    // A job that changes what its class reads (its request) is classified
+    // again: into a class there is, evaluating nothing.
+    pool.update_job(1, ads(&job(1, 3, "b")).remove(0)).unwrap();
+    let w = cycle(&mut pool);
+    assert_eq!(
+        (
+            w.jobs_classified,
+            w.jobs_reread,
+            w.evaluations,
+            w.classes_matched
+        ),
+        (1, 0, 0, 0)
+    );
     // The last jobs of a class leave: the class is dropped.
     for id in [0, 3, 6] {
         pool.remove_job(id).unwrap();

@@ -259,16 +259,28 @@ impl Accounts {
     /// a claim of its own per match, `<resource>_cp_match_NNN`, at the
     /// match's cost.
     pub fn add_cp_match(&mut self, customer: &str, resource: &str, cost: f64, now: i64) {
+        self.cp_match(customer, resource, cost, now);
+    }
+
+    /// [`Accounts::add_cp_match`], the name of the claim made.
+    fn cp_match(&mut self, customer: &str, resource: &str, cost: f64, now: i64) -> String {
         let n = self.cp_matches.entry(resource.to_string()).or_insert(0);
         let name = format!("{resource}_cp_match_{:03}", *n);
         *n += 1;
         self.charge(customer, &name, cost, now);
+        name
     }
 
     /// `AddMatch` for each of a cycle's `matches` on `slots` at `now`: a
     /// consumption-policy slot's at the match's cost, any other's at the
-    /// slot's weight (`GetSlotWeight`).
-    pub fn charge_matches(&mut self, slots: &SlotTable, matches: &[CycleMatch], now: i64) {
+    /// slot's weight (`GetSlotWeight`). The names of the claims charged.
+    pub fn charge_matches(
+        &mut self,
+        slots: &SlotTable,
+        matches: &[CycleMatch],
+        now: i64,
+    ) -> Vec<String> {
+        let mut charged = Vec::new();
         let by_file: ahash::AHashMap<u32, usize> = slots
             .file_index
             .iter()
@@ -283,11 +295,13 @@ impl Accounts {
                 continue;
             };
             if slots.consumption[t] {
-                self.add_cp_match(&m.submitter, &r.name, m.cost, now);
+                charged.push(self.cp_match(&m.submitter, &r.name, m.cost, now));
             } else {
                 self.add_match(&m.submitter, &r.name, r.weight, now);
+                charged.push(r.name);
             }
         }
+        charged
     }
 
     /// `CheckMatches` at the start of a cycle: a claim whose slot is gone or
@@ -299,20 +313,43 @@ impl Accounts {
         for r in resources {
             by_name.entry(r.name.as_str()).or_insert(r);
         }
-        let broken: Vec<String> = self
-            .claims
+        let names: Vec<String> = self.claims.keys().cloned().collect();
+        let claimed: Vec<&Resource> = resources.iter().collect();
+        self.check_matches_of(&names, |n| by_name.get(n).copied(), &claimed, now);
+    }
+
+    /// [`Accounts::check_matches`] of the claims named `names` (sorted) and
+    /// the slots `claimed` (in the pool's order), `first(name)` the first
+    /// slot of that name: what the whole check does to those, the whole
+    /// check when every claim is named and every slot given. A caller that
+    /// knows which slots changed since the last check (and which claims the
+    /// last cycle made) checks only them (a living pool: the others' claims
+    /// are as the last check left them, which checking again leaves so).
+    pub fn check_matches_of<'r>(
+        &mut self,
+        names: &[String],
+        first: impl Fn(&str) -> Option<&'r Resource>,
+        claimed: &[&Resource],
+        now: i64,
+    ) {
+        debug_assert!(names.windows(2).all(|w| w[0] < w[1]), "sorted");
+        let broken: Vec<&String> = names
             .iter()
-            .filter(|(name, claim)| match by_name.get(name.as_str()) {
-                None => true,
-                Some(r) => !r.matched && r.customer.as_deref() != Some(&claim.customer),
+            .filter(|name| {
+                let Some(claim) = self.claims.get(name.as_str()) else {
+                    return false;
+                };
+                match first(name) {
+                    None => true,
+                    Some(r) => !r.matched && r.customer.as_deref() != Some(&claim.customer),
+                }
             })
-            .map(|(name, _)| name.clone())
             .collect();
         for name in broken {
-            self.remove_match(&name, now);
+            self.remove_match(name, now);
         }
         self.cp_matches.clear();
-        for r in resources {
+        for r in claimed {
             if let Some(customer) = &r.customer {
                 self.add_match(customer, &r.name, r.weight, now);
             }
@@ -323,16 +360,16 @@ impl Accounts {
     /// ancestors, and the claim remembered.
     fn charge(&mut self, customer: &str, resource: &str, slot_weight: f64, now: i64) {
         let since_update = now - self.last_update_time;
-        let group = assigned_group(customer, &self.groups).to_string();
-        for name in [customer, group.as_str()] {
-            let r = self.customers.entry(name.to_string()).or_default();
+        let group = assigned_group(customer, &self.groups);
+        for name in [customer, group] {
+            let r = record(&mut self.customers, name);
             r.resources_used += 1;
             r.weighted_resources_used += slot_weight;
             r.uncharged_time -= since_update;
             r.weighted_uncharged_time -= since_update as f64 * slot_weight;
         }
-        for part in ancestors(&group) {
-            let r = self.customers.entry(part.to_string()).or_default();
+        for part in ancestors(group) {
+            let r = record(&mut self.customers, part);
             r.hier_weighted_resources_used += slot_weight;
         }
         let claim = Claim {
@@ -352,16 +389,16 @@ impl Accounts {
         let start = claim.start_time.max(self.last_update_time);
         let ran = now - start;
         let weight = claim.slot_weight;
-        let group = assigned_group(&claim.customer, &self.groups).to_string();
-        for name in [claim.customer.as_str(), group.as_str()] {
-            let r = self.customers.entry(name.to_string()).or_default();
+        let group = assigned_group(&claim.customer, &self.groups);
+        for name in [claim.customer.as_str(), group] {
+            let r = record(&mut self.customers, name);
             r.resources_used = (r.resources_used - 1).max(0);
             r.weighted_resources_used = (r.weighted_resources_used - weight).max(0.0);
             r.uncharged_time += ran;
             r.weighted_uncharged_time += ran as f64 * weight;
         }
-        for part in ancestors(&group) {
-            let r = self.customers.entry(part.to_string()).or_default();
+        for part in ancestors(group) {
+            let r = record(&mut self.customers, part);
             r.hier_weighted_resources_used = (r.hier_weighted_resources_used - weight).max(0.0);
         }
     }
@@ -381,6 +418,15 @@ impl Accounts {
             update_one(r, now, passed, aging);
         }
     }
+}
+
+/// `name`'s record, made when there is none (looked up first: a name is
+/// allocated only for a new record, and a cycle charges thousands).
+fn record<'a>(customers: &'a mut BTreeMap<String, Record>, name: &str) -> &'a mut Record {
+    if !customers.contains_key(name) {
+        customers.insert(name.to_string(), Record::default());
+    }
+    customers.get_mut(name).expect("just made")
 }
 
 /// `UpdateOnePriority` on one record.

@@ -12,9 +12,11 @@
 //! clock) costs as many columns.
 
 use crate::ad::ClassAd;
+use crate::compile::CompiledClassAd;
 use crate::matching::batch::{BatchMatcher, Candidate, CompiledSlots, RankKey, WINDOW_CLASSES};
 use crate::matching::NegotiatorPolicy;
 use crate::negotiate::heads::{CandidateBounds, ClassKeys, Head, Heads, KeyOrder};
+use classad_vm::SlotTable;
 use rayon::prelude::*;
 use std::sync::Arc;
 
@@ -44,6 +46,9 @@ struct Column {
     keys_changed: bool,
     /// The class's bitmap, keys and first head as the last cycle made them.
     made: Option<Made>,
+    /// The class's ad compiled against [`Columns::names`] (compiling every
+    /// class again for a hundred changed slots was most of matching them).
+    compiled: Option<CompiledClassAd>,
 }
 
 /// What a class's column gave the last cycle's heads.
@@ -123,7 +128,17 @@ pub(super) struct Columns {
     /// The slot places the heads kept in the columns were made for: when
     /// they differ, every head is made again.
     made_for: Vec<u32>,
+    /// The names the classes and each evaluation's slots are compiled
+    /// against, kept with the compiled classes.
+    names: SlotTable,
+    /// How many names the table held after its first evaluation: it grows
+    /// with every new name a slot brings, and past twice that (and a few
+    /// thousand) it is started again, the classes compiled again.
+    names_base: usize,
 }
+
+/// Names past twice the first evaluation's that start the table again.
+const NAMES_SLACK: usize = 4096;
 
 impl Columns {
     /// Room for `places` slot places.
@@ -166,7 +181,8 @@ impl Columns {
 
     /// Evaluates the classes `classes` (id, representative) against the
     /// slots `slots` (place, prepared ad) on the batch matcher, keeping what
-    /// each pair gives. The pairs evaluated.
+    /// each pair gives. A class is compiled the first time it is evaluated
+    /// and kept so. The pairs evaluated.
     pub(super) fn evaluate(
         &mut self,
         classes: &[(u32, Arc<ClassAd>)],
@@ -178,10 +194,25 @@ impl Columns {
         }
         let ads: Vec<Arc<ClassAd>> = slots.iter().map(|(_, a)| a.clone()).collect();
         let places: Vec<u32> = slots.iter().map(|(p, _)| *p).collect();
-        let reps: Vec<Arc<ClassAd>> = classes.iter().map(|(_, r)| r.clone()).collect();
-        let mut matcher = BatchMatcher::for_classes(reps, CompiledSlots::new(&ads, policy));
+        let table = std::mem::take(&mut self.names);
+        let mut compiled_slots = CompiledSlots::with_table(table, &ads, policy);
+        // The classes met for the first time, compiled and kept.
+        let new: Vec<usize> = (0..classes.len())
+            .filter(|&i| {
+                let col = self.columns[classes[i].0 as usize].as_ref();
+                col.expect("a column per live class").compiled.is_none()
+            })
+            .collect();
+        if !new.is_empty() {
+            let reps: Vec<Arc<ClassAd>> = new.iter().map(|&i| classes[i].1.clone()).collect();
+            for (&i, c) in new.iter().zip(compiled_slots.compile_jobs(&reps)) {
+                let col = self.columns[classes[i].0 as usize].as_mut();
+                col.expect("a column per live class").compiled = Some(c);
+            }
+        }
         let blocks = ads.len().div_ceil(64);
-        let all: Vec<u32> = (0..classes.len() as u32).collect();
+        let all: Vec<usize> = (0..classes.len()).collect();
+        let mut pairs = 0;
         for window in all.chunks(WINDOW_CLASSES) {
             let per_block = window.len() * 64 * 3 * std::mem::size_of::<Candidate>();
             let part = (WINDOW_BYTES / per_block).clamp(1, blocks.max(1));
@@ -189,14 +220,21 @@ impl Columns {
             let mut cols: Vec<Column> = window
                 .iter()
                 .map(|&i| {
-                    let id = classes[i as usize].0 as usize;
+                    let id = classes[i].0 as usize;
                     self.columns[id].take().expect("a column per live class")
                 })
                 .collect();
+            let reps = window.iter().map(|&i| classes[i].1.clone()).collect();
+            let compiled = cols
+                .iter()
+                .map(|c| c.compiled.clone().expect("compiled above"))
+                .collect();
+            let mut matcher = BatchMatcher::for_compiled_classes(reps, compiled, compiled_slots);
+            let in_window: Vec<u32> = (0..window.len() as u32).collect();
             let mut b0 = 0;
             while b0 < blocks {
                 let range = b0..(b0 + part).min(blocks);
-                let results = matcher.evaluate_keyed(window, range.clone());
+                let results = matcher.evaluate_keyed(&in_window, range.clone());
                 let first = range.start * 64;
                 let end = (range.end * 64).min(ads.len());
                 cols.par_iter_mut()
@@ -211,11 +249,30 @@ impl Columns {
                     });
                 b0 = range.end;
             }
+            pairs += matcher.stats().pairs;
+            compiled_slots = matcher.into_compiled_slots();
             for (&i, col) in window.iter().zip(cols) {
-                self.columns[classes[i as usize].0 as usize] = Some(col);
+                self.columns[classes[i].0 as usize] = Some(col);
             }
         }
-        matcher.stats().pairs
+        self.names = compiled_slots.into_table();
+        self.keep_names_bounded();
+        pairs
+    }
+
+    /// Starts the names again, every class to be compiled again, once they
+    /// grew past [`NAMES_SLACK`] and twice their first evaluation's.
+    fn keep_names_bounded(&mut self) {
+        let names = self.names.len();
+        if self.names_base == 0 {
+            self.names_base = names;
+        } else if names > 2 * self.names_base + NAMES_SLACK {
+            self.names = SlotTable::new();
+            self.names_base = 0;
+            for c in self.columns.iter_mut().flatten() {
+                c.compiled = None;
+            }
+        }
     }
 
     /// The candidates of the classes `classes` (ids, in the cycle's class
@@ -322,6 +379,53 @@ mod tests {
             rank,
             post: 0.0,
         })
+    }
+
+    /// Slots bringing new names at every evaluation start the names again
+    /// once they pass their bound, the classes compiled again: what the
+    /// columns hold is what columns made afresh hold.
+    #[test]
+    fn names_stay_bounded_and_classes_compile_again() {
+        let ad = |text: &str| Arc::new(crate::ad::read_ads(text, "t").unwrap().remove(0));
+        let class = ad("Requirements = TARGET.Cpus >= 2\nRank = TARGET.Cpus\n");
+        let policy = NegotiatorPolicy::default();
+        let mut columns = Columns::default();
+        columns.grow_places(4);
+        columns.add_class(0);
+        let mut resets = 0;
+        for round in 0..12 {
+            // 1,000 names never seen before on each of four slots.
+            let slots: Vec<(u32, Arc<ClassAd>)> = (0..4u32)
+                .map(|p| {
+                    let mut text = format!("Cpus = {}\nRequirements = true\n", p + round % 3);
+                    for k in 0..1000 {
+                        text += &format!("N{round}x{p}x{k} = 1\n");
+                    }
+                    (p, ad(&text))
+                })
+                .collect();
+            let before = columns.names.len();
+            assert_eq!(columns.evaluate(&[(0, class.clone())], &slots, &policy), 4);
+            resets += usize::from(columns.names.len() < before);
+            // Twelve rounds bring 48,000 names; the table holds a few rounds'.
+            assert!(columns.names.len() < 20_000, "{}", columns.names.len());
+            let mut fresh = Columns::default();
+            fresh.grow_places(4);
+            fresh.add_class(0);
+            fresh.evaluate(&[(0, class.clone())], &slots, &policy);
+            let (a, b) = (
+                columns.columns[0].as_ref().unwrap(),
+                fresh.columns[0].as_ref().unwrap(),
+            );
+            let keys = |c: &Column| -> Vec<Option<u64>> {
+                c.codes
+                    .iter()
+                    .map(|&k| (k != NONE).then(|| c.keys[k as usize].rank.to_bits()))
+                    .collect()
+            };
+            assert_eq!(keys(a), keys(b), "round {round}");
+        }
+        assert!(resets >= 1, "the names were started again");
     }
 
     /// A column whose keys change at every write keeps its table within

@@ -52,6 +52,7 @@
 //! # }
 //! ```
 
+mod claims;
 mod columns;
 mod queue;
 mod slots;
@@ -61,8 +62,9 @@ use super::heads::CandidateBounds;
 use super::pairs::ClassPairs;
 use super::{class_names, effective_priority, negotiate_with_pairs, CycleKnobs, CycleOutcome};
 use crate::ad::ClassAd;
-use crate::matching::refs::References;
+use crate::matching::refs::{NameSet, References};
 use crate::matching::SignificantAttributes;
+use crate::syntax::same::exact_text;
 use columns::Columns;
 use queue::LiveQueue;
 use slots::LiveSlots;
@@ -80,6 +82,9 @@ pub struct CycleWork {
     pub rebuilt: bool,
     /// Jobs classified (new and changed ones).
     pub jobs_classified: u64,
+    /// Jobs that changed in nothing their class reads (their status, say):
+    /// kept in their classes, their facts read again.
+    pub jobs_reread: u64,
     /// Classes matched against every slot (new ones, and classes of their own).
     pub classes_matched: u64,
     /// Classes dropped (no job has them any more).
@@ -195,8 +200,18 @@ impl LivingPool {
         self.queue.add(ad)
     }
 
-    /// Job `id` becomes `ad` (it keeps its place in the queue).
+    /// Job `id` becomes `ad` (it keeps its place in the queue). When it
+    /// changed in nothing its class reads (its status, say), it stays in its
+    /// class unclassified.
     pub fn update_job(&mut self, id: u32, ad: Arc<ClassAd>) -> Result<(), UnknownId> {
+        let old = self.queue.get(id).ok_or(UnknownId(id))?;
+        let class = self.queue.class_of(id);
+        let kept = class.and_then(|c| self.classes.get(c as usize)?.as_ref());
+        if let (Some(c), Some(reads)) = (class, kept.and_then(|k| k.reads.as_ref())) {
+            if reads_alike(old, &ad, reads) && self.queue.replace_in_class(id, c, ad.clone()) {
+                return Ok(());
+            }
+        }
         self.queue
             .replace(id, ad)
             .then_some(())
@@ -298,7 +313,7 @@ impl LivingPool {
             + preparing.priority_read.len()
             + preparing.priority_unread.len()) as u64;
         let (significance_changed, gone) = self.slots.take_changes();
-        let (table, table_places, resources) = self.slots.snapshot();
+        let (table, table_places) = self.slots.snapshot();
         // The negotiator's expressions are walked in the first slot: another
         // first slot, or a change to it, may change what they read.
         let first = table_places.first().copied();
@@ -324,6 +339,7 @@ impl LivingPool {
         }
         let placing = self.queue.place_waiting(knobs);
         work.jobs_classified = placing.classified as u64;
+        work.jobs_reread = placing.refacted as u64;
         work.classes_dropped = placing.gone_classes.len() as u64;
         for &c in &placing.gone_classes {
             self.columns.drop_class(c);
@@ -338,9 +354,11 @@ impl LivingPool {
                 self.classes.resize(c as usize + 1, None);
             }
             let rep = clusters.representative(c);
+            let reads = class_reads(rep, significant, clusters.is_own(c));
             self.classes[c as usize] = Some(KeptClass {
                 reads_priority: reads_priority(rep),
-                matched_as: matched_as(rep, significant, clusters.is_own(c)),
+                matched_as: matched_as(rep, reads.as_ref()),
+                reads,
             });
             is_new[c as usize] = true;
         }
@@ -393,7 +411,7 @@ impl LivingPool {
             &knobs.policy,
         );
         work.evaluations = evaluations;
-        self.accounts.check_matches(&resources, now);
+        self.slots.check_claims(&mut self.accounts, now);
         let priorities = self.accounts.priorities();
         let (facts, autoclusters) = self.queue.snapshot();
         let classes: Vec<u32> = (0..autoclusters.class_count() as u32).collect();
@@ -412,7 +430,8 @@ impl LivingPool {
         }
         outcome.stats.phase_durations[1] += work.cluster_match_s;
         outcome.stats.duration += work.cluster_match_s;
-        self.accounts.charge_matches(&table, &outcome.matches, now);
+        let charged = self.accounts.charge_matches(&table, &outcome.matches, now);
+        self.slots.charged(charged);
         work.cycle_s = started.elapsed().as_secs_f64();
         LivingCycle { outcome, work }
     }
@@ -425,36 +444,73 @@ struct KeptClass {
     reads_priority: bool,
     /// The ad it is matched as ([`matched_as`]).
     matched_as: Arc<ClassAd>,
+    /// Every attribute of a job its class reads ([`class_reads`]); `None`
+    /// when that cannot be told (every change classifies the job again).
+    reads: Option<NameSet>,
 }
 
-/// The ad a class is matched as: its representative with only the
-/// attributes a match can read, the names the slots and the negotiator's
-/// expressions read of a job (`significant`, which the class's jobs agree
-/// on) and the job's own `Requirements` and `Rank`, with every attribute of
-/// the job these read in turn. The batch matcher compiles every attribute of
-/// what it matches, and a job has some seventy: four hundred classes of whole
-/// jobs took 30 ms to compile for a hundred changed slots, at every cycle.
-/// The representative whole when some read cannot be walked (a class of its
-/// own, or slots that read whole jobs).
-fn matched_as(rep: &Arc<ClassAd>, significant: &SignificantAttributes, own: bool) -> Arc<ClassAd> {
+/// Every attribute of a job that classifying it and matching its class can
+/// read: the names the slots and the negotiator's expressions read of a job
+/// (`significant`, which the class's jobs agree on), the job's own
+/// `Requirements` and `Rank`, and every attribute of the job these read in
+/// turn (the same for every job of the class: its expressions there print
+/// alike). `None` for a class of its own, when slots read whole jobs, or
+/// when some read cannot be walked.
+fn class_reads(
+    rep: &Arc<ClassAd>,
+    significant: &SignificantAttributes,
+    own: bool,
+) -> Option<NameSet> {
     if own || significant.reads_whole_jobs() {
-        return rep.clone();
+        return None;
     }
     let mut refs = References::new();
-    let mut keep = crate::matching::refs::NameSet::new();
+    let mut reads = NameSet::new();
     let names = significant.names().iter().chain(significant.extra());
     for name in names.map(|n| n.as_str()).chain(["Requirements", "Rank"]) {
-        keep.insert(name);
+        reads.insert(name);
         if let Some(e) = rep.get(name) {
             refs.walk(rep, e.tree, e.id);
         }
     }
     if !refs.complete {
-        return rep.clone();
+        return None;
     }
     for n in refs.internal.iter() {
-        keep.insert(n);
+        reads.insert(n);
     }
+    Some(reads)
+}
+
+/// True when `old` and `new` have alike (the same expression, or ones of
+/// one exact text) or lack alike every attribute of `reads`: a job changed
+/// from one to the other is classified where it was.
+fn reads_alike(old: &ClassAd, new: &ClassAd, reads: &NameSet) -> bool {
+    let (mut a, mut b) = (Vec::new(), Vec::new());
+    reads
+        .iter()
+        .all(|name| match (old.get(name), new.get(name)) {
+            (None, None) => true,
+            (Some(x), Some(y)) if Arc::ptr_eq(x.tree, y.tree) && x.id == y.id => true,
+            (Some(x), Some(y)) => {
+                a.clear();
+                b.clear();
+                exact_text(x.tree, x.id, &mut a) && exact_text(y.tree, y.id, &mut b) && a == b
+            }
+            _ => false,
+        })
+}
+
+/// The ad a class is matched as: its representative with only the
+/// attributes a match can read ([`class_reads`]). The batch matcher
+/// compiles every attribute of what it matches, and a job has some seventy:
+/// four hundred classes of whole jobs took 30 ms to compile for a hundred
+/// changed slots, at every cycle. The representative whole when what it
+/// reads cannot be told.
+fn matched_as(rep: &Arc<ClassAd>, reads: Option<&NameSet>) -> Arc<ClassAd> {
+    let Some(keep) = reads else {
+        return rep.clone();
+    };
     let mut lean = (**rep).clone();
     let drop: Vec<String> = rep
         .iter()

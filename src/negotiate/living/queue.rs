@@ -11,14 +11,24 @@
 
 use crate::ad::ClassAd;
 use crate::matching::{Autoclusters, LiveClusters, Placed, SignificantAttributes};
-use crate::negotiate::jobs::{classify_with_facts, JobFacts, QueueFacts};
+use crate::negotiate::jobs::{classify_with_facts, FactReader, JobFacts, QueueFacts};
 use crate::negotiate::knobs::CycleKnobs;
 use crate::negotiate::submitters::SubmitterNames;
 use rayon::prelude::*;
 use std::sync::Arc;
 
-/// Jobs classified per part on rayon's threads.
+/// Jobs classified per part on rayon's threads, at most.
 const PART: usize = 4096;
+
+/// Jobs classified per part, at least: a cycle's few thousand changed jobs
+/// are split among every core rather than left to one.
+const PART_MIN: usize = 256;
+
+/// The part size for `n` jobs: a few parts per thread, within bounds.
+fn part_size(n: usize) -> usize {
+    n.div_ceil(4 * rayon::current_num_threads())
+        .clamp(PART_MIN, PART)
+}
 
 /// Where no job is placed (a free place, or a job waiting).
 const UNPLACED: Placed = Placed {
@@ -31,6 +41,8 @@ const UNPLACED: Placed = Placed {
 pub(super) struct Placing {
     /// Jobs classified.
     pub(super) classified: usize,
+    /// Jobs that stayed in their classes, their facts read again.
+    pub(super) refacted: usize,
     /// Classes no job had before (their candidates are to be worked out).
     pub(super) new_classes: Vec<u32>,
     /// Classes no job has any more.
@@ -53,6 +65,9 @@ pub(super) struct LiveQueue {
     /// Where jobs that changed or left were placed: they leave their classes
     /// once the waiting jobs are placed.
     leaving: Vec<Placed>,
+    /// Places of jobs that changed in nothing their class reads: they keep
+    /// their places in their classes, and only their facts are read again.
+    refacts: Vec<u32>,
     clusters: LiveClusters,
 }
 
@@ -69,6 +84,7 @@ impl LiveQueue {
             free: Vec::new(),
             waiting: Vec::new(),
             leaving: Vec::new(),
+            refacts: Vec::new(),
             clusters: LiveClusters::new(significant),
         }
     }
@@ -117,6 +133,32 @@ impl LiveQueue {
         true
     }
 
+    /// Job `id`, placed in class `class`, becomes `ad`, which its class reads
+    /// alike (the caller knows): it stays where it is, its facts read again
+    /// at the next cycle. False (nothing done) when there is no such job or
+    /// it is not placed in that class.
+    pub(super) fn replace_in_class(&mut self, id: u32, class: u32, ad: Arc<ClassAd>) -> bool {
+        let placed = self
+            .placed
+            .get(id as usize)
+            .is_some_and(|p| p.class == class);
+        let Some(Some(job)) = self.ads.get_mut(id as usize) else {
+            return false;
+        };
+        if !placed {
+            return false;
+        }
+        *job = ad;
+        self.refacts.push(id);
+        true
+    }
+
+    /// The class job `id` is placed in (none while it waits).
+    pub(super) fn class_of(&self, id: u32) -> Option<u32> {
+        let p = self.placed.get(id as usize)?;
+        (*p != UNPLACED).then_some(p.class)
+    }
+
     /// Removes job `id`; its ad, `None` when there is no such job.
     pub(super) fn remove(&mut self, id: u32) -> Option<Arc<ClassAd>> {
         let ad = self.ads.get_mut(id as usize)?.take()?;
@@ -149,6 +191,7 @@ impl LiveQueue {
         self.clusters = LiveClusters::new(significant);
         self.leaving.clear();
         self.waiting.clear();
+        self.refacts.clear();
         self.placed.fill(UNPLACED);
         self.facts.jobs.fill(JobFacts::default());
         let live = self.ads.iter().enumerate().filter(|(_, a)| a.is_some());
@@ -169,7 +212,7 @@ impl LiveQueue {
         let significant = self.clusters.significant().clone();
         let names = &self.facts.submitters;
         let parts: Vec<_> = ads
-            .par_chunks(PART)
+            .par_chunks(part_size(ads.len()))
             .map(|part| classify_with_facts(&significant, part, knobs, names))
             .collect();
         let mut placing = Placing {
@@ -177,7 +220,7 @@ impl LiveQueue {
             ..Placing::default()
         };
         let mut at = 0;
-        for ((classes, facts), part) in parts.into_iter().zip(ads.chunks(PART)) {
+        for ((classes, facts), part) in parts.into_iter().zip(ads.chunks(part_size(ads.len()))) {
             let (placed, new) = self.clusters.place(classes, part);
             placing.new_classes.extend(new);
             for (p, f) in placed.into_iter().zip(facts) {
@@ -187,6 +230,27 @@ impl LiveQueue {
                 at += 1;
             }
         }
+        // Jobs that stayed in their classes (and are still placed there):
+        // their facts read again.
+        let mut refacts = std::mem::take(&mut self.refacts);
+        refacts.sort_unstable();
+        refacts.dedup();
+        refacts.retain(|&i| self.placed[i as usize] != UNPLACED);
+        let names = &self.facts.submitters;
+        let facts: Vec<JobFacts> = refacts
+            .par_chunks(part_size(refacts.len()))
+            .flat_map_iter(|part| {
+                let mut reader = FactReader::new(knobs, names);
+                let ads = &self.ads;
+                part.iter()
+                    .map(move |&i| reader.read(ads[i as usize].as_ref().expect("kept")))
+                    .collect::<Vec<_>>()
+            })
+            .collect();
+        for (&i, f) in refacts.iter().zip(facts) {
+            self.facts.jobs[i as usize] = f;
+        }
+        placing.refacted = refacts.len();
         for p in std::mem::take(&mut self.leaving) {
             if self.clusters.leave(p) {
                 placing.gone_classes.push(p.class);

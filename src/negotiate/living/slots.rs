@@ -4,10 +4,11 @@
 //! slots that changed and those whose submitter's priority moved, and tells
 //! which of them must be matched again.
 
+use super::claims::ClaimIndex;
 use crate::ad::ClassAd;
 use crate::matching::refs::References;
 use crate::matching::SlotSignificance;
-use crate::negotiate::accounts::Resource;
+use crate::negotiate::accounts::{Accounts, Resource};
 use crate::negotiate::consumption;
 use crate::negotiate::knobs::CycleKnobs;
 use crate::negotiate::slots::{prepare_one, Prepared};
@@ -203,6 +204,8 @@ pub(super) struct LiveSlots {
     significances: ahash::AHashMap<Arc<Significance>, usize>,
     /// A significance came or went since the last cycle.
     significance_changed: bool,
+    /// The slots as the accountant last checked them.
+    claims: ClaimIndex,
 }
 
 impl LiveSlots {
@@ -242,6 +245,7 @@ impl LiveSlots {
     pub(super) fn remove(&mut self, id: u32) -> Option<Arc<ClassAd>> {
         let slot = self.slots.get_mut(id as usize)?.take()?;
         self.count(&slot.significance, false);
+        self.claims.set(id, None);
         self.free.push(id);
         self.gone.push(id);
         Some(slot.ad)
@@ -334,6 +338,10 @@ impl LiveSlots {
         let mut out = Preparing::default();
         for (place, w) in why.into_iter().enumerate() {
             let place = place as u32;
+            if w.is_some() {
+                let s = self.slots[place as usize].as_ref().expect("prepared");
+                self.claims.set(place, s.resource.as_ref());
+            }
             match w {
                 Some((Why::Changed, _, before)) => {
                     out.changed.push(place);
@@ -375,19 +383,29 @@ impl LiveSlots {
     /// constraint lets in, each with its id as its index among the slots
     /// given), per slot of the table its place, and the accountant's view of
     /// the table's slots.
-    pub(super) fn snapshot(&self) -> (SlotTable, Vec<u32>, Vec<Resource>) {
+    pub(super) fn snapshot(&self) -> (SlotTable, Vec<u32>) {
         let mut places = Vec::new();
         let mut prepared = Vec::new();
-        let mut resources = Vec::new();
         for (place, s) in self.slots.iter().enumerate() {
             let Some(s) = s else { continue };
             if let Some(p) = &s.prepared {
                 places.push(place as u32);
                 prepared.push((place as u32, p));
-                resources.extend(s.resource.clone());
             }
         }
         let table = SlotTable::of_prepared(prepared.into_iter());
-        (table, places, resources)
+        (table, places)
+    }
+
+    /// `CheckMatches` at `now` on `accounts`, of the slots that changed
+    /// since the last check (module `claims`).
+    pub(super) fn check_claims(&mut self, accounts: &mut Accounts, now: i64) {
+        self.claims.check(accounts, now);
+    }
+
+    /// The last cycle's matches made claims of these names: checked at the
+    /// next cycle.
+    pub(super) fn charged(&mut self, names: Vec<String>) {
+        self.claims.charged(names);
     }
 }
