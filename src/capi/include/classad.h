@@ -292,6 +292,16 @@ typedef struct classad_living_work {
    * Seconds of the whole cycle.
    */
   double cycle_s;
+  /**
+   * Jobs that changed in nothing their class reads: kept in their
+   * classes, their facts read again.
+   */
+  uint64_t jobs_reread;
+  /**
+   * Classes whose first candidates were made again (their candidates
+   * changed); the others' are kept.
+   */
+  uint64_t heads_made;
 } classad_living_work;
 
 #ifdef __cplusplus

@@ -70,6 +70,12 @@ pub struct classad_living_work {
     pub cluster_match_s: f64,
     /// Seconds of the whole cycle.
     pub cycle_s: f64,
+    /// Jobs that changed in nothing their class reads: kept in their
+    /// classes, their facts read again.
+    pub jobs_reread: u64,
+    /// Classes whose first candidates were made again (their candidates
+    /// changed); the others' are kept.
+    pub heads_made: u64,
 }
 
 impl From<&CycleWork> for classad_living_work {
@@ -84,6 +90,8 @@ impl From<&CycleWork> for classad_living_work {
             evaluations: w.evaluations,
             cluster_match_s: w.cluster_match_s,
             cycle_s: w.cycle_s,
+            jobs_reread: w.jobs_reread,
+            heads_made: w.heads_made,
         }
     }
 }

@@ -64,6 +64,7 @@ use super::{class_names, effective_priority, negotiate_with_pairs, CycleKnobs, C
 use crate::ad::ClassAd;
 use crate::matching::refs::{NameSet, References};
 use crate::matching::SignificantAttributes;
+use crate::syntax::ast::ExprView;
 use crate::syntax::same::exact_text;
 use columns::Columns;
 use queue::LiveQueue;
@@ -99,9 +100,11 @@ pub struct CycleWork {
     /// or the slots the cycle reads did); the others' are kept.
     pub heads_made: u64,
     /// Seconds classifying and matching what changed (the living pool's
-    /// share of a fresh cycle's reading, clustering and matching).
+    /// share of a fresh cycle's reading, clustering and matching), the time
+    /// [`LivingPool::update_job`] took telling whether jobs stay in their
+    /// classes since the last cycle included.
     pub cluster_match_s: f64,
-    /// Seconds of the whole cycle.
+    /// Seconds of the whole cycle, that time included.
     pub cycle_s: f64,
 }
 
@@ -152,6 +155,9 @@ pub struct LivingPool {
     built: bool,
     /// The place of the first slot the last cycle saw.
     first_slot: Option<u32>,
+    /// Seconds spent since the last cycle telling whether changed jobs stay
+    /// in their classes (counted in the next cycle's times).
+    classifying_s: f64,
 }
 
 impl LivingPool {
@@ -179,6 +185,7 @@ impl LivingPool {
             policy_reads_priority,
             built: false,
             first_slot: None,
+            classifying_s: 0.0,
         };
         for s in slots {
             pool.slots.add(s.clone());
@@ -204,18 +211,22 @@ impl LivingPool {
     /// changed in nothing its class reads (its status, say), it stays in its
     /// class unclassified.
     pub fn update_job(&mut self, id: u32, ad: Arc<ClassAd>) -> Result<(), UnknownId> {
+        let started = Instant::now();
         let old = self.queue.get(id).ok_or(UnknownId(id))?;
         let class = self.queue.class_of(id);
         let kept = class.and_then(|c| self.classes.get(c as usize)?.as_ref());
-        if let (Some(c), Some(reads)) = (class, kept.and_then(|k| k.reads.as_ref())) {
-            if reads_alike(old, &ad, reads) && self.queue.replace_in_class(id, c, ad.clone()) {
-                return Ok(());
-            }
-        }
-        self.queue
-            .replace(id, ad)
-            .then_some(())
-            .ok_or(UnknownId(id))
+        let stays = match (class, kept.and_then(|k| k.reads.as_ref())) {
+            (Some(c), Some(reads)) => reads_alike(old, &ad, reads).then_some(c),
+            _ => None,
+        };
+        let done = match stays {
+            Some(c) => self.queue.replace_in_class(id, c, ad),
+            None => self.queue.replace(id, ad),
+        };
+        // Telling whether the job stays in its class is the next cycle's
+        // classifying, done early: counted in its time.
+        self.classifying_s += started.elapsed().as_secs_f64();
+        done.then_some(()).ok_or(UnknownId(id))
     }
 
     /// Removes job `id`; its ad.
@@ -419,7 +430,8 @@ impl LivingPool {
             self.columns
                 .heads(&classes, &table_places, self.bounds, evaluations);
         work.heads_made = heads_made;
-        work.cluster_match_s = started.elapsed().as_secs_f64();
+        let early = std::mem::take(&mut self.classifying_s);
+        work.cluster_match_s = started.elapsed().as_secs_f64() + early;
         let pairs = ClassPairs::of_heads(heads);
         let mut outcome =
             negotiate_with_pairs(&table, facts, &autoclusters, pairs, knobs, &priorities);
@@ -432,7 +444,7 @@ impl LivingPool {
         outcome.stats.duration += work.cluster_match_s;
         let charged = self.accounts.charge_matches(&table, &outcome.matches, now);
         self.slots.charged(charged);
-        work.cycle_s = started.elapsed().as_secs_f64();
+        work.cycle_s = started.elapsed().as_secs_f64() + early;
         LivingCycle { outcome, work }
     }
 }
@@ -486,17 +498,31 @@ fn class_reads(
 /// one exact text) or lack alike every attribute of `reads`: a job changed
 /// from one to the other is classified where it was.
 fn reads_alike(old: &ClassAd, new: &ClassAd, reads: &NameSet) -> bool {
+    let same_node =
+        |x: &ExprView<'_>, y: &ExprView<'_>| Arc::ptr_eq(x.tree, y.tree) && x.id == y.id;
     let (mut a, mut b) = (Vec::new(), Vec::new());
+    let mut alike = |x: ExprView<'_>, y: ExprView<'_>| {
+        if same_node(&x, &y) {
+            return true;
+        }
+        a.clear();
+        b.clear();
+        exact_text(x.tree, x.id, &mut a) && exact_text(y.tree, y.id, &mut b) && a == b
+    };
+    // Ads of one layout (an ad changed in place, as a schedd's update makes
+    // it) are compared side by side: attributes of the same node (most) are
+    // passed without looking their names up.
+    if old.layout_id() == new.layout_id() {
+        return old
+            .iter()
+            .zip(new.iter())
+            .all(|((name, x), (_, y))| same_node(&x, &y) || !reads.contains(name) || alike(x, y));
+    }
     reads
         .iter()
         .all(|name| match (old.get(name), new.get(name)) {
             (None, None) => true,
-            (Some(x), Some(y)) if Arc::ptr_eq(x.tree, y.tree) && x.id == y.id => true,
-            (Some(x), Some(y)) => {
-                a.clear();
-                b.clear();
-                exact_text(x.tree, x.id, &mut a) && exact_text(y.tree, y.id, &mut b) && a == b
-            }
+            (Some(x), Some(y)) => alike(x, y),
             _ => false,
         })
 }

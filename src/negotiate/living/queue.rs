@@ -135,19 +135,16 @@ impl LiveQueue {
 
     /// Job `id`, placed in class `class`, becomes `ad`, which its class reads
     /// alike (the caller knows): it stays where it is, its facts read again
-    /// at the next cycle. False (nothing done) when there is no such job or
-    /// it is not placed in that class.
+    /// at the next cycle (when it is not placed there, it waits to be
+    /// classified as [`LiveQueue::replace`] has it). False when there is no
+    /// such job.
     pub(super) fn replace_in_class(&mut self, id: u32, class: u32, ad: Arc<ClassAd>) -> bool {
-        let placed = self
-            .placed
-            .get(id as usize)
-            .is_some_and(|p| p.class == class);
+        if self.class_of(id) != Some(class) {
+            return self.replace(id, ad);
+        }
         let Some(Some(job)) = self.ads.get_mut(id as usize) else {
             return false;
         };
-        if !placed {
-            return false;
-        }
         *job = ad;
         self.refacts.push(id);
         true

@@ -305,8 +305,9 @@ impl PyLivingPool {
     /// `spin` and `group` (`None` when no groups are configured);
     /// `"unmatched"`, the idle jobs left without a slot as (job id, why), in
     /// queue order; `"work"`, what the cycle worked out again (`rebuilt`,
-    /// `jobs_classified`, `classes_matched`, `classes_dropped`,
-    /// `slots_prepared`, `slots_matched`, `evaluations`) and its time
+    /// `jobs_classified`, `jobs_reread`, `classes_matched`,
+    /// `classes_dropped`, `slots_prepared`, `slots_matched`, `evaluations`,
+    /// `heads_made`) and its time
     /// (`cluster_match_s`, `cycle_s`).
     fn cycle<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let LivingCycle { outcome, work } = self.detached(py, |p| p.cycle())?;
@@ -350,22 +351,26 @@ fn work_dict<'py>(py: Python<'py>, w: &CycleWork) -> PyResult<Bound<'py, PyDict>
     let CycleWork {
         rebuilt,
         jobs_classified,
+        jobs_reread,
         classes_matched,
         classes_dropped,
         slots_prepared,
         slots_matched,
         evaluations,
+        heads_made,
         cluster_match_s,
         cycle_s,
     } = *w;
     let d = PyDict::new(py);
     d.set_item("rebuilt", rebuilt)?;
     d.set_item("jobs_classified", jobs_classified)?;
+    d.set_item("jobs_reread", jobs_reread)?;
     d.set_item("classes_matched", classes_matched)?;
     d.set_item("classes_dropped", classes_dropped)?;
     d.set_item("slots_prepared", slots_prepared)?;
     d.set_item("slots_matched", slots_matched)?;
     d.set_item("evaluations", evaluations)?;
+    d.set_item("heads_made", heads_made)?;
     d.set_item("cluster_match_s", cluster_match_s)?;
     d.set_item("cycle_s", cycle_s)?;
     Ok(d)
