@@ -90,9 +90,10 @@ def test_match_details_and_unmatched(ours):
     assert matched | set(unmatched) == set(range(len(jobs)))
     assert not matched & set(unmatched)
     assert all(isinstance(why, str) and why for why in unmatched.values())
-    assert set(c["work"]) == {"rebuilt", "jobs_classified", "classes_matched",
-                              "classes_dropped", "slots_prepared", "slots_matched",
-                              "evaluations", "cluster_match_s", "cycle_s"}
+    assert set(c["work"]) == {"rebuilt", "jobs_classified", "jobs_reread",
+                              "classes_matched", "classes_dropped", "slots_prepared",
+                              "slots_matched", "evaluations", "heads_made",
+                              "cluster_match_s", "cycle_s"}
     assert c["work"]["rebuilt"] is True
     assert c["work"]["jobs_classified"] == len(jobs)
 
