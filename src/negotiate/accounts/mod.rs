@@ -313,9 +313,10 @@ impl Accounts {
         for r in resources {
             by_name.entry(r.name.as_str()).or_insert(r);
         }
-        let names: Vec<String> = self.claims.keys().cloned().collect();
+        let first = |n: &str| by_name.get(n).copied();
+        let broken = self.broken_claims(self.claims.keys().map(String::as_str), first);
         let claimed: Vec<&Resource> = resources.iter().collect();
-        self.check_matches_of(&names, |n| by_name.get(n).copied(), &claimed, now);
+        self.end_and_add(broken, &claimed, now);
     }
 
     /// [`Accounts::check_matches`] of the claims named `names` (sorted) and
@@ -333,10 +334,21 @@ impl Accounts {
         now: i64,
     ) {
         debug_assert!(names.windows(2).all(|w| w[0] < w[1]), "sorted");
-        let broken: Vec<&String> = names
-            .iter()
+        let broken = self.broken_claims(names.iter().map(String::as_str), first);
+        self.end_and_add(broken, claimed, now);
+    }
+
+    /// Of the claims named `names` (in name order), those whose slot is gone
+    /// (`first(name)`, the first slot of that name) or neither `Matched` nor
+    /// claimed by the claim's customer.
+    fn broken_claims<'n, 'r>(
+        &self,
+        names: impl Iterator<Item = &'n str>,
+        first: impl Fn(&str) -> Option<&'r Resource>,
+    ) -> Vec<String> {
+        names
             .filter(|name| {
-                let Some(claim) = self.claims.get(name.as_str()) else {
+                let Some(claim) = self.claims.get(*name) else {
                     return false;
                 };
                 match first(name) {
@@ -344,9 +356,15 @@ impl Accounts {
                     Some(r) => !r.matched && r.customer.as_deref() != Some(&claim.customer),
                 }
             })
-            .collect();
+            .map(str::to_string)
+            .collect()
+    }
+
+    /// The rest of `CheckMatches`: the `broken` claims ended (in order), and
+    /// each of the `claimed` slots' claims made its customer's.
+    fn end_and_add(&mut self, broken: Vec<String>, claimed: &[&Resource], now: i64) {
         for name in broken {
-            self.remove_match(name, now);
+            self.remove_match(&name, now);
         }
         self.cp_matches.clear();
         for r in claimed {

@@ -574,3 +574,54 @@ fn reads_priority(rep: &Arc<ClassAd>) -> bool {
     }
     !r.complete || r.external.contains(PRIORITY)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ad(text: &str) -> ClassAd {
+        crate::ad::read_ads(text, "t").unwrap().remove(0)
+    }
+
+    /// What a class reads is compared ignoring case, by node or by exact
+    /// text, side by side for ads of one layout and name by name otherwise.
+    #[test]
+    fn reads_alike_compares_what_the_class_reads() {
+        let mut reads = NameSet::new();
+        reads.insert("requestcpus");
+        reads.insert("Owner");
+        let old = ad("RequestCpus = 1 + 1\nOwner = \"a\"\nJobStatus = 1\n");
+        // One layout: a change of what no class reads, then of what it reads.
+        let mut status = old.clone();
+        status.insert_expr(
+            "JobStatus",
+            crate::syntax::ast::Expr::literal(classad_vm::Value::Int(2)),
+        );
+        assert_eq!(old.layout_id(), status.layout_id());
+        assert!(reads_alike(&old, &status, &reads));
+        let mut cpus = old.clone();
+        cpus.insert_expr(
+            "RequestCpus",
+            crate::syntax::ast::Expr::literal(classad_vm::Value::Int(2)),
+        );
+        assert!(!reads_alike(&old, &cpus, &reads));
+        // Read afresh (other nodes, and another layout once a name is
+        // added): the same text is alike, another is not, a name read and
+        // gone is not.
+        assert!(reads_alike(
+            &old,
+            &ad("JobStatus = 2\nOwner = \"a\"\nRequestCpus = 1 + 1\nX = 3\n"),
+            &reads
+        ));
+        assert!(!reads_alike(
+            &old,
+            &ad("RequestCpus = 1 + 2\nOwner = \"a\"\nJobStatus = 1\n"),
+            &reads
+        ));
+        assert!(!reads_alike(
+            &old,
+            &ad("RequestCpus = 1 + 1\nJobStatus = 1\n"),
+            &reads
+        ));
+    }
+}
