@@ -41,6 +41,7 @@ pub mod pairs;
 pub mod pool;
 pub mod priorities;
 pub mod report;
+pub mod schedd;
 pub mod shard;
 pub mod slots;
 pub mod startd;

@@ -30,12 +30,17 @@
 //!   `SlotType` `Dynamic`, `DynamicSlot`, `ParentSlotId`, `DSlotId`, no
 //!   `PartitionableSlot`, its `Cpus`, `Memory`, `Disk` and `TotalSlot*` the
 //!   amounts granted, and the claim's attributes; the partitionable slot keeps
-//!   the rest (`TotalSlot*` unchanged) and counts `NumDynamicSlots`.
+//!   the rest (`TotalSlot*` unchanged) and counts `NumDynamicSlots`. Under a
+//!   consumption policy (`cp_supports_policy`, `cp_compute_consumption`) the
+//!   amounts are instead each resource of `MachineResources` (Swap aside) as
+//!   its `Consumption<resource>` gives it for the (rounded) request: CPUs at
+//!   least 1/128, memory's integer part, disk rounded up.
 //! - **A claim released** (`Resource::release_claim`, `enter_action(owner)`):
 //!   a static slot back to `Unclaimed`/`Idle`, every attribute of the claim
 //!   gone and `CurrentRank` 0; a dynamic slot deleted and its resources back
 //!   in its partitionable slot (`ResMgr::removeResource`, `clear_parent`).
 
+use super::consumption::{consumption, has_policy, resources};
 use crate::ad::ClassAd;
 use crate::engine::{eval_attr_once, eval_once};
 use crate::matching::policy::policy_expr;
@@ -202,6 +207,48 @@ fn modify_request_exprs() -> [(&'static str, ExprRef); 3] {
     ]
 }
 
+/// The host part of a slot's `Name` (after its `@`; empty without one).
+fn host(slot: &Arc<ClassAd>) -> String {
+    string(slot, "Name", None)
+        .and_then(|n| n.split_once('@').map(|(_, h)| h.to_string()))
+        .unwrap_or_default()
+}
+
+/// The name of partitionable slot `pslot`'s dynamic slot `sub_id`:
+/// `slot<SlotID>_<sub_id>@<host>` (`SlotID` 1 when it has none).
+pub fn dynamic_slot_name(pslot: &Arc<ClassAd>, sub_id: u32) -> String {
+    let slot_id = integer(pslot, "SlotID", None).unwrap_or(1);
+    format!("slot{slot_id}_{sub_id}@{}", host(pslot))
+}
+
+/// The name of dynamic slot `dslot`'s partitionable slot, from its
+/// `ParentSlotId` and host: `None` for a slot that is not dynamic.
+pub fn parent_slot_name(dslot: &Arc<ClassAd>) -> Option<String> {
+    let dynamic = matches!(
+        eval_attr_once(dslot, "DynamicSlot", None),
+        Ok(Value::Bool(true))
+    );
+    let parent = integer(dslot, "ParentSlotId", None).filter(|_| dynamic)?;
+    Some(format!("slot{parent}@{}", host(dslot)))
+}
+
+/// True when `slot` is partitionable (`PartitionableSlot` true).
+pub fn is_partitionable(slot: &Arc<ClassAd>) -> bool {
+    matches!(
+        eval_attr_once(slot, "PartitionableSlot", None),
+        Ok(Value::Bool(true))
+    )
+}
+
+/// True when `slot` is claimed: `State` `Claimed` or `Preempting`, as the
+/// negotiator reads it.
+pub fn is_claimed(slot: &Arc<ClassAd>) -> bool {
+    matches!(
+        string(slot, "State", None).as_deref(),
+        Some("Claimed" | "Preempting")
+    )
+}
+
 /// A partitionable slot carved for `job` (see the module docs): the
 /// partitionable slot left, and the dynamic slot numbered `sub_id` (the
 /// lowest the partitionable slot has free), claimed and running the job;
@@ -234,41 +281,43 @@ pub fn carve(
     } else {
         return None;
     };
-    let amount = |name: &str| {
-        integer(&request, &format!("_condor_{name}"), Some(pslot))
-            .or_else(|| integer(&request, name, Some(pslot)))
+    let granted = if has_policy(pslot) {
+        consumed_amounts(&request, pslot)
+    } else {
+        let amount = |name: &str| {
+            integer(&request, &format!("_condor_{name}"), Some(pslot))
+                .or_else(|| integer(&request, name, Some(pslot)))
+        };
+        let cpus = amount("RequestCpus").unwrap_or(1).max(1);
+        let memory = amount("RequestMemory")?.max(1);
+        let disk = amount("RequestDisk")?;
+        CARVED
+            .iter()
+            .zip([cpus, memory, disk])
+            .map(|((r, _), n)| (r.to_string(), Value::Int(n)))
+            .collect()
     };
-    let cpus = amount("RequestCpus").unwrap_or(1).max(1);
-    let memory = amount("RequestMemory")?.max(1);
-    let disk = amount("RequestDisk")?;
-    let granted = [cpus, memory, disk];
     let slot_id = integer(pslot, "SlotID", None).unwrap_or(1);
-    let host = string(pslot, "Name", None)
-        .and_then(|n| n.split_once('@').map(|(_, h)| h.to_string()))
-        .unwrap_or_default();
     let mut dslot = (**pslot).clone();
     dslot.remove("PartitionableSlot");
     dslot.remove("NumDynamicSlots");
     set(
         &mut dslot,
         "Name",
-        Value::str(format!("slot{slot_id}_{sub_id}@{host}")),
+        Value::str(dynamic_slot_name(pslot, sub_id)),
     );
     set(&mut dslot, "SlotType", Value::str("Dynamic"));
     set(&mut dslot, "DynamicSlot", Value::Bool(true));
     set(&mut dslot, "ParentSlotId", Value::Int(slot_id));
     set(&mut dslot, "DSlotId", Value::Int(i64::from(sub_id)));
     let mut left = (**pslot).clone();
-    for ((resource, _), amount) in CARVED.iter().zip(granted) {
-        set(&mut dslot, resource, Value::Int(amount));
-        set(
-            &mut dslot,
-            &format!("TotalSlot{resource}"),
-            Value::Int(amount),
-        );
+    for (resource, amount) in granted {
+        set(&mut dslot, &resource, amount.clone());
+        set(&mut dslot, &format!("TotalSlot{resource}"), amount.clone());
         // `operator-=` on the partitionable slot's resources: no bound.
-        let have = integer(pslot, resource, None).unwrap_or(0);
-        set(&mut left, resource, Value::Int(have - amount));
+        let have = number(pslot, &resource).unwrap_or(0.0);
+        let taken = amount.as_f64_promoted().unwrap_or(0.0);
+        set(&mut left, &resource, preserving_integers(have - taken));
     }
     claim_attributes(&mut dslot, job, ctx);
     let children = integer(pslot, "NumDynamicSlots", None).unwrap_or(0);
@@ -276,14 +325,61 @@ pub fn carve(
     Some((left, dslot))
 }
 
+/// What a consumption policy gives the dynamic slot (`create_dslot` with
+/// `cp_supports_policy`): each resource's `Consumption<resource>` against
+/// the request, CPUs at least 1/128, memory its integer part, disk rounded
+/// up and at least 0, the others as they are.
+fn consumed_amounts(request: &Arc<ClassAd>, pslot: &Arc<ClassAd>) -> Vec<(String, Value)> {
+    consumption(request, pslot)
+        .into_iter()
+        .map(|(r, c)| {
+            let amount = match r.to_ascii_lowercase().as_str() {
+                "cpus" => c.max(1.0 / 128.0),
+                "memory" => c.trunc(),
+                "disk" => c.ceil().max(0.0),
+                _ => c,
+            };
+            (r, preserving_integers(amount))
+        })
+        .collect()
+}
+
+/// An integer when `v` has no fractional part (as HTCondor's
+/// `assign_preserve_integers` stores it), else a real.
+fn preserving_integers(v: f64) -> Value {
+    if v.fract() == 0.0 && v.abs() < 9.0e15 {
+        Value::Int(v as i64)
+    } else {
+        Value::Real(v)
+    }
+}
+
+/// A number as `EvalFloat` reads it.
+fn number(ad: &Arc<ClassAd>, name: &str) -> Option<f64> {
+    eval_attr_once(ad, name, None)
+        .ok()?
+        .as_f64_promoted()
+        .filter(|x| x.is_finite())
+}
+
+/// The resources a dynamic slot holds of its partitionable slot: Cpus,
+/// Memory and Disk, or under a consumption policy every resource of the
+/// partitionable slot's `MachineResources`.
+fn carved_resources(pslot: &Arc<ClassAd>) -> Vec<String> {
+    match resources(pslot).filter(|_| has_policy(pslot)) {
+        Some(rs) => rs,
+        None => CARVED.iter().map(|(r, _)| r.to_string()).collect(),
+    }
+}
+
 /// The partitionable slot `pslot` once its dynamic slot `dslot` is deleted
 /// (its job ended, its claim released): the dynamic slot's resources back.
 pub fn release_dynamic(pslot: &Arc<ClassAd>, dslot: &Arc<ClassAd>) -> ClassAd {
     let mut ad = (**pslot).clone();
-    for (resource, _) in CARVED {
-        let have = integer(pslot, resource, None).unwrap_or(0);
-        let back = integer(dslot, resource, None).unwrap_or(0);
-        set(&mut ad, resource, Value::Int(have + back));
+    for resource in carved_resources(pslot) {
+        let have = number(pslot, &resource).unwrap_or(0.0);
+        let back = number(dslot, &resource).unwrap_or(0.0);
+        set(&mut ad, &resource, preserving_integers(have + back));
     }
     let children = integer(pslot, "NumDynamicSlots", None).unwrap_or(1);
     set(
@@ -396,6 +492,30 @@ mod tests {
         let back = release_dynamic(&Arc::new(left), &Arc::new(d));
         assert_eq!(amounts(&back), amounts(&p));
         assert_eq!(get(&back, "NumDynamicSlots"), "0");
+    }
+
+    /// `create_dslot` under a consumption policy: the amounts are what
+    /// `Consumption<resource>` gives for the rounded request (memory 900 is
+    /// rounded to 1024 first, then to the policy's 512s), for every resource
+    /// of `MachineResources` but Swap; the disk is not carved.
+    #[test]
+    fn a_consumption_policy_carves_what_the_job_consumes() {
+        let p = ad(&format!(
+            "{PSLOT}MachineResources = \"Cpus Memory Swap\"\n\
+             ConsumptionCpus = quantize(target.RequestCpus, {{2}})\n\
+             ConsumptionMemory = quantize(target.RequestMemory, {{512}})\n"
+        ));
+        let (left, d) = carve(&p, &job(""), 1, &ctx()).unwrap();
+        let amounts = |a: &ClassAd| ["Cpus", "Memory", "Disk"].map(|r| get(a, r));
+        assert_eq!(
+            amounts(&d),
+            ["2", "1024", "100000"],
+            "Disk as the pslot had it"
+        );
+        assert_eq!(get(&d, "TotalSlotCpus"), "2");
+        assert_eq!(amounts(&left), ["2", "3072", "100000"]);
+        let back = release_dynamic(&Arc::new(left), &Arc::new(d));
+        assert_eq!(amounts(&back), amounts(&p));
     }
 
     /// `create_dslot`'s fallback: 900 MB left and 900 asked for; rounded to

@@ -16,7 +16,7 @@ use classad::ad::{read_ads, ClassAd};
 use classad::matching::config::Config;
 use classad::negotiate::accounts::Accounts;
 use classad::negotiate::living::{LivingCycle, LivingPool};
-use classad::negotiate::startd::{carve, claim_static, release_static, ClaimContext};
+use classad::negotiate::startd::release_static;
 use classad::negotiate::{CycleKnobs, CycleOutcome, CycleStats, Pool, Priorities, UnmatchedJobs};
 use std::sync::Arc;
 
@@ -55,8 +55,20 @@ pub struct Sequence {
     donor_jobs: Vec<Arc<ClassAd>>,
     donor_slots: Vec<Arc<ClassAd>>,
     last: Option<LivingCycle>,
-    /// Dynamic slots made so far (their sub-ids).
-    carved: u32,
+    /// What making matches into claims and ending jobs did so far.
+    pub claims: ClaimCounts,
+}
+
+/// What a sequence's claims did, so that a generator that stops reaching
+/// a path fails rather than passes.
+#[derive(Clone, Debug, Default)]
+pub struct ClaimCounts {
+    pub started: u64,
+    pub carved: u64,
+    pub evicted: u64,
+    pub refused: u64,
+    pub ended: u64,
+    pub dslots_deleted: u64,
 }
 
 /// Jobs and slots that cannot be kept between cycles, or that read the
@@ -101,7 +113,7 @@ impl Sequence {
             donor_jobs,
             donor_slots,
             last: None,
-            carved: 0,
+            claims: ClaimCounts::default(),
         };
         (s, p)
     }
@@ -134,8 +146,9 @@ impl Sequence {
         let pick = |n: usize, shift: u32| ((bits >> shift) as usize) % n.max(1);
         let jobs: Vec<u32> = self.pool.jobs().map(|(i, _)| i).collect();
         let slots: Vec<u32> = self.pool.slots().map(|(i, _)| i).collect();
-        match bits % 11 {
+        match bits % 12 {
             0 | 1 => self.claim_matches(pick(4, 8) + 1),
+            11 => self.end_a_job(pick(1 << 16, 8)),
             2 => {
                 let ad = self.donor_jobs[pick(self.donor_jobs.len(), 8)].clone();
                 format!("job {} added", self.pool.add_job(ad))
@@ -191,58 +204,73 @@ impl Sequence {
         }
     }
 
-    /// Makes up to `n` of the last cycle's matches into claims: the job
-    /// running, a static slot claimed, a partitionable slot carved.
+    /// Makes up to `n` of the last cycle's matches into claims, as the
+    /// library applies them (`LivingPool::apply_matches`): the job running,
+    /// a static slot claimed, a partitionable slot carved, a preempted job
+    /// evicted. The ids may name other ads by now: what can no longer be
+    /// claimed is refused.
     fn claim_matches(&mut self, n: usize) -> String {
         let Some(last) = self.last.take() else {
             return "no cycle to claim from".into();
         };
-        let mut done = Vec::new();
-        let mut touched = Vec::new();
-        for m in last.outcome.matches.iter().take(n) {
-            let (job, slot) = (m.job, m.slot);
-            // The ids may name other ads by now: claim only what the match
-            // was made on, each slot once.
-            let (Some(j), Some(s)) = (self.pool.job(job).cloned(), self.pool.slot(slot).cloned())
-            else {
-                continue;
-            };
-            if touched.contains(&slot) {
-                continue;
-            }
-            touched.push(slot);
-            let ctx = ClaimContext {
-                now: self.pool.now(),
-                negotiating_group: m.group.as_deref().map(str::to_string),
-                submitter_group: None,
-            };
-            let pslot = matches!(
-                classad::engine::eval_attr_once(&s, "PartitionableSlot", None),
-                Ok(classad_vm::Value::Bool(true))
-            );
-            if pslot {
-                self.carved += 1;
-                let Some((left, dslot)) = carve(&s, &j, self.carved, &ctx) else {
-                    continue;
-                };
-                self.pool.update_slot(slot, Arc::new(left)).unwrap();
-                let d = self.pool.add_slot(Arc::new(dslot));
-                done.push(format!("{job} carved {slot} into {d}"));
-            } else {
-                self.pool
-                    .update_slot(slot, Arc::new(claim_static(&s, &j, &ctx)))
-                    .unwrap();
-                done.push(format!("{job} claimed {slot}"));
-            }
-            let mut running = (*j).clone();
-            running.insert_expr(
-                "JobStatus",
-                classad::syntax::ast::Expr::literal(classad_vm::Value::Int(2)),
-            );
-            self.pool.update_job(job, Arc::new(running)).unwrap();
-        }
+        let mut outcome = last.outcome.clone();
+        outcome.matches.truncate(n);
+        let applied = self.pool.apply_matches(&outcome);
         self.last = Some(last);
-        format!("claims: {}", done.join(", "))
+        let c = &mut self.claims;
+        c.started += applied.started.len() as u64;
+        c.carved += applied
+            .started
+            .iter()
+            .filter(|s| s.carved_from.is_some())
+            .count() as u64;
+        c.evicted += applied.evicted.iter().filter(|e| e.job.is_some()).count() as u64;
+        c.refused += applied.refused.len() as u64;
+        for s in &applied.started {
+            if let Some(p) = s.carved_from {
+                let pslot = self.pool.slot(p).expect("the partitionable slot");
+                assert_no_resource_below_zero(pslot);
+            }
+        }
+        format!(
+            "claims: started {:?}, evicted {:?}, refused {:?}",
+            applied.started, applied.evicted, applied.refused
+        )
+    }
+
+    /// Ends a running job, when there is one: its claim freed.
+    fn end_a_job(&mut self, pick: usize) -> String {
+        let running: Vec<u32> = self
+            .pool
+            .jobs()
+            .filter(|(_, a)| !classad::negotiate::schedd::is_idle(a))
+            .map(|(i, _)| i)
+            .collect();
+        let Some(&id) = running.get(pick % running.len().max(1)) else {
+            return "no job to end".into();
+        };
+        let ended = self.pool.end_job(id).expect("a job");
+        self.claims.ended += 1;
+        self.claims.dslots_deleted += u64::from(ended.deleted.is_some());
+        if let Some(p) = ended.freed.and_then(|p| self.pool.slot(p)) {
+            assert_no_resource_below_zero(p);
+        }
+        format!(
+            "job {id} ended: freed {:?}, deleted {:?}",
+            ended.freed, ended.deleted
+        )
+    }
+}
+
+/// A partitionable slot is never over-committed: none of its resources is
+/// below 0.
+fn assert_no_resource_below_zero(slot: &Arc<ClassAd>) {
+    for r in ["Cpus", "Memory", "Disk"] {
+        if let Ok(v) = classad::engine::eval_attr_once(slot, r, None) {
+            if let Some(x) = v.as_f64_promoted() {
+                assert!(x >= 0.0, "{r} = {x} in {slot:?}");
+            }
+        }
     }
 }
 

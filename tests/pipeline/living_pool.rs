@@ -19,6 +19,7 @@ struct Reached {
     dropped: u64,
     preemptions: u64,
     matches: u64,
+    claims: gen::living_sequences::ClaimCounts,
 }
 
 fn sequences(groups: bool, cases: usize, steps: usize) -> Reached {
@@ -55,6 +56,13 @@ fn sequences(groups: bool, cases: usize, steps: usize) -> Reached {
                 log.push(s.change(rng.next_u64()));
             }
         }
+        let (r, c) = (&mut reached.claims, &s.claims);
+        r.started += c.started;
+        r.carved += c.carved;
+        r.evicted += c.evicted;
+        r.refused += c.refused;
+        r.ended += c.ended;
+        r.dslots_deleted += c.dslots_deleted;
     }
     reached
 }
@@ -68,6 +76,12 @@ fn the_living_pool_equals_a_fresh_cycle_after_every_change() {
     assert!(r.classes_matched > 20 && r.slots_matched > 20, "{r:?}");
     assert!(
         r.dropped > 5 && r.preemptions > 5 && r.matches > 200,
+        "{r:?}"
+    );
+    let c = &r.claims;
+    assert!(c.started > 50 && c.carved > 10 && c.evicted > 0, "{r:?}");
+    assert!(
+        c.refused > 0 && c.ended > 20 && c.dslots_deleted > 0,
         "{r:?}"
     );
 }

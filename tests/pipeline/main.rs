@@ -15,5 +15,6 @@ mod batch_matching;
 mod concurrency_limits;
 mod floors_ceilings;
 mod gen_pool;
+mod living_claims;
 mod living_pool;
 mod negotiation;

@@ -52,10 +52,14 @@
 //! # }
 //! ```
 
+mod claiming;
 mod claims;
 mod columns;
 mod queue;
 mod slots;
+mod tenancy;
+
+pub use claiming::{Applied, Ended, Evicted, Refusal, Refused, Started};
 
 use super::accounts::Accounts;
 use super::heads::CandidateBounds;
@@ -71,6 +75,7 @@ use queue::LiveQueue;
 use slots::LiveSlots;
 use std::sync::Arc;
 use std::time::Instant;
+use tenancy::Tenancy;
 
 /// The attribute of a slot the cycle fills in from the accountant.
 const PRIORITY: &str = "RemoteUserPrio";
@@ -158,6 +163,8 @@ pub struct LivingPool {
     /// Seconds spent since the last cycle telling whether changed jobs stay
     /// in their classes (counted in the next cycle's times).
     classifying_s: f64,
+    /// Who runs where, once matches were applied or jobs ended.
+    tenancy: Option<Tenancy>,
 }
 
 impl LivingPool {
@@ -186,6 +193,7 @@ impl LivingPool {
             built: false,
             first_slot: None,
             classifying_s: 0.0,
+            tenancy: None,
         };
         for s in slots {
             pool.slots.add(s.clone());
@@ -204,7 +212,11 @@ impl LivingPool {
 
     /// Adds job `ad` to the queue; its id.
     pub fn add_job(&mut self, ad: Arc<ClassAd>) -> u32 {
-        self.queue.add(ad)
+        let id = self.queue.add(ad);
+        if let (Some(t), Some(ad)) = (&mut self.tenancy, self.queue.get(id)) {
+            t.job_added(id, ad);
+        }
+        id
     }
 
     /// Job `id` becomes `ad` (it keeps its place in the queue). When it
@@ -219,6 +231,10 @@ impl LivingPool {
             (Some(c), Some(reads)) => reads_alike(old, &ad, reads).then_some(c),
             _ => None,
         };
+        if let Some(t) = &mut self.tenancy {
+            t.job_removed(id, old);
+            t.job_added(id, &ad);
+        }
         let done = match stays {
             Some(c) => self.queue.replace_in_class(id, c, ad),
             None => self.queue.replace(id, ad),
@@ -231,16 +247,29 @@ impl LivingPool {
 
     /// Removes job `id`; its ad.
     pub fn remove_job(&mut self, id: u32) -> Result<Arc<ClassAd>, UnknownId> {
-        self.queue.remove(id).ok_or(UnknownId(id))
+        let ad = self.queue.remove(id).ok_or(UnknownId(id))?;
+        if let Some(t) = &mut self.tenancy {
+            t.job_removed(id, &ad);
+        }
+        Ok(ad)
     }
 
     /// Adds slot `ad` to the pool; its id.
     pub fn add_slot(&mut self, ad: Arc<ClassAd>) -> u32 {
-        self.slots.add(ad)
+        let id = self.slots.add(ad);
+        if let (Some(t), Some(ad)) = (&mut self.tenancy, self.slots.get(id)) {
+            t.slot_added(id, ad);
+        }
+        id
     }
 
     /// Slot `id` becomes `ad` (it keeps its place in the pool).
     pub fn update_slot(&mut self, id: u32, ad: Arc<ClassAd>) -> Result<(), UnknownId> {
+        let old = self.slots.get(id).ok_or(UnknownId(id))?;
+        if let Some(t) = &mut self.tenancy {
+            t.slot_removed(id, old);
+            t.slot_added(id, &ad);
+        }
         self.slots
             .replace(id, ad)
             .then_some(())
@@ -249,7 +278,11 @@ impl LivingPool {
 
     /// Removes slot `id`; its ad.
     pub fn remove_slot(&mut self, id: u32) -> Result<Arc<ClassAd>, UnknownId> {
-        self.slots.remove(id).ok_or(UnknownId(id))
+        let ad = self.slots.remove(id).ok_or(UnknownId(id))?;
+        if let Some(t) = &mut self.tenancy {
+            t.slot_removed(id, &ad);
+        }
+        Ok(ad)
     }
 
     /// Moves the clock to `now` (seconds since the epoch): the next cycle's
