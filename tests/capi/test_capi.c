@@ -679,7 +679,74 @@ static void test_living(void) {
   /* The work is optional. */
   OK(classad_living_pool_cycle(pool, &living, NULL));
   CHECK(classad_pairs_count(living) > 0);
+
+  /* That cycle's matches made into claims: every match starts its job on its
+   * slot (static slots: the same ids), nothing evicted or refused; applied
+   * once only. */
+  classad_pairs *started = NULL, *evicted = NULL, *refused = NULL;
+  OK(classad_living_pool_apply_matches(pool, &started, &evicted, &refused));
+  n = classad_pairs_count(living);
+  CHECK(classad_pairs_count(started) == n);
+  CHECK(memcmp(classad_pairs_jobs(started), classad_pairs_jobs(living),
+               n * sizeof(uint32_t)) == 0);
+  CHECK(memcmp(classad_pairs_slots(started), classad_pairs_slots(living),
+               n * sizeof(uint32_t)) == 0);
+  CHECK(classad_pairs_count(evicted) == 0 && classad_pairs_count(refused) == 0);
+  uint32_t ran = classad_pairs_jobs(started)[0];
+  uint32_t ran_on = classad_pairs_slots(started)[0];
+  classad_pairs_free(started);
+  classad_pairs_free(evicted);
+  classad_pairs_free(refused);
   classad_pairs_free(living);
+  OK(classad_living_pool_apply_matches(pool, &started, &evicted, &refused));
+  CHECK(classad_pairs_count(started) == 0 && classad_pairs_count(refused) == 0);
+  classad_pairs_free(started);
+  classad_pairs_free(evicted);
+  classad_pairs_free(refused);
+  /* The jobs run: the next cycle matches none of them. */
+  OK(classad_living_pool_advance_to(pool, start + 120));
+  OK(classad_living_pool_cycle(pool, &living, NULL));
+  for (size_t c = 0; c < classad_pairs_count(living); c++)
+    CHECK(classad_pairs_jobs(living)[c] != ran);
+  classad_pairs_free(living);
+  /* A claim the startd releases: the slot freed, its job idle again (and
+   * matched at once: the clock stays); a slot that is not claimed: nothing. */
+  uint32_t rfreed = 0, rdeleted = 0, revicted = 0;
+  OK(classad_living_pool_release_claim(pool, ran_on, &rfreed, &rdeleted,
+                                       &revicted));
+  CHECK(rfreed == ran_on && rdeleted == UINT32_MAX && revicted == ran);
+  OK(classad_living_pool_release_claim(pool, ran_on, &rfreed, NULL, NULL));
+  CHECK(rfreed == UINT32_MAX);
+  CHECK(classad_living_pool_release_claim(pool, 77, NULL, NULL, NULL) ==
+        CLASSAD_ERR_ARGUMENT);
+  OK(classad_living_pool_cycle(pool, &living, NULL));
+  int ran_again = 0;
+  for (size_t c = 0; c < classad_pairs_count(living); c++)
+    ran_again |= classad_pairs_jobs(living)[c] == ran;
+  CHECK(ran_again);
+  classad_pairs_free(living);
+  OK(classad_living_pool_apply_matches(pool, &started, &evicted, &refused));
+  CHECK(classad_pairs_count(refused) == 0);
+  for (size_t c = 0; c < classad_pairs_count(started); c++)
+    if (classad_pairs_jobs(started)[c] == ran)
+      ran_on = classad_pairs_slots(started)[c];
+  classad_pairs_free(started);
+  classad_pairs_free(evicted);
+  classad_pairs_free(refused);
+  /* A job that ends frees its static slot and leaves the queue. */
+  uint32_t freed = 0, deleted = 0;
+  OK(classad_living_pool_end_job(pool, ran, &freed, &deleted));
+  CHECK(freed == ran_on && deleted == UINT32_MAX);
+  OK(classad_living_pool_size(pool, &nj, &ns));
+  CHECK(nj == 3 && ns == 3);
+  CHECK(classad_living_pool_end_job(pool, ran, NULL, NULL) ==
+        CLASSAD_ERR_ARGUMENT);
+  /* Put back as it was, for what follows. */
+  classad_ad *back =
+      old_ad("ClusterId = 9\nProcId = 0\nOwner = \"dave\"\nJobStatus = 1\n"
+             "RequestMemory = 512\nRequirements = true\n");
+  OK(classad_living_pool_add_job(pool, back, &id));
+  classad_ad_free(back);
 
   /* Unknown ids: refused, named, nothing changed. */
   CHECK(classad_living_pool_remove_job(pool, 0) == CLASSAD_ERR_ARGUMENT);

@@ -69,6 +69,7 @@ pub struct ClaimCounts {
     pub refused: u64,
     pub ended: u64,
     pub dslots_deleted: u64,
+    pub released: u64,
 }
 
 /// Jobs and slots that cannot be kept between cycles, or that read the
@@ -192,6 +193,12 @@ impl Sequence {
             }
             9 if !slots.is_empty() => {
                 let id = slots[pick(slots.len(), 8)];
+                let released = self.pool.release_claim(id).unwrap();
+                if released.freed.is_some() || released.deleted.is_some() {
+                    self.claims.released += 1;
+                    return format!("slot {id}'s claim released: {released:?}");
+                }
+                // Not claimed: its claim's attributes cleared all the same.
                 let ad = release_static(self.pool.slot(id).unwrap(), self.pool.now());
                 self.pool.update_slot(id, Arc::new(ad)).unwrap();
                 format!("slot {id} released")

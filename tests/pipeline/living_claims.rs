@@ -254,3 +254,33 @@ fn a_match_that_can_no_longer_be_made_is_refused_with_why() {
     assert_eq!((ended.freed, ended.deleted), (None, None));
     assert_eq!(p.job_count(), 0);
 }
+
+/// A claim the startd releases (`Resource::release_claim`; the job's
+/// shadow then has the schedd's `_mark_job_stopped` make it idle): its
+/// dynamic slot goes back into the partitionable slot and the job waits
+/// again, to be matched at the next cycle. A slot that is not claimed is
+/// left as it is.
+#[test]
+fn a_released_claim_frees_its_slot_and_its_job_waits_again() {
+    use classad::negotiate::living::Released;
+    let mut p = pool(PSLOT, &job(1, "a", 2), "");
+    let out = cycle(&mut p);
+    let started = p.apply_matches(&out).started.remove(0);
+    assert_eq!(get(p.slot(0).unwrap(), "Cpus"), "2");
+    assert_eq!(p.release_claim(0).unwrap(), Released::default(), "a pslot");
+    let released = p.release_claim(started.slot).unwrap();
+    assert_eq!(
+        released,
+        Released {
+            freed: Some(0),
+            deleted: Some(started.slot),
+            evicted: Some(started.job)
+        }
+    );
+    assert_eq!(get(p.slot(0).unwrap(), "Cpus"), "4");
+    assert_eq!(get(p.job(started.job).unwrap(), "JobStatus"), "1");
+    assert!(p.release_claim(started.slot).is_err(), "no such slot now");
+    p.advance_to(1060);
+    let again = cycle(&mut p);
+    assert_eq!(again.matches.len(), 1, "the job matched again");
+}

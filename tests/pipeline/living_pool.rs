@@ -63,6 +63,7 @@ fn sequences(groups: bool, cases: usize, steps: usize) -> Reached {
         r.refused += c.refused;
         r.ended += c.ended;
         r.dslots_deleted += c.dslots_deleted;
+        r.released += c.released;
     }
     reached
 }

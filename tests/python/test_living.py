@@ -146,6 +146,59 @@ def test_ids_and_ads(ours):
     assert repr(pool) == "LivingPool(jobs=7, slots=4, now=2000)"
 
 
+def test_matches_made_into_claims_and_jobs_ended(ours):
+    """``apply_matches`` claims the last cycle's slots for their jobs (a
+    partitionable slot carved into a dynamic one), once; the next cycle
+    matches the running jobs no more; ``end_job`` frees the claim."""
+    pslot = ours.ClassAd("""[
+        Name = "slot1@p"; SlotID = 1; PartitionableSlot = true;
+        State = "Unclaimed"; Cpus = 4; Memory = 8192; Disk = 10000;
+        TotalSlotCpus = 4; TotalSlotMemory = 8192; TotalSlotDisk = 10000;
+        Requirements = TARGET.RequestCpus <= MY.Cpus && TARGET.RequestCpus >= 2
+    ]""")
+    slots = [slot(ours, 1, 1), pslot]
+    jobs = [job(ours, "alice", 1, 0, 1), job(ours, "bob", 2, 0, 2)]
+    for j in jobs:
+        j["RequestMemory"] = 1000
+        j["RequestDisk"] = 100
+    pool = ours.LivingPool(slots, jobs, now=1000)
+    assert pool.apply_matches() == {"started": [], "evicted": [], "refused": []}
+    matches = pool.cycle()["matches"]
+    assert len(matches) == 2
+    applied = pool.apply_matches()
+    assert applied["evicted"] == [] and applied["refused"] == []
+    started = {j: (s, p) for j, s, p in applied["started"]}
+    static_job = next(j for j, s in matches if s == 0)
+    carved_job = next(j for j, s in matches if s == 1)
+    assert started[static_job] == (0, None)
+    dslot, parent = started[carved_job]
+    assert parent == 1 and dslot == 2
+    assert pool.slot(dslot)["Name"] == "slot1_1@p"
+    assert pool.slot(1)["Cpus"] == 4 - pool.slot(dslot)["Cpus"]
+    assert pool.slot(0)["State"] == "Claimed"
+    assert pool.job(static_job)["JobStatus"] == 2
+    assert pool.job(static_job)["RemoteHost"] == "slot1@host1"
+    assert pool.apply_matches()["started"] == [], "applied once"
+    pool.advance_to(1060)
+    assert pool.cycle()["matches"] == []
+    assert pool.release_claim(1) == {"freed": None, "deleted": None, "evicted": None}
+    released = pool.release_claim(0)
+    assert released == {"freed": 0, "deleted": None, "evicted": static_job}
+    assert pool.job(static_job)["JobStatus"] == 1
+    assert pool.cycle()["matches"] == [(static_job, 0)]
+    pool.apply_matches()
+    with pytest.raises(KeyError, match="no slot has id 9"):
+        pool.release_claim(9)
+    ended = pool.end_job(carved_job)
+    assert (ended["freed"], ended["deleted"]) == (1, dslot)
+    assert ended["ad"]["JobStatus"] == 2
+    assert pool.slot(1)["Cpus"] == 4 and pool.slot_count == 2
+    assert pool.end_job(static_job)["freed"] == 0
+    assert pool.slot(0)["State"] == "Unclaimed"
+    with pytest.raises(KeyError, match="no job has id 0"):
+        pool.end_job(0)
+
+
 def test_errors(ours):
     slots, jobs = small_pool(ours)
     pool = ours.LivingPool(slots, jobs)

@@ -626,8 +626,9 @@ enum classad_status classad_living_pool_size(const struct classad_living_pool *p
  * in the order made, as new pairs in `*matches_out`, job and slot ids of the
  * pool (freed with `classad_pairs_free`); what the cycle worked out again in
  * `*work_out`, unless `work_out` is `NULL`. The pool's jobs and slots are
- * left as they were: the caller tells it what the matches change (a job that
- * now runs removed, a slot claimed updated) before the next cycle.
+ * left as they were: `classad_living_pool_apply_matches` makes the matches
+ * into claims as HTCondor's schedd and startd make them, or the caller
+ * tells the pool what they changed before the next cycle.
  *
  * # Safety
  * `pool` is `NULL` or a live `classad_living_pool` handle used by no other
@@ -638,6 +639,70 @@ enum classad_status classad_living_pool_size(const struct classad_living_pool *p
 enum classad_status classad_living_pool_cycle(struct classad_living_pool *pool,
                                               struct classad_pairs **matches_out,
                                               struct classad_living_work *work_out);
+
+/**
+ * Makes the last cycle's matches into claims, once, as HTCondor's schedd
+ * and startd make them before the next cycle: a static slot claimed by its
+ * job, which runs; a partitionable slot carved into a new dynamic slot for
+ * it; the job a preempting match's slot ran evicted back to idle. New pairs
+ * in each output (freed with `classad_pairs_free`): `*started_out` (job,
+ * slot it runs on: a dynamic slot carved is a new slot id), `*evicted_out`
+ * (job evicted, slot; the job `UINT32_MAX` when no job of the pool is the
+ * one the claim ran) and `*refused_out` (job, slot) for the matches that
+ * could no longer be made (the job gone or no longer idle, the slot gone
+ * or claimed since, a partitionable slot no longer holding the request:
+ * the job stays as it is). Before the first cycle, or applied already,
+ * there are no matches to apply: three empty lists.
+ *
+ * # Safety
+ * `pool` is `NULL` or a live `classad_living_pool` handle used by no other
+ * call at the same time; each output is `NULL` or valid for writing a
+ * pointer.
+ */
+enum classad_status classad_living_pool_apply_matches(struct classad_living_pool *pool,
+                                                      struct classad_pairs **started_out,
+                                                      struct classad_pairs **evicted_out,
+                                                      struct classad_pairs **refused_out);
+
+/**
+ * Slot `slot` of `pool`'s claim ends, as when the startd releases it: the
+ * slot freed (a static slot Unclaimed again; a dynamic slot deleted, its
+ * resources back in its partitionable slot) and the job it ran, when the
+ * pool has it, evicted back to idle. The slot freed (the static slot, or
+ * the partitionable slot) in `*freed_out`, the dynamic slot deleted in
+ * `*deleted_out` and the job evicted in `*evicted_out`, each `UINT32_MAX`
+ * when there is none (all three for a slot that is not claimed); any output
+ * may be `NULL`. `CLASSAD_ERR_ARGUMENT` when no slot has `slot`.
+ *
+ * # Safety
+ * `pool` is `NULL` or a live `classad_living_pool` handle used by no other
+ * call at the same time; each output is `NULL` or valid for writing a
+ * `uint32_t`.
+ */
+enum classad_status classad_living_pool_release_claim(struct classad_living_pool *pool,
+                                                      uint32_t slot,
+                                                      uint32_t *freed_out,
+                                                      uint32_t *deleted_out,
+                                                      uint32_t *evicted_out);
+
+/**
+ * Job `id` of `pool` ends: it leaves the queue and its claim is freed (a
+ * static slot Unclaimed again; a dynamic slot deleted, its resources back in
+ * its partitionable slot). The slot freed (the static slot, or the
+ * partitionable slot) in `*freed_out` and the dynamic slot deleted in
+ * `*deleted_out`, each `UINT32_MAX` when there is none (a job that ran
+ * nowhere in the pool frees nothing); either output may be `NULL`.
+ * `CLASSAD_ERR_ARGUMENT` when no job has `id`.
+ *
+ * # Safety
+ * `pool` is `NULL` or a live `classad_living_pool` handle used by no other
+ * call at the same time; `freed_out` and `deleted_out` are `NULL` or valid
+ * for writing a `uint32_t`.
+ */
+enum classad_status classad_living_pool_end_job(struct classad_living_pool *pool,
+                                                uint32_t id,
+                                                uint32_t *freed_out,
+                                                uint32_t *deleted_out);
 
 /**
  * The accountant's state of `pool`, as the last cycle left it (or as it was

@@ -11,9 +11,9 @@ use crate::output::{classad_pairs, classad_string};
 use crate::pool::{check_count, knobs_of};
 use crate::threads::in_workers;
 use classad::negotiate::accounts::Accounts;
-use classad::negotiate::living::{CycleWork, LivingPool, UnknownId};
+use classad::negotiate::living::{Applied, CycleWork, LivingPool, UnknownId};
 use classad::negotiate::priorities::userprio::{layout, Layout};
-use classad::negotiate::{CycleKnobs, Priorities};
+use classad::negotiate::{CycleKnobs, CycleOutcome, Priorities};
 use std::ffi::c_char;
 
 /// What names the accountant's text in its error messages.
@@ -41,6 +41,8 @@ const ACCOUNTANT_NAME: &str = "<accountant>";
 pub struct classad_living_pool {
     /// The pool.
     pool: LivingPool,
+    /// The last cycle's outcome, until its matches are applied.
+    last: Option<CycleOutcome>,
 }
 
 /// What a cycle of a living pool worked out again, and what it took
@@ -188,7 +190,7 @@ pub unsafe extern "C" fn classad_living_pool_new(
         let knobs = knobs_of(config)?;
         let accounts = accounts_of(accountant, &knobs, now)?;
         let pool = LivingPool::new(&slots.ads, &jobs.ads, knobs, accounts, now);
-        out.set(new_handle(classad_living_pool { pool }));
+        out.set(new_handle(classad_living_pool { pool, last: None }));
         Ok(())
     })
 }
@@ -412,8 +414,9 @@ pub unsafe extern "C" fn classad_living_pool_size(
 /// in the order made, as new pairs in `*matches_out`, job and slot ids of the
 /// pool (freed with `classad_pairs_free`); what the cycle worked out again in
 /// `*work_out`, unless `work_out` is `NULL`. The pool's jobs and slots are
-/// left as they were: the caller tells it what the matches change (a job that
-/// now runs removed, a slot claimed updated) before the next cycle.
+/// left as they were: `classad_living_pool_apply_matches` makes the matches
+/// into claims as HTCondor's schedd and startd make them, or the caller
+/// tells the pool what they changed before the next cycle.
 ///
 /// # Safety
 /// `pool` is `NULL` or a live `classad_living_pool` handle used by no other
@@ -452,6 +455,145 @@ pub unsafe extern "C" fn classad_living_pool_cycle(
         if let Some(w) = work_out {
             w.set(classad_living_work::from(&cycle.work));
         }
+        pool.last = Some(cycle.outcome);
+        Ok(())
+    })
+}
+
+/// Makes the last cycle's matches into claims, once, as HTCondor's schedd
+/// and startd make them before the next cycle: a static slot claimed by its
+/// job, which runs; a partitionable slot carved into a new dynamic slot for
+/// it; the job a preempting match's slot ran evicted back to idle. New pairs
+/// in each output (freed with `classad_pairs_free`): `*started_out` (job,
+/// slot it runs on: a dynamic slot carved is a new slot id), `*evicted_out`
+/// (job evicted, slot; the job `UINT32_MAX` when no job of the pool is the
+/// one the claim ran) and `*refused_out` (job, slot) for the matches that
+/// could no longer be made (the job gone or no longer idle, the slot gone
+/// or claimed since, a partitionable slot no longer holding the request:
+/// the job stays as it is). Before the first cycle, or applied already,
+/// there are no matches to apply: three empty lists.
+///
+/// # Safety
+/// `pool` is `NULL` or a live `classad_living_pool` handle used by no other
+/// call at the same time; each output is `NULL` or valid for writing a
+/// pointer.
+#[no_mangle]
+pub unsafe extern "C" fn classad_living_pool_apply_matches(
+    pool: *mut classad_living_pool,
+    started_out: *mut *mut classad_pairs,
+    evicted_out: *mut *mut classad_pairs,
+    refused_out: *mut *mut classad_pairs,
+) -> classad_status {
+    guard(|| {
+        // SAFETY: the caller's guarantees on the outputs and `pool`.
+        let (started_out, evicted_out, refused_out, pool) = unsafe {
+            (
+                out_handle(started_out, "started_out")?,
+                out_handle(evicted_out, "evicted_out")?,
+                out_handle(refused_out, "refused_out")?,
+                handle_mut(pool, "pool")?,
+            )
+        };
+        let applied = match pool.last.take() {
+            Some(outcome) => pool.pool.apply_matches(&outcome),
+            None => Applied::default(),
+        };
+        let pairs = |v: Vec<(u32, u32)>| classad_pairs {
+            jobs: v.iter().map(|p| p.0).collect(),
+            slots: v.iter().map(|p| p.1).collect(),
+        };
+        let started = applied.started.iter().map(|s| (s.job, s.slot)).collect();
+        let evicted = applied.evicted.iter();
+        let evicted = evicted
+            .map(|e| (e.job.unwrap_or(u32::MAX), e.slot))
+            .collect();
+        let refused = applied.refused.iter().map(|r| (r.job, r.slot)).collect();
+        started_out.set(new_handle(pairs(started)));
+        evicted_out.set(new_handle(pairs(evicted)));
+        refused_out.set(new_handle(pairs(refused)));
+        Ok(())
+    })
+}
+
+/// Slot `slot` of `pool`'s claim ends, as when the startd releases it: the
+/// slot freed (a static slot Unclaimed again; a dynamic slot deleted, its
+/// resources back in its partitionable slot) and the job it ran, when the
+/// pool has it, evicted back to idle. The slot freed (the static slot, or
+/// the partitionable slot) in `*freed_out`, the dynamic slot deleted in
+/// `*deleted_out` and the job evicted in `*evicted_out`, each `UINT32_MAX`
+/// when there is none (all three for a slot that is not claimed); any output
+/// may be `NULL`. `CLASSAD_ERR_ARGUMENT` when no slot has `slot`.
+///
+/// # Safety
+/// `pool` is `NULL` or a live `classad_living_pool` handle used by no other
+/// call at the same time; each output is `NULL` or valid for writing a
+/// `uint32_t`.
+#[no_mangle]
+pub unsafe extern "C" fn classad_living_pool_release_claim(
+    pool: *mut classad_living_pool,
+    slot: u32,
+    freed_out: *mut u32,
+    deleted_out: *mut u32,
+    evicted_out: *mut u32,
+) -> classad_status {
+    guard(|| {
+        // SAFETY: the caller's guarantees on `pool`.
+        let pool = unsafe { handle_mut(pool, "pool")? };
+        let r = pool
+            .pool
+            .release_claim(slot)
+            .map_err(|e| unknown("slot", e))?;
+        let outs = [
+            (freed_out, r.freed),
+            (deleted_out, r.deleted),
+            (evicted_out, r.evicted),
+        ];
+        // SAFETY: the caller's guarantee: a non-NULL output is valid for
+        // writing a `uint32_t`.
+        unsafe { write_ids(&outs) };
+        Ok(())
+    })
+}
+
+/// Writes each id (`UINT32_MAX` for none) to its output, when not `NULL`.
+///
+/// # Safety
+/// Each output is `NULL` or valid for writing a `uint32_t`.
+unsafe fn write_ids(outs: &[(*mut u32, Option<u32>)]) {
+    for &(out, v) in outs {
+        if !out.is_null() {
+            // SAFETY: the caller's guarantee.
+            unsafe { out.write(v.unwrap_or(u32::MAX)) };
+        }
+    }
+}
+
+/// Job `id` of `pool` ends: it leaves the queue and its claim is freed (a
+/// static slot Unclaimed again; a dynamic slot deleted, its resources back in
+/// its partitionable slot). The slot freed (the static slot, or the
+/// partitionable slot) in `*freed_out` and the dynamic slot deleted in
+/// `*deleted_out`, each `UINT32_MAX` when there is none (a job that ran
+/// nowhere in the pool frees nothing); either output may be `NULL`.
+/// `CLASSAD_ERR_ARGUMENT` when no job has `id`.
+///
+/// # Safety
+/// `pool` is `NULL` or a live `classad_living_pool` handle used by no other
+/// call at the same time; `freed_out` and `deleted_out` are `NULL` or valid
+/// for writing a `uint32_t`.
+#[no_mangle]
+pub unsafe extern "C" fn classad_living_pool_end_job(
+    pool: *mut classad_living_pool,
+    id: u32,
+    freed_out: *mut u32,
+    deleted_out: *mut u32,
+) -> classad_status {
+    guard(|| {
+        // SAFETY: the caller's guarantees on `pool`.
+        let pool = unsafe { handle_mut(pool, "pool")? };
+        let ended = pool.pool.end_job(id).map_err(|e| unknown("job", e))?;
+        // SAFETY: the caller's guarantee: a non-NULL output is valid for
+        // writing a `uint32_t`.
+        unsafe { write_ids(&[(freed_out, ended.freed), (deleted_out, ended.deleted)]) };
         Ok(())
     })
 }

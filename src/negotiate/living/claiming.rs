@@ -20,6 +20,9 @@
 //! - A job that ends leaves the queue and frees its claim: a static slot is
 //!   Unclaimed again, a dynamic slot is deleted and its resources go back
 //!   into its partitionable slot.
+//! - A claim the startd releases (its slot drained, its lease gone) frees
+//!   the slot the same way, and the job it ran, when the pool has it, is
+//!   evicted back to idle.
 
 use super::tenancy::{claim_key, job_key, slot_name, Tenancy};
 use super::{LivingPool, UnknownId};
@@ -114,6 +117,19 @@ pub struct Ended {
     pub freed: Option<u32>,
     /// The dynamic slot deleted.
     pub deleted: Option<u32>,
+}
+
+/// What [`LivingPool::release_claim`] did.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct Released {
+    /// The slot freed: the static slot, or the partitionable slot the
+    /// dynamic slot went back into (`None`: the slot was not claimed, or
+    /// its partitionable slot is not in the pool).
+    pub freed: Option<u32>,
+    /// The dynamic slot deleted.
+    pub deleted: Option<u32>,
+    /// The job the claim ran, evicted to idle (`None`: no job of the pool).
+    pub evicted: Option<u32>,
 }
 
 /// The group a submitter is in, from the cycle's reports (`<none>` when in
@@ -245,6 +261,22 @@ impl LivingPool {
         (1..)
             .find(|&n| tenancy.slot_named(&dynamic_slot_name(pslot, n)).is_none())
             .expect("a free sub-id")
+    }
+
+    /// Slot `slot`'s claim ends (see the module): the slot freed, the job
+    /// it ran evicted to idle. Nothing changes when the slot is not claimed.
+    pub fn release_claim(&mut self, slot: u32) -> Result<Released, UnknownId> {
+        let s = self.slots.get(slot).cloned().ok_or(UnknownId(slot))?;
+        if !is_claimed(&s) {
+            return Ok(Released::default());
+        }
+        let evicted = self.evict(slot, &s).job;
+        let (freed, deleted) = self.release(slot);
+        Ok(Released {
+            freed,
+            deleted,
+            evicted,
+        })
     }
 
     /// Job `id` ends: it leaves the queue, and its claim is freed (see the

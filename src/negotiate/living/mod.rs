@@ -59,7 +59,7 @@ mod queue;
 mod slots;
 mod tenancy;
 
-pub use claiming::{Applied, Ended, Evicted, Refusal, Refused, Started};
+pub use claiming::{Applied, Ended, Evicted, Refusal, Refused, Released, Started};
 
 use super::accounts::Accounts;
 use super::heads::CandidateBounds;

@@ -11,8 +11,8 @@ use crate::ad::PyClassAd;
 use crate::batch::{ads_of, knobs_of};
 use classad::ad::ClassAd;
 use classad::negotiate::accounts::Accounts;
-use classad::negotiate::living::{CycleWork, LivingCycle, LivingPool, UnknownId};
-use classad::negotiate::{CycleKnobs, Priorities};
+use classad::negotiate::living::{Applied, CycleWork, LivingCycle, LivingPool, UnknownId};
+use classad::negotiate::{CycleKnobs, CycleOutcome, Priorities};
 use pyo3::exceptions::{PyKeyError, PyRuntimeError, PyTypeError, PyValueError};
 use pyo3::prelude::*;
 use pyo3::types::{PyDict, PyList};
@@ -37,6 +37,9 @@ use std::sync::{Arc, Mutex, TryLockError};
 #[pyclass(module = "classad_rs", name = "LivingPool", frozen)]
 pub struct PyLivingPool {
     pool: Mutex<LivingPool>,
+    /// The last cycle's outcome, until `apply_matches` makes its matches
+    /// into claims.
+    last: Mutex<Option<CycleOutcome>>,
 }
 
 /// `KeyError` for a job or slot id the pool does not have.
@@ -167,6 +170,7 @@ impl PyLivingPool {
         let pool = py.detach(|| LivingPool::new(&slots, &jobs, knobs, accounts, now));
         Ok(PyLivingPool {
             pool: Mutex::new(pool),
+            last: Mutex::new(None),
         })
     }
 
@@ -311,6 +315,7 @@ impl PyLivingPool {
     /// (`cluster_match_s`, `cycle_s`).
     fn cycle<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
         let LivingCycle { outcome, work } = self.detached(py, |p| p.cycle())?;
+        *self.last.lock().map_err(|_| poisoned())? = Some(outcome.clone());
         let out = PyDict::new(py);
         let pairs: Vec<(u32, u32)> = outcome.matches.iter().map(|m| (m.job, m.slot)).collect();
         out.set_item("matches", pairs)?;
@@ -335,6 +340,80 @@ impl PyLivingPool {
             .collect();
         out.set_item("unmatched", unmatched)?;
         out.set_item("work", work_dict(py, &work)?)?;
+        Ok(out)
+    }
+
+    /// `apply_matches()`: makes the last cycle's matches into claims, once,
+    /// as HTCondor's schedd and startd make them before the next cycle: a
+    /// static slot claimed by its job, which runs (`JobStatus` 2,
+    /// `RemoteHost`); a partitionable slot carved into a new dynamic slot
+    /// for it; the job a preempting match's slot ran evicted back to idle.
+    /// A `dict`: `"started"`, (job id, slot id it runs on, partitionable
+    /// slot id it was carved from or `None`); `"evicted"`, (job id or
+    /// `None` when no job of the pool is the one the claim ran, slot id);
+    /// `"refused"`, (job id, slot id, why) for matches that could no longer
+    /// be made (`"job gone"`, `"job not idle"`, `"slot gone"`, `"slot
+    /// claimed"`, `"does not fit"`), whose jobs stay as they are. Before the
+    /// first cycle, or once applied, every list is empty.
+    fn apply_matches<'py>(&self, py: Python<'py>) -> PyResult<Bound<'py, PyDict>> {
+        let last = self.last.lock().map_err(|_| poisoned())?.take();
+        let applied = match last {
+            Some(o) => self.detached(py, move |p| p.apply_matches(&o))?,
+            None => Applied::default(),
+        };
+        let out = PyDict::new(py);
+        let started: Vec<(u32, u32, Option<u32>)> = applied
+            .started
+            .iter()
+            .map(|s| (s.job, s.slot, s.carved_from))
+            .collect();
+        out.set_item("started", started)?;
+        let evicted: Vec<(Option<u32>, u32)> =
+            applied.evicted.iter().map(|e| (e.job, e.slot)).collect();
+        out.set_item("evicted", evicted)?;
+        let refused: Vec<(u32, u32, &str)> = applied
+            .refused
+            .iter()
+            .map(|r| (r.job, r.slot, r.why.name()))
+            .collect();
+        out.set_item("refused", refused)?;
+        Ok(out)
+    }
+
+    /// `end_job(id)`: job `id` ends: it leaves the queue and its claim is
+    /// freed (a static slot Unclaimed again; a dynamic slot deleted, its
+    /// resources back in its partitionable slot). A `dict`: `"ad"`, the
+    /// job's ad; `"freed"`, the slot freed (the static slot, or the
+    /// partitionable slot), `None` when it ran nowhere in the pool;
+    /// `"deleted"`, the dynamic slot deleted or `None`. `KeyError` when no
+    /// job has that id.
+    fn end_job<'py>(&self, py: Python<'py>, id: i64) -> PyResult<Bound<'py, PyDict>> {
+        let n = id_of("job", id)?;
+        let ended = self
+            .with(py, |p| p.end_job(n))?
+            .map_err(unknown_id("job"))?;
+        let out = PyDict::new(py);
+        out.set_item("ad", ad_out(py, ended.ad)?)?;
+        out.set_item("freed", ended.freed)?;
+        out.set_item("deleted", ended.deleted)?;
+        Ok(out)
+    }
+
+    /// `release_claim(slot)`: slot `slot`'s claim ends, as when the startd
+    /// releases it: the slot freed (a dynamic slot deleted, its resources
+    /// back in its partitionable slot) and the job it ran, when the pool has
+    /// it, evicted back to idle. A `dict`: `"freed"`, `"deleted"` and
+    /// `"evicted"` (the job), each `None` when there is none; all `None` for
+    /// a slot that is not claimed. `KeyError` when no slot has that id.
+    fn release_claim<'py>(&self, py: Python<'py>, slot: i64) -> PyResult<Bound<'py, PyDict>> {
+        let n = id_of("slot", slot)?;
+        let released = self
+            .with(py, |p| p.release_claim(n))?
+            .map_err(unknown_id("slot"))?;
+        let out = PyDict::new(py);
+        out.set_item("freed", released.freed)?;
+        out.set_item("deleted", released.deleted)?;
+        out.set_item("evicted", released.evicted)?;
         Ok(out)
     }
 
