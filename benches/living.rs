@@ -11,13 +11,23 @@
 //! - `fresh_cycle` and `churned_cycle`: the whole cycles, charged matches
 //!   included (the living one's as it reports it, [`CycleWork::cycle_s`]).
 //!
-//! The churn, per cycle: of the jobs, 0.5% change (`JobStatus` flips), 0.25%
-//! are removed and as many added (those removed a cycle before); of the
-//! slots, 1% are claimed by a job or released; the clock moves 60 s.
+//! The churn, per cycle: the last cycle's matches are made into claims as
+//! HTCondor's schedd and startd make them ([`LivingPool::apply_matches`]:
+//! slots claimed, partitionable slots carved, jobs running); of the jobs,
+//! 0.5% change (idle ones held, held ones released), 0.25% are removed (a
+//! running one ends, freeing its claim) and as many added (those removed a
+//! cycle before); the claims of 0.25% of the slots end
+//! ([`LivingPool::release_claim`]: the slot freed, a job the pool has idle
+//! again); the clock moves 60 s. The next cycle matches what was freed, so
+//! that about 1% of the slot ads change each cycle (a claim's end and the
+//! match that refills it each delete or carve a dynamic slot and update
+//! its partitionable slot; the soak prints the share).
 //!
-//! The fresh cycles run on the pool as the living one stands after
-//! `CLASSAD_LIVING_WARMUP` churned cycles (default 50), so that both see the
-//! same ads and accountant.
+//! The pool is first filled (cycles whose matches are applied, until the
+//! slots hold what they can), then churned `CLASSAD_LIVING_WARMUP` cycles
+//! (default 20): a steady state where what the churn frees each cycle, the
+//! next cycle fills. The fresh cycles run on the pool as the living one
+//! stands then, so that both see the same ads and accountant.
 //!
 //! The size is 2,000 slots x 20,000 jobs unless `CLASSAD_LIVING_SLOTS` and
 //! `CLASSAD_LIVING_JOBS` say otherwise (BENCHMARKS.md quotes 10,000 x
@@ -25,12 +35,13 @@
 //! and prints the resident memory every tenth of the way: it stays flat.
 
 use classad::ad::{read_ads, ClassAd};
+use classad::engine::eval_attr_once;
 use classad::generate::{Pool, PoolSpec, Syntax};
 use classad::matching::batch::{BatchMatcher, CompiledSlots};
 use classad::negotiate::accounts::Accounts;
 use classad::negotiate::living::{CycleWork, LivingPool};
-use classad::negotiate::startd::{claim_static, release_static, ClaimContext};
-use classad::negotiate::{ClassPairs, CycleKnobs, Pool as SlotPool, Priorities};
+use classad::negotiate::{ClassPairs, CycleKnobs, CycleOutcome, Pool as SlotPool, Priorities};
+use classad::syntax::ast::Expr;
 use classad_vm::Value;
 use criterion::{criterion_group, criterion_main, Criterion};
 use rayon::prelude::*;
@@ -114,13 +125,23 @@ fn setup() -> Setup {
     }
 }
 
-/// The churn of one cycle (see the module), drawn from `seed`.
+/// The churn between cycles (see the module), drawn from `seed`: the last
+/// cycle's matches applied, then the changes.
 struct Churn {
     seed: u64,
     removed: Vec<Arc<ClassAd>>,
+    last: Option<CycleOutcome>,
 }
 
 impl Churn {
+    fn new() -> Churn {
+        Churn {
+            seed: 7,
+            removed: Vec::new(),
+            last: None,
+        }
+    }
+
     fn next(&mut self, n: usize) -> usize {
         // SplitMix64.
         self.seed = self.seed.wrapping_add(0x9E37_79B9_7F4A_7C15);
@@ -130,57 +151,70 @@ impl Churn {
         ((z ^ (z >> 31)) % n.max(1) as u64) as usize
     }
 
+    /// A cycle of `pool`, its outcome kept for the next churn to apply.
+    fn cycle(&mut self, pool: &mut LivingPool) -> CycleWork {
+        let c = pool.cycle();
+        self.last = Some(c.outcome);
+        c.work
+    }
+
     fn apply(&mut self, pool: &mut LivingPool) {
+        if let Some(last) = self.last.take() {
+            pool.apply_matches(&last);
+        }
         let jobs: Vec<u32> = pool.jobs().map(|(i, _)| i).collect();
         let slots: Vec<u32> = pool.slots().map(|(i, _)| i).collect();
         let (n_jobs, n_slots) = (jobs.len(), slots.len());
+        let status = |ad: &Arc<ClassAd>| match eval_attr_once(ad, "JobStatus", None) {
+            Ok(Value::Int(s)) => s,
+            _ => 1,
+        };
+        // Idle jobs held and held ones released (running ones left be).
         for _ in 0..n_jobs / 200 {
             let id = jobs[self.next(n_jobs)];
             let Some(ad) = pool.job(id) else { continue };
+            let flipped = match status(ad) {
+                1 => 5,
+                5 => 1,
+                _ => continue,
+            };
             let mut ad = (**ad).clone();
-            let running = matches!(
-                classad::engine::eval_attr_once(pool.job(id).expect("a job"), "JobStatus", None),
-                Ok(Value::Int(2))
-            );
-            let status = if running { 1 } else { 2 };
-            ad.insert_expr(
-                "JobStatus",
-                classad::syntax::ast::Expr::literal(Value::Int(status)),
-            );
+            ad.insert_expr("JobStatus", Expr::literal(Value::Int(flipped)));
             pool.update_job(id, Arc::new(ad)).expect("a job");
         }
+        // Jobs removed (a running one ends), and those of the last churn
+        // submitted again.
         let back = std::mem::take(&mut self.removed);
         for _ in 0..n_jobs / 400 {
             let id = jobs[self.next(n_jobs)];
-            if let Ok(ad) = pool.remove_job(id) {
-                self.removed.push(ad);
-            }
+            let Some(ad) = pool.job(id) else { continue };
+            let ad = match status(ad) {
+                2 => pool.end_job(id).expect("a job").ad,
+                _ => pool.remove_job(id).expect("a job"),
+            };
+            let mut idle = (*ad).clone();
+            idle.insert_expr("JobStatus", Expr::literal(Value::Int(1)));
+            self.removed.push(Arc::new(idle));
         }
         for ad in back {
             pool.add_job(ad);
         }
-        let now = pool.now() + 60;
-        pool.advance_to(now);
-        let ctx = ClaimContext {
-            now,
-            negotiating_group: Some("<none>".into()),
-            submitter_group: None,
-        };
-        for _ in 0..n_slots / 100 {
+        // Claims end on 0.25% of the slots (a job the pool has waits
+        // again): with the matches that refill them, 1% of the slot ads
+        // change (a dynamic slot deleted, one carved, their partitionable
+        // slots updated).
+        let mut ended = 0;
+        for _ in 0..n_slots / 10 {
+            if ended == n_slots / 400 {
+                break;
+            }
+            // A dynamic slot whose claim ended this churn is gone.
             let id = slots[self.next(n_slots)];
-            let slot = pool.slot(id).expect("a slot").clone();
-            let claimed = slot.get("RemoteUser").is_some();
-            let ad = if claimed {
-                release_static(&slot, now)
-            } else {
-                let job = pool.job(jobs[self.next(n_jobs)]).cloned();
-                match job {
-                    Some(job) => claim_static(&slot, &job, &ctx),
-                    None => continue,
-                }
-            };
-            pool.update_slot(id, Arc::new(ad)).expect("a slot");
+            if let Ok(released) = pool.release_claim(id) {
+                ended += usize::from(released.freed.is_some() || released.deleted.is_some());
+            }
         }
+        pool.advance_to(pool.now() + 60);
     }
 }
 
@@ -197,8 +231,12 @@ fn fresh_cluster_match(s: &Setup, accounts: &mut Accounts, now: i64) -> Duration
     took
 }
 
-/// A living pool of the setup after its first cycle.
-fn living(s: &Setup) -> LivingPool {
+/// A living pool of the setup, filled: cycles whose matches are applied,
+/// nothing else changing, until a cycle makes no more matches than the
+/// churn ends claims (0.25% of the slots), or `CLASSAD_LIVING_FILL` cycles
+/// (default 400) have run. Its last cycle's outcome is in `churn`, to be
+/// applied.
+fn living(s: &Setup, churn: &mut Churn) -> LivingPool {
     let mut pool = LivingPool::new(
         &s.slots,
         &s.jobs,
@@ -206,7 +244,22 @@ fn living(s: &Setup) -> LivingPool {
         s.accounts.clone(),
         START,
     );
-    pool.cycle();
+    let most = size("CLASSAD_LIVING_FILL", 400);
+    for cycles in 1..=most {
+        churn.cycle(&mut pool);
+        let matches = churn.last.as_ref().map_or(0, |o| o.matches.len());
+        if matches <= pool.slot_count() / 400 || cycles == most {
+            eprintln!(
+                "filled in {cycles} cycles: {} slots, {matches} matches in the last",
+                pool.slot_count()
+            );
+            break;
+        }
+        if let Some(last) = churn.last.take() {
+            pool.apply_matches(&last);
+        }
+        pool.advance_to(pool.now() + 60);
+    }
     pool
 }
 
@@ -215,16 +268,13 @@ fn living(s: &Setup) -> LivingPool {
 /// replaces would stay alive beside their replacements, and the memory
 /// measured would be the setup's.
 fn soak(s: Setup, cycles: usize) {
-    let mut pool = living(&s);
+    let mut churn = Churn::new();
+    let mut pool = living(&s, &mut churn);
     drop(s);
-    let mut churn = Churn {
-        seed: 7,
-        removed: Vec::new(),
-    };
     let mut work = CycleWork::default();
     for c in 1..=cycles {
         churn.apply(&mut pool);
-        work = pool.cycle().work;
+        work = churn.cycle(&mut pool);
         if c % (cycles / 10).max(1) == 0 {
             let status = std::fs::read_to_string("/proc/self/status").unwrap_or_default();
             let rss = status
@@ -232,8 +282,14 @@ fn soak(s: Setup, cycles: usize) {
                 .find(|l| l.starts_with("VmRSS:"))
                 .unwrap_or("VmRSS: (unknown)");
             println!(
-                "cycle {c:5}: {rss}, cluster+match {:.4} s, cycle {:.4} s, {} pairs",
-                work.cluster_match_s, work.cycle_s, work.evaluations
+                "cycle {c:5}: {rss}, cluster+match {:.4} s, cycle {:.4} s, {} pairs, \
+                 {} slots ({:.2}% matched again), {} jobs",
+                work.cluster_match_s,
+                work.cycle_s,
+                work.evaluations,
+                pool.slot_count(),
+                100.0 * work.slots_matched as f64 / pool.slot_count() as f64,
+                pool.job_count()
             );
         }
     }
@@ -249,17 +305,13 @@ fn benches(c: &mut Criterion) {
         soak(s, cycles);
         return;
     }
-    // The pool churned for a while (half its slots claimed in the end):
-    // the fresh cycles run on the ads and accountant it has then, so both
-    // sides see the same pool.
-    let mut pool = living(&s);
-    let mut churn = Churn {
-        seed: 7,
-        removed: Vec::new(),
-    };
-    for _ in 0..size("CLASSAD_LIVING_WARMUP", 50) {
+    // The pool filled and churned for a while: the fresh cycles run on the
+    // ads and accountant it has then, so that both sides see the same pool.
+    let mut churn = Churn::new();
+    let mut pool = living(&s, &mut churn);
+    for _ in 0..size("CLASSAD_LIVING_WARMUP", 20) {
         churn.apply(&mut pool);
-        pool.cycle();
+        churn.cycle(&mut pool);
     }
     let s = Setup {
         jobs: pool.jobs().map(|(_, a)| a.clone()).collect(),
@@ -298,7 +350,7 @@ fn benches(c: &mut Criterion) {
             (0..iters)
                 .map(|_| {
                     churn.apply(&mut pool);
-                    Duration::from_secs_f64(pool.cycle().work.cluster_match_s)
+                    Duration::from_secs_f64(churn.cycle(&mut pool).cluster_match_s)
                 })
                 .sum()
         })
@@ -308,7 +360,7 @@ fn benches(c: &mut Criterion) {
             (0..iters)
                 .map(|_| {
                     churn.apply(&mut pool);
-                    Duration::from_secs_f64(pool.cycle().work.cycle_s)
+                    Duration::from_secs_f64(churn.cycle(&mut pool).cycle_s)
                 })
                 .sum()
         })

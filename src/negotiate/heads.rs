@@ -123,6 +123,22 @@ impl Head {
         self.slots.len()
     }
 
+    /// The head with each slot `s` numbered `map[s]` instead (the slots
+    /// renumbered in the same order, as when slots before them come and
+    /// go); `None` when `map` gives a slot it holds no number (`u32::MAX`).
+    pub fn renumbered(&self, map: &[u32]) -> Option<Head> {
+        let slots = self
+            .slots
+            .iter()
+            .map(|&s| map.get(s as usize).copied().filter(|&t| t != u32::MAX))
+            .collect::<Option<Vec<u32>>>()?;
+        Some(Head {
+            slots,
+            runs: self.runs.clone(),
+            complete: self.complete,
+        })
+    }
+
     /// True when it holds none.
     pub fn is_empty(&self) -> bool {
         self.slots.is_empty()

@@ -61,6 +61,51 @@ struct Made {
     head: Arc<Head>,
 }
 
+impl Made {
+    /// What the class gave a table whose slots `map` renumbers (each old
+    /// table index's new one, `u32::MAX` for a slot that left): the same
+    /// candidates at their new numbers, in the same order, so the same keys
+    /// and head. `None` when a candidate left.
+    fn renumbered(&self, map: &[u32], blocks: usize) -> Option<Made> {
+        let mut mask = vec![0u64; blocks];
+        for (b, &word) in self.mask.iter().enumerate() {
+            let mut w = word;
+            while w != 0 {
+                let t = *map.get(b * 64 + w.trailing_zeros() as usize)? as usize;
+                w &= w - 1;
+                if t == u32::MAX as usize {
+                    return None;
+                }
+                mask[t / 64] |= 1 << (t % 64);
+            }
+        }
+        Some(Made {
+            first: self.first,
+            mask,
+            keys: self.keys.clone(),
+            head: Arc::new(self.head.renumbered(map)?),
+        })
+    }
+}
+
+/// Per index of the table `old` (slot places, ascending), its index in the
+/// table `new` (ascending too), `u32::MAX` where its place is not in `new`.
+fn renumbering(old: &[u32], new: &[u32]) -> Vec<u32> {
+    let mut j = 0;
+    old.iter()
+        .map(|&p| {
+            while j < new.len() && new[j] < p {
+                j += 1;
+            }
+            if new.get(j) == Some(&p) {
+                j as u32
+            } else {
+                u32::MAX
+            }
+        })
+        .collect()
+}
+
 fn bits(k: &RankKey) -> [u64; 3] {
     [k.pre.to_bits(), k.rank.to_bits(), k.post.to_bits()]
 }
@@ -291,10 +336,16 @@ impl Columns {
         let blocks = table.len().div_ceil(64);
         let first = Heads::first_len(bounds, classes.len());
         if self.made_for != table {
+            // Slots came or went: what the classes whose candidates did not
+            // change made is kept, renumbered (a changed class's is kept for
+            // its keys' table alone, and made again below).
+            let map = renumbering(&self.made_for, table);
             self.made_for = table.to_vec();
-            for c in self.columns.iter_mut().flatten() {
-                c.made = None;
-            }
+            self.columns.par_iter_mut().flatten().for_each(|c| {
+                if !c.changed {
+                    c.made = c.made.take().and_then(|m| m.renumbered(&map, blocks));
+                }
+            });
         }
         let all_slots = vec![u64::MAX; blocks];
         let made = std::sync::atomic::AtomicU64::new(0);
@@ -372,6 +423,19 @@ impl Columns {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Slots come and go: each old table index finds its place's new index,
+    /// a place that left none.
+    #[test]
+    fn a_table_renumbered_keeps_each_place_s_slot() {
+        let gone = u32::MAX;
+        assert_eq!(
+            renumbering(&[1, 3, 5, 7], &[1, 2, 5, 7, 9]),
+            [0, gone, 2, 3]
+        );
+        assert_eq!(renumbering(&[], &[4]), [0u32; 0]);
+        assert_eq!(renumbering(&[4, 8], &[]), [gone, gone]);
+    }
 
     fn key(rank: f64) -> Option<RankKey> {
         Some(RankKey {

@@ -223,18 +223,20 @@ impl LivingPool {
     /// changed in nothing its class reads (its status, say), it stays in its
     /// class unclassified.
     pub fn update_job(&mut self, id: u32, ad: Arc<ClassAd>) -> Result<(), UnknownId> {
-        let started = Instant::now();
         let old = self.queue.get(id).ok_or(UnknownId(id))?;
+        // Who runs where is the schedd's and startd's bookkeeping, not the
+        // negotiator's: outside the time counted.
+        if let Some(t) = &mut self.tenancy {
+            t.job_removed(id, old);
+            t.job_added(id, &ad);
+        }
+        let started = Instant::now();
         let class = self.queue.class_of(id);
         let kept = class.and_then(|c| self.classes.get(c as usize)?.as_ref());
         let stays = match (class, kept.and_then(|k| k.reads.as_ref())) {
             (Some(c), Some(reads)) => reads_alike(old, &ad, reads).then_some(c),
             _ => None,
         };
-        if let Some(t) = &mut self.tenancy {
-            t.job_removed(id, old);
-            t.job_added(id, &ad);
-        }
         let done = match stays {
             Some(c) => self.queue.replace_in_class(id, c, ad),
             None => self.queue.replace(id, ad),
