@@ -16,12 +16,13 @@
 //! slots claimed, partitionable slots carved, jobs running); of the jobs,
 //! 0.5% change (idle ones held, held ones released), 0.25% are removed (a
 //! running one ends, freeing its claim) and as many added (those removed a
-//! cycle before); the claims of 0.25% of the slots end
+//! cycle before); the claims of 0.1% of the slots end
 //! ([`LivingPool::release_claim`]: the slot freed, a job the pool has idle
-//! again); the clock moves 60 s. The next cycle matches what was freed, so
-//! that about 1% of the slot ads change each cycle (a claim's end and the
-//! match that refills it each delete or carve a dynamic slot and update
-//! its partitionable slot; the soak prints the share).
+//! again); the clock moves 60 s. The next cycle matches what was freed and
+//! what room the partitionable slots still have, so that 1 to 1.5% of the
+//! slot ads change each cycle (a claim's end and each match delete or carve
+//! a dynamic slot and update its partitionable slot; the soak prints the
+//! share).
 //!
 //! The pool is first filled (cycles whose matches are applied, until the
 //! slots hold what they can), then churned `CLASSAD_LIVING_WARMUP` cycles
@@ -199,13 +200,13 @@ impl Churn {
         for ad in back {
             pool.add_job(ad);
         }
-        // Claims end on 0.25% of the slots (a job the pool has waits
-        // again): with the matches that refill them, 1% of the slot ads
-        // change (a dynamic slot deleted, one carved, their partitionable
-        // slots updated).
+        // Claims end on 0.1% of the slots (a job the pool has waits
+        // again): with the matches, 1 to 1.5% of the slot ads change (a
+        // dynamic slot deleted, one carved, their partitionable slots
+        // updated).
         let mut ended = 0;
         for _ in 0..n_slots / 10 {
-            if ended == n_slots / 400 {
+            if ended == n_slots / 1000 {
                 break;
             }
             // A dynamic slot whose claim ended this churn is gone.
@@ -233,7 +234,7 @@ fn fresh_cluster_match(s: &Setup, accounts: &mut Accounts, now: i64) -> Duration
 
 /// A living pool of the setup, filled: cycles whose matches are applied,
 /// nothing else changing, until a cycle makes no more matches than the
-/// churn ends claims (0.25% of the slots), or `CLASSAD_LIVING_FILL` cycles
+/// churn ends claims (0.1% of the slots), or `CLASSAD_LIVING_FILL` cycles
 /// (default 400) have run. Its last cycle's outcome is in `churn`, to be
 /// applied.
 fn living(s: &Setup, churn: &mut Churn) -> LivingPool {
@@ -248,7 +249,7 @@ fn living(s: &Setup, churn: &mut Churn) -> LivingPool {
     for cycles in 1..=most {
         churn.cycle(&mut pool);
         let matches = churn.last.as_ref().map_or(0, |o| o.matches.len());
-        if matches <= pool.slot_count() / 400 || cycles == most {
+        if matches <= pool.slot_count() / 1000 || cycles == most {
             eprintln!(
                 "filled in {cycles} cycles: {} slots, {matches} matches in the last",
                 pool.slot_count()

@@ -174,14 +174,24 @@ impl KeyTable {
     /// The keys of `table` with their places, `order` every number of
     /// `table` best first (keys of one order in any order among them).
     fn of_order(table: Vec<RankKey>, order: &[u32]) -> KeyTable {
+        let keys: Vec<[i64; 3]> = order
+            .iter()
+            .map(|&c| best_first_key(&table[c as usize]))
+            .collect();
+        KeyTable::of_keyed_order(table, order, &keys)
+    }
+
+    /// [`KeyTable::of_order`] given each of `order`'s keys' [`best_first_key`]
+    /// (`keys[i]` of `order[i]`).
+    fn of_keyed_order(table: Vec<RankKey>, order: &[u32], keys: &[[i64; 3]]) -> KeyTable {
         debug_assert_eq!(order.len(), table.len());
+        debug_assert_eq!(order.len(), keys.len());
         // Places best first; keys of one order (a NaN and negative infinity,
         // the two zeros) share a place, where slot order decides between them.
         let mut place = vec![0u32; table.len()];
         let mut places = 0u32;
         let mut last = None;
-        for &c in order {
-            let o = best_first_key(&table[c as usize]);
+        for (&c, &o) in order.iter().zip(keys) {
             if last.is_some_and(|l| l != o) {
                 places += 1;
             }
@@ -221,6 +231,10 @@ fn sort_best_first(table: &[RankKey], codes: &mut [u32]) {
 pub struct KeyOrder {
     /// Numbers of keys best first.
     order: Vec<u32>,
+    /// Each of `order`'s keys' [`best_first_key`], worked out once (merging
+    /// and placing a class's thousands of keys at every cycle otherwise
+    /// works them out again and again).
+    order_keys: Vec<[i64; 3]>,
     /// Numbers of keys added since, not yet in `order`.
     added: Vec<u32>,
 }
@@ -234,37 +248,56 @@ impl KeyOrder {
     /// The table was renumbered: key `c` is now `renumber[c]`, or gone when
     /// that is `u32::MAX`.
     pub fn renumber(&mut self, renumber: &[u32]) {
-        for v in [&mut self.order, &mut self.added] {
-            v.retain_mut(|c| {
-                *c = renumber[*c as usize];
-                *c != u32::MAX
-            });
+        let mut kept = 0;
+        for i in 0..self.order.len() {
+            let c = renumber[self.order[i] as usize];
+            if c != u32::MAX {
+                self.order[kept] = c;
+                self.order_keys[kept] = self.order_keys[i];
+                kept += 1;
+            }
         }
+        self.order.truncate(kept);
+        self.order_keys.truncate(kept);
+        self.added.retain_mut(|c| {
+            *c = renumber[*c as usize];
+            *c != u32::MAX
+        });
     }
 
     /// The keys of a class as [`ClassKeys::of_codes`] makes them from
     /// `table` (every key added, numbered in the order added) and `codes`.
     pub fn class_keys(&mut self, table: Vec<RankKey>, codes: &[u32]) -> ClassKeys {
         if !self.added.is_empty() {
-            let mut added = std::mem::take(&mut self.added);
-            sort_best_first(&table, &mut added);
-            let mut merged = Vec::with_capacity(self.order.len() + added.len());
+            let mut added: Vec<([i64; 3], u32)> = std::mem::take(&mut self.added)
+                .into_iter()
+                .map(|c| (best_first_key(&table[c as usize]), c))
+                .collect();
+            added.sort_unstable();
+            let n = self.order.len() + added.len();
+            let (mut order, mut keys) = (Vec::with_capacity(n), Vec::with_capacity(n));
             let (mut a, mut b) = (0, 0);
             while a < self.order.len() && b < added.len() {
-                let (x, y) = (self.order[a], added[b]);
-                if best_first_key(&table[x as usize]) <= best_first_key(&table[y as usize]) {
-                    merged.push(x);
+                if self.order_keys[a] <= added[b].0 {
+                    order.push(self.order[a]);
+                    keys.push(self.order_keys[a]);
                     a += 1;
                 } else {
-                    merged.push(y);
+                    order.push(added[b].1);
+                    keys.push(added[b].0);
                     b += 1;
                 }
             }
-            merged.extend_from_slice(&self.order[a..]);
-            merged.extend_from_slice(&added[b..]);
-            self.order = merged;
+            order.extend_from_slice(&self.order[a..]);
+            keys.extend_from_slice(&self.order_keys[a..]);
+            for &(k, c) in &added[b..] {
+                order.push(c);
+                keys.push(k);
+            }
+            self.order = order;
+            self.order_keys = keys;
         }
-        let keys = KeyTable::of_order(table, &self.order);
+        let keys = KeyTable::of_keyed_order(table, &self.order, &self.order_keys);
         ClassKeys::with_table(Arc::new(keys), codes)
     }
 }
