@@ -23,7 +23,8 @@ use std::sync::Arc;
 /// The clock the sequences start at.
 pub const START: i64 = 1_700_000_000;
 
-fn ads(text: &str) -> Vec<Arc<ClassAd>> {
+/// The ads of `text` (old syntax), shared.
+pub fn ads(text: &str) -> Vec<Arc<ClassAd>> {
     read_ads(text, "living")
         .unwrap()
         .into_iter()

@@ -7,20 +7,13 @@
 //! `_mark_job_stopped`. Every cycle is also held against a fresh one.
 
 use crate::gen;
-use classad::ad::{read_ads, ClassAd};
+use classad::ad::ClassAd;
 use classad::matching::config::Config;
 use classad::negotiate::accounts::Accounts;
 use classad::negotiate::living::{Evicted, LivingPool, Refusal, Refused, Started};
 use classad::negotiate::{CycleKnobs, PreemptState};
+use gen::living_sequences::ads;
 use std::sync::Arc;
-
-fn ads(text: &str) -> Vec<Arc<ClassAd>> {
-    read_ads(text, "t")
-        .unwrap()
-        .into_iter()
-        .map(Arc::new)
-        .collect()
-}
 
 /// `name` of `ad`, as it prints.
 fn get(ad: &Arc<ClassAd>, name: &str) -> String {
@@ -46,7 +39,8 @@ fn pool(slots: &str, jobs: &str, config: &str) -> LivingPool {
     let knobs = CycleKnobs::from_config(&Config::parse(config, "config").unwrap())
         .unwrap()
         .0;
-    let accounts = Accounts::new(1000, knobs.priority_half_life, Vec::new());
+    let groups = knobs.groups.iter().map(|g| g.name.clone()).collect();
+    let accounts = Accounts::new(1000, knobs.priority_half_life, groups);
     LivingPool::new(&ads(slots), &ads(jobs), knobs, accounts, 1000)
 }
 
@@ -283,4 +277,34 @@ fn a_released_claim_frees_its_slot_and_its_job_waits_again() {
     p.advance_to(1060);
     let again = cycle(&mut p);
     assert_eq!(again.matches.len(), 1, "the job matched again");
+}
+
+/// With groups configured the claim carries the group the match was
+/// negotiated in (`RemoteNegotiatingGroup`, the negotiator's
+/// `ATTR_SUBMITTER_NEGOTIATING_GROUP`) and the submitter's group
+/// (`RemoteGroup`, `getGroupInfoFromUserId`'s); without groups, only the
+/// first, `<none>`.
+#[test]
+fn a_claim_names_the_groups_its_match_was_made_in() {
+    let slot = "Name = \"slot1@s\"\nState = \"Unclaimed\"\nCpus = 1\nMemory = 4096\n\
+                Requirements = true\n";
+    let grouped = job(1, "alice", 1).replace(
+        "JobStatus = 1\n",
+        "JobStatus = 1\nAccountingGroup = \"group_a.alice\"\n",
+    );
+    let config = "GROUP_NAMES = group_a\nGROUP_QUOTA_group_a = 10\n";
+    let mut p = pool(slot, &grouped, config);
+    let out = cycle(&mut p);
+    assert_eq!(out.matches.len(), 1);
+    p.apply_matches(&out);
+    let s = p.slot(0).unwrap();
+    assert_eq!(get(s, "RemoteNegotiatingGroup"), "\"group_a\"");
+    assert_eq!(get(s, "RemoteGroup"), "\"group_a\"");
+    assert_eq!(get(s, "AccountingGroup"), "\"group_a.alice@d\"");
+    let mut p = pool(slot, &job(1, "alice", 1), "");
+    let out = cycle(&mut p);
+    p.apply_matches(&out);
+    let s = p.slot(0).unwrap();
+    assert_eq!(get(s, "RemoteNegotiatingGroup"), "\"<none>\"");
+    assert_eq!(get(s, "RemoteGroup"), "undefined");
 }

@@ -132,16 +132,14 @@ pub struct Released {
     pub evicted: Option<u32>,
 }
 
-/// The group a submitter is in, from the cycle's reports (`<none>` when in
-/// none).
-fn submitter_group(outcome: &CycleOutcome, submitter: &str) -> String {
+/// The group each submitter is in, from the cycle's reports (`<none>` when
+/// in none).
+fn submitter_groups(outcome: &CycleOutcome) -> ahash::AHashMap<&str, &str> {
     outcome
         .submitters
         .iter()
-        .find(|s| &*s.name == submitter)
-        .and_then(|s| s.group.as_deref())
-        .unwrap_or("<none>")
-        .to_string()
+        .map(|s| (&*s.name, s.group.as_deref().unwrap_or("<none>")))
+        .collect()
 }
 
 impl LivingPool {
@@ -161,12 +159,17 @@ impl LivingPool {
     pub fn apply_matches(&mut self, outcome: &CycleOutcome) -> Applied {
         self.tenancy();
         let mut applied = Applied::default();
-        let groups = !self.knobs.groups.is_empty();
+        // `RemoteGroup` only when groups are configured.
+        let groups = (!self.knobs.groups.is_empty()).then(|| submitter_groups(outcome));
         for m in &outcome.matches {
+            let submitter_group = groups.as_ref().map(|g| {
+                let group = g.get(&*m.submitter).copied().unwrap_or("<none>");
+                group.to_string()
+            });
             let ctx = ClaimContext {
                 now: self.now,
                 negotiating_group: Some(m.group.as_deref().unwrap_or("<none>").to_string()),
-                submitter_group: groups.then(|| submitter_group(outcome, &m.submitter)),
+                submitter_group,
             };
             for job in std::iter::once(m.job).chain(m.packed.iter().copied()) {
                 match self.claim(job, m.slot, m.preempt, &ctx) {
