@@ -35,6 +35,8 @@ struct Column {
     /// The distinct keys met (by bits), some perhaps no longer used.
     keys: Vec<RankKey>,
     index: ahash::AHashMap<[u64; 3], u32>,
+    /// The key (by bits) and code [`Column::set`] last looked up.
+    last: Option<([u64; 3], u32)>,
     /// The keys best first, kept as they come and go.
     order: KeyOrder,
     /// How many places match.
@@ -122,14 +124,27 @@ impl Column {
         let code = match key {
             None => NONE,
             Some(k) => {
-                let next = self.keys.len() as u32;
-                let code = *self.index.entry(bits(&k)).or_insert(next);
-                if code == next {
-                    self.keys.push(k);
-                    self.order.add(code);
-                    self.keys_changed = true;
+                // Most keys are the place's own again, or the one the last
+                // place got (a class's rank is often one value): found
+                // without hashing (hashing was 40% of matching changed
+                // slots).
+                let b = bits(&k);
+                let old = self.codes[place];
+                if old != NONE && bits(&self.keys[old as usize]) == b {
+                    old
+                } else if let Some((_, code)) = self.last.filter(|(l, _)| *l == b) {
+                    code
+                } else {
+                    let next = self.keys.len() as u32;
+                    let code = *self.index.entry(b).or_insert(next);
+                    if code == next {
+                        self.keys.push(k);
+                        self.order.add(code);
+                        self.keys_changed = true;
+                    }
+                    self.last = Some((b, code));
+                    code
                 }
-                code
             }
         };
         let old = std::mem::replace(&mut self.codes[place], code);
@@ -160,6 +175,7 @@ impl Column {
             .map(|(i, k)| (bits(k), i as u32))
             .collect();
         self.keys = keys;
+        self.last = None;
         self.order.renumber(&renumber);
         self.keys_changed = true;
     }
@@ -171,7 +187,7 @@ pub(super) struct Columns {
     places: usize,
     columns: Vec<Option<Column>>,
     /// The slot places the heads kept in the columns were made for: when
-    /// they differ, every head is made again.
+    /// they differ, the heads kept are renumbered.
     made_for: Vec<u32>,
     /// The names the classes and each evaluation's slots are compiled
     /// against, kept with the compiled classes.
@@ -423,6 +439,30 @@ impl Columns {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A key found without hashing (the place's own, or the last one looked
+    /// up) has the code the table gives it, after a tidy renumbered the
+    /// codes too.
+    #[test]
+    fn a_key_set_again_has_its_code_before_and_after_a_tidy() {
+        let mut c = Column::new(200);
+        for p in 0..100 {
+            c.set(p, key(p as f64));
+        }
+        c.set(100, key(99.0));
+        assert_eq!(c.codes[100], c.codes[99], "the last key looked up");
+        c.set(5, key(5.0));
+        assert_eq!(c.codes[5], 5, "the place's own key");
+        for p in 1..=100 {
+            c.set(p, None);
+        }
+        c.tidy();
+        assert_eq!(c.keys.len(), 1);
+        c.set(150, key(99.0));
+        assert_eq!(c.keys[c.codes[150] as usize].rank, 99.0);
+        c.set(151, key(0.0));
+        assert_eq!(c.codes[151], c.codes[0]);
+    }
 
     /// Slots come and go: each old table index finds its place's new index,
     /// a place that left none.
