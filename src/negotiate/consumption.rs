@@ -131,7 +131,7 @@ pub fn holds(held: &[Option<f64>], c: &Consumption) -> bool {
 
 /// A number stored as HTCondor's `assign_preserve_integers` stores it: an integer
 /// when it has no fractional part.
-fn preserving_integers(v: f64) -> Value {
+pub(crate) fn preserving_integers(v: f64) -> Value {
     if v - v.floor() > 0.0 {
         Value::Real(v)
     } else {

@@ -40,7 +40,7 @@
 //!   gone and `CurrentRank` 0; a dynamic slot deleted and its resources back
 //!   in its partitionable slot (`ResMgr::removeResource`, `clear_parent`).
 
-use super::consumption::{consumption, has_policy, resources};
+use super::consumption::{consumption, has_policy, preserving_integers, resources};
 use crate::ad::ClassAd;
 use crate::engine::{eval_attr_once, eval_once};
 use crate::matching::policy::policy_expr;
@@ -86,7 +86,12 @@ fn set(ad: &mut ClassAd, name: &str, v: Value) {
     ad.insert_expr(name, Expr::literal(v));
 }
 
-fn string(ad: &Arc<ClassAd>, name: &str, target: Option<&Arc<ClassAd>>) -> Option<String> {
+/// `name` of `ad` (against `target`) when a string.
+pub(crate) fn string(
+    ad: &Arc<ClassAd>,
+    name: &str,
+    target: Option<&Arc<ClassAd>>,
+) -> Option<String> {
     match eval_attr_once(ad, name, target) {
         Ok(Value::Str(s)) => Some(s.as_str().to_string()),
         _ => None,
@@ -94,7 +99,7 @@ fn string(ad: &Arc<ClassAd>, name: &str, target: Option<&Arc<ClassAd>>) -> Optio
 }
 
 /// `EvalInteger`: an integer, a real's integer part, a boolean as 0 or 1.
-fn integer(ad: &Arc<ClassAd>, name: &str, target: Option<&Arc<ClassAd>>) -> Option<i64> {
+pub(crate) fn integer(ad: &Arc<ClassAd>, name: &str, target: Option<&Arc<ClassAd>>) -> Option<i64> {
     match eval_attr_once(ad, name, target) {
         Ok(Value::Int(i)) => Some(i),
         Ok(Value::Real(r)) if r.is_finite() => Some(r as i64),
@@ -342,16 +347,6 @@ fn consumed_amounts(request: &Arc<ClassAd>, pslot: &Arc<ClassAd>) -> Vec<(String
             (r, preserving_integers(amount))
         })
         .collect()
-}
-
-/// An integer when `v` has no fractional part (as HTCondor's
-/// `assign_preserve_integers` stores it), else a real.
-fn preserving_integers(v: f64) -> Value {
-    if v.fract() == 0.0 && v.abs() < 9.0e15 {
-        Value::Int(v as i64)
-    } else {
-        Value::Real(v)
-    }
 }
 
 /// A number as `EvalFloat` reads it.

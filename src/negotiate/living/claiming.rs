@@ -52,8 +52,9 @@ pub struct Started {
 pub struct Evicted {
     /// The slot.
     pub slot: u32,
-    /// The job it ran, now idle; `None` when no job of the pool is the one
-    /// the claim names (a job of another queue).
+    /// The job it ran, now idle; `None` when no running job of the pool is
+    /// the one the claim names (a job of another queue, or one the caller
+    /// made idle already).
     pub job: Option<u32>,
 }
 
@@ -113,7 +114,8 @@ pub struct Ended {
     /// The job's ad, as it left the queue.
     pub ad: Arc<ClassAd>,
     /// The slot its claim freed: the static slot, or the partitionable slot
-    /// its dynamic slot went back into (`None`: it ran nowhere in the pool).
+    /// its dynamic slot went back into (`None`: it ran nowhere in the pool,
+    /// or its dynamic slot's partitionable slot is not in the pool).
     pub freed: Option<u32>,
     /// The dynamic slot deleted.
     pub deleted: Option<u32>,

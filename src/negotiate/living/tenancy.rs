@@ -9,8 +9,7 @@
 //! when it is claimed (`crate::negotiate::startd`), so the two keys meet.
 
 use crate::ad::ClassAd;
-use crate::engine::eval_attr_once;
-use crate::Value;
+use crate::negotiate::startd;
 use ahash::AHashMap;
 use std::sync::Arc;
 
@@ -27,18 +26,11 @@ pub(super) struct Tenancy {
 }
 
 fn string(ad: &Arc<ClassAd>, name: &str) -> Option<String> {
-    match eval_attr_once(ad, name, None) {
-        Ok(Value::Str(s)) => Some(s.as_str().to_string()),
-        _ => None,
-    }
+    startd::string(ad, name, None)
 }
 
 fn integer(ad: &Arc<ClassAd>, name: &str) -> Option<i64> {
-    match eval_attr_once(ad, name, None) {
-        Ok(Value::Int(i)) => Some(i),
-        Ok(Value::Real(r)) if r.is_finite() => Some(r as i64),
-        _ => None,
-    }
+    startd::integer(ad, name, None)
 }
 
 /// A slot's `Name`.
